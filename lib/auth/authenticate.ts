@@ -1,0 +1,117 @@
+import { decomposeUnverifiedJwt } from 'aws-jwt-verify/jwt';
+import type { JwtPayload } from 'aws-jwt-verify/jwt-model';
+import { apiKeyDigest } from '#lib/auth/api-keys';
+import { readCredential } from '#lib/auth/credentials';
+import { type PlatformSession, type Principal, platformSessions } from '#lib/auth/principal';
+import { createTokenVerifier, type VerifyToken } from '#lib/auth/token-verifier';
+import type { TrustedIssuer } from '#lib/config';
+import type { ConsoleUser, EmbedTenant } from '#lib/domain/entities';
+import { UnauthorizedError } from '#lib/errors';
+import { TtlCache } from '#lib/ttl-cache';
+
+/** Where credentials are looked up; the storage layer provides it. */
+export interface CredentialDirectory {
+  userByApiKeyDigest(digest: string): Promise<ConsoleUser | undefined>;
+  userBySubject(subject: string): Promise<ConsoleUser | undefined>;
+  embedTenant(name: string): Promise<EmbedTenant | undefined>;
+}
+
+export interface AuthenticatorOptions {
+  directory: CredentialDirectory;
+  trustedIssuers: TrustedIssuer[];
+  embedAudience: string;
+  /** How long a looked-up console user is trusted (bounds how late a deactivation takes effect). */
+  principalCacheMs: number;
+  /** How long an embed tenant's keys are trusted (bounds how late a key rotation takes effect). */
+  embedKeysCacheMs: number;
+}
+
+export type Authenticate = (authorization: string | undefined) => Promise<Principal>;
+
+const EMBED_TOKEN_MAX_LIFETIME_SECONDS = 24 * 60 * 60;
+
+export function createAuthenticator(options: AuthenticatorOptions): Authenticate {
+  const { directory, embedAudience } = options;
+  const consoleUsers = new TtlCache<ConsoleUser | undefined>(options.principalCacheMs);
+  const tenantVerifiers = new TtlCache<VerifyToken | undefined>(options.embedKeysCacheMs);
+  const issuers = new Map(
+    options.trustedIssuers.map((trusted) => [
+      trusted.issuer,
+      { kind: trusted.kind, verify: createTokenVerifier(trusted) },
+    ]),
+  );
+
+  function consolePrincipal(user: ConsoleUser | undefined, via: 'api-key' | 'console-jwt'): Principal {
+    if (!user) throw new UnauthorizedError('The credential is not valid');
+    return { kind: 'console', user, via };
+  }
+
+  async function embedPrincipal(token: string, claimedTenant: unknown): Promise<Principal> {
+    if (typeof claimedTenant !== 'string' || claimedTenant === '')
+      throw new UnauthorizedError('The token is not valid');
+    const verify = await tenantVerifiers.get(claimedTenant, async () => {
+      const tenant = await directory.embedTenant(claimedTenant);
+      if (!tenant) return undefined;
+      return createTokenVerifier({
+        issuer: tenant.issuer,
+        audience: embedAudience,
+        jwks: tenant.jwks,
+        jwksUri: tenant.jwksUri,
+        maxLifetimeSeconds: EMBED_TOKEN_MAX_LIFETIME_SECONDS,
+      });
+    });
+    if (!verify) throw new UnauthorizedError('The token is not valid');
+    // The tenant is read from the unverified token only to choose its keys; verification proves it.
+    const payload = await verify(token);
+    if (typeof payload.sub !== 'string' || payload.sub === '')
+      throw new UnauthorizedError('The token has no subject');
+    return {
+      kind: 'embed',
+      tenant: claimedTenant,
+      externalId: payload.sub,
+      claims: {
+        email: typeof payload.email === 'string' ? payload.email : undefined,
+        securityContext: payload.securityContext,
+        userAttributes: payload.userAttributes,
+        groups: payload.groups,
+      },
+    };
+  }
+
+  function platformPrincipal(payload: JwtPayload): Principal {
+    const session = payload.session;
+    if (!platformSessions.includes(session as PlatformSession))
+      throw new UnauthorizedError('The token is not valid');
+    return { kind: 'platform', session: session as PlatformSession };
+  }
+
+  return async function authenticate(authorization) {
+    const credential = readCredential(authorization);
+    if (credential.kind === 'api-key') {
+      const digest = apiKeyDigest(credential.key);
+      return consolePrincipal(
+        await consoleUsers.get(`key:${digest}`, () => directory.userByApiKeyDigest(digest)),
+        'api-key',
+      );
+    }
+
+    let unverified: JwtPayload;
+    try {
+      unverified = decomposeUnverifiedJwt(credential.token).payload;
+    } catch {
+      throw new UnauthorizedError('The bearer token is not valid');
+    }
+    const trusted = typeof unverified.iss === 'string' ? issuers.get(unverified.iss) : undefined;
+    if (!trusted) return embedPrincipal(credential.token, unverified.tenant);
+
+    const payload = await trusted.verify(credential.token);
+    if (trusted.kind === 'platform') return platformPrincipal(payload);
+    const subject = payload.sub;
+    if (typeof subject !== 'string' || subject === '')
+      throw new UnauthorizedError('The token has no subject');
+    return consolePrincipal(
+      await consoleUsers.get(`sub:${subject}`, () => directory.userBySubject(subject)),
+      'console-jwt',
+    );
+  };
+}

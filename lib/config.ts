@@ -1,0 +1,90 @@
+import * as z from 'zod/mini';
+
+/**
+ * The function's settings, read from the environment once per container. A missing or malformed
+ * variable fails the first request with its name rather than misbehaving later.
+ */
+
+const jwkSet = z.looseObject({ keys: z.array(z.looseObject({})) });
+
+export const trustedIssuerSchema = z.strictObject({
+  kind: z.enum(['console', 'platform']),
+  issuer: z.string().check(z.minLength(1)),
+  audience: z.string().check(z.minLength(1)),
+  jwksUri: z.optional(z.url()),
+  jwks: z.optional(jwkSet),
+});
+export type TrustedIssuer = z.infer<typeof trustedIssuerSchema>;
+
+const wholeNumber = (fallback: number) => z._default(z.coerce.number().check(z.int(), z.gte(0)), fallback);
+
+const environment = z.object({
+  TABLE_NAME: z.string().check(z.minLength(1)),
+  DYNAMODB_ENDPOINT: z.optional(z.url()),
+  AWS_REGION: z._default(z.string(), 'us-east-1'),
+  EMBED_AUDIENCE: z._default(z.string().check(z.minLength(1)), 'embed'),
+  CUSTOM_CRON_MIN_INTERVAL_MINUTES: wholeNumber(15),
+  TRUSTED_ISSUERS: z._default(z.string(), '[]'),
+  PRINCIPAL_CACHE_SECONDS: wholeNumber(30),
+  EMBED_KEYS_CACHE_SECONDS: wholeNumber(300),
+});
+
+export interface Config {
+  tableName: string;
+  dynamoDbEndpoint: string | undefined;
+  region: string;
+  embedAudience: string;
+  customCronMinIntervalMinutes: number;
+  trustedIssuers: TrustedIssuer[];
+  principalCacheMs: number;
+  embedKeysCacheMs: number;
+}
+
+export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = environment.safeParse(env);
+  if (!parsed.success) {
+    const names = parsed.error.issues.map((issue) => issue.path.join('.')).join(', ');
+    throw new Error(`Invalid configuration: check the environment variable(s) ${names}`);
+  }
+  const vars = parsed.data;
+  return {
+    tableName: vars.TABLE_NAME,
+    dynamoDbEndpoint: vars.DYNAMODB_ENDPOINT,
+    region: vars.AWS_REGION,
+    embedAudience: vars.EMBED_AUDIENCE,
+    customCronMinIntervalMinutes: vars.CUSTOM_CRON_MIN_INTERVAL_MINUTES,
+    trustedIssuers: parseTrustedIssuers(vars.TRUSTED_ISSUERS),
+    principalCacheMs: vars.PRINCIPAL_CACHE_SECONDS * 1000,
+    embedKeysCacheMs: vars.EMBED_KEYS_CACHE_SECONDS * 1000,
+  };
+}
+
+function parseTrustedIssuers(json: string): TrustedIssuer[] {
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    throw new Error('Invalid configuration: TRUSTED_ISSUERS is not valid JSON');
+  }
+  const parsed = z.array(trustedIssuerSchema).safeParse(value);
+  if (!parsed.success)
+    throw new Error(
+      'Invalid configuration: TRUSTED_ISSUERS does not list {kind, issuer, audience, jwksUri|jwks}',
+    );
+  for (const issuer of parsed.data) {
+    if (!issuer.jwksUri === !issuer.jwks) {
+      throw new Error(
+        `Invalid configuration: trusted issuer ${issuer.issuer} needs exactly one of jwksUri and jwks`,
+      );
+    }
+  }
+  return parsed.data;
+}
+
+let cached: Config | undefined;
+
+/** The settings of this container, parsed on first use. */
+export function config(): Config {
+  cached ??= readConfig();
+  return cached;
+}

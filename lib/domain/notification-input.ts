@@ -1,0 +1,94 @@
+import * as z from 'zod/mini';
+import { isTimeZone, scheduleTypes } from '#lib/domain/schedule';
+import { intBetween, pathId } from '#lib/validation';
+
+/** The request shapes of the notification operations: the one schema source for validation and types. */
+
+export const notificationPath = z.strictObject({ deploymentId: pathId, id: pathId });
+
+const MAX_LIST_LENGTH = 200;
+const MAX_TEXT_LENGTH = 1000;
+
+const text = () =>
+  z.string().check(z.maxLength(MAX_TEXT_LENGTH, `must be at most ${MAX_TEXT_LENGTH} characters`));
+const memberPath = () => text().check(z.regex(/.+\..+/, 'must be a member path of the form <Cube>.<member>'));
+const nullish = <T extends z.ZodMiniType>(schema: T) => z.optional(z.nullable(schema));
+const list = <T extends z.ZodMiniType>(item: T) =>
+  z.array(item).check(z.maxLength(MAX_LIST_LENGTH, `must have at most ${MAX_LIST_LENGTH} items`));
+
+export const filterOperators = [
+  'equals',
+  'not_equals',
+  'greater_than',
+  'greater_than_or_equal',
+  'less_than',
+  'less_than_or_equal',
+  'contains',
+  'not_contains',
+  'starts_with',
+  'not_starts_with',
+  'ends_with',
+  'not_ends_with',
+  'is_null',
+  'is_not_null',
+  'between',
+  'custom',
+] as const;
+
+export const dashboardFilterInput = z
+  .strictObject({
+    member: memberPath(),
+    operator: nullish(z.enum(filterOperators)),
+    value: nullish(z.union([text(), z.number(), z.boolean(), z.array(z.unknown())])),
+    caseSensitive: z.optional(z.unknown()),
+    startInclusive: z.optional(z.unknown()),
+    endInclusive: z.optional(z.unknown()),
+  })
+  .check(
+    z.superRefine((filter, ctx) => {
+      const hasValue = filter.value !== undefined && filter.value !== null;
+      if (filter.operator === 'between' && !(Array.isArray(filter.value) && filter.value.length === 2)) {
+        ctx.issues.push({
+          code: 'custom',
+          path: ['value'],
+          message: 'must be [start, end] for between',
+          input: filter.value,
+        });
+      }
+      if ((filter.operator === 'is_null' || filter.operator === 'is_not_null') && hasValue) {
+        ctx.issues.push({
+          code: 'custom',
+          path: ['value'],
+          message: `must be omitted for ${filter.operator}`,
+          input: filter.value,
+        });
+      }
+    }),
+  );
+
+export const dashboardTimeGrainInput = z.strictObject({
+  member: memberPath(),
+  grain: text().check(z.minLength(1, 'must not be empty')),
+});
+
+/** Every field optional; `null` clears `filters` and `timeGrains` and means "unchanged" for the rest. */
+export const updateNotificationInput = z.strictObject({
+  scheduleType: nullish(z.enum(scheduleTypes)),
+  customCron: nullish(text()),
+  minute: nullish(intBetween(0, 59)),
+  hour: nullish(intBetween(0, 23)),
+  dayOfWeek: nullish(intBetween(0, 6)),
+  dayOfMonth: nullish(intBetween(1, 31)),
+  timezone: nullish(
+    text().check(z.refine(isTimeZone, 'must be an IANA time zone name such as Europe/Berlin or UTC')),
+  ),
+  isEnabled: nullish(z.boolean()),
+  notificationEnabled: nullish(z.boolean()),
+  notificationFormat: nullish(z.enum(['png', 'pdf'])),
+  filters: nullish(list(dashboardFilterInput)),
+  timeGrains: nullish(list(dashboardTimeGrainInput)),
+});
+
+export type UpdateNotificationInput = z.output<typeof updateNotificationInput>;
+export type DashboardFilter = z.output<typeof dashboardFilterInput>;
+export type DashboardTimeGrain = z.output<typeof dashboardTimeGrainInput>;

@@ -1,0 +1,123 @@
+/**
+ * The failures the service can report, each with a stable `code` that clients can branch on.
+ * Thrown by the domain and by the request plumbing; turned into an HTTP response in one place
+ * (`lib/http/error-handler.ts`), so nothing here knows about status codes.
+ */
+
+export interface FieldProblem {
+  /** Dotted path of the offending value, e.g. `recipients.3.email`; empty for the whole body. */
+  path: string;
+  message: string;
+}
+
+export type ErrorCode =
+  | 'malformed_json'
+  | 'validation_failed'
+  | 'unsupported_recipient'
+  | 'unresolvable_recipient'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'not_found'
+  | 'conflict'
+  | 'payload_too_large'
+  | 'unsupported_media_type'
+  | 'internal'
+  | 'unavailable';
+
+export class ServiceError extends Error {
+  readonly code: ErrorCode;
+  readonly problems: FieldProblem[];
+
+  constructor(code: ErrorCode, message: string, problems: FieldProblem[] = []) {
+    super(message);
+    this.name = new.target.name;
+    this.code = code;
+    this.problems = problems;
+  }
+}
+
+/** Renders `recipients.3.email` as `recipients[3].email`, the way a reader finds it in the request. */
+export function describePath(path: string): string {
+  return path.replace(/\.(\d+)(?=\.|$)/g, '[$1]');
+}
+
+function summarize(problems: FieldProblem[]): string {
+  const [first] = problems;
+  if (!first) return 'The request is invalid';
+  const lead = first.path ? `${describePath(first.path)}: ${first.message}` : first.message;
+  return problems.length > 1 ? `${lead} (and ${problems.length - 1} more)` : lead;
+}
+
+export class ValidationError extends ServiceError {
+  constructor(
+    problems: FieldProblem[],
+    code: 'validation_failed' | 'unresolvable_recipient' = 'validation_failed',
+  ) {
+    super(code, summarize(problems), problems);
+  }
+
+  static of(path: string, message: string): ValidationError {
+    return new ValidationError([{ path, message }]);
+  }
+}
+
+export class UnresolvableRecipientError extends ValidationError {
+  constructor(problems: FieldProblem[]) {
+    super(problems, 'unresolvable_recipient');
+  }
+}
+
+export class UnsupportedRecipientError extends ServiceError {
+  constructor(problems: FieldProblem[]) {
+    super('unsupported_recipient', summarize(problems), problems);
+  }
+}
+
+export class MalformedJsonError extends ServiceError {
+  constructor() {
+    super('malformed_json', 'The request body is not valid JSON');
+  }
+}
+
+export class UnsupportedMediaTypeError extends ServiceError {
+  constructor() {
+    super('unsupported_media_type', 'The request body must be sent as application/json');
+  }
+}
+
+export class PayloadTooLargeError extends ServiceError {
+  constructor(limitBytes: number) {
+    super('payload_too_large', `The request body exceeds ${limitBytes} bytes`);
+  }
+}
+
+export class UnauthorizedError extends ServiceError {
+  constructor(message = 'A valid credential is required') {
+    super('unauthorized', message);
+  }
+}
+
+export class ForbiddenError extends ServiceError {
+  constructor(message = 'This operation requires an administrator') {
+    super('forbidden', message);
+  }
+}
+
+export class NotFoundError extends ServiceError {
+  constructor(what: string) {
+    super('not_found', `${what} was not found`);
+  }
+}
+
+export class ConflictError extends ServiceError {
+  constructor(message: string) {
+    super('conflict', message);
+  }
+}
+
+/** Storage is throttled, or time ran out before the work finished; every write made so far is safe to repeat. */
+export class UnavailableError extends ServiceError {
+  constructor(message = 'The service is busy; the request is safe to repeat') {
+    super('unavailable', message);
+  }
+}

@@ -1,0 +1,31 @@
+import type { MiddlewareObj, Request } from '@middy/core';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import type * as z from 'zod/mini';
+import { ValidationError } from '#lib/errors';
+import { check } from '#lib/validation';
+
+export interface RequestSchemas {
+  params?: z.ZodMiniType;
+  body?: z.ZodMiniType;
+}
+
+export interface ValidatedInput {
+  params: unknown;
+  body: unknown;
+}
+
+/**
+ * Validates path parameters and body with zod, the one schema source, and reports every problem of
+ * both at once. The parsed values are handed on as `context.input`.
+ */
+export function validate(schemas: RequestSchemas): MiddlewareObj<APIGatewayProxyEventV2> {
+  const validateMiddlewareBefore = (request: Request<APIGatewayProxyEventV2>) => {
+    const params = schemas.params ? check(schemas.params, request.event.pathParameters ?? {}) : undefined;
+    const body = schemas.body ? check(schemas.body, request.event.body) : undefined;
+    const problems = [...(params?.problems ?? []), ...(body?.problems ?? [])];
+    if (problems.length > 0) throw new ValidationError(problems);
+    const input: ValidatedInput = { params: params?.value, body: body?.value };
+    Object.assign(request.context, { input });
+  };
+  return { before: validateMiddlewareBefore };
+}

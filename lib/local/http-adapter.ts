@@ -1,0 +1,197 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { type Operation, type Route, routeKey, routes } from '#lib/routes';
+
+/**
+ * A local stand-in for the API Gateway HTTP API: it matches the same route table, builds the same
+ * payload-2.0 event, invokes the operation's Lambda handler in-process and writes its response.
+ * Unknown paths and methods get API Gateway's own `404 {"message":"Not Found"}`.
+ */
+
+export type LambdaHandler = (
+  event: APIGatewayProxyEventV2,
+  context: Context,
+) => Promise<APIGatewayProxyStructuredResultV2>;
+export type ResolveHandler = (operation: Operation) => Promise<LambdaHandler>;
+
+export interface LocalApiOptions {
+  resolveHandler: ResolveHandler;
+  /** The function timeout the stack configures; the handler sees it in getRemainingTimeInMillis. */
+  timeoutMs?: number;
+}
+
+/** API Gateway HTTP APIs refuse larger payloads themselves. */
+const API_GATEWAY_MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
+const DEFAULT_TIMEOUT_MS = 29_000;
+
+const compiled = routes.map((route) => ({
+  route,
+  names: [...route.path.matchAll(/\{(\w+)\}/g)].map((match) => match[1] as string),
+  pattern: new RegExp(`^${route.path.replace(/\{\w+\}/g, '([^/]+)')}$`),
+}));
+
+export function matchRoute(
+  method: string,
+  path: string,
+): { route: Route; pathParameters: Record<string, string> } | undefined {
+  for (const { route, names, pattern } of compiled) {
+    if (route.method !== method) continue;
+    const match = pattern.exec(path);
+    if (!match) continue;
+    try {
+      const pathParameters = Object.fromEntries(
+        names.map((name, i) => [name, decodeURIComponent(match[i + 1] as string)]),
+      );
+      return { route, pathParameters };
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
+}
+
+function headersOf(request: IncomingMessage): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(',') : value;
+  }
+  return headers;
+}
+
+const textual = /^(application\/(json|.*\+json|x-www-form-urlencoded|xml)|text\/)/i;
+
+/** The event exactly as an HTTP API (payload format 2.0) hands it to Lambda. */
+export function buildEvent(
+  request: { method: string; url: string; headers: Record<string, string>; body: Buffer; sourceIp?: string },
+  route: Route,
+  pathParameters: Record<string, string>,
+): APIGatewayProxyEventV2 {
+  const url = new URL(request.url, 'http://localhost');
+  const now = new Date();
+  const query: Record<string, string> = {};
+  for (const [name, value] of url.searchParams)
+    query[name] = name in query ? `${query[name]},${value}` : value;
+  const isText = textual.test(request.headers['content-type'] ?? '');
+  const event: APIGatewayProxyEventV2 = {
+    version: '2.0',
+    routeKey: routeKey(route),
+    rawPath: url.pathname,
+    rawQueryString: url.search.slice(1),
+    headers: request.headers,
+    requestContext: {
+      accountId: '000000000000',
+      apiId: 'local',
+      domainName: request.headers.host ?? 'localhost',
+      domainPrefix: (request.headers.host ?? 'localhost').split('.')[0] as string,
+      http: {
+        method: request.method,
+        path: url.pathname,
+        protocol: 'HTTP/1.1',
+        sourceIp: request.sourceIp ?? '127.0.0.1',
+        userAgent: request.headers['user-agent'] ?? '',
+      },
+      requestId: randomUUID(),
+      routeKey: routeKey(route),
+      stage: '$default',
+      time: now.toUTCString(),
+      timeEpoch: now.getTime(),
+    },
+    pathParameters,
+    isBase64Encoded: request.body.length > 0 && !isText,
+  };
+  if (Object.keys(query).length > 0) event.queryStringParameters = query;
+  if (request.headers.cookie) event.cookies = request.headers.cookie.split(/;\s*/);
+  if (request.body.length > 0)
+    event.body = isText ? request.body.toString('utf8') : request.body.toString('base64');
+  return event;
+}
+
+export function lambdaContext(operation: string, timeoutMs: number, requestId: string): Context {
+  const deadline = Date.now() + timeoutMs;
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName: operation,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${operation}`,
+    memoryLimitInMB: '1024',
+    awsRequestId: requestId,
+    logGroupName: `/aws/lambda/${operation}`,
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: () => {},
+    fail: () => {},
+    succeed: () => {},
+  };
+}
+
+function send(response: ServerResponse, result: APIGatewayProxyStructuredResultV2, requestId: string): void {
+  const headers: Record<string, string> = { 'apigw-requestid': requestId };
+  for (const [name, value] of Object.entries(result.headers ?? {})) headers[name] = String(value);
+  const body =
+    result.body === undefined
+      ? ''
+      : result.isBase64Encoded
+        ? Buffer.from(result.body, 'base64')
+        : result.body;
+  response.writeHead(result.statusCode ?? 200, headers);
+  response.end(body);
+}
+
+const gatewayError = (statusCode: number, message: string): APIGatewayProxyStructuredResultV2 => ({
+  statusCode,
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify({ message }),
+});
+
+async function readBody(request: IncomingMessage): Promise<Buffer | undefined> {
+  const parts: Buffer[] = [];
+  let size = 0;
+  for await (const part of request as AsyncIterable<Buffer>) {
+    size += part.length;
+    if (size > API_GATEWAY_MAX_PAYLOAD_BYTES) return undefined;
+    parts.push(part);
+  }
+  return Buffer.concat(parts);
+}
+
+export function createLocalApi({ resolveHandler, timeoutMs = DEFAULT_TIMEOUT_MS }: LocalApiOptions): Server {
+  return createServer(async (request, response) => {
+    const requestId = randomUUID();
+    try {
+      const method = request.method ?? 'GET';
+      const path = new URL(request.url ?? '/', 'http://localhost').pathname;
+      const matched = matchRoute(method, path);
+      if (!matched) {
+        request.resume();
+        send(response, gatewayError(404, 'Not Found'), requestId);
+        return;
+      }
+      const body = await readBody(request);
+      if (!body) {
+        send(response, gatewayError(413, 'Request Entity Too Large'), requestId);
+        return;
+      }
+      const event = buildEvent(
+        {
+          method,
+          url: request.url ?? '/',
+          headers: headersOf(request),
+          body,
+          sourceIp: request.socket.remoteAddress,
+        },
+        matched.route,
+        matched.pathParameters,
+      );
+      const handler = await resolveHandler(matched.route.operation);
+      const result = await handler(
+        event,
+        lambdaContext(matched.route.operation, timeoutMs, event.requestContext.requestId),
+      );
+      send(response, result, event.requestContext.requestId);
+    } catch {
+      // What API Gateway answers when the function itself fails.
+      if (!response.headersSent) send(response, gatewayError(500, 'Internal Server Error'), requestId);
+    }
+  });
+}

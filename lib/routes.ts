@@ -1,0 +1,24 @@
+/**
+ * The API's routes, declared once: the local HTTP adapter serves them and the CDK stack creates one
+ * API Gateway route and one Lambda function (`functions/<operation>.ts`) for each.
+ */
+export const routes = [
+  {
+    operation: 'update-notification',
+    method: 'PUT',
+    path: '/v1/deployments/{deploymentId}/notifications/{id}',
+  },
+  {
+    operation: 'add-recipients',
+    method: 'POST',
+    path: '/v1/deployments/{deploymentId}/notifications/{id}/recipients',
+  },
+  { operation: 'set-dashboard-embedding', method: 'PATCH', path: '/v1/embed/dashboard/{publicId}' },
+  { operation: 'get-embedded-dashboard', method: 'GET', path: '/v1/embed/dashboard/{publicId}' },
+] as const;
+
+export type Route = (typeof routes)[number];
+export type Operation = Route['operation'];
+
+/** `PUT /v1/...`: API Gateway's name for a route, also the event's `routeKey`. */
+export const routeKey = (route: Route) => `${route.method} ${route.path}`;

@@ -1,0 +1,119 @@
+import { BatchGetCommand, BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { UnavailableError } from '#lib/errors';
+import { documentClient, tableName } from '#lib/store/client';
+import type { Item } from '#lib/store/items';
+import type { Key } from '#lib/store/keys';
+
+/** DynamoDB's own ceilings per call. */
+export const BATCH_GET_LIMIT = 100;
+export const BATCH_WRITE_LIMIT = 25;
+
+export interface BatchOptions {
+  /** Milliseconds left for the whole request; no new call starts when too little is left. */
+  remainingTimeMs?: () => number;
+  /** Calls in flight at once. */
+  concurrency?: number;
+  /** Attempts per chunk while DynamoDB leaves items unprocessed. */
+  maxAttempts?: number;
+  /** The first backoff; each retry doubles it, with full jitter. */
+  baseDelayMs?: number;
+}
+
+const defaults = { concurrency: 4, maxAttempts: 8, baseDelayMs: 25 };
+/** Less than this left, and a call that may need retries is not started: better a clean 503 than a kill. */
+const MIN_TIME_FOR_A_CALL_MS = 1000;
+
+export function chunk<T>(items: readonly T[], size: number): T[][] {
+  const chunks: T[][] = [];
+  for (let i = 0; i < items.length; i += size) chunks.push(items.slice(i, i + size));
+  return chunks;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function ensureTimeLeft(options: BatchOptions): void {
+  if (options.remainingTimeMs && options.remainingTimeMs() < MIN_TIME_FOR_A_CALL_MS) {
+    throw new UnavailableError('The request ran out of time; it is safe to repeat');
+  }
+}
+
+/** Runs `work` over `inputs` with at most `concurrency` in flight, keeping results in input order. */
+export async function inParallel<T, R>(
+  inputs: readonly T[],
+  concurrency: number,
+  work: (input: T) => Promise<R>,
+): Promise<R[]> {
+  const results: R[] = new Array(inputs.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < inputs.length) {
+      const index = next++;
+      results[index] = await work(inputs[index] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, inputs.length) }, worker));
+  return results;
+}
+
+/**
+ * Retries what DynamoDB left unprocessed, with exponential backoff and full jitter, until nothing is
+ * left or the attempts run out (then 503: everything written so far is safe to write again).
+ */
+async function untilProcessed<T>(
+  first: T,
+  call: (pending: T) => Promise<T | undefined>,
+  options: BatchOptions,
+): Promise<void> {
+  const { maxAttempts, baseDelayMs } = { ...defaults, ...options };
+  let pending: T | undefined = first;
+  for (let attempt = 1; pending !== undefined; attempt++) {
+    if (attempt > maxAttempts) throw new UnavailableError();
+    if (attempt > 1) await sleep(Math.random() * baseDelayMs * 2 ** (attempt - 2));
+    ensureTimeLeft(options);
+    pending = await call(pending);
+  }
+}
+
+/** Reads every key (any number), 100 per BatchGet, strongly consistent. Missing items are simply absent. */
+export async function batchGetAll(keys: readonly Key[], options: BatchOptions = {}): Promise<Item[]> {
+  const table = tableName();
+  const found: Item[] = [];
+  await inParallel(chunk(keys, BATCH_GET_LIMIT), options.concurrency ?? defaults.concurrency, (slice) =>
+    untilProcessed(
+      slice as Record<string, unknown>[],
+      async (pending) => {
+        const result = await documentClient().send(
+          new BatchGetCommand({ RequestItems: { [table]: { Keys: pending, ConsistentRead: true } } }),
+        );
+        found.push(...(result.Responses?.[table] ?? []));
+        const unprocessed = result.UnprocessedKeys?.[table]?.Keys;
+        return unprocessed && unprocessed.length > 0 ? unprocessed : undefined;
+      },
+      options,
+    ),
+  );
+  return found;
+}
+
+export type WriteRequest = { PutRequest: { Item: Item } } | { DeleteRequest: { Key: Key } };
+
+/** Writes every request (any number), 25 per BatchWrite, several in flight. Puts and deletes are idempotent. */
+export async function batchWriteAll(
+  requests: readonly WriteRequest[],
+  options: BatchOptions = {},
+): Promise<void> {
+  const table = tableName();
+  await inParallel(chunk(requests, BATCH_WRITE_LIMIT), options.concurrency ?? defaults.concurrency, (slice) =>
+    untilProcessed(
+      slice,
+      async (pending) => {
+        const result = await documentClient().send(
+          new BatchWriteCommand({ RequestItems: { [table]: pending } }),
+        );
+        const unprocessed = result.UnprocessedItems?.[table] as WriteRequest[] | undefined;
+        return unprocessed && unprocessed.length > 0 ? unprocessed : undefined;
+      },
+      options,
+    ),
+  );
+}

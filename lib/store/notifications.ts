@@ -1,0 +1,82 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { Notification, NotificationRepository } from '#lib/domain/notification';
+import { documentClient, tableName } from '#lib/store/client';
+import { getItem, type Item } from '#lib/store/items';
+import { keys } from '#lib/store/keys';
+
+/** The attributes a notification item holds besides its key and its `version`. */
+const notificationFields = [
+  'id',
+  'deploymentId',
+  'dashboardId',
+  'scheduleType',
+  'minute',
+  'hour',
+  'dayOfWeek',
+  'dayOfMonth',
+  'customCron',
+  'timezone',
+  'isEnabled',
+  'notificationEnabled',
+  'notificationFormat',
+  'filters',
+  'timeGrains',
+] as const satisfies readonly (keyof Notification)[];
+
+export function notificationToItem(notification: Notification, version = 0): Item {
+  return {
+    ...keys.notification(notification.deploymentId, notification.id),
+    entity: 'NOTIFICATION',
+    ...notification,
+    version,
+  };
+}
+
+export function notificationFromItem(item: Item): Notification {
+  const notification: Record<string, unknown> = {};
+  for (const field of notificationFields) if (item[field] !== undefined) notification[field] = item[field];
+  notification.filters ??= null;
+  notification.timeGrains ??= null;
+  return notification as unknown as Notification;
+}
+
+export const notificationRepository: NotificationRepository = {
+  async find(deploymentId, id) {
+    const item = await getItem(keys.notification(deploymentId, id));
+    if (!item) return undefined;
+    return { notification: notificationFromItem(item), version: (item.version as number | undefined) ?? 0 };
+  },
+
+  async replace(next, expectedVersion) {
+    // SET what has a value and REMOVE what does not; attributes outside `notificationFields` stay as they are.
+    const names: Record<string, string> = { '#version': 'version' };
+    const values: Record<string, unknown> = { ':expected': expectedVersion, ':next': expectedVersion + 1 };
+    const sets = ['#version = :next'];
+    const removes: string[] = [];
+    notificationFields.forEach((field, i) => {
+      names[`#f${i}`] = field;
+      if (next[field] === undefined) removes.push(`#f${i}`);
+      else {
+        values[`:f${i}`] = next[field];
+        sets.push(`#f${i} = :f${i}`);
+      }
+    });
+    try {
+      await documentClient().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.notification(next.deploymentId, next.id),
+          UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
+          ConditionExpression: 'attribute_exists(pk) AND #version = :expected',
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
+  },
+};

@@ -1,0 +1,47 @@
+import * as z from 'zod/mini';
+import { type FieldProblem, ValidationError } from '#lib/errors';
+
+// zod/mini ships without messages; English ones are loaded once so that every problem reads clearly.
+z.config(z.locales.en());
+
+function problemsOf(issues: readonly z.core.$ZodIssue[], prefix: PropertyKey[]): FieldProblem[] {
+  return issues.flatMap((issue): FieldProblem[] => {
+    const path = [...prefix, ...issue.path];
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map((key) => ({ path: [...path, key].join('.'), message: 'is not a known field' }));
+    }
+    if (issue.code === 'invalid_type' && issue.input === undefined) {
+      return [{ path: path.join('.'), message: 'is required' }];
+    }
+    return [{ path: path.join('.'), message: issue.message }];
+  });
+}
+
+/** Checks `value` against `schema`; on failure lists every problem, each with the path of its field. */
+export function check<S extends z.ZodMiniType>(
+  schema: S,
+  value: unknown,
+  prefix: PropertyKey[] = [],
+): { value: z.output<S>; problems: [] } | { value: undefined; problems: FieldProblem[] } {
+  const result = schema.safeParse(value);
+  if (result.success) return { value: result.data, problems: [] };
+  return { value: undefined, problems: problemsOf(result.error.issues, prefix) };
+}
+
+export function parseOrThrow<S extends z.ZodMiniType>(schema: S, value: unknown): z.output<S> {
+  const result = check(schema, value);
+  if (result.problems.length > 0) throw new ValidationError(result.problems);
+  return result.value as z.output<S>;
+}
+
+/** A whole number in [min, max], with a message that states the range. */
+export const intBetween = (min: number, max: number) =>
+  z
+    .int(`must be a whole number from ${min} to ${max}`)
+    .check(z.gte(min, `must be from ${min} to ${max}`), z.lte(max, `must be from ${min} to ${max}`));
+
+/** A path id: positive integer digits, as API Gateway hands them over in a string. */
+export const pathId = z.pipe(
+  z.string().check(z.regex(/^[1-9][0-9]{0,14}$/, 'must be a positive integer')),
+  z.transform((digits: string) => Number(digits)),
+);

@@ -1,0 +1,49 @@
+import { ValidationError } from '#lib/errors';
+import { ensureTable, loadFixture } from '#lib/fixtures/load-fixture';
+import { EngineUnavailableError, startDynamoDbLocal } from '#lib/local/dynamodb-local';
+import { functionsFrom } from '#lib/local/handlers';
+import { createLocalApi } from '#lib/local/http-adapter';
+import { DEFAULT_TABLE_NAME, DEMO_FIXTURE, readFixture, trustIssuersOf } from './local-env.ts';
+
+/**
+ * `npm start`: DynamoDB Local (unless DYNAMODB_ENDPOINT names an engine), the table, the fixture
+ * (SEED_FILE, default the demo), and the API on http://localhost:$PORT until Ctrl-C.
+ */
+async function main(): Promise<void> {
+  const port = Number(process.env.PORT ?? 3000);
+  process.env.TABLE_NAME ??= DEFAULT_TABLE_NAME;
+  const fixture = await readFixture(process.env.SEED_FILE ?? DEMO_FIXTURE);
+  trustIssuersOf(fixture);
+
+  const engine = process.env.DYNAMODB_ENDPOINT ? undefined : await startDynamoDbLocal();
+  if (engine) process.env.DYNAMODB_ENDPOINT = engine.endpoint;
+
+  await ensureTable();
+  const items = await loadFixture(fixture);
+
+  const server = createLocalApi({ resolveHandler: functionsFrom(new URL('../functions/', import.meta.url)) });
+  server.listen(port, () => {
+    const adminKey = fixture.users.find((user) => user.role === 'admin' && user.active)?.apiKeys[0];
+    console.log(`API listening on http://localhost:${port}`);
+    console.log(
+      `DynamoDB: ${process.env.DYNAMODB_ENDPOINT} (table ${process.env.TABLE_NAME}, ${items} fixture items)`,
+    );
+    if (adminKey) console.log(`Demo admin key: ${adminKey}`);
+    console.log('Press Ctrl-C to stop.');
+  });
+
+  const stop = () => {
+    server.close();
+    engine?.stop();
+    process.exit(0);
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof EngineUnavailableError || error instanceof ValidationError)
+    console.error(error.message);
+  else console.error(`npm start failed: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});

@@ -1,0 +1,10 @@
+import { randomUUID } from 'node:crypto';
+import { inject } from 'vitest';
+
+// Runs before each test file's own imports: its modules read this configuration on first use.
+process.env.DYNAMODB_ENDPOINT = inject('dynamoDbEndpoint');
+process.env.TABLE_NAME = `test-${randomUUID()}`;
+process.env.AWS_REGION = 'us-east-1';
+process.env.LOG_LEVEL ??= 'silent';
+// Every request looks its caller up again, so a test sees the effect of a change at once.
+process.env.PRINCIPAL_CACHE_SECONDS ??= '0';
