@@ -19,3 +19,4 @@ it('serves the PUT', async () => {
   expect(response.status).toBe(200);
   expect(response.body.cronExpression).toBe('0 10 * * *');
 });
+
