@@ -1,0 +1,125 @@
+import { describe, expect, it } from 'vitest';
+import {
+  cronExpressionOf,
+  customCronProblem,
+  describeCron,
+  isTimeZone,
+  missingScheduleFields,
+  type Schedule,
+} from '#lib/domain/schedule';
+
+describe('cronExpressionOf derives the cron from the structured schedule', () => {
+  it.each<[Schedule, string]>([
+    [{ scheduleType: 'HOURLY', minute: 15 }, '15 * * * *'],
+    [{ scheduleType: 'HOURLY' }, '0 * * * *'],
+    [{ scheduleType: 'DAILY', minute: 30, hour: 9 }, '30 9 * * *'],
+    [{ scheduleType: 'DAILY', hour: 0 }, '0 0 * * *'],
+    [{ scheduleType: 'WEEKLY', minute: 0, hour: 9, dayOfWeek: 1 }, '0 9 * * 1'],
+    [{ scheduleType: 'WEEKLY', hour: 23, minute: 59, dayOfWeek: 0 }, '59 23 * * 0'],
+    [{ scheduleType: 'MONTHLY', minute: 5, hour: 6, dayOfMonth: 31 }, '5 6 31 * *'],
+    [{ scheduleType: 'CUSTOM', customCron: '0 9 * * 1-5' }, '0 9 * * 1-5'],
+  ])('%j → %s', (schedule, cron) => {
+    expect(cronExpressionOf(schedule)).toBe(cron);
+  });
+
+  it('ignores fields the type does not use', () => {
+    expect(cronExpressionOf({ scheduleType: 'DAILY', hour: 9, dayOfWeek: 3, dayOfMonth: 12, customCron: '0 1 * * *' })).toBe(
+      '0 9 * * *',
+    );
+  });
+});
+
+describe('missingScheduleFields names what the type needs and was never set', () => {
+  it.each<[Schedule, string[]]>([
+    [{ scheduleType: 'HOURLY' }, []],
+    [{ scheduleType: 'DAILY' }, ['hour']],
+    [{ scheduleType: 'WEEKLY' }, ['hour', 'dayOfWeek']],
+    [{ scheduleType: 'WEEKLY', hour: 9 }, ['dayOfWeek']],
+    [{ scheduleType: 'MONTHLY', dayOfMonth: 1 }, ['hour']],
+    [{ scheduleType: 'MONTHLY' }, ['hour', 'dayOfMonth']],
+    [{ scheduleType: 'CUSTOM', hour: 9 }, ['customCron']],
+  ])('%j misses %j', (schedule, fields) => {
+    expect(missingScheduleFields(schedule).map((problem) => problem.path)).toEqual(fields);
+  });
+
+  it('treats 0 as set, not missing', () => {
+    expect(missingScheduleFields({ scheduleType: 'WEEKLY', hour: 0, dayOfWeek: 0 })).toEqual([]);
+  });
+});
+
+describe('describeCron reads the cron in 24-hour English', () => {
+  it.each([
+    ['0 9 * * 1', 'At 09:00, only on Monday'],
+    ['30 17 * * *', 'At 17:30'],
+    ['0 6 15 * *', 'At 06:00, on day 15 of the month'],
+    ['15 * * * *', 'At 15 minutes past the hour'],
+  ])('%s → %s', (cron, text) => {
+    expect(describeCron(cron)).toBe(text);
+  });
+});
+
+describe('customCronProblem', () => {
+  it.each([
+    '0 9 * * 1-5',
+    '*/15 * * * *',
+    '0,30 * * * *',
+    '0 */2 * * *',
+    '55 9,10 * * *',
+    '5,55 0,23 * * 1',
+    '0 9 L * *',
+    '0 9 * JAN,JUL MON',
+    '0 9 * * 7',
+  ])('accepts %s', (cron) => {
+    expect(customCronProblem(cron, 15)).toBeUndefined();
+  });
+
+  it.each([
+    ['*/5 * * * *', 'within 5 minutes'],
+    ['0,5 * * * *', 'within 5 minutes'],
+    ['* * * * *', 'within 1 minute;'],
+    // :56 then the next hour's :00.
+    ['*/14 * * * *', 'within 4 minutes'],
+    ['50,55 * * * *', 'within 5 minutes'],
+    // 09:55 then 10:05: ten minutes apart across the hour boundary.
+    ['5,55 9,10 * * *', 'within 10 minutes'],
+    // 23:55 then 00:05 the next day.
+    ['5,55 0,23 * * *', 'within 10 minutes'],
+    ['5,55 0,23 * * 1,2', 'within 10 minutes'],
+    ['5,55 0,23 31,1 * *', 'within 10 minutes'],
+  ])('refuses %s, which fires twice within 15 minutes', (cron, words) => {
+    expect(customCronProblem(cron, 15)).toContain(words);
+  });
+
+  it('measures against the configured floor, not a fixed 15', () => {
+    expect(customCronProblem('*/5 * * * *', 5)).toBeUndefined();
+    expect(customCronProblem('0 * * * *', 61)).toContain('at least 61 minutes apart');
+  });
+
+  it.each([
+    ['', '5 fields'],
+    ['   ', '5 fields'],
+    ['* * * *', '5 fields'],
+    ['0 0 9 * * *', '5 fields'],
+    ['@daily', '5 fields'],
+    ['61 * * * *', 'not a valid cron expression'],
+    ['0 24 * * *', 'not a valid cron expression'],
+    ['0 9 32 * *', 'not a valid cron expression'],
+    ['x 9 * * *', 'not a valid cron expression'],
+    ['0 9 1 * 1', 'dayOfMonth and dayOfWeek'],
+  ])('refuses %j as malformed', (cron, words) => {
+    expect(customCronProblem(cron, 15)).toContain(words);
+  });
+});
+
+describe('isTimeZone', () => {
+  it.each(['UTC', 'Europe/Berlin', 'America/New_York', 'Australia/Lord_Howe', 'America/Argentina/Buenos_Aires', 'Asia/Kathmandu'])(
+    'accepts the IANA zone %s, DST or not',
+    (zone) => {
+      expect(isTimeZone(zone)).toBe(true);
+    },
+  );
+
+  it.each(['', '+02:00', 'GMT+2 ', 'Europe/Atlantis', 'Mars/Olympus', '../etc/passwd', 'Europe/Berlin; drop'])('refuses %j', (zone) => {
+    expect(isTimeZone(zone)).toBe(false);
+  });
+});
