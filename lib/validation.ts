@@ -23,7 +23,8 @@ export function check<S extends z.ZodMiniType>(
   value: unknown,
   prefix: PropertyKey[] = [],
 ): { value: z.output<S>; problems: [] } | { value: undefined; problems: FieldProblem[] } {
-  const result = schema.safeParse(value);
+  // Without reportInput zod leaves `issue.input` out, and every wrong type would read as "is required".
+  const result = schema.safeParse(value, { reportInput: true });
   if (result.success) return { value: result.data, problems: [] };
   return { value: undefined, problems: problemsOf(result.error.issues, prefix) };
 }

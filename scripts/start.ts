@@ -3,6 +3,12 @@ import { ensureTable, loadFixture } from '#lib/fixtures/load-fixture';
 import { EngineUnavailableError, startDynamoDbLocal } from '#lib/local/dynamodb-local';
 import { functionsFrom } from '#lib/local/handlers';
 import { createLocalApi } from '#lib/local/http-adapter';
+import {
+  demoEmbedHint,
+  isDemoFixture,
+  loadOrCreateDemoEmbedKey,
+  withDemoEmbedKey,
+} from './demo-embed-key.ts';
 import { DEFAULT_TABLE_NAME, DEMO_FIXTURE, readFixture, trustIssuersOf } from './local-env.ts';
 
 /**
@@ -12,7 +18,11 @@ import { DEFAULT_TABLE_NAME, DEMO_FIXTURE, readFixture, trustIssuersOf } from '.
 async function main(): Promise<void> {
   const port = Number(process.env.PORT ?? 3000);
   process.env.TABLE_NAME ??= DEFAULT_TABLE_NAME;
-  const fixture = await readFixture(process.env.SEED_FILE ?? DEMO_FIXTURE);
+  const seedFile = process.env.SEED_FILE ?? DEMO_FIXTURE;
+  // The demo tenant's private key is made here on first start, never committed (scripts/demo-embed-key.ts).
+  const demoKey = isDemoFixture(seedFile) ? await loadOrCreateDemoEmbedKey() : undefined;
+  const seeded = await readFixture(seedFile);
+  const fixture = demoKey ? withDemoEmbedKey(seeded, demoKey.key) : seeded;
   trustIssuersOf(fixture);
 
   const engine = process.env.DYNAMODB_ENDPOINT ? undefined : await startDynamoDbLocal();
@@ -29,6 +39,7 @@ async function main(): Promise<void> {
       `DynamoDB: ${process.env.DYNAMODB_ENDPOINT} (table ${process.env.TABLE_NAME}, ${items} fixture items)`,
     );
     if (adminKey) console.log(`Demo admin key: ${adminKey}`);
+    if (demoKey) console.log(demoEmbedHint(`http://localhost:${port}`));
     console.log('Press Ctrl-C to stop.');
   });
 

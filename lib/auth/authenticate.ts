@@ -29,6 +29,11 @@ export interface AuthenticatorOptions {
 export type Authenticate = (authorization: string | undefined) => Promise<Principal>;
 
 const EMBED_TOKEN_MAX_LIFETIME_SECONDS = 24 * 60 * 60;
+/**
+ * Longer names are not looked up: percent-encoded (up to 9 bytes a character) they could exceed
+ * DynamoDB's 2048-byte partition key, and the lookup would fail as a 500 instead of a 401.
+ */
+const MAX_TENANT_NAME_LENGTH = 128;
 
 export function createAuthenticator(options: AuthenticatorOptions): Authenticate {
   const { directory, embedAudience } = options;
@@ -47,7 +52,11 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticate
   }
 
   async function embedPrincipal(token: string, claimedTenant: unknown): Promise<Principal> {
-    if (typeof claimedTenant !== 'string' || claimedTenant === '')
+    if (
+      typeof claimedTenant !== 'string' ||
+      claimedTenant === '' ||
+      claimedTenant.length > MAX_TENANT_NAME_LENGTH
+    )
       throw new UnauthorizedError('The token is not valid');
     const verify = await tenantVerifiers.get(claimedTenant, async () => {
       const tenant = await directory.embedTenant(claimedTenant);

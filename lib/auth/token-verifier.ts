@@ -23,11 +23,19 @@ const INLINE_JWKS_URI = 'https://inline-jwks.invalid/.well-known/jwks.json';
 /** A token that verifies but breaks our claims policy. */
 class TokenPolicyError extends Error {}
 
+/** Clock difference tolerated between the token's issuer and us, for `iat` only. */
+const MAX_CLOCK_SKEW_SECONDS = 60;
+
 /** Our claims policy on top of aws-jwt-verify's: every token expires, and embed tokens soon. */
 function checkLifetime(payload: JwtPayload, maxLifetimeSeconds: number | undefined): void {
   if (typeof payload.exp !== 'number') throw new TokenPolicyError('The token must have an exp claim');
   if (maxLifetimeSeconds === undefined) return;
-  const start = typeof payload.iat === 'number' ? payload.iat : Math.floor(Date.now() / 1000);
+  const now = Math.floor(Date.now() / 1000);
+  // aws-jwt-verify does not look at `iat`; one set in the future would stretch `exp` past the bound.
+  if (typeof payload.iat === 'number' && payload.iat > now + MAX_CLOCK_SKEW_SECONDS) {
+    throw new TokenPolicyError('The token must not be issued in the future');
+  }
+  const start = typeof payload.iat === 'number' ? payload.iat : now;
   if (payload.exp - start > maxLifetimeSeconds) {
     throw new TokenPolicyError(`The token must not live longer than ${maxLifetimeSeconds} seconds`);
   }

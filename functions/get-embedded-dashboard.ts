@@ -1,0 +1,10 @@
+import { dashboardPath, getEmbeddedDashboard } from '#lib/domain/embedding';
+import { createHandler } from '#lib/http/create-handler';
+import { dashboardRepository } from '#lib/store/dashboards';
+
+/** GET /v1/embed/dashboard/{publicId}: the dashboard, if this caller may embed it. */
+export const handler = createHandler({
+  access: 'embed-read',
+  params: dashboardPath,
+  operation: ({ params, principal }) => getEmbeddedDashboard(dashboardRepository, principal, params.publicId),
+});

@@ -1,0 +1,11 @@
+import { dashboardPath, setDashboardEmbedding, updateDashboardEmbeddingInput } from '#lib/domain/embedding';
+import { createHandler } from '#lib/http/create-handler';
+import { dashboardRepository } from '#lib/store/dashboards';
+
+/** PATCH /v1/embed/dashboard/{publicId}: turn signed embedding of a dashboard on or off. */
+export const handler = createHandler({
+  access: 'admin',
+  params: dashboardPath,
+  body: updateDashboardEmbeddingInput,
+  operation: ({ params, body }) => setDashboardEmbedding(dashboardRepository, params.publicId, body),
+});

@@ -1,0 +1,128 @@
+import * as z from 'zod/mini';
+import { isAdmin, type Principal } from '#lib/auth/principal';
+import type { Dashboard } from '#lib/domain/entities';
+import { ForbiddenError, NotFoundError } from '#lib/errors';
+
+/** The request shapes of the embedding operations: the one schema source for validation and types. */
+
+export const PUBLIC_ID_MAX_LENGTH = 128;
+
+/** URL-safe characters only, so that a publicId reads the same in a path, a key and a log line. */
+export const dashboardPath = z.strictObject({
+  publicId: z
+    .string()
+    .check(
+      z.minLength(1, 'is required'),
+      z.maxLength(PUBLIC_ID_MAX_LENGTH, `must be at most ${PUBLIC_ID_MAX_LENGTH} characters`),
+      z.regex(/^[A-Za-z0-9._~-]*$/, 'may contain only letters, digits and . _ ~ -'),
+    ),
+});
+
+export const updateDashboardEmbeddingInput = z.strictObject({
+  allowEmbed: z.boolean('must be true or false'),
+});
+export type UpdateDashboardEmbeddingInput = z.output<typeof updateDashboardEmbeddingInput>;
+
+export interface DashboardRepository {
+  find(publicId: string): Promise<Dashboard | undefined>;
+  /** Sets the flag of an existing dashboard and returns it as stored; undefined when there is none. */
+  setAllowEmbed(publicId: string, allowEmbed: boolean): Promise<Dashboard | undefined>;
+}
+
+/**
+ * Who reads an embedded dashboard. `platform`: a trusted platform session (screenshot, creator);
+ * `admin`: an active admin console user; `embed`: a customer-signed embed token; `console`: any
+ * other console user (refused before the lookup by the route's policy, and here again).
+ */
+export type EmbedCaller = 'platform' | 'admin' | 'embed' | 'console';
+
+export interface EmbedAccessFacts {
+  published: boolean;
+  /** Shared with the embed token's own tenant (false for callers without a tenant). */
+  sharedWithTenant: boolean;
+  sharedWithAll: boolean;
+  allowEmbed: boolean;
+}
+
+export type EmbedVisibility = 'visible' | 'not_found' | 'forbidden';
+
+/**
+ * The embedding rule of the spec and CONTRACT.md, for a dashboard that exists. Trusted sessions and
+ * admins see it whatever its state. An embed token sees only a published dashboard shared with its
+ * tenant or with all embed users (anything else is as if it did not exist), and then needs the
+ * allowEmbed switch unless the dashboard is shared with all embed users.
+ */
+export function embedVisibility(caller: EmbedCaller, facts: EmbedAccessFacts): EmbedVisibility {
+  switch (caller) {
+    case 'platform':
+    case 'admin':
+      return 'visible';
+    case 'console':
+      return 'forbidden';
+    case 'embed':
+      if (!facts.published || !(facts.sharedWithTenant || facts.sharedWithAll)) return 'not_found';
+      return facts.allowEmbed || facts.sharedWithAll ? 'visible' : 'forbidden';
+  }
+}
+
+export function embedCallerOf(principal: Principal): EmbedCaller {
+  if (principal.kind === 'console') return isAdmin(principal) ? 'admin' : 'console';
+  return principal.kind;
+}
+
+export function embedAccessFacts(dashboard: Dashboard, principal: Principal): EmbedAccessFacts {
+  return {
+    published: dashboard.published,
+    sharedWithTenant: principal.kind === 'embed' && dashboard.sharedWithTenants.includes(principal.tenant),
+    sharedWithAll: dashboard.sharedWithAllEmbedUsers,
+    allowEmbed: dashboard.allowEmbed,
+  };
+}
+
+export interface EmbeddedDashboardDto {
+  publicId: string;
+  dashboardId: number;
+  deploymentId: number;
+  title: string;
+}
+
+export interface DashboardEmbeddingDto {
+  publicId: string;
+  allowEmbed: boolean;
+}
+
+const notFound = (publicId: string) => new NotFoundError(`Dashboard ${publicId}`);
+
+/** GET /v1/embed/dashboard/{publicId}: the dashboard as the caller may see it, or why not. */
+export async function getEmbeddedDashboard(
+  repository: DashboardRepository,
+  principal: Principal,
+  publicId: string,
+): Promise<EmbeddedDashboardDto> {
+  const caller = embedCallerOf(principal);
+  // Decided before the lookup, like every authorization: a refused caller learns nothing about ids.
+  if (caller === 'console') throw new ForbiddenError();
+  const dashboard = await repository.find(publicId);
+  if (!dashboard) throw notFound(publicId);
+  const visibility = embedVisibility(caller, embedAccessFacts(dashboard, principal));
+  if (visibility === 'not_found') throw notFound(publicId);
+  if (visibility === 'forbidden')
+    throw new ForbiddenError('Signed embedding is not allowed for this dashboard');
+  return {
+    publicId: dashboard.publicId,
+    dashboardId: dashboard.id,
+    deploymentId: dashboard.deploymentId,
+    title: dashboard.title,
+  };
+}
+
+/** PATCH /v1/embed/dashboard/{publicId}: turn signed embedding on or off. */
+export async function setDashboardEmbedding(
+  repository: DashboardRepository,
+  publicId: string,
+  input: UpdateDashboardEmbeddingInput,
+): Promise<DashboardEmbeddingDto> {
+  const stored = await repository.setAllowEmbed(publicId, input.allowEmbed);
+  if (!stored) throw notFound(publicId);
+  return { publicId: stored.publicId, allowEmbed: stored.allowEmbed };
+}

@@ -1,0 +1,205 @@
+import { describe, expect, it } from 'vitest';
+import type { Principal } from '#lib/auth/principal';
+import {
+  type DashboardRepository,
+  dashboardPath,
+  type EmbedCaller,
+  type EmbedVisibility,
+  embedCallerOf,
+  embedVisibility,
+  getEmbeddedDashboard,
+  setDashboardEmbedding,
+  updateDashboardEmbeddingInput,
+} from '#lib/domain/embedding';
+import type { ConsoleUser, Dashboard } from '#lib/domain/entities';
+import { ForbiddenError, NotFoundError } from '#lib/errors';
+import { check } from '#lib/validation';
+
+const V: EmbedVisibility = 'visible';
+const N: EmbedVisibility = 'not_found';
+const F: EmbedVisibility = 'forbidden';
+
+/**
+ * Every combination of the dashboard's state, with the outcome for each caller kind, written out
+ * rather than computed: published, shared with the token's tenant, shared with all embed users,
+ * allowEmbed → platform session, admin, other console user, embed token.
+ */
+const table: [
+  boolean,
+  boolean,
+  boolean,
+  boolean,
+  EmbedVisibility,
+  EmbedVisibility,
+  EmbedVisibility,
+  EmbedVisibility,
+][] = [
+  // published sharedTenant sharedAll allowEmbed  platform admin console embed
+  [false, false, false, false, V, V, F, N],
+  [false, false, false, true, V, V, F, N],
+  [false, false, true, false, V, V, F, N],
+  [false, false, true, true, V, V, F, N],
+  [false, true, false, false, V, V, F, N],
+  [false, true, false, true, V, V, F, N],
+  [false, true, true, false, V, V, F, N],
+  [false, true, true, true, V, V, F, N],
+  [true, false, false, false, V, V, F, N],
+  [true, false, false, true, V, V, F, N],
+  [true, false, true, false, V, V, F, V],
+  [true, false, true, true, V, V, F, V],
+  [true, true, false, false, V, V, F, F],
+  [true, true, false, true, V, V, F, V],
+  [true, true, true, false, V, V, F, V],
+  [true, true, true, true, V, V, F, V],
+];
+
+const callers: EmbedCaller[] = ['platform', 'admin', 'console', 'embed'];
+const rows = table.flatMap(([published, sharedWithTenant, sharedWithAll, allowEmbed, ...outcomes]) =>
+  callers.map((caller, i) => ({
+    caller,
+    facts: { published, sharedWithTenant, sharedWithAll, allowEmbed },
+    expected: outcomes[i] as EmbedVisibility,
+  })),
+);
+
+describe('embedVisibility', () => {
+  it('covers every combination of caller kind and dashboard state', () => {
+    expect(rows).toHaveLength(4 * 2 ** 4);
+    expect(new Set(rows.map((row) => JSON.stringify([row.caller, row.facts]))).size).toBe(rows.length);
+  });
+
+  it.each(rows)('$caller with $facts → $expected', ({ caller, facts, expected }) => {
+    expect(embedVisibility(caller, facts)).toBe(expected);
+  });
+});
+
+const admin: ConsoleUser = { id: 1, email: 'a@x.example', username: 'a', role: 'admin', active: true };
+const principals = {
+  admin: { kind: 'console', user: admin, via: 'api-key' },
+  adminByJwt: { kind: 'console', user: admin, via: 'console-jwt' },
+  member: { kind: 'console', user: { ...admin, role: 'member' }, via: 'api-key' },
+  deactivatedAdmin: { kind: 'console', user: { ...admin, active: false }, via: 'api-key' },
+  screenshot: { kind: 'platform', session: 'screenshot' },
+  creator: { kind: 'platform', session: 'creator' },
+  acme: { kind: 'embed', tenant: 'acme', externalId: 'alice', claims: {} },
+  globex: { kind: 'embed', tenant: 'globex', externalId: 'gina', claims: {} },
+} satisfies Record<string, Principal>;
+
+describe('embedCallerOf', () => {
+  it('counts only active admins as admins, and every platform session as platform', () => {
+    expect(embedCallerOf(principals.admin)).toBe('admin');
+    expect(embedCallerOf(principals.adminByJwt)).toBe('admin');
+    expect(embedCallerOf(principals.member)).toBe('console');
+    expect(embedCallerOf(principals.deactivatedAdmin)).toBe('console');
+    expect(embedCallerOf(principals.screenshot)).toBe('platform');
+    expect(embedCallerOf(principals.creator)).toBe('platform');
+    expect(embedCallerOf(principals.acme)).toBe('embed');
+  });
+});
+
+const dashboard: Dashboard = {
+  id: 70,
+  deploymentId: 7,
+  publicId: 'sales-overview',
+  title: 'Sales',
+  published: true,
+  allowEmbed: true,
+  sharedWithAllEmbedUsers: false,
+  sharedWithTenants: ['acme'],
+};
+
+function repositoryOf(dashboards: Dashboard[]) {
+  const stored = new Map(dashboards.map((d) => [d.publicId, { ...d }]));
+  const reads: string[] = [];
+  const repository: DashboardRepository = {
+    async find(publicId) {
+      reads.push(publicId);
+      return stored.get(publicId);
+    },
+    async setAllowEmbed(publicId, allowEmbed) {
+      const found = stored.get(publicId);
+      if (found) found.allowEmbed = allowEmbed;
+      return found;
+    },
+  };
+  return { repository, reads };
+}
+
+describe('getEmbeddedDashboard', () => {
+  it('answers with the public fields only', async () => {
+    const { repository } = repositoryOf([dashboard]);
+    expect(await getEmbeddedDashboard(repository, principals.acme, 'sales-overview')).toEqual({
+      publicId: 'sales-overview',
+      dashboardId: 70,
+      deploymentId: 7,
+      title: 'Sales',
+    });
+  });
+
+  it('matches the token tenant against the dashboard tenants', async () => {
+    const { repository } = repositoryOf([dashboard]);
+    await expect(getEmbeddedDashboard(repository, principals.globex, 'sales-overview')).rejects.toThrow(
+      NotFoundError,
+    );
+  });
+
+  it('gives not found for an unknown dashboard to every caller that may read', async () => {
+    const { repository } = repositoryOf([]);
+    for (const principal of [principals.admin, principals.screenshot, principals.acme]) {
+      await expect(getEmbeddedDashboard(repository, principal, 'nope')).rejects.toThrow(NotFoundError);
+    }
+  });
+
+  it('refuses other console users before any lookup', async () => {
+    const { repository, reads } = repositoryOf([dashboard]);
+    await expect(getEmbeddedDashboard(repository, principals.member, 'sales-overview')).rejects.toThrow(
+      ForbiddenError,
+    );
+    await expect(getEmbeddedDashboard(repository, principals.deactivatedAdmin, 'nope')).rejects.toThrow(
+      ForbiddenError,
+    );
+    expect(reads).toEqual([]);
+  });
+});
+
+describe('setDashboardEmbedding', () => {
+  it('answers with the stored flag, and not found for an unknown dashboard', async () => {
+    const { repository } = repositoryOf([dashboard]);
+    expect(await setDashboardEmbedding(repository, 'sales-overview', { allowEmbed: false })).toEqual({
+      publicId: 'sales-overview',
+      allowEmbed: false,
+    });
+    await expect(setDashboardEmbedding(repository, 'nope', { allowEmbed: true })).rejects.toThrow(
+      NotFoundError,
+    );
+  });
+});
+
+describe('request schemas', () => {
+  it('accepts URL-safe publicIds up to 128 characters', () => {
+    for (const publicId of ['sales-overview', 'a', 'A.b_c~d-9', 'x'.repeat(128)]) {
+      expect(check(dashboardPath, { publicId }).problems).toEqual([]);
+    }
+  });
+
+  it('refuses empty, over-long and non-URL-safe publicIds', () => {
+    for (const publicId of ['', 'x'.repeat(129), 'sales overview', 'a/b', 'a#b', 'é', 'a%20b']) {
+      expect(check(dashboardPath, { publicId }).problems.map((p) => p.path)).toContain('publicId');
+    }
+  });
+
+  it('requires allowEmbed as a boolean and nothing else', () => {
+    expect(check(updateDashboardEmbeddingInput, { allowEmbed: true }).value).toEqual({ allowEmbed: true });
+    expect(check(updateDashboardEmbeddingInput, {}).problems).toEqual([
+      { path: 'allowEmbed', message: 'is required' },
+    ]);
+    for (const allowEmbed of ['true', 1, null, 'yes']) {
+      expect(check(updateDashboardEmbeddingInput, { allowEmbed }).problems).toEqual([
+        { path: 'allowEmbed', message: 'must be true or false' },
+      ]);
+    }
+    expect(check(updateDashboardEmbeddingInput, { allowEmbed: true, allowembed: false }).problems).toEqual([
+      { path: 'allowembed', message: 'is not a known field' },
+    ]);
+  });
+});
