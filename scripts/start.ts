@@ -32,6 +32,12 @@ async function main(): Promise<void> {
   const items = await loadFixture(fixture);
 
   const server = createLocalApi({ resolveHandler: functionsFrom(new URL('../functions/', import.meta.url)) });
+  server.on('error', (error: NodeJS.ErrnoException) => {
+    const reason = error.code === 'EADDRINUSE' ? `port ${port} is in use (set PORT to another one)` : error.message;
+    console.error(`npm start failed: ${reason}`);
+    engine?.stop();
+    process.exit(1);
+  });
   server.listen(port, () => {
     const adminKey = fixture.users.find((user) => user.role === 'admin' && user.active)?.apiKeys[0];
     console.log(`API listening on http://localhost:${port}`);
