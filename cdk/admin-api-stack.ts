@@ -1,0 +1,102 @@
+import { fileURLToPath } from 'node:url';
+import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
+import { HttpApi, HttpMethod, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import { AttributeType, BillingMode, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { LogGroup } from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+import { type Operation, routeKey, routes } from '#lib/routes';
+import { tableKeySchema } from '#lib/store/keys';
+import { ApiFunction } from './api-function.ts';
+import { functionEnvironment } from './function-environment.ts';
+import { operationSettings } from './operation-settings.ts';
+import type { StageConfig } from './stages.ts';
+
+export interface AdminApiStackProps extends StackProps {
+  stage: StageConfig;
+}
+
+const FUNCTIONS_DIRECTORY = new URL('../functions/', import.meta.url);
+
+/** HTTP API variables only: the REST API's `$context.identity.caller` and friends fail the deploy. */
+const ACCESS_LOG_FORMAT = JSON.stringify({
+  requestId: '$context.requestId',
+  time: '$context.requestTime',
+  routeKey: '$context.routeKey',
+  status: '$context.status',
+  sourceIp: '$context.identity.sourceIp',
+  userAgent: '$context.identity.userAgent',
+  responseLength: '$context.responseLength',
+  latencyMs: '$context.responseLatency',
+  integrationLatencyMs: '$context.integrationLatency',
+  integrationError: '$context.integrationErrorMessage',
+});
+
+/**
+ * One stage of the API: the table, one function per route of lib/routes.ts, and the HTTP API
+ * (payload format 2.0, the event the local adapter builds) routing to them.
+ */
+export class AdminApiStack extends Stack {
+  readonly table: Table;
+  readonly api: HttpApi;
+  readonly functions = new Map<Operation, ApiFunction>();
+
+  constructor(scope: Construct, id: string, props: AdminApiStackProps) {
+    const { stage, ...stackProps } = props;
+    super(scope, id, { env: stage.env, ...stackProps });
+    const removalPolicy = stage.production ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
+
+    this.table = new Table(this, 'Table', {
+      tableName: stage.tableName,
+      partitionKey: { name: tableKeySchema.partitionKey, type: AttributeType.STRING },
+      sortKey: { name: tableKeySchema.sortKey, type: AttributeType.STRING },
+      billingMode: BillingMode.PAY_PER_REQUEST,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      deletionProtection: stage.production,
+      removalPolicy,
+    });
+
+    this.api = new HttpApi(this, 'Api', {
+      apiName: `notification-admin-${stage.name}`,
+      description: `Notification and embedding admin API (${stage.name})`,
+      createDefaultStage: false,
+    });
+    const apiStage = new HttpStage(this, 'ApiStage', {
+      httpApi: this.api,
+      stageName: '$default',
+      autoDeploy: true,
+      throttle: stage.throttle,
+      accessLogSettings: {
+        destination: new LogGroupLogDestination(
+          new LogGroup(this, 'ApiAccessLogs', { retention: stage.logRetention, removalPolicy }),
+        ),
+        format: AccessLogFormat.custom(ACCESS_LOG_FORMAT),
+      },
+    });
+
+    const environment = functionEnvironment(stage);
+    for (const route of routes) {
+      const settings = operationSettings[route.operation];
+      const fn = new ApiFunction(this, route.operation, {
+        entry: fileURLToPath(new URL(`${route.operation}.ts`, FUNCTIONS_DIRECTORY)),
+        description: `${routeKey(route)} (${stage.name})`,
+        memoryMiB: settings.memoryMiB,
+        timeoutSeconds: settings.timeoutSeconds,
+        environment,
+        logRetention: stage.logRetention,
+        logRemovalPolicy: removalPolicy,
+      });
+      fn.bindTable(this.table, settings.tableActions);
+      this.api.addRoutes({
+        path: route.path,
+        methods: [HttpMethod[route.method]],
+        integration: new HttpLambdaIntegration(`${route.operation}-integration`, fn),
+      });
+      this.functions.set(route.operation, fn);
+    }
+
+    new CfnOutput(this, 'ApiUrl', { value: apiStage.url, description: 'Base URL of the API' });
+    new CfnOutput(this, 'TableName', { value: this.table.tableName, description: 'The DynamoDB table' });
+  }
+}

@@ -1,0 +1,14 @@
+import { App } from 'aws-cdk-lib';
+import { addStageStack } from './admin-api-app.ts';
+import { StageConfigError } from './stages.ts';
+
+// `cdk synth|deploy -c stage=<name>`: one stack per stage, see cdk/stages.ts.
+const app = new App();
+try {
+  addStageStack(app);
+} catch (error) {
+  if (!(error instanceof StageConfigError)) throw error;
+  console.error(error.message);
+  process.exit(1);
+}
+app.synth();

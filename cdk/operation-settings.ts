@@ -1,0 +1,76 @@
+import type { Operation } from '#lib/routes';
+
+/**
+ * What each operation's function needs from AWS, read off its code paths. The stack grants exactly
+ * these table actions and nothing else; `npm run invoke` reads the timeouts. Kept free of CDK
+ * imports so that scripts can read it cheaply.
+ */
+
+export type TableAction =
+  | 'dynamodb:GetItem'
+  | 'dynamodb:UpdateItem'
+  | 'dynamodb:PutItem'
+  | 'dynamodb:ConditionCheckItem'
+  | 'dynamodb:Query'
+  | 'dynamodb:BatchGetItem'
+  | 'dynamodb:BatchWriteItem';
+
+export interface OperationSettings {
+  tableActions: readonly TableAction[];
+  /**
+   * Actions whose calls ship in the bundle (a repository object is bundled whole) but lie on no path
+   * of this operation: deliberately not granted. test/cdk/table-actions.test.ts holds both lists to
+   * the bundle.
+   */
+  bundledButNotCalled?: readonly TableAction[];
+  timeoutSeconds: number;
+  memoryMiB: number;
+}
+
+/**
+ * Every request authenticates first: an API key or console subject resolves through a link item to
+ * the user item, an embed token through its tenant item (lib/store/users.ts), all single GetItems.
+ */
+const AUTHENTICATION: readonly TableAction[] = ['dynamodb:GetItem'];
+
+export const operationSettings = {
+  'update-notification': {
+    // Read the notification with its version, then a conditional UpdateItem (lib/store/notifications.ts).
+    tableActions: [...AUTHENTICATION, 'dynamodb:UpdateItem'],
+    timeoutSeconds: 10,
+    memoryMiB: 1024,
+  },
+  'add-recipients': {
+    tableActions: [
+      ...AUTHENTICATION,
+      // The notification and its recipients: one paginated Query on their shared partition.
+      'dynamodb:Query',
+      // Users, e-mail links, tenants and embed users by key.
+      'dynamodb:BatchGetItem',
+      // Reserving embed user ids: an atomic ADD on the counter item.
+      'dynamodb:UpdateItem',
+      // TransactWriteItems has no IAM action of its own: each Put in it is authorized as a PutItem.
+      'dynamodb:PutItem',
+      // New and changed recipient rows, 25 per call.
+      'dynamodb:BatchWriteItem',
+    ],
+    // Up to 1000 recipients, with batch retries bounded by the remaining time (lib/store/batch.ts).
+    timeoutSeconds: 29,
+    memoryMiB: 1024,
+  },
+  'set-dashboard-embedding': {
+    // One conditional UpdateItem on the dashboard, no read first (lib/store/dashboards.ts).
+    tableActions: [...AUTHENTICATION, 'dynamodb:UpdateItem'],
+    timeoutSeconds: 10,
+    memoryMiB: 1024,
+  },
+  'get-embedded-dashboard': {
+    // The dashboard by its public id.
+    tableActions: [...AUTHENTICATION],
+    // dashboardRepository.setAllowEmbed, the PATCH's write.
+    bundledButNotCalled: ['dynamodb:UpdateItem'],
+    // An embed token may make aws-jwt-verify fetch the tenant's JWKS over the internet.
+    timeoutSeconds: 10,
+    memoryMiB: 1024,
+  },
+} as const satisfies Record<Operation, OperationSettings>;

@@ -1,0 +1,111 @@
+import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { ValidationError } from '#lib/errors';
+import { ensureTable, loadFixture } from '#lib/fixtures/load-fixture';
+import { EngineUnavailableError, startDynamoDbLocal } from '#lib/local/dynamodb-local';
+import { functionsFrom } from '#lib/local/handlers';
+import { lambdaContext } from '#lib/local/http-adapter';
+import { type Operation, routeKey, routes } from '#lib/routes';
+import { operationSettings } from '../cdk/operation-settings.ts';
+import { DEFAULT_TABLE_NAME, DEMO_FIXTURE, readFixture, trustIssuersOf } from './local-env.ts';
+
+/**
+ * `npm run invoke -- <operation> <event.json>`: what `sam local invoke` does, without Docker. The
+ * operation's handler runs in this process on an API Gateway HTTP API (payload 2.0) event, against
+ * the local table, and its response is printed on stdout; the function's logs go to stderr.
+ */
+
+const USAGE = `Usage: npm run invoke -- <operation> <event.json>
+  operation: ${routes.map((route) => route.operation).join(', ')}
+  Without DYNAMODB_ENDPOINT a DynamoDB Local engine is started and the fixture SEED_FILE (default:
+  the demo fixture) loaded into it; with DYNAMODB_ENDPOINT (e.g. the one \`npm start\` prints) the
+  table TABLE_NAME is used as it is.`;
+
+class UsageError extends Error {}
+
+const resolveHandler = functionsFrom(new URL('../functions/', import.meta.url));
+
+export function operationNamed(name: string | undefined): Operation {
+  const route = routes.find((candidate) => candidate.operation === name);
+  if (!route) throw new UsageError(name ? `Unknown operation "${name}".\n${USAGE}` : USAGE);
+  return route.operation;
+}
+
+/** The operation's handler on the event, with the timeout the stack gives the deployed function. */
+export async function invoke(
+  operation: Operation,
+  event: APIGatewayProxyEventV2,
+): Promise<APIGatewayProxyStructuredResultV2> {
+  const handler = await resolveHandler(operation);
+  const timeoutMs = operationSettings[operation].timeoutSeconds * 1000;
+  return handler(event, lambdaContext(operation, timeoutMs, event.requestContext?.requestId ?? randomUUID()));
+}
+
+export async function readEvent(path: string, operation: Operation): Promise<APIGatewayProxyEventV2> {
+  let event: APIGatewayProxyEventV2;
+  try {
+    event = JSON.parse(await readFile(path, 'utf8'));
+  } catch (error) {
+    throw new UsageError(`Cannot read the event ${path}: ${(error as Error).message}`);
+  }
+  const expected = routeKey(routes.find((route) => route.operation === operation) as (typeof routes)[number]);
+  if (event.routeKey !== expected) {
+    // API Gateway would never deliver it, but a hand-made event may still be worth running.
+    console.error(`Warning: the event's routeKey is "${event.routeKey}"; ${operation} serves "${expected}".`);
+  }
+  return event;
+}
+
+/** The response as a reader wants it: a JSON body parsed, anything else as it came. */
+export function printable(result: APIGatewayProxyStructuredResultV2): Record<string, unknown> {
+  let body: unknown = result.body;
+  if (typeof result.body === 'string' && !result.isBase64Encoded) {
+    try {
+      body = JSON.parse(result.body);
+    } catch {
+      // Not JSON: shown as the string it is.
+    }
+  }
+  return { statusCode: result.statusCode, headers: result.headers ?? {}, body };
+}
+
+async function main(): Promise<void> {
+  const [name, eventPath] = process.argv.slice(2);
+  const operation = operationNamed(name);
+  if (!eventPath) throw new UsageError(USAGE);
+  const event = await readEvent(eventPath, operation);
+
+  process.env.TABLE_NAME ??= DEFAULT_TABLE_NAME;
+  const fixture = await readFixture(process.env.SEED_FILE ?? DEMO_FIXTURE);
+  trustIssuersOf(fixture);
+  const engine = process.env.DYNAMODB_ENDPOINT ? undefined : await startDynamoDbLocal();
+  try {
+    if (engine) {
+      process.env.DYNAMODB_ENDPOINT = engine.endpoint;
+      await ensureTable();
+      await loadFixture(fixture);
+    }
+    // As in Lambda, the function's own output is its log; stdout is kept for the response alone.
+    console.log = console.error;
+    console.info = console.error;
+    console.debug = console.error;
+    const result = await invoke(operation, event);
+    process.stdout.write(`${JSON.stringify(printable(result), null, 2)}\n`);
+  } finally {
+    engine?.stop();
+  }
+}
+
+if (import.meta.main) {
+  main().catch((error: unknown) => {
+    if (
+      error instanceof UsageError ||
+      error instanceof EngineUnavailableError ||
+      error instanceof ValidationError
+    )
+      console.error(error.message);
+    else console.error(`npm run invoke failed: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,263 @@
+import { App, type Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { readConfig } from '#lib/config';
+import { routeKey, routes } from '#lib/routes';
+import { addStageStack } from '../../cdk/admin-api-app.ts';
+import type { AdminApiStack } from '../../cdk/admin-api-stack.ts';
+import { operationSettings } from '../../cdk/operation-settings.ts';
+import { type StageConfig, StageConfigError, stages } from '../../cdk/stages.ts';
+
+/**
+ * The template as `cdk synth -c stage=<name>` writes it. Bundling is skipped (`aws:cdk:bundling-stacks`
+ * empty): these tests read the template, not the code, and bundling adds seconds per stage.
+ */
+function synth(
+  stage: string,
+  known?: Record<string, StageConfig>,
+): { stack: AdminApiStack; template: Template } {
+  const app = new App({ context: { stage, 'aws:cdk:bundling-stacks': [] } });
+  const stack = addStageStack(app, known);
+  return { stack, template: Template.fromStack(stack) };
+}
+
+/** dev and prod are synthesized once for the whole file. */
+const synthesized = new Map<string, ReturnType<typeof synth>>();
+function stage(name: 'dev' | 'prod'): ReturnType<typeof synth> {
+  let result = synthesized.get(name);
+  if (!result) {
+    result = synth(name);
+    synthesized.set(name, result);
+  }
+  return result;
+}
+
+type Resource = { Type: string; Properties: Record<string, unknown>; DeletionPolicy?: string };
+
+const only = (resources: Record<string, unknown>): [string, Resource] => {
+  const entries = Object.entries(resources) as [string, Resource][];
+  expect(entries).toHaveLength(1);
+  return entries[0] as [string, Resource];
+};
+
+const logicalId = (stack: Stack, fn: { node: { defaultChild?: unknown } }) =>
+  stack.getLogicalId(fn.node.defaultChild as CfnFunction);
+
+describe('the dev stage', () => {
+  let stack: AdminApiStack;
+  let template: Template;
+  beforeAll(() => {
+    ({ stack, template } = stage('dev'));
+  });
+
+  it('serves every route of lib/routes.ts, and nothing else, over payload format 2.0', () => {
+    const apiRoutes = Object.values(template.findResources('AWS::ApiGatewayV2::Route')) as Resource[];
+    expect(apiRoutes.map((route) => route.Properties.RouteKey).sort()).toEqual(routes.map(routeKey).sort());
+    for (const integration of Object.values(template.findResources('AWS::ApiGatewayV2::Integration'))) {
+      expect((integration as Resource).Properties).toMatchObject({
+        IntegrationType: 'AWS_PROXY',
+        PayloadFormatVersion: '2.0',
+      });
+    }
+  });
+
+  it.each(routes.map((route) => [route.operation, route] as const))(
+    'routes %s to the function bundled from functions/<operation>.ts',
+    (operation, route) => {
+      const fn = stack.functions.get(operation);
+      expect(fn?.entry).toMatch(new RegExp(`/functions/${operation}\\.ts$`));
+      const [, apiRoute] = only(
+        template.findResources('AWS::ApiGatewayV2::Route', { Properties: { RouteKey: routeKey(route) } }),
+      );
+      const integrationId = (
+        apiRoute.Properties.Target as { 'Fn::Join': [string, [string, { Ref: string }]] }
+      )['Fn::Join'][1][1].Ref;
+      const integration = template.toJSON().Resources[integrationId] as Resource;
+      expect(integration.Properties.IntegrationUri).toEqual({
+        'Fn::GetAtt': [logicalId(stack, fn as NonNullable<typeof fn>), 'Arn'],
+      });
+    },
+  );
+
+  it('runs one function per operation on nodejs24.x, arm64, ESM (index.handler), with its memory and timeout', () => {
+    expect(Object.keys(template.findResources('AWS::Lambda::Function'))).toHaveLength(routes.length);
+    for (const { operation } of routes) {
+      const fn = stack.functions.get(operation) as NonNullable<ReturnType<typeof stack.functions.get>>;
+      const properties = (template.toJSON().Resources[logicalId(stack, fn)] as Resource).Properties;
+      expect(properties).toMatchObject({
+        Runtime: 'nodejs24.x',
+        Architectures: ['arm64'],
+        Handler: 'index.handler',
+        MemorySize: operationSettings[operation].memoryMiB,
+        Timeout: operationSettings[operation].timeoutSeconds,
+      });
+    }
+  });
+
+  it('grants each function exactly the table actions its code uses, on the table alone', () => {
+    const tableId = stack.getLogicalId(stack.table.node.defaultChild as never);
+    for (const { operation } of routes) {
+      const fn = stack.functions.get(operation) as NonNullable<ReturnType<typeof stack.functions.get>>;
+      const roleId = stack.getLogicalId(fn.role?.node.defaultChild as never);
+      const policies = Object.values(
+        template.findResources('AWS::IAM::Policy', { Properties: { Roles: [{ Ref: roleId }] } }),
+      ) as Resource[];
+      const statements = policies.flatMap(
+        (policy) =>
+          (policy.Properties.PolicyDocument as { Statement: { Action: string | string[] }[] }).Statement,
+      );
+      // CloudFormation takes a lone action as a string.
+      expect(statements.map((statement) => ({ ...statement, Action: [statement.Action].flat() }))).toEqual([
+        {
+          Effect: 'Allow',
+          Action: [...new Set(operationSettings[operation].tableActions)].sort(),
+          Resource: { 'Fn::GetAtt': [tableId, 'Arn'] },
+        },
+      ]);
+      // Besides the table, only CloudWatch Logs: the managed basic execution policy.
+      const role = template.toJSON().Resources[roleId] as Resource;
+      expect(JSON.stringify(role.Properties.ManagedPolicyArns)).toContain(
+        'service-role/AWSLambdaBasicExecutionRole',
+      );
+      expect(role.Properties.ManagedPolicyArns).toHaveLength(1);
+    }
+  });
+
+  it("gives every function the stage's configuration, which lib/config.ts accepts", () => {
+    const dev = stages.dev as StageConfig;
+    const tableId = stack.getLogicalId(stack.table.node.defaultChild as never);
+    for (const fn of Object.values(template.findResources('AWS::Lambda::Function')) as Resource[]) {
+      const variables = (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+      expect(variables).toEqual({
+        TABLE_NAME: { Ref: tableId },
+        EMBED_AUDIENCE: dev.embedAudience,
+        CUSTOM_CRON_MIN_INTERVAL_MINUTES: String(dev.customCronMinIntervalMinutes),
+        TRUSTED_ISSUERS: JSON.stringify(dev.trustedIssuers),
+        LOG_LEVEL: dev.logLevel,
+        PRINCIPAL_CACHE_SECONDS: String(dev.principalCacheSeconds),
+        EMBED_KEYS_CACHE_SECONDS: String(dev.embedKeysCacheSeconds),
+      });
+      const config = readConfig({ ...variables, TABLE_NAME: dev.tableName } as NodeJS.ProcessEnv);
+      expect(config.trustedIssuers.map((issuer) => issuer.kind).sort()).toEqual(['console', 'platform']);
+    }
+  });
+
+  it('writes each function to a log group of its own with the stage retention, deleted with the stack', () => {
+    const groups = template.findResources('AWS::Logs::LogGroup');
+    for (const fn of Object.values(template.findResources('AWS::Lambda::Function')) as Resource[]) {
+      const groupId = (fn.Properties.LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref;
+      expect(groups[groupId]).toMatchObject({
+        Properties: { RetentionInDays: RetentionDays.ONE_WEEK },
+        DeletionPolicy: 'Delete',
+      });
+    }
+  });
+
+  it('declares the single table of docs/data-model.md: pk/sk strings, no indexes, on demand, PITR', () => {
+    const [, table] = only(template.findResources('AWS::DynamoDB::Table'));
+    expect(table.Properties).toEqual({
+      TableName: 'notification-admin-dev',
+      AttributeDefinitions: [
+        { AttributeName: 'pk', AttributeType: 'S' },
+        { AttributeName: 'sk', AttributeType: 'S' },
+      ],
+      KeySchema: [
+        { AttributeName: 'pk', KeyType: 'HASH' },
+        { AttributeName: 'sk', KeyType: 'RANGE' },
+      ],
+      BillingMode: 'PAY_PER_REQUEST',
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      DeletionProtectionEnabled: false,
+    });
+  });
+
+  it('lets a dev stage be torn down with its table', () => {
+    template.hasResource('AWS::DynamoDB::Table', { DeletionPolicy: 'Delete', UpdateReplacePolicy: 'Delete' });
+  });
+
+  it('throttles the $default stage as configured and logs every request', () => {
+    template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      StageName: '$default',
+      AutoDeploy: true,
+      DefaultRouteSettings: { ThrottlingRateLimit: 20, ThrottlingBurstLimit: 40 },
+    });
+    const [, stage] = only(template.findResources('AWS::ApiGatewayV2::Stage'));
+    const format = JSON.parse((stage.Properties.AccessLogSettings as { Format: string }).Format);
+    expect(format.requestId).toBe('$context.requestId');
+  });
+
+  it('outputs the API URL and the table name', () => {
+    const outputs = template.toJSON().Outputs;
+    expect(Object.keys(outputs).sort()).toEqual(['ApiUrl', 'TableName']);
+    expect(JSON.stringify(outputs.ApiUrl.Value)).toContain('.execute-api.');
+    expect(outputs.TableName.Value).toEqual({
+      Ref: stack.getLogicalId(stack.table.node.defaultChild as never),
+    });
+  });
+});
+
+describe('the prod stage', () => {
+  let template: Template;
+  beforeAll(() => {
+    ({ template } = stage('prod'));
+  });
+
+  it('keeps the table whatever happens to the stack: deletion protection, RETAIN, PITR', () => {
+    template.hasResource('AWS::DynamoDB::Table', {
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+      Properties: {
+        TableName: 'notification-admin-prod',
+        DeletionProtectionEnabled: true,
+        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      },
+    });
+  });
+
+  it('keeps the logs too, for three months', () => {
+    for (const group of Object.values(template.findResources('AWS::Logs::LogGroup')) as Resource[]) {
+      expect(group).toMatchObject({
+        DeletionPolicy: 'Retain',
+        Properties: { RetentionInDays: RetentionDays.THREE_MONTHS },
+      });
+    }
+  });
+
+  it('logs at info, not debug', () => {
+    for (const fn of Object.values(template.findResources('AWS::Lambda::Function')) as Resource[]) {
+      expect(fn.Properties.Environment).toMatchObject({ Variables: { LOG_LEVEL: 'info' } });
+    }
+  });
+});
+
+describe('stage selection', () => {
+  it('refuses an unknown stage, naming the known ones', () => {
+    expect(() => synth('staging')).toThrow(StageConfigError);
+    expect(() => synth('staging')).toThrow(/Unknown stage "staging".*-c stage=<name>, one of: dev, prod/);
+  });
+
+  it('refuses a synth without a stage', () => {
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    expect(() => addStageStack(app)).toThrow(/No stage selected.*dev, prod/);
+  });
+
+  it('fails the synth, naming the stage, on a setting the functions would refuse at run time', () => {
+    const broken: StageConfig = {
+      ...(stages.dev as StageConfig),
+      name: 'broken',
+      trustedIssuers: [
+        { kind: 'console', issuer: 'https://idp.example', audience: 'x', jwksUri: 'not a url' },
+      ],
+    };
+    expect(() => synth('broken', { broken })).toThrow(
+      /Stage "broken": Invalid configuration: TRUSTED_ISSUERS/,
+    );
+  });
+
+  it('names the stack after the stage, so stages deploy side by side', () => {
+    expect(stage('dev').stack.stackName).toBe('NotificationAdmin-dev');
+    expect(stage('prod').stack.stackName).toBe('NotificationAdmin-prod');
+  });
+});
