@@ -1,7 +1,13 @@
 import { fileURLToPath } from 'node:url';
-import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
-import { HttpApi, HttpMethod, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
+import {
+  CorsHttpMethod,
+  HttpApi,
+  HttpMethod,
+  HttpStage,
+  LogGroupLogDestination,
+} from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { AttributeType, BillingMode, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
@@ -61,6 +67,14 @@ export class AdminApiStack extends Stack {
       apiName: `notification-admin-${stage.name}`,
       description: `Notification and embedding admin API (${stage.name})`,
       createDefaultStage: false,
+      ...(stage.corsAllowOrigins.length > 0 && {
+        corsPreflight: {
+          allowOrigins: stage.corsAllowOrigins,
+          allowMethods: [...new Set(routes.map((route) => CorsHttpMethod[route.method]))],
+          allowHeaders: ['authorization', 'content-type'],
+          maxAge: Duration.hours(1),
+        },
+      }),
     });
     const apiStage = new HttpStage(this, 'ApiStage', {
       httpApi: this.api,

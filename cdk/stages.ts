@@ -32,6 +32,11 @@ export interface StageConfig {
   embedKeysCacheSeconds: number;
   /** API Gateway's stage-wide limit, so that a runaway client cannot exhaust the table or the account's Lambdas. */
   throttle: { rateLimit: number; burstLimit: number };
+  /**
+   * Browser origins allowed to call the API (CORS), e.g. the app that embeds dashboards. Empty: no CORS
+   * headers at all, for server-to-server callers. Credentials travel in the Authorization header, never cookies.
+   */
+  corsAllowOrigins: string[];
   /** Pin the stage to one account and region; without it, the stack deploys wherever the credentials point. */
   env?: { account: string; region: string };
 }
@@ -63,6 +68,7 @@ export const stages: Record<string, StageConfig> = {
     principalCacheSeconds: 30,
     embedKeysCacheSeconds: 300,
     throttle: { rateLimit: 20, burstLimit: 40 },
+    corsAllowOrigins: ['http://localhost:5173'],
   },
   prod: {
     name: 'prod',
@@ -90,6 +96,7 @@ export const stages: Record<string, StageConfig> = {
     principalCacheSeconds: 30,
     embedKeysCacheSeconds: 300,
     throttle: { rateLimit: 100, burstLimit: 200 },
+    corsAllowOrigins: [],
   },
 };
 

@@ -188,6 +188,16 @@ describe('the dev stage', () => {
     expect(format.requestId).toBe('$context.requestId');
   });
 
+  it('answers CORS preflights for the configured origins only, with the methods of the routes', () => {
+    template.hasResourceProperties('AWS::ApiGatewayV2::Api', {
+      CorsConfiguration: {
+        AllowOrigins: stages.dev?.corsAllowOrigins,
+        AllowMethods: ['PUT', 'POST', 'PATCH', 'GET'],
+        AllowHeaders: ['authorization', 'content-type'],
+      },
+    });
+  });
+
   it('outputs the API URL and the table name', () => {
     const outputs = template.toJSON().Outputs;
     expect(Object.keys(outputs).sort()).toEqual(['ApiUrl', 'TableName']);
@@ -223,6 +233,11 @@ describe('the prod stage', () => {
         Properties: { RetentionInDays: RetentionDays.THREE_MONTHS },
       });
     }
+  });
+
+  it('sends no CORS headers when no origin is configured', () => {
+    const [, api] = only(stage('prod').template.findResources('AWS::ApiGatewayV2::Api'));
+    expect(api.Properties).not.toHaveProperty('CorsConfiguration');
   });
 
   it('logs at info, not debug', () => {
