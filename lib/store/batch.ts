@@ -1,6 +1,7 @@
 import { BatchGetCommand, BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { UnavailableError } from '#lib/errors';
 import { documentClient, tableName } from '#lib/store/client';
+import { ensureTimeLeft } from '#lib/store/deadline';
 import type { Item } from '#lib/store/items';
 import type { Key } from '#lib/store/keys';
 
@@ -20,8 +21,6 @@ export interface BatchOptions {
 }
 
 const defaults = { concurrency: 4, maxAttempts: 8, baseDelayMs: 25 };
-/** Less than this left, and a call that may need retries is not started: better a clean 503 than a kill. */
-const MIN_TIME_FOR_A_CALL_MS = 1000;
 
 export function chunk<T>(items: readonly T[], size: number): T[][] {
   const chunks: T[][] = [];
@@ -31,27 +30,35 @@ export function chunk<T>(items: readonly T[], size: number): T[][] {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function ensureTimeLeft(options: BatchOptions): void {
-  if (options.remainingTimeMs && options.remainingTimeMs() < MIN_TIME_FOR_A_CALL_MS) {
-    throw new UnavailableError('The request ran out of time; it is safe to repeat');
-  }
-}
+/** Full jitter: a random wait up to `baseDelayMs` × 2^(retry − 1), so retrying callers spread out. */
+export const backoff = (retry: number, baseDelayMs: number) =>
+  sleep(Math.random() * baseDelayMs * 2 ** (retry - 1));
 
-/** Runs `work` over `inputs` with at most `concurrency` in flight, keeping results in input order. */
+/**
+ * Runs `work` over `inputs` with at most `concurrency` in flight, keeping results in input order.
+ * After a failure no further input is started, and the failure is thrown only once the calls in
+ * flight have ended: nothing keeps writing after the request has been answered.
+ */
 export async function inParallel<T, R>(
   inputs: readonly T[],
   concurrency: number,
   work: (input: T) => Promise<R>,
 ): Promise<R[]> {
   const results: R[] = new Array(inputs.length);
+  const failures: unknown[] = [];
   let next = 0;
   const worker = async () => {
-    while (next < inputs.length) {
+    while (next < inputs.length && failures.length === 0) {
       const index = next++;
-      results[index] = await work(inputs[index] as T);
+      try {
+        results[index] = await work(inputs[index] as T);
+      } catch (error) {
+        failures.push(error);
+      }
     }
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, inputs.length) }, worker));
+  if (failures.length > 0) throw failures[0];
   return results;
 }
 
@@ -68,8 +75,8 @@ async function untilProcessed<T>(
   let pending: T | undefined = first;
   for (let attempt = 1; pending !== undefined; attempt++) {
     if (attempt > maxAttempts) throw new UnavailableError();
-    if (attempt > 1) await sleep(Math.random() * baseDelayMs * 2 ** (attempt - 2));
-    ensureTimeLeft(options);
+    if (attempt > 1) await backoff(attempt - 1, baseDelayMs);
+    ensureTimeLeft(options.remainingTimeMs);
     pending = await call(pending);
   }
 }

@@ -2,8 +2,8 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 
 /**
  * Counts what a DynamoDB client sends, per operation: requests, items, consumed capacity. An SDK
- * middleware on the client's own stack, so it sees exactly the calls the code makes (retries by the
- * SDK included, since it sits after the retry step). Used by tests and by the benchmark.
+ * middleware on the client's own stack, so it sees exactly the calls the code makes (it sits before
+ * the SDK's retry step: a call the SDK itself retries counts once). Used by tests and by the benchmark.
  */
 
 export interface OperationCount {

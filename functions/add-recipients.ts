@@ -1,0 +1,14 @@
+import { notificationPath } from '#lib/domain/notification-input';
+import { addRecipients } from '#lib/domain/recipients';
+import { addRecipientsInput } from '#lib/domain/recipients-input';
+import { createHandler } from '#lib/http/create-handler';
+import { recipientRepository } from '#lib/store/recipients';
+
+/** POST /v1/deployments/{deploymentId}/notifications/{id}/recipients: subscribe console and embed users. */
+export const handler = createHandler({
+  access: 'admin',
+  params: notificationPath,
+  body: addRecipientsInput,
+  operation: ({ params, body, remainingTimeMs }) =>
+    addRecipients(recipientRepository, params, body.recipients, { remainingTimeMs }),
+});

@@ -1,0 +1,195 @@
+import * as z from 'zod/mini';
+
+/**
+ * The request shape of "add recipients": the one schema source for its validation and its types.
+ * Each item's kind is settled here (explicit `type`, else inferred from its fields), so everything
+ * after the schema works on a classified item. Slack items pass the schema on purpose: refusing them
+ * is a rule of its own with its own error code (`unsupported_recipient`).
+ */
+
+export const MIN_RECIPIENTS = 1;
+export const MAX_RECIPIENTS = 1000;
+/** Together, an item's securityContext, userAttributes and groups as JSON; keeps every stored item far below DynamoDB's 400 KB. */
+export const MAX_PROPERTIES_JSON_LENGTH = 32_768;
+const MAX_LIST_LENGTH = 200;
+const MAX_EXTERNAL_ID_LENGTH = 256;
+/** Key parts are URL-encoded: this bounds the encoded form so that a sort key stays under 1024 bytes. */
+const MAX_ENCODED_KEY_PART_LENGTH = 768;
+
+export const recipientKinds = ['USER', 'EMBED_USER', 'SLACK'] as const;
+export type RecipientKind = (typeof recipientKinds)[number];
+
+const text = (max: number) =>
+  z.string().check(
+    z.maxLength(max, `must be at most ${max} characters`),
+    z.refine((value: string) => value.isWellFormed(), 'must be valid Unicode text'),
+  );
+
+const userAttribute = z.strictObject({ name: text(256), value: text(1000) });
+const list = <T extends z.ZodMiniType>(item: T) =>
+  z.array(item).check(z.maxLength(MAX_LIST_LENGTH, `must have at most ${MAX_LIST_LENGTH} items`));
+
+const recipientFields = z.strictObject({
+  type: z.optional(z.enum(recipientKinds)),
+  userId: z.optional(z.int('must be a positive integer').check(z.positive('must be a positive integer'))),
+  email: z.optional(text(320)),
+  embedTenantName: z.optional(text(128).check(z.minLength(1, 'must not be empty'))),
+  externalId: z.optional(text(1000)),
+  securityContext: z.optional(z.record(z.string(), z.unknown())),
+  userAttributes: z.optional(list(userAttribute)),
+  groups: z.optional(list(text(256))),
+  channelId: z.optional(text(256)),
+  channelName: z.optional(text(256)),
+});
+type RecipientFields = z.output<typeof recipientFields>;
+
+export type UserAttribute = z.output<typeof userAttribute>;
+
+/** The per-recipient rendering properties of an embed recipient. */
+export interface RecipientProperties {
+  securityContext?: Record<string, unknown>;
+  userAttributes?: UserAttribute[];
+  groups?: string[];
+}
+
+export interface UserRecipientInput {
+  type: 'USER';
+  userId?: number;
+  email?: string;
+}
+
+export interface EmbedRecipientInput extends RecipientProperties {
+  type: 'EMBED_USER';
+  embedTenantName: string;
+  /** Trimmed; matched case-insensitively through `normalizeExternalId`. */
+  externalId: string;
+  email?: string;
+}
+
+export interface SlackRecipientInput {
+  type: 'SLACK';
+  channelId?: string;
+  channelName?: string;
+}
+
+export type RecipientInput = UserRecipientInput | EmbedRecipientInput | SlackRecipientInput;
+
+/** The form in which externalIds are compared and keyed: trimmed and lower-cased. */
+export const normalizeExternalId = (externalId: string) => externalId.trim().toLowerCase();
+
+/** The contract's inference order when `type` is absent; undefined when nothing identifies a recipient. */
+export function recipientKindOf(item: RecipientFields): RecipientKind | undefined {
+  if (item.type) return item.type;
+  if (item.embedTenantName !== undefined || item.externalId !== undefined) return 'EMBED_USER';
+  if (item.channelId !== undefined || item.channelName !== undefined) return 'SLACK';
+  if (item.userId !== undefined || item.email !== undefined) return 'USER';
+  return undefined;
+}
+
+/** Fields each kind may carry; any other field supplied is refused rather than ignored. */
+const fieldsOf: Record<Exclude<RecipientKind, 'SLACK'>, ReadonlySet<string>> = {
+  USER: new Set(['type', 'userId', 'email']),
+  EMBED_USER: new Set([
+    'type',
+    'embedTenantName',
+    'externalId',
+    'email',
+    'securityContext',
+    'userAttributes',
+    'groups',
+  ]),
+};
+
+type Issue = { path: PropertyKey[]; message: string };
+
+const tooLongEncoded = `must be at most ${MAX_ENCODED_KEY_PART_LENGTH} characters once URL-encoded`;
+/** Text that is not well-formed has been refused already (refinements do not stop these checks). */
+const encodedLength = (value: string) => (value.isWellFormed() ? encodeURIComponent(value).length : 0);
+const article = (kind: RecipientKind) => (kind === 'EMBED_USER' ? 'an' : 'a');
+
+function kindProblems(item: RecipientFields): Issue[] {
+  const kind = recipientKindOf(item);
+  if (kind === undefined) {
+    return [
+      {
+        path: [],
+        message:
+          'does not identify a recipient: give userId or email (USER), or embedTenantName and externalId (EMBED_USER)',
+      },
+    ];
+  }
+  // Every Slack item is refused as a whole later on; its other fields do not matter.
+  if (kind === 'SLACK') return [];
+  const issues: Issue[] = [];
+  for (const [field, value] of Object.entries(item)) {
+    if (value !== undefined && !fieldsOf[kind].has(field)) {
+      issues.push({ path: [field], message: `is not a field of ${article(kind)} ${kind} recipient` });
+    }
+  }
+  if (kind === 'USER' && item.userId === undefined && item.email === undefined) {
+    issues.push({ path: [], message: 'needs userId or email to identify a USER recipient' });
+  }
+  if (kind === 'EMBED_USER') {
+    if (item.embedTenantName === undefined) {
+      issues.push({ path: ['embedTenantName'], message: 'is required for an EMBED_USER recipient' });
+    } else if (encodedLength(item.embedTenantName) > MAX_ENCODED_KEY_PART_LENGTH) {
+      issues.push({ path: ['embedTenantName'], message: tooLongEncoded });
+    }
+    const externalId = item.externalId?.trim();
+    if (externalId === undefined) {
+      issues.push({ path: ['externalId'], message: 'is required for an EMBED_USER recipient' });
+    } else if (externalId === '') {
+      issues.push({ path: ['externalId'], message: 'must not be blank' });
+    } else if (externalId.length > MAX_EXTERNAL_ID_LENGTH) {
+      issues.push({ path: ['externalId'], message: `must be at most ${MAX_EXTERNAL_ID_LENGTH} characters` });
+    } else if (encodedLength(externalId) > MAX_ENCODED_KEY_PART_LENGTH) {
+      issues.push({ path: ['externalId'], message: tooLongEncoded });
+    }
+    const { securityContext, userAttributes, groups } = item;
+    const propertiesLength = JSON.stringify({ securityContext, userAttributes, groups }).length;
+    if (propertiesLength > MAX_PROPERTIES_JSON_LENGTH) {
+      issues.push({
+        path: [],
+        message: `securityContext, userAttributes and groups together must be at most ${MAX_PROPERTIES_JSON_LENGTH} characters as JSON`,
+      });
+    }
+  }
+  return issues;
+}
+
+function classify(item: RecipientFields): RecipientInput {
+  const kind = recipientKindOf(item);
+  if (kind === 'SLACK') {
+    return { type: 'SLACK', channelId: item.channelId, channelName: item.channelName };
+  }
+  if (kind === 'USER') return { type: 'USER', userId: item.userId, email: item.email };
+  return {
+    type: 'EMBED_USER',
+    embedTenantName: item.embedTenantName as string,
+    externalId: (item.externalId as string).trim(),
+    email: item.email,
+    securityContext: item.securityContext,
+    userAttributes: item.userAttributes,
+    groups: item.groups,
+  };
+}
+
+export const recipientInput = z.pipe(
+  recipientFields.check(
+    z.superRefine((item, ctx) => {
+      for (const issue of kindProblems(item)) ctx.issues.push({ code: 'custom', input: item, ...issue });
+    }),
+  ),
+  z.transform(classify),
+);
+
+export const addRecipientsInput = z.strictObject({
+  recipients: z
+    .array(recipientInput)
+    .check(
+      z.minLength(MIN_RECIPIENTS, `must have at least ${MIN_RECIPIENTS} recipient`),
+      z.maxLength(MAX_RECIPIENTS, `must have at most ${MAX_RECIPIENTS} recipients`),
+    ),
+});
+
+export type AddRecipientsInput = z.output<typeof addRecipientsInput>;

@@ -1,0 +1,123 @@
+import { describe, expect, it } from 'vitest';
+import {
+  addRecipientsInput,
+  MAX_PROPERTIES_JSON_LENGTH,
+  normalizeExternalId,
+  recipientInput,
+  recipientKindOf,
+} from '#lib/domain/recipients-input';
+import { check } from '#lib/validation';
+
+const parse = (item: unknown) => check(recipientInput, item, ['recipients', 0]);
+
+describe('kind inference', () => {
+  it('follows the contract order: embed fields, then Slack fields, then console user fields', () => {
+    expect(recipientKindOf({ externalId: 'x', channelId: 'C', userId: 1 })).toBe('EMBED_USER');
+    expect(recipientKindOf({ embedTenantName: 'acme' })).toBe('EMBED_USER');
+    expect(recipientKindOf({ channelName: '#a', email: 'a@b.example' })).toBe('SLACK');
+    expect(recipientKindOf({ email: 'a@b.example' })).toBe('USER');
+    expect(recipientKindOf({ userId: 3 })).toBe('USER');
+    expect(recipientKindOf({ groups: ['g'] })).toBeUndefined();
+  });
+
+  it('lets an explicit type win over the fields', () => {
+    expect(recipientKindOf({ type: 'USER', externalId: 'x' })).toBe('USER');
+    expect(recipientKindOf({ type: 'SLACK' })).toBe('SLACK');
+  });
+});
+
+describe('recipient items', () => {
+  it('hands on a classified item with the externalId trimmed', () => {
+    expect(parse({ embedTenantName: 'acme', externalId: '  Ann@X.example ', groups: ['g'] }).value).toEqual({
+      type: 'EMBED_USER',
+      embedTenantName: 'acme',
+      externalId: 'Ann@X.example',
+      groups: ['g'],
+    });
+    expect(parse({ email: 'a@b.example' }).value).toEqual({ type: 'USER', email: 'a@b.example' });
+    expect(parse({ channelId: 'C1', userId: 4 }).value).toEqual({ type: 'SLACK', channelId: 'C1' });
+  });
+
+  it('requires both embedTenantName and externalId for an embed user, and refuses a blank externalId', () => {
+    expect(parse({ externalId: 'x' }).problems).toEqual([
+      { path: 'recipients.0.embedTenantName', message: 'is required for an EMBED_USER recipient' },
+    ]);
+    expect(
+      parse({ type: 'EMBED_USER', email: 'a@b.example' }).problems.map((problem) => problem.path),
+    ).toEqual(['recipients.0.embedTenantName', 'recipients.0.externalId']);
+    expect(parse({ embedTenantName: 'acme', externalId: ' \t ' }).problems).toEqual([
+      { path: 'recipients.0.externalId', message: 'must not be blank' },
+    ]);
+    expect(parse({ embedTenantName: '', externalId: 'x' }).problems).toEqual([
+      { path: 'recipients.0.embedTenantName', message: 'must not be empty' },
+    ]);
+  });
+
+  it('refuses fields that do not belong to the kind rather than ignoring them', () => {
+    expect(parse({ userId: 3, groups: ['g'], channelId: undefined }).problems).toEqual([
+      { path: 'recipients.0.groups', message: 'is not a field of a USER recipient' },
+    ]);
+    expect(
+      parse({ type: 'EMBED_USER', embedTenantName: 'acme', externalId: 'x', userId: 3 }).problems,
+    ).toEqual([{ path: 'recipients.0.userId', message: 'is not a field of an EMBED_USER recipient' }]);
+    expect(parse({ type: 'USER' }).problems).toEqual([
+      { path: 'recipients.0', message: 'needs userId or email to identify a USER recipient' },
+    ]);
+  });
+
+  it('refuses null, wrong types, and text that is not valid Unicode (it could not be keyed)', () => {
+    expect(parse({ email: null }).problems.map((problem) => problem.path)).toEqual(['recipients.0.email']);
+    expect(parse({ userId: 1.5 }).problems).toEqual([
+      { path: 'recipients.0.userId', message: 'must be a positive integer' },
+    ]);
+    expect(parse({ embedTenantName: 'acme', externalId: 'a\uD800b' }).problems).toEqual([
+      { path: 'recipients.0.externalId', message: 'must be valid Unicode text' },
+    ]);
+    expect(
+      parse({ embedTenantName: 'acme', externalId: 'x', securityContext: [1] }).problems.map((p) => p.path),
+    ).toEqual(['recipients.0.securityContext']);
+    expect(
+      parse({
+        embedTenantName: 'acme',
+        externalId: 'x',
+        userAttributes: [{ name: 'a', value: 1 }],
+      }).problems.map((problem) => problem.path),
+    ).toEqual(['recipients.0.userAttributes.0.value']);
+  });
+
+  it('bounds externalIds (also once URL-encoded, as keys hold them) and the size of the properties', () => {
+    expect(parse({ embedTenantName: 'acme', externalId: `  ${'a'.repeat(256)}  ` }).problems).toEqual([]);
+    expect(parse({ embedTenantName: 'acme', externalId: 'a'.repeat(257) }).problems).toEqual([
+      { path: 'recipients.0.externalId', message: 'must be at most 256 characters' },
+    ]);
+    expect(parse({ embedTenantName: 'acme', externalId: '€'.repeat(100) }).problems).toEqual([
+      { path: 'recipients.0.externalId', message: 'must be at most 768 characters once URL-encoded' },
+    ]);
+    const big = { blob: 'x'.repeat(MAX_PROPERTIES_JSON_LENGTH) };
+    expect(parse({ embedTenantName: 'acme', externalId: 'x', securityContext: big }).problems).toEqual([
+      {
+        path: 'recipients.0',
+        message: expect.stringMatching(/^securityContext, userAttributes and groups together/),
+      },
+    ]);
+  });
+});
+
+describe('the request body', () => {
+  it('takes 1 to 1000 recipients and nothing else', () => {
+    const items = (count: number) => Array.from({ length: count }, (_, i) => ({ userId: i + 1 }));
+    expect(check(addRecipientsInput, { recipients: items(1) }).problems).toEqual([]);
+    expect(check(addRecipientsInput, { recipients: items(1000) }).problems).toEqual([]);
+    expect(check(addRecipientsInput, { recipients: items(1001) }).problems).toEqual([
+      { path: 'recipients', message: 'must have at most 1000 recipients' },
+    ]);
+    expect(check(addRecipientsInput, { recipients: [], note: 'x' }).problems).toEqual([
+      { path: 'recipients', message: 'must have at least 1 recipient' },
+      { path: 'note', message: 'is not a known field' },
+    ]);
+  });
+});
+
+it('normalizes externalIds by trimming and lower-casing', () => {
+  expect(normalizeExternalId('  Ann@X.Example ')).toBe('ann@x.example');
+});

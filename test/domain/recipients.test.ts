@@ -1,0 +1,238 @@
+import { describe, expect, it } from 'vitest';
+import type { ConsoleUser, EmbedUser } from '#lib/domain/entities';
+import { addRecipients, type DirectoryRequest, type RecipientRepository } from '#lib/domain/recipients';
+import { normalizeExternalId, type RecipientInput } from '#lib/domain/recipients-input';
+import { type EmbedUserRef, identityOf, type StoredRecipient } from '#lib/domain/recipients-resolution';
+import {
+  NotFoundError,
+  UnavailableError,
+  UnresolvableRecipientError,
+  UnsupportedRecipientError,
+  ValidationError,
+} from '#lib/errors';
+
+const notification = { deploymentId: 7, id: 700 };
+
+const user = (id: number, email: string, active = true): ConsoleUser => ({
+  id,
+  email,
+  username: `user${id}`,
+  role: 'member',
+  active,
+});
+
+const refOf = (embedUser: EmbedUser): EmbedUserRef => ({
+  embedTenantName: embedUser.embedTenantName,
+  normalizedExternalId: normalizeExternalId(embedUser.externalId),
+});
+
+/** An in-memory store with the repository's contract; `beforeCreate` lets another writer land first. */
+function memoryRepository(options: { beforeCreate?: (embedUsers: Map<string, EmbedUser>) => void } = {}) {
+  const users = new Map<number, ConsoleUser>([
+    [11, user(11, 'Grace@Example.com')],
+    [12, user(12, 'linus@example.com')],
+    [16, user(16, 'gone@example.com', false)],
+  ]);
+  const links = new Map<string, number>([
+    ['grace@example.com', 11],
+    ['linus@example.com', 12],
+    ['gone@example.com', 16],
+    // Left behind when user 12 changed address.
+    ['old-linus@example.com', 12],
+  ]);
+  const embedUsers = new Map<string, EmbedUser>();
+  const rows = new Map<string, StoredRecipient>();
+  const calls: { method: string; detail?: unknown }[] = [];
+  let counter = 0;
+
+  const repository: RecipientRepository = {
+    async recipientsOf(target) {
+      calls.push({ method: 'recipientsOf' });
+      return target.id === notification.id ? [...rows.values()] : undefined;
+    },
+    async lookUp(request: DirectoryRequest) {
+      calls.push({ method: 'lookUp', detail: request });
+      return {
+        tenants: (request.tenants ?? []).filter((name) => name === 'acme'),
+        users: (request.userIds ?? []).flatMap((id) => users.get(id) ?? []),
+        emailLinks: (request.emails ?? []).flatMap((email) => {
+          const userId = links.get(email);
+          return userId === undefined ? [] : [{ email, userId }];
+        }),
+        embedUsers: (request.embedUsers ?? []).flatMap((ref) => embedUsers.get(identityOf(ref)) ?? []),
+      };
+    },
+    async reserveEmbedUserIds(count) {
+      calls.push({ method: 'reserveEmbedUserIds', detail: count });
+      counter += count;
+      return counter - count + 1;
+    },
+    async createEmbedUsers(_target, created) {
+      calls.push({ method: 'createEmbedUsers', detail: created.length });
+      options.beforeCreate?.(embedUsers);
+      const taken: EmbedUserRef[] = [];
+      for (const { embedUser, recipient } of created) {
+        const identity = identityOf(refOf(embedUser));
+        if (embedUsers.has(identity)) {
+          taken.push(refOf(embedUser));
+          continue;
+        }
+        embedUsers.set(identity, embedUser);
+        rows.set(identityOf(recipient), recipient);
+      }
+      return taken;
+    },
+    async putRecipients(_target, recipients) {
+      calls.push({ method: 'putRecipients', detail: recipients.length });
+      for (const recipient of recipients) rows.set(identityOf(recipient), recipient);
+    },
+  };
+  const written = () =>
+    calls.filter((call) =>
+      ['reserveEmbedUserIds', 'createEmbedUsers', 'putRecipients'].includes(call.method),
+    );
+  return { repository, calls, written, rows, embedUsers };
+}
+
+const embed = (externalId: string, extra: Partial<RecipientInput> = {}): RecipientInput =>
+  ({ type: 'EMBED_USER', embedTenantName: 'acme', externalId, ...extra }) as RecipientInput;
+
+describe('addRecipients', () => {
+  it('touches no storage for Slack items or duplicates in the request', async () => {
+    const memory = memoryRepository();
+    await expect(
+      addRecipients(memory.repository, notification, [
+        { type: 'USER', userId: 11 },
+        { type: 'SLACK', channelId: 'C1' },
+      ]),
+    ).rejects.toBeInstanceOf(UnsupportedRecipientError);
+    await expect(
+      addRecipients(memory.repository, notification, [embed('a@x.example'), embed('A@X.example')]),
+    ).rejects.toBeInstanceOf(ValidationError);
+    expect(memory.calls).toEqual([]);
+  });
+
+  it('is not found for a notification that does not exist, before any other read', async () => {
+    const memory = memoryRepository();
+    await expect(
+      addRecipients(memory.repository, { deploymentId: 7, id: 701 }, [{ type: 'USER', userId: 999 }]),
+    ).rejects.toBeInstanceOf(NotFoundError);
+    expect(memory.calls.map((call) => call.method)).toEqual(['recipientsOf']);
+  });
+
+  it('writes nothing at all while any item does not resolve', async () => {
+    const memory = memoryRepository();
+    await expect(
+      addRecipients(memory.repository, notification, [embed('new@x.example'), { type: 'USER', userId: 16 }]),
+    ).rejects.toBeInstanceOf(UnresolvableRecipientError);
+    expect(memory.written()).toEqual([]);
+  });
+
+  it('does not resolve an e-mail through a link its user has since given up', async () => {
+    const memory = memoryRepository();
+    const failure = await addRecipients(memory.repository, notification, [
+      { type: 'USER', email: 'old-linus@example.com' },
+    ]).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(UnresolvableRecipientError);
+  });
+
+  it('reads users found by e-mail in a second round, unless the first round read them by id', async () => {
+    const byId = memoryRepository();
+    await addRecipients(byId.repository, notification, [
+      { type: 'USER', userId: 11 },
+      { type: 'USER', userId: 12, email: 'LINUS@example.com' },
+    ]);
+    expect(byId.calls.filter((call) => call.method === 'lookUp')).toHaveLength(1);
+
+    const byEmail = memoryRepository();
+    await addRecipients(byEmail.repository, notification, [{ type: 'USER', email: 'grace@EXAMPLE.com' }]);
+    const lookUps = byEmail.calls.filter((call) => call.method === 'lookUp').map((call) => call.detail);
+    expect(lookUps).toEqual([
+      { tenants: [], userIds: [], emails: ['grace@example.com'], embedUsers: [] },
+      { userIds: [11] },
+    ]);
+  });
+
+  it('reserves ids once per request for all new embed users, and none when there are none', async () => {
+    const memory = memoryRepository();
+    const result = await addRecipients(memory.repository, notification, [
+      embed('a@x.example'),
+      { type: 'USER', userId: 11 },
+      embed('b@x.example'),
+    ]);
+    expect(
+      result.createdRecipients.map((item) => ('embedUserId' in item ? item.embedUserId : item.userId)),
+    ).toEqual([1, 11, 2]);
+    expect(memory.calls.filter((call) => call.method === 'reserveEmbedUserIds')).toEqual([
+      { method: 'reserveEmbedUserIds', detail: 2 },
+    ]);
+
+    memory.calls.length = 0;
+    await addRecipients(memory.repository, notification, [embed('a@x.example'), embed('B@x.example')]);
+    expect(memory.written()).toEqual([]);
+  });
+
+  it('adopts an embed user another request created first: its id, externalId and e-mail, in the answer and the row', async () => {
+    const other: EmbedUser = {
+      embedUserId: 500,
+      embedTenantName: 'acme',
+      externalId: 'Race@X.example',
+      email: 'race@other.example',
+    };
+    const memory = memoryRepository({
+      beforeCreate: (embedUsers) => embedUsers.set(identityOf(refOf(other)), other),
+    });
+    const result = await addRecipients(memory.repository, notification, [
+      embed('race@x.example', { email: 'mine@x.example' } as Partial<RecipientInput>),
+      embed('calm@x.example'),
+    ]);
+    expect(result.createdRecipients).toEqual([
+      {
+        type: 'EMBED_USER',
+        embedTenantName: 'acme',
+        externalId: 'Race@X.example',
+        embedUserId: 500,
+        email: 'race@other.example',
+      },
+      {
+        type: 'EMBED_USER',
+        embedTenantName: 'acme',
+        externalId: 'calm@x.example',
+        embedUserId: 2,
+        email: 'calm@x.example',
+      },
+    ]);
+    expect(memory.rows.get(identityOf(refOf(other)))).toMatchObject({
+      embedUserId: 500,
+      email: 'race@other.example',
+    });
+    expect(memory.embedUsers.size).toBe(2);
+  });
+
+  it('answers 503 when an embed user that cancelled our creation cannot be read back', async () => {
+    const memory = memoryRepository();
+    memory.repository.createEmbedUsers = async (_target, created) =>
+      created.map(({ embedUser }) => refOf(embedUser));
+    await expect(
+      addRecipients(memory.repository, notification, [embed('gone@x.example')]),
+    ).rejects.toBeInstanceOf(UnavailableError);
+  });
+
+  it('waits for every write in flight before reporting a failed one', async () => {
+    const memory = memoryRepository();
+    let putFinished = false;
+    memory.repository.createEmbedUsers = async () => {
+      throw new UnavailableError();
+    };
+    const put = memory.repository.putRecipients;
+    memory.repository.putRecipients = async (...args) => {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      await put(...args);
+      putFinished = true;
+    };
+    await expect(
+      addRecipients(memory.repository, notification, [embed('n@x.example'), { type: 'USER', userId: 11 }]),
+    ).rejects.toBeInstanceOf(UnavailableError);
+    expect(putFinished).toBe(true);
+  });
+});
