@@ -1,8 +1,10 @@
+import { en } from 'zod/locales';
 import * as z from 'zod/mini';
 import { type FieldProblem, ValidationError } from '#lib/errors';
 
 // zod/mini ships without messages; English ones are loaded once so that every problem reads clearly.
-z.config(z.locales.en());
+// The `en` module alone: z.locales would bundle all 64 languages into every function.
+z.config(en());
 
 function problemsOf(issues: readonly z.core.$ZodIssue[], prefix: PropertyKey[]): FieldProblem[] {
   return issues.flatMap((issue): FieldProblem[] => {

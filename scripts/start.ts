@@ -33,7 +33,8 @@ async function main(): Promise<void> {
 
   const server = createLocalApi({ resolveHandler: functionsFrom(new URL('../functions/', import.meta.url)) });
   server.on('error', (error: NodeJS.ErrnoException) => {
-    const reason = error.code === 'EADDRINUSE' ? `port ${port} is in use (set PORT to another one)` : error.message;
+    const reason =
+      error.code === 'EADDRINUSE' ? `port ${port} is in use (set PORT to another one)` : error.message;
     console.error(`npm start failed: ${reason}`);
     engine?.stop();
     process.exit(1);

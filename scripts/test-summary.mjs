@@ -11,6 +11,8 @@ try {
   process.exit(1);
 }
 const passed = results.numPassedTests ?? 0;
-const failed = (results.numFailedTests ?? 0) + (results.numTotalTestSuites > 0 && results.success === false && results.numFailedTests === 0 ? 1 : 0);
+const failed =
+  (results.numFailedTests ?? 0) +
+  (results.numTotalTestSuites > 0 && results.success === false && results.numFailedTests === 0 ? 1 : 0);
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed > 0 || passed === 0 ? 1 : 0);

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { isTimeZone, scheduleTypes } from '#lib/domain/schedule';
+import { isTimeZone, scheduleTypes } from '#lib/domain/schedule-fields';
 import { intBetween, pathId } from '#lib/validation';
 
 /** The request shapes of the notification operations: the one schema source for validation and types. */

@@ -1,14 +1,12 @@
 import { CronExpressionParser } from 'cron-parser';
 import cronstrue from 'cronstrue';
+import type { ScheduleType } from '#lib/domain/schedule-fields';
 import type { FieldProblem } from '#lib/errors';
 
 /**
  * The schedule of a notification is stored structured (a type plus time fields); its cron expression
  * and its English reading are derived from that, never stored.
  */
-
-export const scheduleTypes = ['HOURLY', 'DAILY', 'WEEKLY', 'MONTHLY', 'CUSTOM'] as const;
-export type ScheduleType = (typeof scheduleTypes)[number];
 
 export interface Schedule {
   scheduleType: ScheduleType;
@@ -133,15 +131,4 @@ function consecutiveDaysCanFire(fields: ParsedFields): boolean {
     return monthEndThenFirst || days.some((day, i) => i > 0 && day - (days[i - 1] as number) === 1);
   }
   return true;
-}
-
-/** An IANA zone name such as `Europe/Berlin` or `UTC`; offsets like `+02:00` are not zones. */
-export function isTimeZone(name: string): boolean {
-  if (!/^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/.test(name)) return false;
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: name });
-    return true;
-  } catch {
-    return false;
-  }
 }

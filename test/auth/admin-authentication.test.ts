@@ -36,8 +36,18 @@ beforeAll(async () => {
     notifications: [{ id: 700, deploymentId: 7, dashboardId: 70, scheduleType: 'DAILY', hour: 9 }],
     embedTenants: [{ name: 'acme', issuer: TENANT_ISSUER, jwks: { keys: [tenantKey.publicJwk] } }],
     trustedIssuers: [
-      { kind: 'console', issuer: CONSOLE_ISSUER, audience: 'console', jwks: { keys: [consoleKey.publicJwk, consoleEcKey.publicJwk] } },
-      { kind: 'platform', issuer: PLATFORM_ISSUER, audience: 'platform', jwks: { keys: [platformKey.publicJwk] } },
+      {
+        kind: 'console',
+        issuer: CONSOLE_ISSUER,
+        audience: 'console',
+        jwks: { keys: [consoleKey.publicJwk, consoleEcKey.publicJwk] },
+      },
+      {
+        kind: 'platform',
+        issuer: PLATFORM_ISSUER,
+        audience: 'platform',
+        jwks: { keys: [platformKey.publicJwk] },
+      },
     ],
   });
 });
@@ -49,17 +59,24 @@ async function expectUnauthorized(authorization: string | undefined) {
   const response = await call(authorization);
   expect(response.status).toBe(401);
   expect(response.headers.get('www-authenticate')).toBe('Bearer');
-  expect(response.body).toMatchObject({ code: 'unauthorized', message: expect.any(String), requestId: expect.any(String) });
+  expect(response.body).toMatchObject({
+    code: 'unauthorized',
+    message: expect.any(String),
+    requestId: expect.any(String),
+  });
   return response;
 }
 
 describe('API keys', () => {
-  it.each([`Bearer ${ADMIN_KEY}`, `bearer ${ADMIN_KEY}`, `BEARER ${ADMIN_KEY}`, `Api-Key ${ADMIN_KEY}`, `api-key ${ADMIN_KEY}`])(
-    'admits an admin key as %s',
-    async (authorization) => {
-      expect((await call(authorization)).status).toBe(200);
-    },
-  );
+  it.each([
+    `Bearer ${ADMIN_KEY}`,
+    `bearer ${ADMIN_KEY}`,
+    `BEARER ${ADMIN_KEY}`,
+    `Api-Key ${ADMIN_KEY}`,
+    `api-key ${ADMIN_KEY}`,
+  ])('admits an admin key as %s', async (authorization) => {
+    expect((await call(authorization)).status).toBe(200);
+  });
 
   it('refuses an unknown key', async () => {
     await expectUnauthorized('Bearer sk-not-a-key');
@@ -120,17 +137,35 @@ describe('console JWTs', () => {
   });
 
   it.each([
-    ['alg none', () => unsignedJwt(freshClaims({ iss: CONSOLE_ISSUER, aud: 'console', sub: 'sub-ada' }), consoleKey.kid)],
+    [
+      'alg none',
+      () => unsignedJwt(freshClaims({ iss: CONSOLE_ISSUER, aud: 'console', sub: 'sub-ada' }), consoleKey.kid),
+    ],
     [
       'HS256 keyed with the public key (algorithm confusion)',
-      () => hs256Jwt(freshClaims({ iss: CONSOLE_ISSUER, aud: 'console', sub: 'sub-ada' }), JSON.stringify(consoleKey.publicJwk), consoleKey.kid),
+      () =>
+        hs256Jwt(
+          freshClaims({ iss: CONSOLE_ISSUER, aud: 'console', sub: 'sub-ada' }),
+          JSON.stringify(consoleKey.publicJwk),
+          consoleKey.kid,
+        ),
     ],
     ['an expired token', () => consoleToken({ iat: nowSeconds() - 7200, exp: nowSeconds() - 60 })],
     ['a token not yet valid', () => consoleToken({ nbf: nowSeconds() + 600 })],
-    ['a token without exp', () => signJwt({ iss: CONSOLE_ISSUER, aud: 'console', sub: 'sub-ada', iat: nowSeconds() }, consoleKey)],
+    [
+      'a token without exp',
+      () => signJwt({ iss: CONSOLE_ISSUER, aud: 'console', sub: 'sub-ada', iat: nowSeconds() }, consoleKey),
+    ],
     ['a wrong audience', () => consoleToken({ aud: 'someone-else' })],
     ['an unknown issuer', () => consoleToken({ iss: 'https://evil.example' })],
-    ['an unknown kid', () => signJwt(freshClaims({ iss: CONSOLE_ISSUER, aud: 'console', sub: 'sub-ada' }), generateSigningKey('kid-unknown'))],
+    [
+      'an unknown kid',
+      () =>
+        signJwt(
+          freshClaims({ iss: CONSOLE_ISSUER, aud: 'console', sub: 'sub-ada' }),
+          generateSigningKey('kid-unknown'),
+        ),
+    ],
     ['a known kid signed by another key', () => consoleToken({}, strangerKey)],
     ['a tampered payload', () => tamperedJwt(consoleToken({ sub: 'sub-bob' }), { sub: 'sub-ada' })],
     ['a stripped signature', () => `${consoleToken({}).split('.').slice(0, 2).join('.')}.`],
@@ -141,22 +176,34 @@ describe('console JWTs', () => {
 
 describe('principals that are valid but never admins', () => {
   it('refuses a trusted platform session with 403', async () => {
-    const token = signJwt(freshClaims({ iss: PLATFORM_ISSUER, aud: 'platform', sub: 'renderer', session: 'screenshot' }), platformKey);
+    const token = signJwt(
+      freshClaims({ iss: PLATFORM_ISSUER, aud: 'platform', sub: 'renderer', session: 'screenshot' }),
+      platformKey,
+    );
     expect((await call(`Bearer ${token}`)).status).toBe(403);
   });
 
   it('refuses a platform token without a known session with 401', async () => {
-    const token = signJwt(freshClaims({ iss: PLATFORM_ISSUER, aud: 'platform', sub: 'renderer', session: 'admin' }), platformKey);
+    const token = signJwt(
+      freshClaims({ iss: PLATFORM_ISSUER, aud: 'platform', sub: 'renderer', session: 'admin' }),
+      platformKey,
+    );
     await expectUnauthorized(`Bearer ${token}`);
   });
 
   it('refuses an embed token with 403', async () => {
-    const token = signJwt(freshClaims({ iss: TENANT_ISSUER, aud: 'embed', sub: 'viewer-1', tenant: 'acme' }), tenantKey);
+    const token = signJwt(
+      freshClaims({ iss: TENANT_ISSUER, aud: 'embed', sub: 'viewer-1', tenant: 'acme' }),
+      tenantKey,
+    );
     expect((await call(`Bearer ${token}`)).status).toBe(403);
   });
 
   it('refuses an embed token for an unregistered tenant with 401', async () => {
-    const token = signJwt(freshClaims({ iss: TENANT_ISSUER, aud: 'embed', sub: 'viewer-1', tenant: 'globex' }), tenantKey);
+    const token = signJwt(
+      freshClaims({ iss: TENANT_ISSUER, aud: 'embed', sub: 'viewer-1', tenant: 'globex' }),
+      tenantKey,
+    );
     await expectUnauthorized(`Bearer ${token}`);
   });
 });

@@ -13,12 +13,17 @@ describe('readCredential', () => {
     expect(readCredential('Bearer a.b.c')).toEqual({ kind: 'jwt', token: 'a.b.c' });
   });
 
-  it.each([undefined, '', 'Bearer', 'Token sk-abc', 'Api-Key abc', 'Bearer a.b', `Bearer ${'a'.repeat(20_000)}.b.c`])(
-    'refuses %j',
-    (header) => {
-      expect(() => readCredential(header)).toThrow(UnauthorizedError);
-    },
-  );
+  it.each([
+    undefined,
+    '',
+    'Bearer',
+    'Token sk-abc',
+    'Api-Key abc',
+    'Bearer a.b',
+    `Bearer ${'a'.repeat(20_000)}.b.c`,
+  ])('refuses %j', (header) => {
+    expect(() => readCredential(header)).toThrow(UnauthorizedError);
+  });
 });
 
 describe('TtlCache', () => {

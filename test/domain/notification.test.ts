@@ -37,11 +37,18 @@ function problemsOf(action: () => unknown): { path: string; message: string }[] 
 describe('applyNotificationUpdate', () => {
   it('leaves omitted fields unchanged', () => {
     expect(applyNotificationUpdate(stored, {}, settings)).toEqual(stored);
-    expect(applyNotificationUpdate(stored, { isEnabled: false }, settings)).toEqual({ ...stored, isEnabled: false });
+    expect(applyNotificationUpdate(stored, { isEnabled: false }, settings)).toEqual({
+      ...stored,
+      isEnabled: false,
+    });
   });
 
   it('treats an explicit null as omitted for ordinary fields', () => {
-    const next = applyNotificationUpdate(stored, { hour: null, timezone: null, isEnabled: null, scheduleType: null }, settings);
+    const next = applyNotificationUpdate(
+      stored,
+      { hour: null, timezone: null, isEnabled: null, scheduleType: null },
+      settings,
+    );
     expect(next).toEqual(stored);
   });
 
@@ -52,7 +59,11 @@ describe('applyNotificationUpdate', () => {
   });
 
   it('replaces filters and timeGrains as whole sets, an empty list included', () => {
-    const next = applyNotificationUpdate(stored, { filters: [], timeGrains: [{ member: 'Orders.day', grain: 'day' }] }, settings);
+    const next = applyNotificationUpdate(
+      stored,
+      { filters: [], timeGrains: [{ member: 'Orders.day', grain: 'day' }] },
+      settings,
+    );
     expect(next.filters).toEqual([]);
     expect(next.timeGrains).toEqual([{ member: 'Orders.day', grain: 'day' }]);
   });
@@ -73,19 +84,28 @@ describe('applyNotificationUpdate', () => {
   });
 
   it('checks a supplied custom cron even when the type does not use it', () => {
-    expect(problemsOf(() => applyNotificationUpdate(stored, { customCron: '*/5 * * * *' }, settings))[0]?.path).toBe('customCron');
+    expect(
+      problemsOf(() => applyNotificationUpdate(stored, { customCron: '*/5 * * * *' }, settings))[0]?.path,
+    ).toBe('customCron');
   });
 
   it('reports a bad custom cron and a missing field together', () => {
     const problems = problemsOf(() =>
-      applyNotificationUpdate({ ...stored, hour: undefined }, { scheduleType: 'MONTHLY', customCron: 'nope' }, settings),
+      applyNotificationUpdate(
+        { ...stored, hour: undefined },
+        { scheduleType: 'MONTHLY', customCron: 'nope' },
+        settings,
+      ),
     );
     expect(problems.map((problem) => problem.path)).toEqual(['customCron', 'hour', 'dayOfMonth']);
   });
 });
 
 /** An in-memory repository with the same optimistic-concurrency contract as the DynamoDB one. */
-function memoryRepository(initial: Notification | undefined, interfere: (attempt: number) => boolean = () => false) {
+function memoryRepository(
+  initial: Notification | undefined,
+  interfere: (attempt: number) => boolean = () => false,
+) {
   let current = initial;
   let version = 0;
   let attempts = 0;
@@ -111,7 +131,12 @@ describe('updateNotification', () => {
 
   it('answers with the stored notification as a NotificationDto', async () => {
     const memory = memoryRepository(stored);
-    const dto = await updateNotification(memory.repository, target, { scheduleType: 'WEEKLY', dayOfWeek: 1 }, settings);
+    const dto = await updateNotification(
+      memory.repository,
+      target,
+      { scheduleType: 'WEEKLY', dayOfWeek: 1 },
+      settings,
+    );
     expect(dto).toEqual({
       id: 700,
       dashboardId: 70,
@@ -129,9 +154,9 @@ describe('updateNotification', () => {
   });
 
   it('is not found when the notification is not there', async () => {
-    await expect(updateNotification(memoryRepository(undefined).repository, target, {}, settings)).rejects.toBeInstanceOf(
-      NotFoundError,
-    );
+    await expect(
+      updateNotification(memoryRepository(undefined).repository, target, {}, settings),
+    ).rejects.toBeInstanceOf(NotFoundError);
   });
 
   it('applies the update again when another write landed first', async () => {
@@ -143,7 +168,9 @@ describe('updateNotification', () => {
 
   it('gives up with a conflict when every attempt is overtaken', async () => {
     const memory = memoryRepository(stored, () => true);
-    await expect(updateNotification(memory.repository, target, { hour: 10 }, settings)).rejects.toBeInstanceOf(ConflictError);
+    await expect(
+      updateNotification(memory.repository, target, { hour: 10 }, settings),
+    ).rejects.toBeInstanceOf(ConflictError);
     expect(memory.current()?.hour).toBe(9);
   });
 });

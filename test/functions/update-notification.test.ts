@@ -36,8 +36,11 @@ async function freshNotification(overrides: Record<string, unknown> = {}): Promi
   return `/v1/deployments/7/notifications/${id}`;
 }
 
-const put = (path: string, body?: unknown, options: { token?: string; headers?: Record<string, string> } = {}) =>
-  api.request('PUT', path, { token: ADMIN_KEY, body, ...options });
+const put = (
+  path: string,
+  body?: unknown,
+  options: { token?: string; headers?: Record<string, string> } = {},
+) => api.request('PUT', path, { token: ADMIN_KEY, body, ...options });
 
 beforeAll(async () => {
   api = await startLocalApi({
@@ -86,7 +89,11 @@ describe('PUT /v1/deployments/{deploymentId}/notifications/{id}', () => {
   it.each([
     [{ scheduleType: 'HOURLY', minute: 45 }, '45 * * * *', 'At 45 minutes past the hour'],
     [{ scheduleType: 'DAILY', hour: 17, minute: 5 }, '5 17 * * *', 'At 17:05'],
-    [{ scheduleType: 'WEEKLY', dayOfWeek: 0, hour: 23, minute: 59 }, '59 23 * * 0', 'At 23:59, only on Sunday'],
+    [
+      { scheduleType: 'WEEKLY', dayOfWeek: 0, hour: 23, minute: 59 },
+      '59 23 * * 0',
+      'At 23:59, only on Sunday',
+    ],
     [{ scheduleType: 'MONTHLY', dayOfMonth: 1, hour: 0 }, '0 0 1 * *', 'At 00:00, on day 1 of the month'],
     [{ scheduleType: 'CUSTOM', customCron: '0 8 * * 1-5' }, '0 8 * * 1-5', 'At 08:00, Monday through Friday'],
   ])('derives the cron and its reading for %j', async (body, cron, reading) => {
@@ -154,10 +161,13 @@ describe('PUT /v1/deployments/{deploymentId}/notifications/{id}', () => {
     });
   });
 
-  it.each(['UTC', 'America/New_York', 'Australia/Lord_Howe'])('accepts the time zone %s', async (timezone) => {
-    const response = await put(await freshNotification(), { timezone });
-    expect(response.body.timezone).toBe(timezone);
-  });
+  it.each(['UTC', 'America/New_York', 'Australia/Lord_Howe'])(
+    'accepts the time zone %s',
+    async (timezone) => {
+      const response = await put(await freshNotification(), { timezone });
+      expect(response.body.timezone).toBe(timezone);
+    },
+  );
 
   it.each(['+02:00', 'Europe/Atlantis', ''])('refuses the time zone %j', async (timezone) => {
     const response = await put(await freshNotification(), { timezone });
@@ -169,7 +179,9 @@ describe('PUT /v1/deployments/{deploymentId}/notifications/{id}', () => {
     for (const customCron of ['*/5 * * * *', '0,5 * * * *']) {
       const response = await put(await freshNotification(), { scheduleType: 'CUSTOM', customCron });
       expect(response.status).toBe(400);
-      expect(response.body.errors).toEqual([{ path: 'customCron', message: expect.stringContaining('at least 15 minutes apart') }]);
+      expect(response.body.errors).toEqual([
+        { path: 'customCron', message: expect.stringContaining('at least 15 minutes apart') },
+      ]);
     }
   });
 
@@ -194,9 +206,18 @@ describe('PUT /v1/deployments/{deploymentId}/notifications/{id}', () => {
       const path = await freshNotification();
       const before = (await put(path, {})).body;
       const nulls = Object.fromEntries(
-        ['scheduleType', 'customCron', 'minute', 'hour', 'dayOfWeek', 'dayOfMonth', 'timezone', 'isEnabled', 'notificationEnabled', 'notificationFormat'].map(
-          (field) => [field, null],
-        ),
+        [
+          'scheduleType',
+          'customCron',
+          'minute',
+          'hour',
+          'dayOfWeek',
+          'dayOfMonth',
+          'timezone',
+          'isEnabled',
+          'notificationEnabled',
+          'notificationFormat',
+        ].map((field) => [field, null]),
       );
       const response = await put(path, nulls);
       expect(response.status).toBe(200);
@@ -207,7 +228,13 @@ describe('PUT /v1/deployments/{deploymentId}/notifications/{id}', () => {
   it('replaces filters and time grains as whole sets', async () => {
     const path = await freshNotification();
     const filters = [
-      { member: 'Orders.amount', operator: 'between', value: [10, 20], startInclusive: true, endInclusive: false },
+      {
+        member: 'Orders.amount',
+        operator: 'between',
+        value: [10, 20],
+        startInclusive: true,
+        endInclusive: false,
+      },
       { member: 'Orders.note', operator: 'is_null' },
       { member: 'Orders.city', operator: 'contains', value: 'ber', caseSensitive: false },
     ];
@@ -265,7 +292,11 @@ describe('PUT /v1/deployments/{deploymentId}/notifications/{id}', () => {
   it('reads an absent or empty body as {}', async () => {
     const path = await freshNotification();
     expect((await api.request('PUT', path, { token: ADMIN_KEY })).status).toBe(200);
-    const empty = await api.request('PUT', path, { token: ADMIN_KEY, body: '', headers: { 'content-type': 'application/json' } });
+    const empty = await api.request('PUT', path, {
+      token: ADMIN_KEY,
+      body: '',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(empty.status).toBe(200);
     expect(empty.body.cronExpression).toBe('0 9 * * *');
   });
@@ -273,17 +304,26 @@ describe('PUT /v1/deployments/{deploymentId}/notifications/{id}', () => {
   it('answers malformed JSON with 400 malformed_json', async () => {
     const response = await put(await freshNotification(), '{"hour": 9,');
     expect(response.status).toBe(400);
-    expect(response.body).toMatchObject({ code: 'malformed_json', message: 'The request body is not valid JSON' });
+    expect(response.body).toMatchObject({
+      code: 'malformed_json',
+      message: 'The request body is not valid JSON',
+    });
   });
 
   it('answers a non-JSON content type with 415', async () => {
-    const response = await put(await freshNotification(), 'hour=9', { headers: { 'content-type': 'text/plain' } });
+    const response = await put(await freshNotification(), 'hour=9', {
+      headers: { 'content-type': 'text/plain' },
+    });
     expect(response.status).toBe(415);
     expect(response.body.code).toBe('unsupported_media_type');
   });
 
   it('accepts JSON with a charset parameter', async () => {
-    const response = await put(await freshNotification(), { hour: 6 }, { headers: { 'content-type': 'application/json; charset=utf-8' } });
+    const response = await put(
+      await freshNotification(),
+      { hour: 6 },
+      { headers: { 'content-type': 'application/json; charset=utf-8' } },
+    );
     expect(response.status).toBe(200);
   });
 
@@ -310,11 +350,14 @@ describe('PUT /v1/deployments/{deploymentId}/notifications/{id}', () => {
     });
   });
 
-  it.each(['abc', '0', '-1', '1.5', '1e3', '007'])('refuses the path id %j with 400 naming it', async (id) => {
-    const response = await put(`/v1/deployments/7/notifications/${id}`, {});
-    expect(response.status).toBe(400);
-    expect(response.body.errors).toEqual([{ path: 'id', message: 'must be a positive integer' }]);
-  });
+  it.each(['abc', '0', '-1', '1.5', '1e3', '007'])(
+    'refuses the path id %j with 400 naming it',
+    async (id) => {
+      const response = await put(`/v1/deployments/7/notifications/${id}`, {});
+      expect(response.status).toBe(400);
+      expect(response.body.errors).toEqual([{ path: 'id', message: 'must be a positive integer' }]);
+    },
+  );
 
   it('never touches the recipients', async () => {
     const path = await freshNotification();

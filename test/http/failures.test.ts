@@ -38,10 +38,16 @@ const named = (name: string, message: string) => Object.assign(new Error(message
 
 describe('storage failures', () => {
   it('answers 503 unavailable when DynamoDB throttles past the SDK retries, and nothing changed', async () => {
-    failOn('UpdateItem', named('ProvisionedThroughputExceededException', 'Rate of requests exceeds the allowed throughput'));
+    failOn(
+      'UpdateItem',
+      named('ProvisionedThroughputExceededException', 'Rate of requests exceeds the allowed throughput'),
+    );
     const response = await api.request('PUT', PATH, { token: ADMIN_KEY, body: { hour: 3 } });
     expect(response.status).toBe(503);
-    expect(response.body).toMatchObject({ code: 'unavailable', message: expect.stringContaining('safe to repeat') });
+    expect(response.body).toMatchObject({
+      code: 'unavailable',
+      message: expect.stringContaining('safe to repeat'),
+    });
     expect((await getItem(keys.notification(7, 700)))?.hour).toBe(9);
   });
 
@@ -51,7 +57,11 @@ describe('storage failures', () => {
     failOn('UpdateItem', named('TypeError', 'Cannot read properties of undefined (secret-internal-detail)'));
     const response = await api.request('PUT', PATH, { token: ADMIN_KEY, body: { hour: 3 } });
     expect(response.status).toBe(500);
-    expect(response.body).toEqual({ message: 'Internal server error', code: 'internal', requestId: expect.any(String) });
+    expect(response.body).toEqual({
+      message: 'Internal server error',
+      code: 'internal',
+      requestId: expect.any(String),
+    });
     const logged = errors.mock.calls.flat().join('\n');
     expect(logged).toContain(response.body.requestId);
     expect(logged).not.toContain('secret-internal-detail');

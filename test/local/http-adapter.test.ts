@@ -11,7 +11,9 @@ describe('matchRoute', () => {
       route: routes[0],
       pathParameters: { deploymentId: '7', id: '700' },
     });
-    expect(matchRoute('GET', '/v1/embed/dashboard/sales%20overview')?.pathParameters).toEqual({ publicId: 'sales overview' });
+    expect(matchRoute('GET', '/v1/embed/dashboard/sales%20overview')?.pathParameters).toEqual({
+      publicId: 'sales overview',
+    });
     for (const route of routes) {
       const path = route.path.replace(/\{\w+\}/g, '1');
       expect(matchRoute(route.method, path)?.route).toBe(route);
@@ -60,12 +62,19 @@ describe('buildEvent builds the HTTP API payload 2.0 event', () => {
 
   it('base64-encodes a body that is not text, and omits an empty one', () => {
     const binary = buildEvent(
-      { method: 'PUT', url: '/x', headers: { 'content-type': 'application/octet-stream' }, body: Buffer.from([0, 255]) },
+      {
+        method: 'PUT',
+        url: '/x',
+        headers: { 'content-type': 'application/octet-stream' },
+        body: Buffer.from([0, 255]),
+      },
       route,
       {},
     );
     expect(binary).toMatchObject({ body: 'AP8=', isBase64Encoded: true });
-    expect(buildEvent({ method: 'PUT', url: '/x', headers: {}, body: Buffer.alloc(0) }, route, {})).not.toHaveProperty('body');
+    expect(
+      buildEvent({ method: 'PUT', url: '/x', headers: {}, body: Buffer.alloc(0) }, route, {}),
+    ).not.toHaveProperty('body');
   });
 });
 
@@ -100,7 +109,13 @@ describe('a handler invoked with an event as API Gateway sends it', () => {
         apiId: 'abc123',
         domainName: 'abc123.execute-api.eu-central-1.amazonaws.com',
         domainPrefix: 'abc123',
-        http: { method: 'PUT', path: '/v1/deployments/7/notifications/700', protocol: 'HTTP/1.1', sourceIp: '203.0.113.9', userAgent: 'curl/8' },
+        http: {
+          method: 'PUT',
+          path: '/v1/deployments/7/notifications/700',
+          protocol: 'HTTP/1.1',
+          sourceIp: '203.0.113.9',
+          userAgent: 'curl/8',
+        },
         requestId: 'JKJaXmPLvHcESHA=',
         routeKey: 'PUT /v1/deployments/{deploymentId}/notifications/{id}',
         stage: '$default',
@@ -116,7 +131,10 @@ describe('a handler invoked with an event as API Gateway sends it', () => {
     expect(result.headers).toEqual({ 'content-type': 'application/json' });
     expect(JSON.parse(result.body as string).cronExpression).toBe('30 9 * * *');
 
-    const refused = await handler({ ...event, headers: { ...event.headers, authorization: 'Bearer sk-wrong' } }, lambdaContext('x', 3000, 'i2'));
+    const refused = await handler(
+      { ...event, headers: { ...event.headers, authorization: 'Bearer sk-wrong' } },
+      lambdaContext('x', 3000, 'i2'),
+    );
     expect(refused.statusCode).toBe(401);
     expect(JSON.parse(refused.body as string).requestId).toBe('JKJaXmPLvHcESHA=');
   });

@@ -25,9 +25,18 @@ export interface DynamoMeter {
   detach(): void;
 }
 
-const WRITE_OPERATIONS = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'TransactWriteItems']);
+const WRITE_OPERATIONS = new Set([
+  'PutItem',
+  'UpdateItem',
+  'DeleteItem',
+  'BatchWriteItem',
+  'TransactWriteItems',
+]);
 
-type Input = Record<string, unknown> & { RequestItems?: Record<string, unknown[] | { Keys?: unknown[] }>; TransactItems?: unknown[] };
+type Input = Record<string, unknown> & {
+  RequestItems?: Record<string, unknown[] | { Keys?: unknown[] }>;
+  TransactItems?: unknown[];
+};
 type CapacityEntry = { ReadCapacityUnits?: number; WriteCapacityUnits?: number; CapacityUnits?: number };
 
 function itemsIn(operation: string, input: Input): number {
@@ -49,13 +58,15 @@ export function meterDynamoDb(client: DynamoDBDocumentClient): DynamoMeter {
     (next, context) => async (args) => {
       const operation = (context.commandName ?? 'Unknown').replace(/Command$/, '');
       const input = args.input as Input;
-      // Ask DynamoDB to report capacity; DynamoDB Local reports it as the service does.
+      // Ask DynamoDB to report capacity (DynamoDB Local under-reports transactions and misses: see BENCHMARKS.md).
       input.ReturnConsumedCapacity ??= 'TOTAL';
-      const count = (byOperation[operation] ??= { requests: 0, items: 0, readCapacityUnits: 0, writeCapacityUnits: 0 });
+      byOperation[operation] ??= { requests: 0, items: 0, readCapacityUnits: 0, writeCapacityUnits: 0 };
+      const count = byOperation[operation];
       count.requests += 1;
       count.items += itemsIn(operation, input);
       const result = await next(args);
-      const consumed = (result.output as { ConsumedCapacity?: CapacityEntry | CapacityEntry[] }).ConsumedCapacity;
+      const consumed = (result.output as { ConsumedCapacity?: CapacityEntry | CapacityEntry[] })
+        .ConsumedCapacity;
       for (const entry of Array.isArray(consumed) ? consumed : consumed ? [consumed] : []) {
         const units = entry.CapacityUnits ?? 0;
         if (WRITE_OPERATIONS.has(operation)) count.writeCapacityUnits += entry.WriteCapacityUnits ?? units;

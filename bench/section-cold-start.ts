@@ -1,0 +1,154 @@
+import { BYTES_OVER_FLOOR, IMPORT_RATIO } from './budgets.ts';
+import { type BundleFigures, beyondFloor, bundle } from './build.ts';
+import { type ColdStartFigures, measureColdStarts } from './cold-start.ts';
+import { type Bench, log, part, section } from './output.ts';
+import { round } from './stats.ts';
+import { kb, ms, table, times } from './table.ts';
+import { checkValidationBundle, validationEntries } from './validation-choice.ts';
+
+/** Item 1: each function's bundle and cold import, the floor's, and the request-validation choice. */
+
+export interface ColdStartRow {
+  name: string;
+  bytes: number;
+  gzipBytes: number;
+  bytesOverFloor: number;
+  cold: ColdStartFigures | undefined;
+  /** Import median over the floor's (the floor constructs its client at import). */
+  importRatio: number;
+  /** Import median over the floor's code without the construction (the functions construct on first use). */
+  importRatioUnconstructed: number;
+  beyondFloor: { name: string; bytes: number }[];
+  note?: string;
+}
+
+const root = new URL('../', import.meta.url);
+const entry = (path: string) => new URL(path, root).pathname;
+
+export async function coldStartSection(
+  bench: Bench,
+): Promise<{ functions: ColdStartRow[]; validation: ColdStartRow[] }> {
+  section('Cold start: each function bundled as the CDK stack bundles it, imported in a fresh Node process');
+  const validation = await validationEntries(`${bench.workDirectory}generated`);
+  const entries = [
+    { name: 'floor', entryPoint: entry('bench/entries/floor.ts'), group: 'floor' },
+    {
+      name: 'floor, client not constructed',
+      entryPoint: entry('bench/entries/floor-unconstructed.ts'),
+      group: 'floor',
+    },
+    ...bench.available.map((operation) => ({
+      name: operation,
+      entryPoint: entry(`functions/${operation}.ts`),
+      group: 'function',
+    })),
+    ...validation.map(({ name, entryPoint, note }) => ({ name, entryPoint, note, group: 'validation' })),
+  ];
+  const bundles = new Map<string, BundleFigures & { group: string; note?: string }>();
+  for (const { name, entryPoint, group, ...rest } of entries) {
+    const figures = await part(bench, `bundle ${name}`, () =>
+      bundle(entryPoint, `${bench.workDirectory}bundles/${name.replace(/[^\w-]+/g, '-')}`),
+    );
+    if (figures) bundles.set(name, { ...figures, group, note: 'note' in rest ? rest.note : undefined });
+  }
+  for (const [name, figures] of bundles)
+    if (figures.group === 'validation')
+      await part(bench, `validation bundle ${name}`, () => checkValidationBundle(figures.file));
+
+  // First in the run: nothing else (DynamoDB Local's JVM above all) competes for the CPU yet.
+  const cold =
+    (await part(bench, 'cold starts', () =>
+      measureColdStarts(
+        [...bundles].map(([name, { file }]) => ({ name, file })),
+        bench.settings.imports,
+      ),
+    )) ?? new Map<string, ColdStartFigures>();
+
+  const floor = bundles.get('floor');
+  const floorMs = cold.get('floor')?.importMs.median ?? Number.NaN;
+  const unconstructedMs = cold.get('floor, client not constructed')?.importMs.median ?? Number.NaN;
+  const rows = [...bundles].map(([name, figures]): ColdStartRow & { group: string } => {
+    const importMs = cold.get(name)?.importMs.median ?? Number.NaN;
+    return {
+      name,
+      group: figures.group,
+      bytes: figures.bytes,
+      gzipBytes: figures.gzipBytes,
+      bytesOverFloor: floor ? figures.bytes - floor.bytes : Number.NaN,
+      cold: cold.get(name),
+      importRatio: round(importMs / floorMs, 3),
+      importRatioUnconstructed: round(importMs / unconstructedMs, 3),
+      beyondFloor: floor && figures.group === 'function' ? beyondFloor(figures, floor) : [],
+      ...(figures.note && { note: figures.note }),
+    };
+  });
+  const functions = rows.filter((row) => row.group !== 'validation');
+  const choices = rows.filter((row) => row.group === 'validation');
+
+  log(
+    table(
+      [
+        'bundle',
+        'bytes',
+        'gzip',
+        'over floor',
+        'import median',
+        'min',
+        'p99',
+        '× floor',
+        '× floor w/o client',
+        'process median',
+      ],
+      functions.map((row) => [
+        row.name,
+        kb(row.bytes),
+        kb(row.gzipBytes),
+        row.group === 'floor' ? '' : kb(row.bytesOverFloor),
+        ms(row.cold?.importMs.median ?? Number.NaN),
+        ms(row.cold?.importMs.min ?? Number.NaN),
+        ms(row.cold?.importMs.p99 ?? Number.NaN),
+        row.group === 'floor' ? '' : times(row.importRatio),
+        row.group === 'floor' ? '' : times(row.importRatioUnconstructed),
+        ms(row.cold?.processMs.median ?? Number.NaN),
+      ]),
+    ),
+  );
+  for (const row of functions.filter((r) => r.group === 'function')) {
+    if (floor)
+      bench.budgets.atMost(
+        `${row.name}: bundle bytes`,
+        row.bytes,
+        floor.bytes + BYTES_OVER_FLOOR,
+        'bytes',
+        true,
+      );
+    bench.budgets.atMost(`${row.name}: import / floor`, row.importRatio, IMPORT_RATIO, '×', false);
+    if (row.bytesOverFloor > BYTES_OVER_FLOOR)
+      log(
+        `\n${row.name} holds beyond the floor: ${row.beyondFloor.map((p) => `${p.name} ${kb(p.bytes)}`).join(', ')}`,
+      );
+  }
+
+  section(
+    'Request validation: our zod/mini middleware or @middy/validator (minimal handlers, same esbuild settings)',
+  );
+  const zodMs = choices[0]?.cold?.importMs.median ?? Number.NaN;
+  log(
+    table(
+      ['validation', 'bytes', 'gzip', 'import median', 'p99', '× zod/mini', 'how'],
+      choices.map((row) => [
+        row.name,
+        kb(row.bytes),
+        kb(row.gzipBytes),
+        ms(row.cold?.importMs.median ?? Number.NaN),
+        ms(row.cold?.importMs.p99 ?? Number.NaN),
+        times((row.cold?.importMs.median ?? Number.NaN) / zodMs),
+        row.note ?? '',
+      ]),
+    ),
+  );
+  return {
+    functions: functions.map(({ group: _group, ...row }) => row),
+    validation: choices.map(({ group: _group, ...row }) => row),
+  };
+}

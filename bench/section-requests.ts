@@ -1,0 +1,281 @@
+import { type AddRecipientsFigures, measureAddRecipients } from './add-recipients.ts';
+import {
+  ADD_RECIPIENTS_NEW_REQUESTS,
+  ADD_RECIPIENTS_RATIO,
+  ADD_RECIPIENTS_REPLAY_REQUESTS,
+  REQUEST_RATIO,
+} from './budgets.ts';
+import type { BenchKeys } from './fixture.ts';
+import type { LocalStack } from './local-stack.ts';
+import { type Bench, log, part, section } from './output.ts';
+import {
+  type DynamoWork,
+  measureColdAuthentication,
+  measureOperation,
+  type OperationFigures,
+} from './per-request.ts';
+import { scenarios } from './scenarios.ts';
+import { round, type Summary } from './stats.ts';
+import { ms, table, times } from './table.ts';
+
+/** Items 2 and 3 (and issue 3's add-recipients figures): requests over the local adapter against DynamoDB Local. */
+
+export interface RequestResults {
+  perRequest: OperationFigures[];
+  coldAuthentication: { credential: string; operation: string; coldMs: Summary; warmMs: Summary }[];
+  addRecipients?: AddRecipientsFigures;
+}
+
+/** The handler's own time against the bare calls: the local HTTP hop is API Gateway's part in AWS. */
+export const withoutHop = (o: OperationFigures) =>
+  (o.requestMs.median - o.transportMs.median) / o.bareMs.median;
+
+const describe = (work: DynamoWork) =>
+  Object.entries(work.byOperation)
+    .map(([name, count]) => `${count} ${name}`)
+    .join(', ');
+
+const count = (calls: string[]) =>
+  Object.entries(Object.groupBy(calls, (name) => name))
+    .map(([name, list]) => `${list?.length} ${name}`)
+    .join(', ');
+
+export async function requestsSection(
+  bench: Bench,
+  stack: LocalStack,
+  keys: BenchKeys,
+): Promise<RequestResults> {
+  const { settings, budgets, available } = bench;
+  const results: RequestResults = { perRequest: [], coldAuthentication: [] };
+
+  section(
+    `Per request, warm: ${settings.requests} requests each, alternating with the bare calls and the HTTP hop alone`,
+  );
+  for (const operation of available) {
+    const scenario = scenarios[operation];
+    const o = await part(bench, operation, () =>
+      measureOperation(stack, scenario, keys, { iterations: settings.requests, warmup: settings.warmup }),
+    );
+    if (!o) continue;
+    results.perRequest.push(o);
+    budgets.atMost(
+      `${operation}: request / bare calls (median)`,
+      round(o.requestMs.median / o.bareMs.median, 3),
+      REQUEST_RATIO,
+      '×',
+      false,
+    );
+    budgets.atMost(
+      `${operation}: DynamoDB requests, warm`,
+      o.warm.requests,
+      scenario.budget.warmRequests,
+      'requests',
+      true,
+    );
+    budgets.atMost(
+      `${operation}: DynamoDB requests, cold cache`,
+      o.coldCache.requests,
+      scenario.budget.coldRequests,
+      'requests',
+      true,
+    );
+    budgets.atMost(
+      `${operation}: read units, warm`,
+      o.warm.readUnits,
+      scenario.budget.readUnits,
+      'RCU',
+      true,
+    );
+    budgets.atMost(
+      `${operation}: write units, warm`,
+      o.warm.writeUnits,
+      scenario.budget.writeUnits,
+      'WCU',
+      true,
+    );
+  }
+  log(
+    table(
+      [
+        'operation',
+        'request median',
+        'p99',
+        'bare median',
+        'p99',
+        '× bare',
+        'HTTP hop',
+        '× bare w/o hop',
+        'bare calls',
+      ],
+      results.perRequest.map((o) => [
+        o.operation,
+        ms(o.requestMs.median),
+        ms(o.requestMs.p99),
+        ms(o.bareMs.median),
+        ms(o.bareMs.p99),
+        times(o.requestMs.median / o.bareMs.median),
+        ms(o.transportMs.median),
+        times(withoutHop(o)),
+        o.bareCalls.join(' → '),
+      ]),
+    ),
+  );
+
+  section('DynamoDB work per request (SDK meter; capacity as DynamoDB Local reports it)');
+  log(
+    table(
+      ['operation', 'request', 'warm', 'by operation', 'RCU', 'WCU', 'cold cache', 'by operation'],
+      results.perRequest.map((o) => [
+        o.operation,
+        o.description,
+        o.warm.requests,
+        describe(o.warm),
+        o.warm.readUnits,
+        o.warm.writeUnits,
+        o.coldCache.requests,
+        describe(o.coldCache),
+      ]),
+    ),
+  );
+
+  section('Authentication on an empty cache (a credential never seen), against a warm one, same operation');
+  const adminScenario = [scenarios['set-dashboard-embedding'], scenarios['update-notification']].find((s) =>
+    available.includes(s.operation),
+  );
+  const embedScenario = available.includes('get-embedded-dashboard')
+    ? scenarios['get-embedded-dashboard']
+    : undefined;
+  for (const [credential, scenario] of [
+    ['API key (link + user read)', adminScenario],
+    ['embed JWT (tenant read + verifier)', embedScenario],
+  ] as const) {
+    if (!scenario) continue;
+    const figures = await part(bench, `cold authentication, ${credential}`, () =>
+      measureColdAuthentication(stack, scenario, keys, settings.coldAuthSamples),
+    );
+    if (figures) results.coldAuthentication.push({ credential, operation: scenario.operation, ...figures });
+  }
+  log(
+    table(
+      ['credential', 'operation', 'cold median', 'warm median', 'authentication', 'extra DynamoDB requests'],
+      results.coldAuthentication.map((a) => {
+        const o = results.perRequest.find((p) => p.operation === a.operation);
+        return [
+          a.credential,
+          a.operation,
+          ms(a.coldMs.median),
+          ms(a.warmMs.median),
+          ms(a.coldMs.median - a.warmMs.median),
+          o ? o.coldCache.requests - o.warm.requests : '',
+        ];
+      }),
+    ),
+  );
+
+  section('Add recipients: 1000 new embed recipients in one request, then the same request again');
+  if (!available.includes('add-recipients')) {
+    log('skipped: functions/add-recipients.ts does not exist yet');
+    return results;
+  }
+  const a = await part(bench, 'add-recipients 1000', () =>
+    measureAddRecipients(stack, settings.recipientRuns),
+  );
+  if (!a) return results;
+  results.addRecipients = a;
+  log(
+    table(
+      [
+        'request',
+        'DynamoDB requests',
+        'by operation',
+        'writes',
+        'RCU',
+        'WCU',
+        'WCU billed (est.)',
+        'time median',
+        '× floor',
+      ],
+      [
+        [
+          `${a.recipients} new`,
+          a.newRequest.requests,
+          describe(a.newRequest),
+          a.newRequest.writeRequests,
+          a.newRequest.readUnits,
+          a.newRequest.writeUnits,
+          a.billedWriteUnits,
+          ms(a.newMs.median),
+          times(a.newMs.median / a.bareWriteMs.median),
+        ],
+        [
+          '  its reads / its writes / no call in flight',
+          '',
+          '',
+          '',
+          '',
+          '',
+          '',
+          `${ms(a.readsMs.median)} / ${ms(a.writesMs.median)} / ${ms(a.outsideCallsMs.median)}`,
+          '',
+        ],
+        [
+          `floor: its ${a.itemsWritten} items, bare BatchWrite`,
+          a.bareWriteRequests,
+          `${a.bareWriteRequests} BatchWriteItem`,
+          a.bareWriteRequests,
+          '',
+          '',
+          a.bareBilledWriteUnits,
+          ms(a.bareWriteMs.median),
+          times(1),
+        ],
+        [
+          'reference: its own write calls, bare',
+          a.sameCalls.length,
+          count(a.sameCalls),
+          a.sameCalls.length,
+          '',
+          '',
+          a.billedWriteUnits,
+          ms(a.bareSameCallsMs.median),
+          times(a.bareSameCallsMs.median / a.bareWriteMs.median),
+        ],
+        [
+          'replay (the same request again)',
+          a.replay.requests,
+          describe(a.replay),
+          a.replay.writeRequests,
+          a.replay.readUnits,
+          a.replay.writeUnits,
+          0,
+          ms(a.replayMs.median),
+          '',
+        ],
+      ],
+    ),
+  );
+  budgets.atMost(
+    'add-recipients 1000 new: DynamoDB requests',
+    a.newRequest.requests,
+    ADD_RECIPIENTS_NEW_REQUESTS,
+    'requests',
+    true,
+  );
+  budgets.atMost(
+    'add-recipients replay: DynamoDB requests',
+    a.replay.requests,
+    ADD_RECIPIENTS_REPLAY_REQUESTS,
+    'requests',
+    true,
+  );
+  budgets.atMost('add-recipients replay: write requests', a.replay.writeRequests, 0, 'requests', true);
+  budgets.atMost('add-recipients replay: write units', a.replay.writeUnits, 0, 'WCU', true);
+  budgets.atMost(
+    'add-recipients 1000 new: time / bare BatchWrite',
+    round(a.newMs.median / a.bareWriteMs.median, 3),
+    ADD_RECIPIENTS_RATIO,
+    '×',
+    false,
+  );
+  return results;
+}
