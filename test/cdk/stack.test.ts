@@ -247,6 +247,26 @@ describe('the prod stage', () => {
   });
 });
 
+describe('the template as sam local reads it', () => {
+  it("names each function's code asset in its metadata, as the CDK CLI synthesizes it", () => {
+    // The CLI sets this context; `sam local invoke <operation>` finds the bundle through this metadata.
+    const app = new App({
+      context: { stage: 'dev', 'aws:cdk:bundling-stacks': [], 'aws:cdk:enable-asset-metadata': true },
+    });
+    const template = Template.fromStack(addStageStack(app));
+    const functions = Object.values(template.findResources('AWS::Lambda::Function')) as (Resource & {
+      Metadata?: Record<string, string>;
+    })[];
+    expect(functions).toHaveLength(routes.length);
+    for (const fn of functions) {
+      // With bundling skipped the path is a placeholder; a real synth names `asset.<hash>` in cdk.out.
+      expect(fn.Metadata?.['aws:asset:path']).toEqual(expect.any(String));
+      expect(fn.Metadata?.['aws:asset:property']).toBe('Code');
+      expect(fn.Properties).toMatchObject({ Handler: 'index.handler', Runtime: 'nodejs24.x' });
+    }
+  });
+});
+
 describe('stage selection', () => {
   it('refuses an unknown stage, naming the known ones', () => {
     expect(() => synth('staging')).toThrow(StageConfigError);
