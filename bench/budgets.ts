@@ -1,3 +1,6 @@
+import { round } from './stats.ts';
+import type { Table } from './table.ts';
+
 /**
  * The targets of issue 6 (and issue 3 for add-recipients), checked against this run's figures.
  * Deterministic figures (bytes, DynamoDB requests, capacity units) fail the run when missed; timings
@@ -68,3 +71,20 @@ export function verdict(budget: Budget): string {
   if (budget.waived) return `known miss (ceiling ${knownMisses[budget.figure]?.ceiling})`;
   return 'NO';
 }
+
+/** The verdict on `figure`, or nothing when this run did not measure it. */
+export const met = (budgets: Budget[], figure: string) => {
+  const budget = budgets.find((b) => b.figure === figure);
+  return budget ? verdict(budget) : '';
+};
+
+export const budgetsTable = (budgets: Budget[]): Table => ({
+  headers: ['figure', 'value', 'target', 'kind', 'met'],
+  rows: budgets.map((b) => [
+    b.figure,
+    `${round(b.value, 3)} ${b.unit}`,
+    `≤ ${round(b.limit, 3)} ${b.unit}`,
+    b.deterministic ? 'deterministic' : 'timing',
+    verdict(b),
+  ]),
+});

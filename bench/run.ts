@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
 import { routes } from '#lib/routes';
-import { Budgets, verdict } from './budgets.ts';
+import { Budgets, budgetsTable } from './budgets.ts';
 import { benchFixture, generateKeys } from './fixture.ts';
 import { startLocalStack } from './local-stack.ts';
 import { updateBenchmarksDocument } from './markdown.ts';
@@ -69,18 +69,7 @@ async function main(): Promise<number> {
 
   section('Budgets');
   const { budgets } = bench;
-  log(
-    table(
-      ['figure', 'value', 'target', 'kind', 'met'],
-      budgets.all.map((b) => [
-        b.figure,
-        `${round(b.value, 3)} ${b.unit}`,
-        `≤ ${round(b.limit, 3)} ${b.unit}`,
-        b.deterministic ? 'deterministic' : 'timing',
-        verdict(b),
-      ]),
-    ),
-  );
+  log(table(budgetsTable(budgets.all)));
 
   const results = {
     mode: smoke ? 'smoke' : 'full',

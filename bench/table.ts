@@ -1,6 +1,11 @@
-/** Plain fixed-width tables for the terminal (and CI logs). */
+/** Plain fixed-width tables for the terminal (and CI logs); BENCHMARKS.md renders the same `Table`s. */
 
-export function table(headers: string[], rows: (string | number)[][]): string {
+export interface Table {
+  headers: string[];
+  rows: (string | number)[][];
+}
+
+export function table({ headers, rows }: Table): string {
   const cells = [headers, ...rows.map((row) => row.map(String))];
   const widths = headers.map((_, column) => Math.max(...cells.map((row) => (row[column] ?? '').length)));
   const line = (row: string[]) =>
