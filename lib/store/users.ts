@@ -1,7 +1,7 @@
 import type { CredentialDirectory } from '#lib/auth/authenticate';
 import type { ConsoleUser, EmbedTenant, JwkSet } from '#lib/domain/entities';
 import { getItem, type Item } from '#lib/store/items';
-import { keys } from '#lib/store/keys';
+import { type Key, keys } from '#lib/store/keys';
 
 export function userFromItem(item: Item): ConsoleUser {
   return {
@@ -22,7 +22,7 @@ export function embedTenantFromItem(item: Item): EmbedTenant {
   };
 }
 
-async function userLinkedFrom(linkKey: ReturnType<typeof keys.apiKey>): Promise<ConsoleUser | undefined> {
+async function userLinkedFrom(linkKey: Key): Promise<ConsoleUser | undefined> {
   const link = await getItem(linkKey);
   if (!link) return undefined;
   const user = await getItem(keys.user(link.userId as number));
