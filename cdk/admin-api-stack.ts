@@ -9,11 +9,12 @@ import {
   LogGroupLogDestination,
 } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
-import { AttributeType, BillingMode, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, BillingMode, ProjectionType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { type Operation, routeKey, routes } from '#lib/routes';
 import { tableKeySchema } from '#lib/store/keys';
+import { globalSecondaryIndexes, TIME_TO_LIVE_ATTRIBUTE } from '#lib/store/table-definition';
 import { ApiFunction } from './api-function.ts';
 import { functionEnvironment } from './function-environment.ts';
 import { operationSettings } from './operation-settings.ts';
@@ -58,10 +59,19 @@ export class AdminApiStack extends Stack {
       partitionKey: { name: tableKeySchema.partitionKey, type: AttributeType.STRING },
       sortKey: { name: tableKeySchema.sortKey, type: AttributeType.STRING },
       billingMode: BillingMode.PAY_PER_REQUEST,
+      timeToLiveAttribute: TIME_TO_LIVE_ATTRIBUTE,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       deletionProtection: stage.production,
       removalPolicy,
     });
+    for (const index of globalSecondaryIndexes) {
+      this.table.addGlobalSecondaryIndex({
+        indexName: index.name,
+        partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
+        sortKey: { name: index.sortKey, type: AttributeType.STRING },
+        projectionType: ProjectionType.ALL,
+      });
+    }
 
     this.api = new HttpApi(this, 'Api', {
       apiName: `notification-admin-${stage.name}`,

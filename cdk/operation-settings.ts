@@ -10,6 +10,7 @@ export type TableAction =
   | 'dynamodb:GetItem'
   | 'dynamodb:UpdateItem'
   | 'dynamodb:PutItem'
+  | 'dynamodb:DeleteItem'
   | 'dynamodb:ConditionCheckItem'
   | 'dynamodb:Query'
   | 'dynamodb:BatchGetItem'
@@ -70,6 +71,78 @@ export const operationSettings = {
     // dashboardRepository.setAllowEmbed, the PATCH's write.
     bundledButNotCalled: ['dynamodb:UpdateItem'],
     // An embed token may make aws-jwt-verify fetch the tenant's JWKS over the internet.
+    timeoutSeconds: 10,
+    memoryMiB: 1024,
+  },
+  'list-notifications': {
+    tableActions: [
+      // The dashboard by public id, the user by e-mail or the embed user: the filter's one lookup.
+      ...AUTHENTICATION,
+      // One page: one Query on gsi1 or gsi2.
+      'dynamodb:Query',
+      // With a recipient filter, the page's notifications by key.
+      'dynamodb:BatchGetItem',
+    ],
+    timeoutSeconds: 10,
+    memoryMiB: 1024,
+  },
+  'create-notification': {
+    tableActions: [
+      // The dashboard (or its link by id); an Idempotency-Key record already there.
+      ...AUTHENTICATION,
+      // The id counter's ADD; taking over an abandoned key; marking the key done (in the transaction).
+      'dynamodb:UpdateItem',
+      // The key's record; the notification (in the transaction).
+      'dynamodb:PutItem',
+    ],
+    timeoutSeconds: 10,
+    memoryMiB: 1024,
+  },
+  'get-notification': {
+    tableActions: [...AUTHENTICATION],
+    timeoutSeconds: 10,
+    memoryMiB: 1024,
+  },
+  'delete-notification': {
+    tableActions: [
+      ...AUTHENTICATION,
+      // The notification item first, on its own.
+      'dynamodb:DeleteItem',
+      // What else its partition holds, then deleted 25 per call.
+      'dynamodb:Query',
+      'dynamodb:BatchWriteItem',
+    ],
+    // A notification with many recipients takes a few hundred batch writes.
+    timeoutSeconds: 29,
+    memoryMiB: 1024,
+  },
+  'list-recipients': {
+    tableActions: [
+      // The notification (the 404).
+      ...AUTHENTICATION,
+      // One page on gsi1; the console users' e-mail and username by key.
+      'dynamodb:Query',
+      'dynamodb:BatchGetItem',
+    ],
+    timeoutSeconds: 10,
+    memoryMiB: 1024,
+  },
+  'remove-recipients': {
+    tableActions: [
+      // The notification (the 404).
+      ...AUTHENTICATION,
+      // An embed recipient's row found by its embed user id on gsi2.
+      'dynamodb:Query',
+      // The rows, 25 per call.
+      'dynamodb:BatchWriteItem',
+    ],
+    // Up to 1000 recipients.
+    timeoutSeconds: 29,
+    memoryMiB: 1024,
+  },
+  'get-api-spec': {
+    // A document built into the bundle: no table access at all.
+    tableActions: [],
     timeoutSeconds: 10,
     memoryMiB: 1024,
   },

@@ -8,11 +8,12 @@ import { credentialDirectory } from '#lib/store/users';
 
 /**
  * Who may call a route. `admin`: an active admin console user. `embed-read`: also trusted platform
- * sessions and embed tokens, whose access to the target is then decided by the domain.
+ * sessions and embed tokens, whose access to the target is then decided by the domain. `public`:
+ * anyone, unauthenticated (the API description).
  */
-export type AccessPolicy = 'admin' | 'embed-read';
+export type AccessPolicy = 'admin' | 'embed-read' | 'public';
 
-const allows: Record<AccessPolicy, (principal: Principal) => boolean> = {
+const allows: Record<Exclude<AccessPolicy, 'public'>, (principal: Principal) => boolean> = {
   admin: isAdmin,
   'embed-read': (principal) => principal.kind !== 'console' || isAdmin(principal),
 };
@@ -36,6 +37,7 @@ function defaultAuthenticator(): Authenticate {
 /** Runs first, so that a caller without the right learns nothing: not the schema, not which ids exist. */
 export function authorize(policy: AccessPolicy): MiddlewareObj<APIGatewayProxyEventV2> {
   const authorizeMiddlewareBefore = async (request: Request<APIGatewayProxyEventV2>) => {
+    if (policy === 'public') return;
     const principal = await defaultAuthenticator()(request.event.headers?.authorization);
     if (!allows[policy](principal)) throw new ForbiddenError();
     Object.assign(request.context, { principal });

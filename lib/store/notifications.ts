@@ -3,7 +3,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Notification, NotificationRepository } from '#lib/domain/notification';
 import { documentClient, tableName } from '#lib/store/client';
 import { getItem, type Item } from '#lib/store/items';
-import { keys } from '#lib/store/keys';
+import { indexKeys, keys } from '#lib/store/keys';
 
 /** The attributes a notification item holds besides its key and its `version`. */
 const notificationFields = [
@@ -24,11 +24,18 @@ const notificationFields = [
   'timeGrains',
 ] as const satisfies readonly (keyof Notification)[];
 
-export function notificationToItem(notification: Notification, version = 0): Item {
+/** `createdAt` is when the item was first written; the index entries follow from its id and dashboard. */
+export function notificationToItem(
+  notification: Notification,
+  version = 0,
+  createdAt = new Date().toISOString(),
+): Item {
   return {
     ...keys.notification(notification.deploymentId, notification.id),
+    ...indexKeys.notification(notification.deploymentId, notification.id, notification.dashboardId),
     entity: 'NOTIFICATION',
     ...notification,
+    createdAt,
     version,
   };
 }

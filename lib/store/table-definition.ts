@@ -1,5 +1,15 @@
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
-import { tableKeySchema } from '#lib/store/keys';
+import { indexNames, tableKeySchema } from '#lib/store/keys';
+
+/** The sparse secondary indexes: only items that carry an index's two attributes are in it. */
+export const globalSecondaryIndexes = Object.values(indexNames).map((name) => ({
+  name,
+  partitionKey: `${name}pk`,
+  sortKey: `${name}sk`,
+}));
+
+/** The attribute DynamoDB's TTL reads: idempotency records expire on their own. */
+export const TIME_TO_LIVE_ATTRIBUTE = 'expiresAt';
 
 /** The table as the local runtime and the tests create it; the CDK stack declares the same keys. */
 export function tableDefinition(tableName: string): CreateTableCommandInput {
@@ -9,10 +19,22 @@ export function tableDefinition(tableName: string): CreateTableCommandInput {
     AttributeDefinitions: [
       { AttributeName: tableKeySchema.partitionKey, AttributeType: 'S' },
       { AttributeName: tableKeySchema.sortKey, AttributeType: 'S' },
+      ...globalSecondaryIndexes.flatMap((index) => [
+        { AttributeName: index.partitionKey, AttributeType: 'S' as const },
+        { AttributeName: index.sortKey, AttributeType: 'S' as const },
+      ]),
     ],
     KeySchema: [
       { AttributeName: tableKeySchema.partitionKey, KeyType: 'HASH' },
       { AttributeName: tableKeySchema.sortKey, KeyType: 'RANGE' },
     ],
+    GlobalSecondaryIndexes: globalSecondaryIndexes.map((index) => ({
+      IndexName: index.name,
+      KeySchema: [
+        { AttributeName: index.partitionKey, KeyType: 'HASH' },
+        { AttributeName: index.sortKey, KeyType: 'RANGE' },
+      ],
+      Projection: { ProjectionType: 'ALL' },
+    })),
   };
 }

@@ -1,0 +1,12 @@
+import { listNotifications } from '#lib/domain/notification-lifecycle';
+import { createHandler } from '#lib/http/create-handler';
+import { deploymentPath, listNotificationsQuery } from '#lib/http/schemas/lifecycle';
+import { listNotifications as list } from '#lib/store/notification-lists';
+
+/** GET /v1/deployments/{deploymentId}/notifications: a page, newest first, optionally filtered. */
+export const handler = createHandler({
+  access: 'admin',
+  params: deploymentPath,
+  query: listNotificationsQuery,
+  operation: ({ params, query }) => listNotifications({ list }, params.deploymentId, query),
+});

@@ -1,0 +1,13 @@
+import { notificationPath } from '#lib/domain/notification-input';
+import { listRecipients } from '#lib/domain/notification-lifecycle';
+import { createHandler } from '#lib/http/create-handler';
+import { pagingQuery } from '#lib/http/schemas/paging';
+import { listRecipients as list } from '#lib/store/recipient-lists';
+
+/** GET /v1/deployments/{deploymentId}/notifications/{id}/recipients: a page, newest subscription first. */
+export const handler = createHandler({
+  access: 'admin',
+  params: notificationPath,
+  query: pagingQuery,
+  operation: ({ params, query }) => listRecipients({ listRecipients: list }, params, query),
+});

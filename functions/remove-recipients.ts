@@ -1,0 +1,14 @@
+import { notificationPath } from '#lib/domain/notification-input';
+import { removeRecipients } from '#lib/domain/notification-lifecycle';
+import { createHandler } from '#lib/http/create-handler';
+import { removeRecipientsInput } from '#lib/http/schemas/lifecycle';
+import { removeRecipients as remove } from '#lib/store/recipient-lists';
+
+/** DELETE /v1/deployments/{deploymentId}/notifications/{id}/recipients: unsubscribe; not subscribed is fine. */
+export const handler = createHandler({
+  access: 'admin',
+  params: notificationPath,
+  body: removeRecipientsInput,
+  success: { status: 204 },
+  operation: ({ params, body }) => removeRecipients({ removeRecipients: remove }, params, body.recipients),
+});
