@@ -119,7 +119,7 @@ describe('POST /v1/deployments/{deploymentId}/notifications', () => {
     [{ dashboardId: 80, scheduleType: 'DAILY', hour: 9 }, 'a dashboard of another deployment by id'],
     [{ dashboardPublicId: 'staging-sales', scheduleType: 'DAILY', hour: 9 }, 'another deployment by public id'],
     [{ dashboardId: 99, scheduleType: 'DAILY', hour: 9 }, 'an unknown dashboard'],
-  ])('answers 404 for %j (%s)', async (body) => {
+  ])('answers 404 for %j (%s)', async (body, _what) => {
     const response = await client.create(body);
     expect(response.status).toBe(404);
     expect(response.body.code).toBe('not_found');
