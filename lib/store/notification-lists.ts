@@ -110,8 +110,8 @@ async function pageOfRecipient(
   const found: StoredPage<Notification> = emptyPage();
   let position = positionOf(list, page);
   let more = true;
-  while (more && found.items.length <= page.first) {
-    const round = await queryIndex(list, page.first, position);
+  while (more && found.items.length < page.first) {
+    const round = await queryIndex(list, page.first - found.items.length, position);
     more = round.more;
     const notifications = new Map<string, Item>();
     const wanted = round.items.map((row) => keys.notification(deploymentId, Number(row.gsi2sk)));
@@ -125,11 +125,8 @@ async function pageOfRecipient(
       found.cursors.push(encodeCursor(list, position));
     }
   }
-  if (found.items.length > page.first) {
-    found.items.length = page.first;
-    found.cursors.length = page.first;
-    found.hasNextPage = true;
-  }
+  // Rows left unread may all belong to other dashboards: then the next page is empty.
+  found.hasNextPage = more;
   return found;
 }
 
