@@ -134,6 +134,12 @@ export function parseRecipientSortKey(value: string): { subscribedAt: string; ro
 
 export const isSortableId = (value: string) => sortableIdShape.test(value);
 
+/** The notification a partition key of a notification's partition names, or undefined. */
+export function parseNotificationPartition(pk: string): { deploymentId: number; id: number } | undefined {
+  const match = /^DEPLOYMENT#(\d+)#NOTIFICATION#(\d+)$/.exec(pk);
+  return match ? { deploymentId: Number(match[1]), id: Number(match[2]) } : undefined;
+}
+
 /** The table's physical shape, shared by the local runtime, the tests and the CDK stack. */
 export const tableKeySchema = {
   partitionKey: 'pk',
