@@ -1,9 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import {
-  ConditionalCheckFailedException,
-  TransactionCanceledException,
-} from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+  DeleteCommand,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import type { DashboardRef, IdempotencyClaim } from '#lib/domain/notification-lifecycle';
 import type { Notification } from '#lib/domain/notification';
 import { ConflictError, IdempotencyKeyMismatchError } from '#lib/errors';
@@ -64,7 +67,8 @@ async function claim(deploymentId: number, claimed: IdempotencyClaim): Promise<C
   const record = await getItem(key);
   if (!record) throw new ConflictError('A request with this Idempotency-Key is in progress; retry it');
   if (record.fingerprint !== claimed.fingerprint) throw new IdempotencyKeyMismatchError();
-  if (record.state === 'done') return { owner, done: notificationFromItem(record.notification as Record<string, unknown>) };
+  if (record.state === 'done')
+    return { owner, done: notificationFromItem(record.notification as Record<string, unknown>) };
   if ((record.leaseUntil as number) > now) {
     throw new ConflictError('A request with this Idempotency-Key is in progress; retry it');
   }
@@ -86,44 +90,71 @@ async function claim(deploymentId: number, claimed: IdempotencyClaim): Promise<C
     );
     return { owner };
   } catch (error) {
-    if (conditionFailed(error)) throw new ConflictError('A request with this Idempotency-Key is in progress; retry it');
+    if (conditionFailed(error))
+      throw new ConflictError('A request with this Idempotency-Key is in progress; retry it');
     throw error;
   }
 }
 
 /**
- * One transaction: the notification (only if its id is free) and, with a key, the record marked
- * done (only if this request still holds it). A crash before it leaves nothing; after it, both.
+ * The notification, only if its id is free, and with a key, in the same transaction, the key's
+ * record marked done (only if this request still holds it): a crash before leaves nothing, after,
+ * both. False when the id is taken.
  */
-async function insert(notification: Notification, deploymentId: number, claimed?: IdempotencyClaim, owner?: string) {
+async function insert(
+  notification: Notification,
+  deploymentId: number,
+  claimed?: IdempotencyClaim,
+  owner?: string,
+): Promise<boolean> {
   const table = tableName();
-  const item = notificationToItem(notification);
-  await documentClient().send(
-    new TransactWriteCommand({
-      TransactItems: [
-        { Put: { TableName: table, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
-        ...(claimed
-          ? [
-              {
-                Update: {
-                  TableName: table,
-                  Key: keys.idempotencyRecord(deploymentId, claimed.caller, claimed.key),
-                  UpdateExpression: 'SET #state = :done, notification = :notification REMOVE leaseUntil',
-                  ConditionExpression: '#owner = :owner AND #state = :pending',
-                  ExpressionAttributeNames: { '#state': 'state', '#owner': 'owner' },
-                  ExpressionAttributeValues: {
-                    ':done': 'done',
-                    ':pending': 'pending',
-                    ':owner': owner,
-                    ':notification': notification,
-                  },
-                },
+  const put = {
+    TableName: table,
+    Item: notificationToItem(notification),
+    ConditionExpression: 'attribute_not_exists(pk)',
+  };
+  if (!claimed) {
+    // Alone, the put needs no transaction (which would cost twice the write units).
+    try {
+      await documentClient().send(new PutCommand(put));
+      return true;
+    } catch (error) {
+      if (conditionFailed(error)) return false;
+      throw error;
+    }
+  }
+  try {
+    await documentClient().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          { Put: put },
+          {
+            Update: {
+              TableName: table,
+              Key: keys.idempotencyRecord(deploymentId, claimed.caller, claimed.key),
+              UpdateExpression: 'SET #state = :done, notification = :notification REMOVE leaseUntil',
+              ConditionExpression: '#owner = :owner AND #state = :pending',
+              ExpressionAttributeNames: { '#state': 'state', '#owner': 'owner' },
+              ExpressionAttributeValues: {
+                ':done': 'done',
+                ':pending': 'pending',
+                ':owner': owner,
+                ':notification': notification,
               },
-            ]
-          : []),
-      ],
-    }),
-  );
+            },
+          },
+        ],
+      }),
+    );
+    return true;
+  } catch (error) {
+    const reasons = error instanceof TransactionCanceledException ? error.CancellationReasons : undefined;
+    if (reasons?.[1]?.Code === 'ConditionalCheckFailed') {
+      throw new ConflictError('A request with this Idempotency-Key is in progress; retry it');
+    }
+    if (reasons?.[0]?.Code === 'ConditionalCheckFailed') return false;
+    throw error;
+  }
 }
 
 async function create(draft: Omit<Notification, 'id'>, claimed?: IdempotencyClaim): Promise<Notification> {
@@ -131,16 +162,9 @@ async function create(draft: Omit<Notification, 'id'>, claimed?: IdempotencyClai
   if (held?.done) return held.done;
   for (let attempt = 1; ; attempt++) {
     const notification: Notification = { ...draft, id: await nextNotificationId() };
-    try {
-      await insert(notification, draft.deploymentId, claimed, held?.owner);
-      return notification;
-    } catch (error) {
-      const reasons = error instanceof TransactionCanceledException ? error.CancellationReasons : undefined;
-      if (reasons?.[1]?.Code === 'ConditionalCheckFailed') {
-        throw new ConflictError('A request with this Idempotency-Key is in progress; retry it');
-      }
-      if (reasons?.[0]?.Code !== 'ConditionalCheckFailed' || attempt >= MAX_ID_ATTEMPTS) throw error;
-    }
+    if (await insert(notification, draft.deploymentId, claimed, held?.owner)) return notification;
+    // The id was taken by an item written past the counter: draw the next one.
+    if (attempt >= MAX_ID_ATTEMPTS) throw new ConflictError('No free notification id was found; retry');
   }
 }
 
@@ -152,7 +176,11 @@ async function create(draft: Omit<Notification, 'id'>, claimed?: IdempotencyClai
  */
 async function deleteNotification(deploymentId: number, id: number): Promise<boolean> {
   const { Attributes } = await documentClient().send(
-    new DeleteCommand({ TableName: tableName(), Key: keys.notification(deploymentId, id), ReturnValues: 'ALL_OLD' }),
+    new DeleteCommand({
+      TableName: tableName(),
+      Key: keys.notification(deploymentId, id),
+      ReturnValues: 'ALL_OLD',
+    }),
   );
   let startKey: Record<string, unknown> | undefined;
   do {
