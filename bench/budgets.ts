@@ -35,10 +35,38 @@ export const VERIFY_MICROSECONDS = 200;
  * on any further growth. BENCHMARKS.md says why each misses and what meets it. Remove an entry when
  * its fix lands; the bench says when one is no longer needed.
  */
+/** The lifecycle functions share the notification rules (and so cron-parser) with the update. */
+const NOTIFICATION_DTO_FIX =
+  'the same cron-parser miss as update-notification (the notification rules and DTO come with it); the same own parser meets it';
+
 export const knownMisses: Record<string, { ceiling: number; fix: string }> = {
   'update-notification: bundle bytes': {
     ceiling: 545_000,
     fix: "cron-parser (CommonJS, with luxon: 98 KB) is the design card's choice for strict cron parsing; a ~50-line own 5-field parser would meet the budget",
+  },
+  'list-notifications: bundle bytes': {
+    ceiling: 556_000,
+    fix: NOTIFICATION_DTO_FIX,
+  },
+  'create-notification: bundle bytes': {
+    ceiling: 556_000,
+    fix: NOTIFICATION_DTO_FIX,
+  },
+  'get-notification: bundle bytes': {
+    ceiling: 556_000,
+    fix: NOTIFICATION_DTO_FIX,
+  },
+  'delete-notification: bundle bytes': {
+    ceiling: 556_000,
+    fix: NOTIFICATION_DTO_FIX,
+  },
+  'list-recipients: bundle bytes': {
+    ceiling: 556_000,
+    fix: NOTIFICATION_DTO_FIX,
+  },
+  'remove-recipients: bundle bytes': {
+    ceiling: 556_000,
+    fix: NOTIFICATION_DTO_FIX,
   },
 };
 
