@@ -1,9 +1,10 @@
 import { config } from '#lib/config';
 import { createNotification } from '#lib/domain/notification-lifecycle';
-import { createHandler } from '#lib/http/create-handler';
 import { callerOf } from '#lib/http/caller';
-import { createNotificationInput, deploymentPath, idempotencyKeyHeader } from '#lib/http/schemas/lifecycle';
+import { createHandler } from '#lib/http/create-handler';
 import { notificationLocation } from '#lib/http/locations';
+import { notificationOutput } from '#lib/http/schemas/api-outputs';
+import { createNotificationInput, deploymentPath, idempotencyKeyHeader } from '#lib/http/schemas/lifecycle';
 import { createNotification as create, dashboardIdOf } from '#lib/store/notification-lifecycle';
 
 /** POST /v1/deployments/{deploymentId}/notifications: a new notification, at most once per Idempotency-Key. */
@@ -12,6 +13,7 @@ export const handler = createHandler({
   params: deploymentPath,
   headers: idempotencyKeyHeader,
   body: createNotificationInput,
+  response: notificationOutput,
   success: { status: 201, location: notificationLocation },
   operation: ({ params, headers, body, principal }) =>
     createNotification(

@@ -1,10 +1,12 @@
 import { dashboardPath, getEmbeddedDashboard } from '#lib/domain/embedding';
 import { createHandler } from '#lib/http/create-handler';
+import { embeddedDashboardOutput } from '#lib/http/schemas/api-outputs';
 import { dashboardRepository } from '#lib/store/dashboards';
 
 /** GET /v1/embed/dashboard/{publicId}: the dashboard, if this caller may embed it. */
 export const handler = createHandler({
   access: 'embed-read',
   params: dashboardPath,
+  response: embeddedDashboardOutput,
   operation: ({ params, principal }) => getEmbeddedDashboard(dashboardRepository, principal, params.publicId),
 });

@@ -1,5 +1,6 @@
 import { listNotifications } from '#lib/domain/notification-lifecycle';
 import { createHandler } from '#lib/http/create-handler';
+import { notificationPageOutput } from '#lib/http/schemas/api-outputs';
 import { deploymentPath, listNotificationsQuery } from '#lib/http/schemas/lifecycle';
 import { listNotifications as list } from '#lib/store/notification-lists';
 
@@ -8,5 +9,6 @@ export const handler = createHandler({
   access: 'admin',
   params: deploymentPath,
   query: listNotificationsQuery,
+  response: notificationPageOutput,
   operation: ({ params, query }) => listNotifications({ list }, params.deploymentId, query),
 });

@@ -1,6 +1,7 @@
 import { notificationPath } from '#lib/domain/notification-input';
 import { listRecipients } from '#lib/domain/notification-lifecycle';
 import { createHandler } from '#lib/http/create-handler';
+import { recipientPageOutput } from '#lib/http/schemas/api-outputs';
 import { pagingQuery } from '#lib/http/schemas/paging';
 import { listRecipients as list } from '#lib/store/recipient-lists';
 
@@ -9,5 +10,6 @@ export const handler = createHandler({
   access: 'admin',
   params: notificationPath,
   query: pagingQuery,
+  response: recipientPageOutput,
   operation: ({ params, query }) => listRecipients({ listRecipients: list }, params, query),
 });

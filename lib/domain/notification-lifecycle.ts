@@ -40,7 +40,9 @@ export interface IdempotencyClaim {
 }
 
 /** The recipients a removal names, once checked: Slack items are gone (no Slack recipient can exist). */
-export type RemovalTarget = { type: 'USER'; userId: number } | { type: 'EMBED_USER'; embedUserId: number; embedTenantName: string };
+export type RemovalTarget =
+  | { type: 'USER'; userId: number }
+  | { type: 'EMBED_USER'; embedUserId: number; embedTenantName: string };
 
 export interface LifecycleRepository {
   find(deploymentId: number, id: number): Promise<Notification | undefined>;
@@ -54,9 +56,16 @@ export interface LifecycleRepository {
   create(draft: Omit<Notification, 'id'>, claim?: IdempotencyClaim): Promise<Notification>;
   /** Removes the notification and everything stored under it; false when there was no notification. */
   delete(deploymentId: number, id: number): Promise<boolean>;
-  list(deploymentId: number, filter: NotificationFilter, page: PageRequest): Promise<StoredPage<Notification>>;
+  list(
+    deploymentId: number,
+    filter: NotificationFilter,
+    page: PageRequest,
+  ): Promise<StoredPage<Notification>>;
   /** undefined when the notification does not exist. */
-  listRecipients(notification: NotificationRef, page: PageRequest): Promise<StoredPage<RecipientOutput> | undefined>;
+  listRecipients(
+    notification: NotificationRef,
+    page: PageRequest,
+  ): Promise<StoredPage<RecipientOutput> | undefined>;
   /** Removes those of `targets` that are subscribed; false when the notification does not exist. */
   removeRecipients(notification: NotificationRef, targets: readonly RemovalTarget[]): Promise<boolean>;
 }
@@ -98,7 +107,9 @@ export async function createNotification(
   const { id: _placeholder, ...draft } = { ...checked, dashboardId: resolvedDashboardId };
   const claim = idempotency && {
     ...idempotency,
-    fingerprint: createHash('sha256').update(canonicalJson(input) ?? '').digest('hex'),
+    fingerprint: createHash('sha256')
+      .update(canonicalJson(input) ?? '')
+      .digest('hex'),
   };
   return toNotificationDto(await repository.create(draft, claim));
 }
@@ -112,14 +123,18 @@ export async function getNotification(
   return toNotificationDto(notification);
 }
 
-export async function deleteNotification(repository: Pick<LifecycleRepository, 'delete'>, target: NotificationRef): Promise<void> {
+export async function deleteNotification(
+  repository: Pick<LifecycleRepository, 'delete'>,
+  target: NotificationRef,
+): Promise<void> {
   if (!(await repository.delete(target.deploymentId, target.id))) throw notFound(target);
 }
 
 export function filterOf(query: ListNotificationsQuery): NotificationFilter {
   const filter: NotificationFilter = {};
   if (query.dashboardId !== undefined) filter.dashboard = { dashboardId: query.dashboardId };
-  else if (query.dashboardPublicId !== undefined) filter.dashboard = { dashboardPublicId: query.dashboardPublicId };
+  else if (query.dashboardPublicId !== undefined)
+    filter.dashboard = { dashboardPublicId: query.dashboardPublicId };
   if (query.recipientUserId !== undefined) filter.recipient = { userId: query.recipientUserId };
   else if (query.recipientEmail !== undefined) filter.recipient = { email: query.recipientEmail };
   else if (query.recipientEmbedTenantName !== undefined && query.recipientExternalId !== undefined) {
@@ -151,7 +166,9 @@ export async function listRecipients(
 }
 
 const identityOf = (item: RemovedRecipientInput) =>
-  item.type === 'EMBED_USER' ? `EMBED_USER\u0000${item.embedTenantName}\u0000${item.id}` : `${item.type}\u0000${item.id}`;
+  item.type === 'EMBED_USER'
+    ? `EMBED_USER\u0000${item.embedTenantName}\u0000${item.id}`
+    : `${item.type}\u0000${item.id}`;
 
 /** The whole request is checked (shape by the schema, duplicates here) before the first write. */
 export function removalTargets(items: readonly RemovedRecipientInput[]): RemovalTarget[] {
@@ -160,7 +177,10 @@ export function removalTargets(items: readonly RemovedRecipientInput[]): Removal
   items.forEach((item, index) => {
     const earlier = firstIndex.get(identityOf(item));
     if (earlier !== undefined) {
-      problems.push({ path: `recipients.${index}`, message: `is the same recipient as recipients[${earlier}]` });
+      problems.push({
+        path: `recipients.${index}`,
+        message: `is the same recipient as recipients[${earlier}]`,
+      });
     } else firstIndex.set(identityOf(item), index);
   });
   if (problems.length > 0) throw new ValidationError(problems);

@@ -51,10 +51,22 @@ export interface HandlerDefinition<
   bodyOptional?: boolean;
   /** 200 with the result when absent. */
   success?: Success<R>;
+  /** The shape of the success answer, for the API description (not checked at run time). */
+  response?: Schema;
   operation: (input: OperationInput<Output<PS>, Output<BS>, Output<QS>, Output<HS>>) => Promise<R>;
 }
 
-export type ApiHandler = (
+/** A handler carries its definition, from which the API description is built. */
+export type ApiHandler = ApiHandlerFunction & {
+  definition: HandlerDefinition<
+    Schema | undefined,
+    Schema | undefined,
+    Schema | undefined,
+    Schema | undefined
+  >;
+};
+
+type ApiHandlerFunction = (
   event: APIGatewayProxyEventV2,
   context: Context,
 ) => Promise<APIGatewayProxyStructuredResultV2>;
@@ -90,7 +102,7 @@ export function createHandler<
   );
   const success: Success<R> = definition.success ?? { status: 200 };
 
-  return chain.handler(async (_event, context) => {
+  const handler = chain.handler(async (_event, context) => {
     const { principal, input } = context as RequestContext;
     const result = await definition.operation({
       params: input.params as Output<PS>,
@@ -103,5 +115,6 @@ export function createHandler<
     if (success.status === 204) return { statusCode: 204, headers: {}, body: '' };
     if (success.status === 201) return jsonResponse(201, result, { location: success.location(result) });
     return jsonResponse(success.status, result);
-  }) as ApiHandler;
+  });
+  return Object.assign(handler as ApiHandlerFunction, { definition: definition as ApiHandler['definition'] });
 }

@@ -26,7 +26,9 @@ export const sortableId = (id: number) => String(id).padStart(ID_DIGITS, '0');
 const sortableIdShape = new RegExp(`^[0-9]{${ID_DIGITS}}$`);
 
 /** A recipient as the per-deployment recipient index names it: console users by id, embed users by id. */
-export type RecipientIdentity = { type: 'USER'; userId: number } | { type: 'EMBED_USER'; embedUserId: number };
+export type RecipientIdentity =
+  | { type: 'USER'; userId: number }
+  | { type: 'EMBED_USER'; embedUserId: number };
 const recipientIdentityPart = (identity: RecipientIdentity) =>
   identity.type === 'USER' ? `USER#${identity.userId}` : `EMBED_USER#${identity.embedUserId}`;
 

@@ -114,7 +114,13 @@ function recipientIndexValues(item: Item, subscribedAt: string): IndexKeys | und
     item.type === 'USER'
       ? { type: 'USER' as const, userId: item.userId as number }
       : { type: 'EMBED_USER' as const, embedUserId: item.embedUserId as number };
-  return indexKeys.recipient(notification.deploymentId, notification.id, identity, subscribedAt, item.sk as string);
+  return indexKeys.recipient(
+    notification.deploymentId,
+    notification.id,
+    identity,
+    subscribedAt,
+    item.sk as string,
+  );
 }
 
 export async function migrateTable(now = new Date()): Promise<MigrationReport> {

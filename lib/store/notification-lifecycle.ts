@@ -7,8 +7,8 @@ import {
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { DashboardRef, IdempotencyClaim } from '#lib/domain/notification-lifecycle';
 import type { Notification } from '#lib/domain/notification';
+import type { DashboardRef, IdempotencyClaim } from '#lib/domain/notification-lifecycle';
 import { ConflictError, IdempotencyKeyMismatchError } from '#lib/errors';
 import { batchWriteAll } from '#lib/store/batch';
 import { documentClient, tableName } from '#lib/store/client';

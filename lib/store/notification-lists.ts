@@ -62,7 +62,11 @@ async function resolveRecipient(
   };
 }
 
-function recipientIndexList(deploymentId: number, recipient: ResolvedRecipient, dashboardId?: number): IndexList {
+function recipientIndexList(
+  deploymentId: number,
+  recipient: ResolvedRecipient,
+  dashboardId?: number,
+): IndexList {
   const value = indexPartitions.notificationsOfRecipient(deploymentId, recipient.identity);
   return {
     // A dashboard filter makes it another list: its cursors are not valid without it, nor the reverse.
@@ -78,7 +82,10 @@ function recipientIndexList(deploymentId: number, recipient: ResolvedRecipient, 
   };
 }
 
-async function dashboardIdOf(deploymentId: number, filter: NotificationFilter): Promise<number | null | undefined> {
+async function dashboardIdOf(
+  deploymentId: number,
+  filter: NotificationFilter,
+): Promise<number | null | undefined> {
   const dashboard = filter.dashboard;
   if (!dashboard) return undefined;
   if ('dashboardId' in dashboard) return dashboard.dashboardId;
@@ -140,5 +147,10 @@ export async function listNotifications(
   if (!filter.recipient) return pageOfIndex(notificationIndexList(deploymentId, dashboardId), page);
   const recipient = await resolveRecipient(deploymentId, filter.recipient);
   if (!recipient) return emptyPage();
-  return pageOfRecipient(deploymentId, recipientIndexList(deploymentId, recipient, dashboardId), page, dashboardId);
+  return pageOfRecipient(
+    deploymentId,
+    recipientIndexList(deploymentId, recipient, dashboardId),
+    page,
+    dashboardId,
+  );
 }

@@ -102,7 +102,9 @@ export async function removeRecipients(
 ): Promise<boolean> {
   if (!(await notificationExists(notification))) return false;
   const userKeys = targets.flatMap((target) =>
-    target.type === 'USER' ? [keys.userRecipient(notification.deploymentId, notification.id, target.userId)] : [],
+    target.type === 'USER'
+      ? [keys.userRecipient(notification.deploymentId, notification.id, target.userId)]
+      : [],
   );
   const embedTargets = targets.filter((target) => target.type === 'EMBED_USER');
   const embedKeys = (

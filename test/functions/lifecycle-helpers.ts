@@ -58,9 +58,14 @@ export function lifecycleClient(api: LocalApi) {
     subscribe: (id: number, recipients: unknown[]) =>
       api.request('POST', `${notifications()}/${id}/recipients`, { token: ADMIN_KEY, body: { recipients } }),
     recipients: (id: number, query = '') =>
-      api.request('GET', `${notifications()}/${id}/recipients${query ? `?${query}` : ''}`, { token: ADMIN_KEY }),
+      api.request('GET', `${notifications()}/${id}/recipients${query ? `?${query}` : ''}`, {
+        token: ADMIN_KEY,
+      }),
     unsubscribe: (id: number, recipients: unknown) =>
-      api.request('DELETE', `${notifications()}/${id}/recipients`, { token: ADMIN_KEY, body: { recipients } }),
+      api.request('DELETE', `${notifications()}/${id}/recipients`, {
+        token: ADMIN_KEY,
+        body: { recipients },
+      }),
   };
 }
 

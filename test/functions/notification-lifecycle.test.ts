@@ -98,7 +98,10 @@ describe('POST /v1/deployments/{deploymentId}/notifications', () => {
 
   it.each([
     [{ scheduleType: 'DAILY', hour: 9 }, 'dashboardId'],
-    [{ dashboardId: 70, dashboardPublicId: 'sales-overview', scheduleType: 'DAILY', hour: 9 }, 'dashboardPublicId'],
+    [
+      { dashboardId: 70, dashboardPublicId: 'sales-overview', scheduleType: 'DAILY', hour: 9 },
+      'dashboardPublicId',
+    ],
     [{ dashboardId: 70, hour: 9 }, 'scheduleType'],
     [{ dashboardId: 70, scheduleType: 'DAILY' }, 'hour'],
     [{ dashboardId: 70, scheduleType: 'WEEKLY', hour: 9 }, 'dayOfWeek'],
@@ -117,7 +120,10 @@ describe('POST /v1/deployments/{deploymentId}/notifications', () => {
 
   it.each([
     [{ dashboardId: 80, scheduleType: 'DAILY', hour: 9 }, 'a dashboard of another deployment by id'],
-    [{ dashboardPublicId: 'staging-sales', scheduleType: 'DAILY', hour: 9 }, 'another deployment by public id'],
+    [
+      { dashboardPublicId: 'staging-sales', scheduleType: 'DAILY', hour: 9 },
+      'another deployment by public id',
+    ],
     [{ dashboardId: 99, scheduleType: 'DAILY', hour: 9 }, 'an unknown dashboard'],
   ])('answers 404 for %j (%s)', async (body, _what) => {
     const response = await client.create(body);
@@ -136,7 +142,10 @@ describe('Idempotency-Key on create', () => {
     const body = { dashboardId: 71, scheduleType: 'HOURLY', minute: 17 };
     const first = await client.create(body, { key: 'retry-1' });
     const before = (await client.list('first=200')).body.items.length;
-    const again = await client.create({ minute: 17, scheduleType: 'HOURLY', dashboardId: 71 }, { key: 'retry-1' });
+    const again = await client.create(
+      { minute: 17, scheduleType: 'HOURLY', dashboardId: 71 },
+      { key: 'retry-1' },
+    );
     expect(first.status).toBe(201);
     expect(again.status).toBe(201);
     expect(again.body).toEqual(first.body);
@@ -183,7 +192,12 @@ describe('GET /v1/deployments/{deploymentId}/notifications/{id}', () => {
   it('answers the stored notification', async () => {
     const response = await client.get(701);
     expect(response.status).toBe(200);
-    expect(response.body).toMatchObject({ id: 701, dashboardId: 71, deploymentId: 7, cronExpression: '5 * * * *' });
+    expect(response.body).toMatchObject({
+      id: 701,
+      dashboardId: 71,
+      deploymentId: 7,
+      cronExpression: '5 * * * *',
+    });
   });
 
   it.each([
@@ -208,7 +222,10 @@ describe('GET /v1/deployments/{deploymentId}/notifications/{id}', () => {
 describe('DELETE /v1/deployments/{deploymentId}/notifications/{id}', () => {
   it('answers 204, takes the recipients with it, and then reads as 404', async () => {
     const { body } = await client.create(dailyAt(14));
-    await client.subscribe(body.id, [{ userId: 1 }, { embedTenantName: 'acme', externalId: 'gone@acme.com' }]);
+    await client.subscribe(body.id, [
+      { userId: 1 },
+      { embedTenantName: 'acme', externalId: 'gone@acme.com' },
+    ]);
     expect((await partitionItems(7, body.id)).length).toBe(3);
 
     const response = await client.remove(body.id);
@@ -242,17 +259,20 @@ describe('authorization of the new routes', () => {
     ['DELETE', '/v1/deployments/7/notifications/700/recipients'],
   ] as const;
 
-  it.each(routes)('%s %s: 401 without a credential, 403 for a member, before any lookup', async (method, path) => {
-    const anonymous = await api.request(method, path);
-    expect(anonymous.status).toBe(401);
-    expect(anonymous.headers.get('www-authenticate')).toBe('Bearer');
-    const member = await api.request(method, path.replace('/7/', '/999/'), {
-      token: MEMBER_KEY,
-      ...(method === 'GET' ? {} : { body: { recipients: 'not checked' } }),
-    });
-    expect(member.status).toBe(403);
-    expect(member.body.code).toBe('forbidden');
-  });
+  it.each(routes)(
+    '%s %s: 401 without a credential, 403 for a member, before any lookup',
+    async (method, path) => {
+      const anonymous = await api.request(method, path);
+      expect(anonymous.status).toBe(401);
+      expect(anonymous.headers.get('www-authenticate')).toBe('Bearer');
+      const member = await api.request(method, path.replace('/7/', '/999/'), {
+        token: MEMBER_KEY,
+        ...(method === 'GET' ? {} : { body: { recipients: 'not checked' } }),
+      });
+      expect(member.status).toBe(403);
+      expect(member.body.code).toBe('forbidden');
+    },
+  );
 
   it.each(routes)('%s %s: 400 for a path id that is not a positive integer', async (method, path) => {
     const response = await api.request(method, path.replace('/7/', '/seven/'), {

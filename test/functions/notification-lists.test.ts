@@ -132,9 +132,7 @@ describe('GET /v1/deployments/{deploymentId}/notifications', () => {
     expect(ids((await client.list('recipientUserId=4&dashboardId=70')).body.items)).toEqual([c, a]);
     expect(ids((await client.list('recipientUserId=4&dashboardPublicId=ops-kpis')).body.items)).toEqual([d]);
     expect(
-      ids(
-        (await client.list('recipientEmbedTenantName=acme&recipientExternalId=zed%40acme.com')).body.items,
-      ),
+      ids((await client.list('recipientEmbedTenantName=acme&recipientExternalId=zed%40acme.com')).body.items),
     ).toEqual([b]);
     expect((await client.list('recipientUserId=4', 8)).body.items).toEqual([]);
     expect((await client.list('recipientEmail=nobody%40example.com')).body.items).toEqual([]);
@@ -273,8 +271,9 @@ describe('GET .../notifications/{id}/recipients', () => {
 
 describe('DELETE .../notifications/{id}/recipients', () => {
   const userIdsOf = async (id: number) =>
-    (await client.recipients(id, 'first=200')).body.items.map((item: { userId?: number; embedUserId?: number }) =>
-      item.userId === undefined ? `embed:${item.embedUserId}` : `user:${item.userId}`,
+    (await client.recipients(id, 'first=200')).body.items.map(
+      (item: { userId?: number; embedUserId?: number }) =>
+        item.userId === undefined ? `embed:${item.embedUserId}` : `user:${item.userId}`,
     );
 
   it('removes console and embed recipients, ignores who is not subscribed, and answers 204', async () => {
@@ -285,7 +284,9 @@ describe('DELETE .../notifications/{id}/recipients', () => {
       { embedTenantName: 'acme', externalId: 'kim@acme.com' },
       { embedTenantName: 'acme', externalId: 'lee@acme.com' },
     ]);
-    const [kim, lee] = added.body.createdRecipients.slice(2).map((item: { embedUserId: number }) => item.embedUserId);
+    const [kim, lee] = added.body.createdRecipients
+      .slice(2)
+      .map((item: { embedUserId: number }) => item.embedUserId);
     const response = await client.unsubscribe(id, [
       { type: 'USER', id: 1 },
       { type: 'EMBED_USER', id: kim, embedTenantName: 'acme' },
@@ -307,7 +308,13 @@ describe('DELETE .../notifications/{id}/recipients', () => {
   it.each([
     [[], 'recipients'],
     [Array.from({ length: 1001 }, (_, k) => ({ type: 'USER', id: k + 1 })), 'recipients'],
-    [[{ type: 'USER', id: 1 }, { type: 'USER', id: 1 }], 'recipients.1'],
+    [
+      [
+        { type: 'USER', id: 1 },
+        { type: 'USER', id: 1 },
+      ],
+      'recipients.1',
+    ],
     [[{ type: 'EMBED_USER', id: 5 }], 'recipients.0.embedTenantName'],
     [[{ type: 'USER', id: 0 }], 'recipients.0.id'],
     [[{ type: 'TEAM', id: 1 }], 'recipients.0.type'],

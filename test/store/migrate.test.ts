@@ -19,7 +19,11 @@ let api: LocalApi;
 let client: ReturnType<typeof lifecycleClient>;
 
 beforeAll(async () => {
-  const { GlobalSecondaryIndexes: _none, AttributeDefinitions = [], ...previous } = tableDefinition(tableName());
+  const {
+    GlobalSecondaryIndexes: _none,
+    AttributeDefinitions = [],
+    ...previous
+  } = tableDefinition(tableName());
   await documentClient().send(
     new CreateTableCommand({
       ...previous,
@@ -51,16 +55,24 @@ describe('npm run migrate', () => {
       highestNotificationId: 800,
     });
     const { Table } = await documentClient().send(new DescribeTableCommand({ TableName: tableName() }));
-    expect(Table?.GlobalSecondaryIndexes?.map((index) => index.IndexName).sort()).toEqual(['gsi1', 'gsi2', 'gsi3']);
+    expect(Table?.GlobalSecondaryIndexes?.map((index) => index.IndexName).sort()).toEqual([
+      'gsi1',
+      'gsi2',
+      'gsi3',
+    ]);
 
     api = await startLocalApi({});
     client = lifecycleClient(api);
     expect((await client.list()).body.items.map((item: { id: number }) => item.id)).toEqual([701, 700]);
-    expect((await client.list('dashboardId=70')).body.items.map((item: { id: number }) => item.id)).toEqual([700]);
-    expect((await client.list('recipientUserId=4')).body.items.map((item: { id: number }) => item.id)).toEqual([
+    expect((await client.list('dashboardId=70')).body.items.map((item: { id: number }) => item.id)).toEqual([
       700,
     ]);
-    const recipients = (await client.recipients(700)).body.items.map((item: { userId: number }) => item.userId);
+    expect(
+      (await client.list('recipientUserId=4')).body.items.map((item: { id: number }) => item.id),
+    ).toEqual([700]);
+    const recipients = (await client.recipients(700)).body.items.map(
+      (item: { userId: number }) => item.userId,
+    );
     expect(recipients.sort()).toEqual([1, 4]);
     const created = await client.create({ dashboardId: 71, scheduleType: 'HOURLY' });
     expect(created.status).toBe(201);

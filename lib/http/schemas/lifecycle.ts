@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
-import { scheduleTypes } from '#lib/domain/schedule-fields';
 import { updateNotificationInput } from '#lib/domain/notification-input';
+import { scheduleTypes } from '#lib/domain/schedule-fields';
 import { pagingQueryShape } from '#lib/http/schemas/paging';
 import { pathId } from '#lib/validation';
 
@@ -10,10 +10,12 @@ const MAX_NAME_LENGTH = 1000;
 export const MAX_REMOVED_RECIPIENTS = 1000;
 
 const name = () =>
-  z.string().check(
-    z.minLength(1, 'must not be empty'),
-    z.maxLength(MAX_NAME_LENGTH, `must be at most ${MAX_NAME_LENGTH} characters`),
-  );
+  z
+    .string()
+    .check(
+      z.minLength(1, 'must not be empty'),
+      z.maxLength(MAX_NAME_LENGTH, `must be at most ${MAX_NAME_LENGTH} characters`),
+    );
 const positiveInt = () => z.int('must be a positive integer').check(z.gte(1, 'must be a positive integer'));
 
 /** Positive integer digits in a query string, as a number. */

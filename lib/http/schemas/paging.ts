@@ -8,15 +8,13 @@ const MAX_CURSOR_LENGTH = 1000;
 
 /** Query values arrive as text: digits only, then the range. */
 const pageSize = z.pipe(
-  z
-    .string()
-    .check(
-      z.regex(/^[0-9]{1,3}$/, `must be a whole number from 1 to ${MAX_PAGE_SIZE}`),
-      z.refine(
-        (digits) => Number(digits) >= 1 && Number(digits) <= MAX_PAGE_SIZE,
-        `must be from 1 to ${MAX_PAGE_SIZE}`,
-      ),
+  z.string().check(
+    z.regex(/^[0-9]{1,3}$/, `must be a whole number from 1 to ${MAX_PAGE_SIZE}`),
+    z.refine(
+      (digits) => Number(digits) >= 1 && Number(digits) <= MAX_PAGE_SIZE,
+      `must be from 1 to ${MAX_PAGE_SIZE}`,
     ),
+  ),
   z.transform((digits: string) => Number(digits)),
 );
 
@@ -29,7 +27,7 @@ export const pagingQueryShape = {
 
 export const pagingQuery = z.strictObject(pagingQueryShape);
 
-export const pageInfoOutput = z.strictObject({
+export const pageInfoOutput = z.object({
   startCursor: z.nullable(z.string()),
   endCursor: z.nullable(z.string()),
   hasNextPage: z.boolean(),
@@ -37,4 +35,4 @@ export const pageInfoOutput = z.strictObject({
 });
 
 export const pageOf = <T extends z.ZodMiniType>(item: T) =>
-  z.strictObject({ items: z.array(item), pageInfo: pageInfoOutput });
+  z.object({ items: z.array(item), pageInfo: pageInfoOutput });

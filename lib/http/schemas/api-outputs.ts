@@ -1,0 +1,67 @@
+import * as z from 'zod/mini';
+import { dashboardFilterInput, dashboardTimeGrainInput } from '#lib/domain/notification-input';
+import { pageOf } from '#lib/http/schemas/paging';
+
+/**
+ * What the operations answer, as zod schemas. The handlers do not check their answers against them
+ * (that would cost every request); the API description is built from them and the HTTP tests check
+ * every answer against that description, so they cannot drift from what the code returns (a field
+ * the code adds without adding it here fails them).
+ */
+
+export const errorOutput = z.object({
+  message: z.string(),
+  code: z.optional(z.string()),
+  errors: z.optional(z.array(z.object({ path: z.string(), message: z.string() }))),
+  requestId: z.optional(z.string()),
+});
+
+export const notificationOutput = z.object({
+  id: z.int(),
+  dashboardId: z.int(),
+  deploymentId: z.int(),
+  cronExpression: z.string(),
+  timezone: z.string(),
+  isEnabled: z.boolean(),
+  humanReadableSchedule: z.string(),
+  notificationEnabled: z.boolean(),
+  notificationFormat: z.enum(['png', 'pdf']),
+  filters: z.nullable(z.array(dashboardFilterInput)),
+  timeGrains: z.nullable(z.array(dashboardTimeGrainInput)),
+});
+
+export const recipientOutput = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('USER'), userId: z.int(), email: z.string(), username: z.string() }),
+  z.object({
+    type: z.literal('EMBED_USER'),
+    embedTenantName: z.string(),
+    externalId: z.string(),
+    embedUserId: z.int(),
+    email: z.string(),
+  }),
+]);
+
+export const addRecipientsOutput = z.object({
+  createdRecipients: z.array(recipientOutput),
+  updatedRecipients: z.array(recipientOutput),
+  unchangedRecipients: z.array(recipientOutput),
+});
+
+export const notificationPageOutput = pageOf(notificationOutput);
+export const recipientPageOutput = pageOf(recipientOutput);
+
+export const dashboardEmbeddingOutput = z.object({ publicId: z.string(), allowEmbed: z.boolean() });
+
+export const embeddedDashboardOutput = z.object({
+  publicId: z.string(),
+  dashboardId: z.int(),
+  deploymentId: z.int(),
+  title: z.string(),
+});
+
+/** The API description itself: an OpenAPI 3.1 document. */
+export const apiDescriptionOutput = z.looseObject({
+  openapi: z.string(),
+  info: z.looseObject({ title: z.string(), version: z.string() }),
+  paths: z.record(z.string(), z.looseObject({})),
+});
