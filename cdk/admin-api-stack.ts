@@ -81,7 +81,7 @@ export class AdminApiStack extends Stack {
         corsPreflight: {
           allowOrigins: stage.corsAllowOrigins,
           allowMethods: [...new Set(routes.map((route) => CorsHttpMethod[route.method]))],
-          allowHeaders: ['authorization', 'content-type'],
+          allowHeaders: ['authorization', 'content-type', 'idempotency-key'],
           maxAge: Duration.hours(1),
         },
       }),

@@ -78,7 +78,7 @@ function errorStatuses(route: Route, definition: Definition): number[] {
   return [...statuses].sort((a, b) => a - b);
 }
 
-function successResponse(route: Route, definition: Definition): [string, JsonSchema] {
+function successResponse(definition: Definition): [string, JsonSchema] {
   const status = definition.success?.status ?? 200;
   if (status === 204) return ['204', { description: 'Done; no content' }];
   return [
@@ -87,7 +87,11 @@ function successResponse(route: Route, definition: Definition): [string, JsonSch
       description: status === 201 ? 'Created' : 'OK',
       ...(status === 201 && {
         headers: {
-          Location: { description: 'The path of the new resource', schema: { type: 'string' } },
+          Location: {
+            description: 'The path of the new resource',
+            required: true,
+            schema: { type: 'string' },
+          },
         },
       }),
       content: {
@@ -115,7 +119,7 @@ function operationObject(route: Route, definition: Definition): JsonSchema {
       },
     }),
     responses: Object.fromEntries([
-      successResponse(route, definition),
+      successResponse(definition),
       ...errorStatuses(route, definition).map((status) => [
         String(status),
         { $ref: `#/components/responses/Error${status}` },
@@ -162,7 +166,9 @@ export function buildOpenApiDocument(definitions: ReadonlyMap<string, Definition
           {
             description,
             ...(status === '401' && {
-              headers: { 'WWW-Authenticate': { schema: { type: 'string', const: 'Bearer' } } },
+              headers: {
+                'WWW-Authenticate': { required: true, schema: { type: 'string', const: 'Bearer' } },
+              },
             }),
             ...(status === '503' && {
               headers: { 'Retry-After': { description: 'Seconds to wait', schema: { type: 'string' } } },

@@ -108,14 +108,22 @@ describe('the dev stage', () => {
         (policy) =>
           (policy.Properties.PolicyDocument as { Statement: { Action: string | string[] }[] }).Statement,
       );
+      const actions = [...new Set<string>(operationSettings[operation].tableActions)].sort();
+      const table = { 'Fn::GetAtt': [tableId, 'Arn'] };
+      // A Query may read the indexes too; nothing else may.
+      const indexes = { 'Fn::Join': ['', [table, '/index/*']] };
       // CloudFormation takes a lone action as a string.
-      expect(statements.map((statement) => ({ ...statement, Action: [statement.Action].flat() }))).toEqual([
-        {
-          Effect: 'Allow',
-          Action: [...new Set(operationSettings[operation].tableActions)].sort(),
-          Resource: { 'Fn::GetAtt': [tableId, 'Arn'] },
-        },
-      ]);
+      expect(statements.map((statement) => ({ ...statement, Action: [statement.Action].flat() }))).toEqual(
+        actions.length === 0
+          ? []
+          : [
+              {
+                Effect: 'Allow',
+                Action: actions,
+                Resource: actions.includes('dynamodb:Query') ? [table, indexes] : table,
+              },
+            ],
+      );
       // Besides the table, only CloudWatch Logs: the managed basic execution policy.
       const role = template.toJSON().Resources[roleId] as Resource;
       expect(JSON.stringify(role.Properties.ManagedPolicyArns)).toContain(
@@ -155,18 +163,32 @@ describe('the dev stage', () => {
     }
   });
 
-  it('declares the single table of docs/data-model.md: pk/sk strings, no indexes, on demand, PITR', () => {
+  it('declares the single table of docs/data-model.md: pk/sk strings, three sparse indexes, on demand, PITR', () => {
     const [, table] = only(template.findResources('AWS::DynamoDB::Table'));
+    const indexNames = ['gsi1', 'gsi2', 'gsi3'];
     expect(table.Properties).toEqual({
       TableName: 'notification-admin-dev',
       AttributeDefinitions: [
         { AttributeName: 'pk', AttributeType: 'S' },
         { AttributeName: 'sk', AttributeType: 'S' },
+        ...indexNames.flatMap((name) => [
+          { AttributeName: `${name}pk`, AttributeType: 'S' },
+          { AttributeName: `${name}sk`, AttributeType: 'S' },
+        ]),
       ],
       KeySchema: [
         { AttributeName: 'pk', KeyType: 'HASH' },
         { AttributeName: 'sk', KeyType: 'RANGE' },
       ],
+      GlobalSecondaryIndexes: indexNames.map((name) => ({
+        IndexName: name,
+        KeySchema: [
+          { AttributeName: `${name}pk`, KeyType: 'HASH' },
+          { AttributeName: `${name}sk`, KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'ALL' },
+      })),
+      TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
       BillingMode: 'PAY_PER_REQUEST',
       PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
       DeletionProtectionEnabled: false,
@@ -192,8 +214,8 @@ describe('the dev stage', () => {
     template.hasResourceProperties('AWS::ApiGatewayV2::Api', {
       CorsConfiguration: {
         AllowOrigins: stages.dev?.corsAllowOrigins,
-        AllowMethods: ['PUT', 'POST', 'PATCH', 'GET'],
-        AllowHeaders: ['authorization', 'content-type'],
+        AllowMethods: ['PUT', 'POST', 'PATCH', 'GET', 'DELETE'],
+        AllowHeaders: ['authorization', 'content-type', 'idempotency-key'],
       },
     });
   });

@@ -1,5 +1,5 @@
 import { ADMIN_KEY, consoleUsers } from '#test/support/fixtures';
-import type { LocalApi } from '#test/support/local-api';
+import type { ApiResponse, LocalApi } from '#test/support/local-api';
 
 /** The fixture and request helpers the notification lifecycle tests share. */
 
@@ -71,10 +71,10 @@ export function lifecycleClient(api: LocalApi) {
 
 /** Every page of a list, following `endCursor` until `hasNextPage` is false. */
 export async function walk(
-  fetchPage: (after?: string) => Promise<{ status: number; body: any }>,
+  fetchPage: (after?: string) => Promise<ApiResponse>,
   between: (pageIndex: number) => Promise<void> = async () => {},
-): Promise<any[]> {
-  const items: any[] = [];
+): Promise<ApiResponse['body'][]> {
+  const items: ApiResponse['body'][] = [];
   let after: string | undefined;
   for (let page = 0; page < 100; page++) {
     const response = await fetchPage(after);

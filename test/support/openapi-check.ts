@@ -58,8 +58,10 @@ export function responseProblems(method: string, path: string, response: Checked
   if (!declared) return [`${method} ${route?.template}: status ${response.status} is not documented`];
   const described = resolve(declared);
   const problems: string[] = [];
-  for (const header of Object.keys(described.headers ?? {})) {
-    if (!response.headers.has(header)) problems.push(`header ${header} is missing`);
+  for (const [header, declaration] of Object.entries(described.headers ?? {})) {
+    if ((declaration as { required?: boolean }).required && !response.headers.has(header)) {
+      problems.push(`header ${header} is missing`);
+    }
   }
   const schema = described.content?.['application/json']?.schema;
   if (!schema) {
