@@ -1,3 +1,4 @@
+import { apiClient, asApiResponse } from '#test/support/api-client';
 import { ADMIN_KEY, consoleUsers } from '#test/support/fixtures';
 import type { ApiResponse, LocalApi } from '#test/support/local-api';
 
@@ -39,33 +40,71 @@ export const HIGHEST_FIXTURE_ID = 800;
 
 export const dailyAt = (hour: number, dashboardId = 70) => ({ dashboardId, scheduleType: 'DAILY', hour });
 
+const query = (raw: string) => Object.fromEntries(new URLSearchParams(raw)) as never;
+const path = (deploymentId: number, id?: number) =>
+  ({ deploymentId: String(deploymentId), ...(id !== undefined && { id: String(id) }) }) as never;
+
+/**
+ * The lifecycle routes through the typed client (test/support/api-client.ts). Bodies and query
+ * strings are passed as the tests write them, refused ones included, so they are cast; routes,
+ * methods and path parameters are checked against the description at compile time.
+ */
 export function lifecycleClient(api: LocalApi) {
+  const admin = apiClient(api, ADMIN_KEY);
   const notifications = (deploymentId = 7) => `/v1/deployments/${deploymentId}/notifications`;
   return {
     notifications,
-    create: (body: unknown, options: { key?: string; token?: string; deploymentId?: number } = {}) =>
-      api.request('POST', notifications(options.deploymentId), {
-        token: options.token ?? ADMIN_KEY,
-        body,
-        headers: options.key === undefined ? {} : { 'idempotency-key': options.key },
-      }),
-    list: (query = '', deploymentId = 7) =>
-      api.request('GET', `${notifications(deploymentId)}${query ? `?${query}` : ''}`, { token: ADMIN_KEY }),
-    get: (id: number, deploymentId = 7) =>
-      api.request('GET', `${notifications(deploymentId)}/${id}`, { token: ADMIN_KEY }),
-    remove: (id: number, deploymentId = 7) =>
-      api.request('DELETE', `${notifications(deploymentId)}/${id}`, { token: ADMIN_KEY }),
-    subscribe: (id: number, recipients: unknown[]) =>
-      api.request('POST', `${notifications()}/${id}/recipients`, { token: ADMIN_KEY, body: { recipients } }),
-    recipients: (id: number, query = '') =>
-      api.request('GET', `${notifications()}/${id}/recipients${query ? `?${query}` : ''}`, {
-        token: ADMIN_KEY,
-      }),
-    unsubscribe: (id: number, recipients: unknown) =>
-      api.request('DELETE', `${notifications()}/${id}/recipients`, {
-        token: ADMIN_KEY,
-        body: { recipients },
-      }),
+    create: async (body: unknown, options: { key?: string; token?: string; deploymentId?: number } = {}) =>
+      asApiResponse(
+        await apiClient(api, options.token ?? ADMIN_KEY).POST(
+          '/v1/deployments/{deploymentId}/notifications',
+          {
+            params: {
+              path: path(options.deploymentId ?? 7),
+              header: (options.key === undefined ? {} : { 'idempotency-key': options.key }) as never,
+            },
+            body: body as never,
+          },
+        ),
+      ),
+    list: async (raw = '', deploymentId = 7) =>
+      asApiResponse(
+        await admin.GET('/v1/deployments/{deploymentId}/notifications', {
+          params: { path: path(deploymentId), query: query(raw) },
+        }),
+      ),
+    get: async (id: number, deploymentId = 7) =>
+      asApiResponse(
+        await admin.GET('/v1/deployments/{deploymentId}/notifications/{id}', {
+          params: { path: path(deploymentId, id) },
+        }),
+      ),
+    remove: async (id: number, deploymentId = 7) =>
+      asApiResponse(
+        await admin.DELETE('/v1/deployments/{deploymentId}/notifications/{id}', {
+          params: { path: path(deploymentId, id) },
+        }),
+      ),
+    subscribe: async (id: number, recipients: unknown[]) =>
+      asApiResponse(
+        await admin.POST('/v1/deployments/{deploymentId}/notifications/{id}/recipients', {
+          params: { path: path(7, id) },
+          body: { recipients } as never,
+        }),
+      ),
+    recipients: async (id: number, raw = '') =>
+      asApiResponse(
+        await admin.GET('/v1/deployments/{deploymentId}/notifications/{id}/recipients', {
+          params: { path: path(7, id), query: query(raw) },
+        }),
+      ),
+    unsubscribe: async (id: number, recipients: unknown) =>
+      asApiResponse(
+        await admin.DELETE('/v1/deployments/{deploymentId}/notifications/{id}/recipients', {
+          params: { path: path(7, id) },
+          body: { recipients } as never,
+        }),
+      ),
   };
 }
 

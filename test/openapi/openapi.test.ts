@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,6 +28,13 @@ describe('the API description', () => {
   it('is what the handlers declare now (run `npm run openapi` after changing a schema)', async () => {
     const fresh = await buildFromFunctions(new URL('../../functions/', import.meta.url));
     expect(committed).toEqual(fresh);
+  });
+
+  it("is what the typed client's types were made from", async () => {
+    const json = await readFile(new URL('../../lib/openapi/openapi.json', import.meta.url), 'utf8');
+    const types = await readFile(new URL('../support/api-types.ts', import.meta.url), 'utf8');
+    const digest = createHash('sha256').update(json).digest('hex');
+    expect(types.split('\n')[0]).toContain(`sha256 ${digest}`);
   });
 
   it('is a valid OpenAPI 3.1 document, version 1.0.0', async () => {
