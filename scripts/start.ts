@@ -2,6 +2,7 @@ import { ValidationError } from '#lib/errors';
 import { ensureTable, loadFixture } from '#lib/fixtures/load-fixture';
 import { EngineUnavailableError, startDynamoDbLocal } from '#lib/local/dynamodb-local';
 import { functionsFrom } from '#lib/local/handlers';
+import { docsPage } from '#lib/local/docs-page';
 import { createLocalApi } from '#lib/local/http-adapter';
 import {
   demoEmbedHint,
@@ -31,7 +32,10 @@ async function main(): Promise<void> {
   await ensureTable();
   const items = await loadFixture(fixture);
 
-  const server = createLocalApi({ resolveHandler: functionsFrom(new URL('../functions/', import.meta.url)) });
+  const server = createLocalApi({
+    resolveHandler: functionsFrom(new URL('../functions/', import.meta.url)),
+    pages: docsPage,
+  });
   server.on('error', (error: NodeJS.ErrnoException) => {
     const reason =
       error.code === 'EADDRINUSE' ? `port ${port} is in use (set PORT to another one)` : error.message;
@@ -46,6 +50,7 @@ async function main(): Promise<void> {
       `DynamoDB: ${process.env.DYNAMODB_ENDPOINT} (table ${process.env.TABLE_NAME}, ${items} fixture items)`,
     );
     if (adminKey) console.log(`Demo admin key: ${adminKey}`);
+    console.log(`API reference: http://localhost:${port}/docs (description: /v1/spec)`);
     if (demoKey) console.log(demoEmbedHint(`http://localhost:${port}`));
     console.log('Press Ctrl-C to stop.');
   });

@@ -16,6 +16,8 @@ export type LambdaHandler = (
 export type ResolveHandler = (operation: Operation) => Promise<LambdaHandler>;
 
 export interface LocalApiOptions {
+  /** Pages served beside the API where no route matches (the local reference at /docs). */
+  pages?: (method: string, path: string) => Promise<APIGatewayProxyStructuredResultV2 | undefined>;
   resolveHandler: ResolveHandler;
   /** The function timeout the stack configures; the handler sees it in getRemainingTimeInMillis. */
   timeoutMs?: number;
@@ -155,13 +157,23 @@ async function readBody(request: IncomingMessage): Promise<Buffer | undefined> {
   return Buffer.concat(parts);
 }
 
-export function createLocalApi({ resolveHandler, timeoutMs = DEFAULT_TIMEOUT_MS }: LocalApiOptions): Server {
+export function createLocalApi({
+  resolveHandler,
+  timeoutMs = DEFAULT_TIMEOUT_MS,
+  pages,
+}: LocalApiOptions): Server {
   return createServer(async (request, response) => {
     const requestId = randomUUID();
     try {
       const method = request.method ?? 'GET';
       const path = new URL(request.url ?? '/', 'http://localhost').pathname;
       const matched = matchRoute(method, path);
+      const page = matched ? undefined : await pages?.(method, path);
+      if (page) {
+        request.resume();
+        send(response, page, requestId);
+        return;
+      }
       if (!matched) {
         request.resume();
         send(response, gatewayError(404, 'Not Found'), requestId);
