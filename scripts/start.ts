@@ -1,8 +1,8 @@
 import { ValidationError } from '#lib/errors';
 import { ensureTable, loadFixture } from '#lib/fixtures/load-fixture';
+import { docsPage } from '#lib/local/docs-page';
 import { EngineUnavailableError, startDynamoDbLocal } from '#lib/local/dynamodb-local';
 import { functionsFrom } from '#lib/local/handlers';
-import { docsPage } from '#lib/local/docs-page';
 import { createLocalApi } from '#lib/local/http-adapter';
 import {
   demoEmbedHint,

@@ -39,7 +39,10 @@ const page = `<!doctype html>
 let script: Promise<string> | undefined;
 
 /** The answer to a request for the reference page or its script, or undefined for any other path. */
-export async function docsPage(method: string, path: string): Promise<APIGatewayProxyStructuredResultV2 | undefined> {
+export async function docsPage(
+  method: string,
+  path: string,
+): Promise<APIGatewayProxyStructuredResultV2 | undefined> {
   if (method !== 'GET') return undefined;
   if (path === DOCS_PATH) {
     return { statusCode: 200, headers: { 'content-type': 'text/html; charset=utf-8' }, body: page };
