@@ -1,7 +1,7 @@
-import { notificationPath } from '#lib/domain/notification-input';
 import { addRecipients } from '#lib/domain/recipients';
-import { addRecipientsInput } from '#lib/domain/recipients-input';
 import { createHandler } from '#lib/http/create-handler';
+import { notificationPath } from '#lib/http/schemas/notifications';
+import { addRecipientsInput } from '#lib/http/schemas/recipients';
 import { recipientRepository } from '#lib/store/recipients';
 
 /** POST /v1/deployments/{deploymentId}/notifications/{id}/recipients: subscribe console and embed users. */

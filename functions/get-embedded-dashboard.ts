@@ -1,5 +1,6 @@
-import { dashboardPath, getEmbeddedDashboard } from '#lib/domain/embedding';
+import { getEmbeddedDashboard } from '#lib/domain/embedding';
 import { createHandler } from '#lib/http/create-handler';
+import { dashboardPath } from '#lib/http/schemas/embedding';
 import { dashboardRepository } from '#lib/store/dashboards';
 
 /** GET /v1/embed/dashboard/{publicId}: the dashboard, if this caller may embed it. */

@@ -1,5 +1,6 @@
-import { dashboardPath, setDashboardEmbedding, updateDashboardEmbeddingInput } from '#lib/domain/embedding';
+import { setDashboardEmbedding } from '#lib/domain/embedding';
 import { createHandler } from '#lib/http/create-handler';
+import { dashboardPath, updateDashboardEmbeddingInput } from '#lib/http/schemas/embedding';
 import { dashboardRepository } from '#lib/store/dashboards';
 
 /** PATCH /v1/embed/dashboard/{publicId}: turn signed embedding of a dashboard on or off. */

@@ -2,18 +2,17 @@ import { describe, expect, it } from 'vitest';
 import type { Principal } from '#lib/auth/principal';
 import {
   type DashboardRepository,
-  dashboardPath,
   type EmbedCaller,
   type EmbedVisibility,
   embedCallerOf,
   embedVisibility,
   getEmbeddedDashboard,
   setDashboardEmbedding,
-  updateDashboardEmbeddingInput,
 } from '#lib/domain/embedding';
 import type { ConsoleUser, Dashboard } from '#lib/domain/entities';
 import { ForbiddenError, NotFoundError } from '#lib/errors';
-import { check } from '#lib/validation';
+import { check } from '#lib/http/schemas/common';
+import { dashboardPath, updateDashboardEmbeddingInput } from '#lib/http/schemas/embedding';
 
 const V: EmbedVisibility = 'visible';
 const N: EmbedVisibility = 'not_found';
