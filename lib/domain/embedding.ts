@@ -56,6 +56,12 @@ export function embedCallerOf(principal: Principal): EmbedCaller {
   return principal.kind;
 }
 
+/**
+ * Who may ask for embedded dashboards at all, decided before any lookup: everyone but a console user
+ * who is not an admin. The route's access policy and `getEmbeddedDashboard` both ask this.
+ */
+export const mayReadEmbeddedDashboards = (principal: Principal) => embedCallerOf(principal) !== 'console';
+
 export function embedAccessFacts(dashboard: Dashboard, principal: Principal): EmbedAccessFacts {
   return {
     published: dashboard.published,
@@ -85,9 +91,9 @@ export async function getEmbeddedDashboard(
   principal: Principal,
   publicId: string,
 ): Promise<EmbeddedDashboardDto> {
-  const caller = embedCallerOf(principal);
   // Decided before the lookup, like every authorization: a refused caller learns nothing about ids.
-  if (caller === 'console') throw new ForbiddenError();
+  if (!mayReadEmbeddedDashboards(principal)) throw new ForbiddenError();
+  const caller = embedCallerOf(principal);
   const dashboard = await repository.find(publicId);
   if (!dashboard) throw notFound(publicId);
   const visibility = embedVisibility(caller, embedAccessFacts(dashboard, principal));
