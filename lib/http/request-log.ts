@@ -19,7 +19,8 @@ export function describeError(error: unknown, depth = 0): Record<string, unknown
   if (error === undefined || error === null) return undefined;
   if (!(error instanceof Error)) return typeof error === 'object' ? 'non-Error object' : String(error);
   return {
-    name: error.name,
+    // Some libraries leave `name` at "Error"; their class says more.
+    name: error.name === 'Error' ? error.constructor.name : error.name,
     message: error.message,
     stack: error.stack,
     cause: depth < MAX_CAUSES ? describeError(error.cause, depth + 1) : undefined,
