@@ -11,7 +11,7 @@ import {
   injectDynamoDbFaults,
   throttling,
 } from '#test/support/dynamodb-faults';
-import { type DynamoMeter, meterDynamoDb } from '#test/support/dynamodb-meter';
+import { type DynamoMeter, meterDynamoDb } from '#lib/local/dynamodb-meter';
 import { type LocalApi, startLocalApi } from '#test/support/local-api';
 import {
   ADMIN,

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { documentClient } from '#lib/store/client';
 import { getItem } from '#lib/store/items';
 import { keys } from '#lib/store/keys';
-import { meterDynamoDb } from '#test/support/dynamodb-meter';
+import { meterDynamoDb } from '#lib/local/dynamodb-meter';
 import {
   acmeClaims,
   acmeJwt,
