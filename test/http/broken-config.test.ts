@@ -9,6 +9,7 @@ import { captureLogs, type LogCapture } from '#test/support/log-capture';
 
 vi.hoisted(() => {
   delete process.env.TABLE_NAME;
+  process.env.LOG_LEVEL = 'error';
 });
 
 const PATH = '/v1/deployments/7/notifications/700';

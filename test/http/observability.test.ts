@@ -1,9 +1,14 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { documentClient } from '#lib/store/client';
 import { ADMIN_KEY, consoleUsers } from '#test/support/fixtures';
 import { type LocalApi, startLocalApi } from '#test/support/local-api';
 import { captureLogs, type LogCapture, type LogLine } from '#test/support/log-capture';
 import { freshClaims, generateSigningKey, signJwt } from '#test/support/tokens';
+
+// Lines are read here: the logger, built on import, must write them.
+vi.hoisted(() => {
+  process.env.LOG_LEVEL = 'info';
+});
 
 /**
  * What an operator reads in the logs: one line per request with the Lambda context, and for each kind

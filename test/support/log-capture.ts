@@ -1,5 +1,4 @@
 import { vi } from 'vitest';
-import { logger } from '#lib/log';
 
 export type LogLine = Record<string, unknown> & { level: string; message: string };
 
@@ -8,13 +7,13 @@ export interface LogCapture {
   lines(): LogLine[];
   /** Everything written to stdout and stderr, as one text: for "never appears" checks. */
   text(): string;
-  /** Stops recording and puts the log level back. */
+  /** Stops recording. */
   end(): void;
 }
 
 /**
- * Records what the process writes to stdout and stderr, where the logger's lines go deployed, with
- * the logger at INFO whatever the test run's LOG_LEVEL.
+ * Records what the process writes to stdout and stderr, where the logger's lines go deployed. The
+ * logger takes its level when it is built: a test file that reads lines sets LOG_LEVEL in `vi.hoisted`.
  */
 export function captureLogs(): LogCapture {
   const written: string[] = [];
@@ -24,8 +23,6 @@ export function captureLogs(): LogCapture {
       return true;
     }),
   );
-  const previous = logger.getLevelName();
-  logger.setLogLevel('INFO');
   const text = () => written.join('');
   const lines = () =>
     text()
@@ -40,7 +37,6 @@ export function captureLogs(): LogCapture {
       });
   const end = () => {
     for (const spy of spies) spy.mockRestore();
-    logger.setLogLevel(previous);
   };
   return { lines, text, end };
 }
