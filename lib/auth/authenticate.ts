@@ -7,6 +7,7 @@ import { createTokenVerifier, type VerifyToken } from '#lib/auth/token-verifier'
 import type { TrustedIssuer } from '#lib/config';
 import type { ConsoleUser, EmbedTenant } from '#lib/domain/entities';
 import { UnauthorizedError } from '#lib/errors';
+import { keyPartLimits } from '#lib/store/keys';
 import { TtlCache } from '#lib/ttl-cache';
 
 /** Where credentials are looked up; the storage layer provides it. */
@@ -33,11 +34,6 @@ export interface Authenticator extends Authenticate {
 }
 
 const EMBED_TOKEN_MAX_LIFETIME_SECONDS = 24 * 60 * 60;
-/**
- * Longer names are not looked up: percent-encoded (up to 9 bytes a character) they could exceed
- * DynamoDB's 2048-byte partition key, and the lookup would fail as a 500 instead of a 401.
- */
-const MAX_TENANT_NAME_LENGTH = 128;
 
 export function createAuthenticator(options: AuthenticatorOptions): Authenticator {
   const { directory, embedAudience } = options;
@@ -59,7 +55,7 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
     if (
       typeof claimedTenant !== 'string' ||
       claimedTenant === '' ||
-      claimedTenant.length > MAX_TENANT_NAME_LENGTH
+      claimedTenant.length > keyPartLimits.tenantName
     )
       throw new UnauthorizedError('The token is not valid');
     const verify = await tenantVerifiers.get(claimedTenant, async () => {

@@ -1,3 +1,4 @@
+import { keyPartLimits } from '#lib/store/keys';
 /**
  * The rules of an "add recipients" item: how its kind is settled (explicit `type`, else inferred from
  * its fields), which fields each kind may carry, and the classified value everything after the request
@@ -12,8 +13,8 @@ export const MAX_PROPERTIES_JSON_LENGTH = 32_768;
 /** Of userAttributes and groups. */
 export const MAX_PROPERTY_LIST_LENGTH = 200;
 const MAX_EXTERNAL_ID_LENGTH = 256;
-/** Key parts are URL-encoded: this bounds the encoded form so that a sort key stays under 1024 bytes. */
-const MAX_ENCODED_KEY_PART_LENGTH = 768;
+/** Tenant names and externalIds become key parts: the key module bounds their encoded form. */
+const MAX_ENCODED_KEY_PART_LENGTH = keyPartLimits.encoded;
 
 export const recipientKinds = ['USER', 'EMBED_USER', 'SLACK'] as const;
 export type RecipientKind = (typeof recipientKinds)[number];
