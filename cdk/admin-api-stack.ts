@@ -17,6 +17,7 @@ import { tableKeySchema } from '#lib/store/keys';
 import { globalSecondaryIndexes, TIME_TO_LIVE_ATTRIBUTE } from '#lib/store/table-definition';
 import { ApiFunction } from './api-function.ts';
 import { functionEnvironment } from './function-environment.ts';
+import { Monitoring } from './monitoring.ts';
 import { operationSettings } from './operation-settings.ts';
 import type { StageConfig } from './stages.ts';
 
@@ -48,6 +49,7 @@ export class AdminApiStack extends Stack {
   readonly table: Table;
   readonly api: HttpApi;
   readonly functions = new Map<Operation, ApiFunction>();
+  readonly monitoring: Monitoring;
 
   constructor(scope: Construct, id: string, props: AdminApiStackProps) {
     const { stage, ...stackProps } = props;
@@ -119,6 +121,19 @@ export class AdminApiStack extends Stack {
       });
       this.functions.set(route.operation, fn);
     }
+
+    // TransactWriteItems is granted as its PutItem/UpdateItem actions, but throttled under its own name.
+    const tableOperations = new Set<string>(['TransactWriteItems']);
+    for (const settings of Object.values(operationSettings)) {
+      for (const action of settings.tableActions) tableOperations.add(action.replace('dynamodb:', ''));
+    }
+    this.monitoring = new Monitoring(this, 'Monitoring', {
+      stageName: stage.name,
+      api: this.api,
+      table: this.table,
+      functions: this.functions,
+      tableOperations: [...tableOperations],
+    });
 
     new CfnOutput(this, 'ApiUrl', { value: apiStage.url, description: 'Base URL of the API' });
     new CfnOutput(this, 'TableName', { value: this.table.tableName, description: 'The DynamoDB table' });

@@ -1,4 +1,5 @@
 import type { Operation } from '#lib/routes';
+import { functionTimeoutSeconds } from '#lib/timeouts';
 
 /**
  * What each operation's function needs from AWS, read off its code paths. The stack grants exactly
@@ -11,7 +12,6 @@ export type TableAction =
   | 'dynamodb:UpdateItem'
   | 'dynamodb:PutItem'
   | 'dynamodb:DeleteItem'
-  | 'dynamodb:ConditionCheckItem'
   | 'dynamodb:Query'
   | 'dynamodb:BatchGetItem'
   | 'dynamodb:BatchWriteItem';
@@ -38,7 +38,7 @@ export const operationSettings = {
   'update-notification': {
     // Read the notification with its version, then a conditional UpdateItem (lib/store/notifications.ts).
     tableActions: [...AUTHENTICATION, 'dynamodb:UpdateItem'],
-    timeoutSeconds: 10,
+    timeoutSeconds: functionTimeoutSeconds['update-notification'],
     memoryMiB: 1024,
   },
   'add-recipients': {
@@ -55,14 +55,13 @@ export const operationSettings = {
       // New and changed recipient rows, 25 per call.
       'dynamodb:BatchWriteItem',
     ],
-    // Up to 1000 recipients, with batch retries bounded by the remaining time (lib/store/batch.ts).
-    timeoutSeconds: 29,
+    timeoutSeconds: functionTimeoutSeconds['add-recipients'],
     memoryMiB: 1024,
   },
   'set-dashboard-embedding': {
     // One conditional UpdateItem on the dashboard, no read first (lib/store/dashboards.ts).
     tableActions: [...AUTHENTICATION, 'dynamodb:UpdateItem'],
-    timeoutSeconds: 10,
+    timeoutSeconds: functionTimeoutSeconds['set-dashboard-embedding'],
     memoryMiB: 1024,
   },
   'get-embedded-dashboard': {
@@ -70,8 +69,7 @@ export const operationSettings = {
     tableActions: [...AUTHENTICATION],
     // dashboardRepository.setAllowEmbed, the PATCH's write.
     bundledButNotCalled: ['dynamodb:UpdateItem'],
-    // An embed token may make aws-jwt-verify fetch the tenant's JWKS over the internet.
-    timeoutSeconds: 10,
+    timeoutSeconds: functionTimeoutSeconds['get-embedded-dashboard'],
     memoryMiB: 1024,
   },
   'list-notifications': {
@@ -83,7 +81,7 @@ export const operationSettings = {
       // With a recipient filter, the page's notifications by key.
       'dynamodb:BatchGetItem',
     ],
-    timeoutSeconds: 10,
+    timeoutSeconds: functionTimeoutSeconds['list-notifications'],
     memoryMiB: 1024,
   },
   'create-notification': {
@@ -95,12 +93,12 @@ export const operationSettings = {
       // The key's record; the notification (in the transaction).
       'dynamodb:PutItem',
     ],
-    timeoutSeconds: 10,
+    timeoutSeconds: functionTimeoutSeconds['create-notification'],
     memoryMiB: 1024,
   },
   'get-notification': {
     tableActions: [...AUTHENTICATION],
-    timeoutSeconds: 10,
+    timeoutSeconds: functionTimeoutSeconds['get-notification'],
     memoryMiB: 1024,
   },
   'delete-notification': {
@@ -112,8 +110,7 @@ export const operationSettings = {
       'dynamodb:Query',
       'dynamodb:BatchWriteItem',
     ],
-    // A notification with many recipients takes a few hundred batch writes.
-    timeoutSeconds: 29,
+    timeoutSeconds: functionTimeoutSeconds['delete-notification'],
     memoryMiB: 1024,
   },
   'list-recipients': {
@@ -124,7 +121,7 @@ export const operationSettings = {
       'dynamodb:Query',
       'dynamodb:BatchGetItem',
     ],
-    timeoutSeconds: 10,
+    timeoutSeconds: functionTimeoutSeconds['list-recipients'],
     memoryMiB: 1024,
   },
   'remove-recipients': {
@@ -136,8 +133,7 @@ export const operationSettings = {
       // The rows, 25 per call.
       'dynamodb:BatchWriteItem',
     ],
-    // Up to 1000 recipients.
-    timeoutSeconds: 29,
+    timeoutSeconds: functionTimeoutSeconds['remove-recipients'],
     memoryMiB: 1024,
   },
   'get-api-spec': {
@@ -145,7 +141,7 @@ export const operationSettings = {
     tableActions: [],
     // The shared chain's authenticator, which this public route never runs.
     bundledButNotCalled: ['dynamodb:GetItem'],
-    timeoutSeconds: 10,
+    timeoutSeconds: functionTimeoutSeconds['get-api-spec'],
     memoryMiB: 1024,
   },
 } as const satisfies Record<Operation, OperationSettings>;

@@ -6,10 +6,12 @@ import { notificationLocation } from '#lib/http/locations';
 import { notificationOutput } from '#lib/http/schemas/api-outputs';
 import { createNotificationInput, deploymentPath, idempotencyKeyHeader } from '#lib/http/schemas/lifecycle';
 import { createNotification as create, dashboardIdOf } from '#lib/store/notification-lifecycle';
+import { credentialDirectory } from '#lib/store/users';
 
 /** POST /v1/deployments/{deploymentId}/notifications: a new notification, at most once per Idempotency-Key. */
 export const handler = createHandler({
   access: 'admin',
+  credentials: credentialDirectory,
   params: deploymentPath,
   headers: idempotencyKeyHeader,
   body: createNotificationInput,

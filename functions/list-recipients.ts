@@ -1,13 +1,15 @@
-import { notificationPath } from '#lib/domain/notification-input';
 import { listRecipients } from '#lib/domain/notification-lifecycle';
 import { createHandler } from '#lib/http/create-handler';
 import { recipientPageOutput } from '#lib/http/schemas/api-outputs';
+import { notificationPath } from '#lib/http/schemas/notifications';
 import { pagingQuery } from '#lib/http/schemas/paging';
 import { listRecipients as list } from '#lib/store/recipient-lists';
+import { credentialDirectory } from '#lib/store/users';
 
 /** GET /v1/deployments/{deploymentId}/notifications/{id}/recipients: a page, newest subscription first. */
 export const handler = createHandler({
   access: 'admin',
+  credentials: credentialDirectory,
   params: notificationPath,
   query: pagingQuery,
   response: recipientPageOutput,

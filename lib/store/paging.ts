@@ -28,7 +28,7 @@ export function encodeCursor(list: IndexList, position: string): string {
   return Buffer.from(JSON.stringify([list.id, position])).toString('base64url');
 }
 
-const foreignCursor = () => ValidationError.of('after', 'is not a cursor of this list');
+const foreignCursor = () => new ValidationError([{ path: 'after', message: 'is not a cursor of this list' }]);
 
 /** The position a cursor stands for, or a 400 naming `after` when this list did not issue it. */
 export function decodeCursor(list: IndexList, cursor: string): string {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type DynamoMeter, meterDynamoDb } from '#lib/local/dynamodb-meter';
 import { documentClient } from '#lib/store/client';
-import { type DynamoMeter, meterDynamoDb } from '#test/support/dynamodb-meter';
 import { type LocalApi, startLocalApi } from '#test/support/local-api';
 import { dailyAt, lifecycleClient, lifecycleFixture, walk } from './lifecycle-helpers.ts';
 

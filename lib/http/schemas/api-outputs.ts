@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { dashboardFilterInput, dashboardTimeGrainInput } from '#lib/domain/notification-input';
+import { dashboardFilterInput, dashboardTimeGrainInput } from '#lib/http/schemas/notifications';
 import { pageOf } from '#lib/http/schemas/paging';
 
 /**

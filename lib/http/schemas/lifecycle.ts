@@ -1,8 +1,8 @@
 import * as z from 'zod/mini';
-import { updateNotificationInput } from '#lib/domain/notification-input';
 import { scheduleTypes } from '#lib/domain/schedule-fields';
+import { pathId } from '#lib/http/schemas/common';
+import { updateNotificationInput } from '#lib/http/schemas/notifications';
 import { pagingQueryShape } from '#lib/http/schemas/paging';
-import { pathId } from '#lib/validation';
 
 /** Request shapes of creating, listing and deleting notifications and of listing and removing recipients. */
 
