@@ -1,6 +1,6 @@
 import { addRecipients } from '#lib/domain/recipients';
 import { createHandler } from '#lib/http/create-handler';
-import { addRecipientsOutput } from '#lib/http/schemas/api-outputs';
+import { addRecipientsOutput } from '#lib/http/schemas/notification-outputs';
 import { notificationPath } from '#lib/http/schemas/notifications';
 import { addRecipientsInput } from '#lib/http/schemas/recipients';
 import { recordBusinessMetric } from '#lib/metrics';

@@ -3,8 +3,8 @@ import { createNotification } from '#lib/domain/notification-lifecycle';
 import { callerOf } from '#lib/http/caller';
 import { createHandler } from '#lib/http/create-handler';
 import { notificationLocation } from '#lib/http/locations';
-import { notificationOutput } from '#lib/http/schemas/api-outputs';
 import { createNotificationInput, deploymentPath, idempotencyKeyHeader } from '#lib/http/schemas/lifecycle';
+import { notificationOutput } from '#lib/http/schemas/notification-outputs';
 import { createNotification as create, dashboardIdOf } from '#lib/store/notification-lifecycle';
 import { credentialDirectory } from '#lib/store/users';
 

@@ -1,5 +1,5 @@
 import { createHandler } from '#lib/http/create-handler';
-import { apiDescriptionOutput } from '#lib/http/schemas/api-outputs';
+import { apiDescriptionOutput } from '#lib/openapi/document-schemas';
 import { credentialDirectory } from '#lib/store/users';
 import document from '../lib/openapi/openapi.json' with { type: 'json' };
 

@@ -1,7 +1,7 @@
 import { getEmbeddedDashboard } from '#lib/domain/embedding';
 import { createHandler } from '#lib/http/create-handler';
-import { embeddedDashboardOutput } from '#lib/http/schemas/api-outputs';
 import { dashboardPath } from '#lib/http/schemas/embedding';
+import { embeddedDashboardOutput } from '#lib/http/schemas/embedding-outputs';
 import { dashboardRepository } from '#lib/store/dashboards';
 import { credentialDirectory } from '#lib/store/users';
 

@@ -1,6 +1,6 @@
 import { getNotification } from '#lib/domain/notification-lifecycle';
 import { createHandler } from '#lib/http/create-handler';
-import { notificationOutput } from '#lib/http/schemas/api-outputs';
+import { notificationOutput } from '#lib/http/schemas/notification-outputs';
 import { notificationPath } from '#lib/http/schemas/notifications';
 import { findNotification } from '#lib/store/notification-lifecycle';
 import { credentialDirectory } from '#lib/store/users';

@@ -1,7 +1,7 @@
 import { listNotifications } from '#lib/domain/notification-lifecycle';
 import { createHandler } from '#lib/http/create-handler';
-import { notificationPageOutput } from '#lib/http/schemas/api-outputs';
 import { deploymentPath, listNotificationsQuery } from '#lib/http/schemas/lifecycle';
+import { notificationPageOutput } from '#lib/http/schemas/notification-outputs';
 import { listNotifications as list } from '#lib/store/notification-lists';
 import { credentialDirectory } from '#lib/store/users';
 

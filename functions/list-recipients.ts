@@ -1,6 +1,6 @@
 import { listRecipients } from '#lib/domain/notification-lifecycle';
 import { createHandler } from '#lib/http/create-handler';
-import { recipientPageOutput } from '#lib/http/schemas/api-outputs';
+import { recipientPageOutput } from '#lib/http/schemas/notification-outputs';
 import { notificationPath } from '#lib/http/schemas/notifications';
 import { pagingQuery } from '#lib/http/schemas/paging';
 import { listRecipients as list } from '#lib/store/recipient-lists';

@@ -1,7 +1,7 @@
 import { setDashboardEmbedding } from '#lib/domain/embedding';
 import { createHandler } from '#lib/http/create-handler';
-import { dashboardEmbeddingOutput } from '#lib/http/schemas/api-outputs';
 import { dashboardPath, updateDashboardEmbeddingInput } from '#lib/http/schemas/embedding';
+import { dashboardEmbeddingOutput } from '#lib/http/schemas/embedding-outputs';
 import { dashboardRepository } from '#lib/store/dashboards';
 import { credentialDirectory } from '#lib/store/users';
 

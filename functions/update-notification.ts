@@ -1,7 +1,7 @@
 import { config } from '#lib/config';
 import { updateNotification } from '#lib/domain/notification';
 import { createHandler } from '#lib/http/create-handler';
-import { notificationOutput } from '#lib/http/schemas/api-outputs';
+import { notificationOutput } from '#lib/http/schemas/notification-outputs';
 import { notificationPath, updateNotificationInput } from '#lib/http/schemas/notifications';
 import { notificationRepository } from '#lib/store/notifications';
 import { credentialDirectory } from '#lib/store/users';

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import type { ApiHandler } from '#lib/http/create-handler';
-import { errorOutput } from '#lib/http/schemas/api-outputs';
+import { errorOutput } from '#lib/openapi/document-schemas';
 import { type Operation, type Route, routes } from '#lib/routes';
 
 /**

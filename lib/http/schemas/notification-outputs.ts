@@ -9,13 +9,6 @@ import { pageOf } from '#lib/http/schemas/paging';
  * the code adds without adding it here fails them).
  */
 
-export const errorOutput = z.object({
-  message: z.string(),
-  code: z.optional(z.string()),
-  errors: z.optional(z.array(z.object({ path: z.string(), message: z.string() }))),
-  requestId: z.optional(z.string()),
-});
-
 export const notificationOutput = z.object({
   id: z.int(),
   dashboardId: z.int(),
@@ -49,19 +42,3 @@ export const addRecipientsOutput = z.object({
 
 export const notificationPageOutput = pageOf(notificationOutput);
 export const recipientPageOutput = pageOf(recipientOutput);
-
-export const dashboardEmbeddingOutput = z.object({ publicId: z.string(), allowEmbed: z.boolean() });
-
-export const embeddedDashboardOutput = z.object({
-  publicId: z.string(),
-  dashboardId: z.int(),
-  deploymentId: z.int(),
-  title: z.string(),
-});
-
-/** The API description itself: an OpenAPI 3.1 document. */
-export const apiDescriptionOutput = z.looseObject({
-  openapi: z.string(),
-  info: z.looseObject({ title: z.string(), version: z.string() }),
-  paths: z.record(z.string(), z.looseObject({})),
-});
