@@ -1,7 +1,7 @@
 import { addRecipients } from '#lib/domain/recipients';
 import { createHandler } from '#lib/http/create-handler';
-import { addRecipientsOutput } from '#lib/http/schemas/notification-outputs';
 import { notificationPath } from '#lib/http/schemas/notifications';
+import { addRecipientsOutput } from '#lib/http/schemas/recipient-outputs';
 import { addRecipientsInput } from '#lib/http/schemas/recipients';
 import { recordBusinessMetric } from '#lib/metrics';
 import { recipientRepository } from '#lib/store/recipients';

@@ -1,8 +1,8 @@
 import { listRecipients } from '#lib/domain/notification-lifecycle';
 import { createHandler } from '#lib/http/create-handler';
-import { recipientPageOutput } from '#lib/http/schemas/notification-outputs';
 import { notificationPath } from '#lib/http/schemas/notifications';
 import { pagingQuery } from '#lib/http/schemas/paging';
+import { recipientPageOutput } from '#lib/http/schemas/recipient-outputs';
 import { listRecipients as list } from '#lib/store/recipient-lists';
 import { credentialDirectory } from '#lib/store/users';
 

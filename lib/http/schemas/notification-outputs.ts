@@ -23,22 +23,4 @@ export const notificationOutput = z.object({
   timeGrains: z.nullable(z.array(dashboardTimeGrainInput)),
 });
 
-export const recipientOutput = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('USER'), userId: z.int(), email: z.string(), username: z.string() }),
-  z.object({
-    type: z.literal('EMBED_USER'),
-    embedTenantName: z.string(),
-    externalId: z.string(),
-    embedUserId: z.int(),
-    email: z.string(),
-  }),
-]);
-
-export const addRecipientsOutput = z.object({
-  createdRecipients: z.array(recipientOutput),
-  updatedRecipients: z.array(recipientOutput),
-  unchangedRecipients: z.array(recipientOutput),
-});
-
 export const notificationPageOutput = pageOf(notificationOutput);
-export const recipientPageOutput = pageOf(recipientOutput);
