@@ -6,20 +6,39 @@ import {
   type NotificationSettings,
   toNotificationDto,
 } from '#lib/domain/notification';
+import type { UpdateNotificationInput } from '#lib/domain/notification-fields';
 import { type Page, type PageRequest, type StoredPage, toPage } from '#lib/domain/paging';
 import type { NotificationRef, RecipientOutput } from '#lib/domain/recipients';
 import { canonicalJson } from '#lib/domain/recipients-properties';
+import type { ScheduleType } from '#lib/domain/schedule-fields';
 import { type FieldProblem, NotFoundError, ValidationError } from '#lib/errors';
-import type {
-  CreateNotificationInput,
-  ListNotificationsQuery,
-  RemovedRecipientInput,
-} from '#lib/http/schemas/lifecycle';
 
 /**
  * Creating, reading, listing and deleting notifications, and listing and removing their recipients.
  * The rules live here; lib/store/notification-lifecycle.ts and lib/store/recipient-lists.ts keep them.
  */
+
+/** A create: the update's fields, a schedule type that must be given, and exactly one dashboard reference. */
+export interface CreateNotificationInput extends UpdateNotificationInput {
+  scheduleType: ScheduleType;
+  dashboardId?: number;
+  dashboardPublicId?: string;
+}
+
+export interface ListNotificationsQuery extends PageRequest {
+  dashboardId?: number;
+  dashboardPublicId?: string;
+  recipientUserId?: number;
+  recipientEmail?: string;
+  recipientEmbedTenantName?: string;
+  recipientExternalId?: string;
+}
+
+/** A recipient to remove, as a removal names it. */
+export type RemovedRecipientInput =
+  | { type: 'USER'; id: number }
+  | { type: 'EMBED_USER'; id: number; embedTenantName: string }
+  | { type: 'SLACK'; id: string };
 
 export type DashboardRef = { dashboardId: number } | { dashboardPublicId: string };
 export type RecipientFilter =

@@ -1,4 +1,9 @@
 import * as z from 'zod/mini';
+import type {
+  CreateNotificationInput,
+  ListNotificationsQuery,
+  RemovedRecipientInput,
+} from '#lib/domain/notification-lifecycle';
 import { scheduleTypes } from '#lib/domain/schedule-fields';
 import { pathId } from '#lib/http/schemas/common';
 import { updateNotificationInput } from '#lib/http/schemas/notifications';
@@ -43,8 +48,7 @@ export const createNotificationInput = z
         });
       }
     }),
-  );
-export type CreateNotificationInput = z.output<typeof createNotificationInput>;
+  ) satisfies z.ZodMiniType<CreateNotificationInput>;
 
 /** 1–255 visible ASCII characters. */
 export const idempotencyKeyHeader = z.looseObject({
@@ -89,15 +93,13 @@ export const listNotificationsQuery = z
         problem('recipientEmail', 'at most one recipient filter may be given');
       }
     }),
-  );
-export type ListNotificationsQuery = z.output<typeof listNotificationsQuery>;
+  ) satisfies z.ZodMiniType<ListNotificationsQuery>;
 
 export const removedRecipientInput = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('USER'), id: positiveInt() }),
   z.strictObject({ type: z.literal('EMBED_USER'), id: positiveInt(), embedTenantName: name() }),
   z.strictObject({ type: z.literal('SLACK'), id: name() }),
-]);
-export type RemovedRecipientInput = z.output<typeof removedRecipientInput>;
+]) satisfies z.ZodMiniType<RemovedRecipientInput>;
 
 export const removeRecipientsInput = z.strictObject({
   recipients: z
