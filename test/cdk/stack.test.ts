@@ -195,6 +195,14 @@ describe('the dev stage', () => {
     });
   });
 
+  it('adds the indexes one deploy at a time when asked (CloudFormation creates one per update)', () => {
+    const app = new App({ context: { stage: 'dev', indexes: '1', 'aws:cdk:bundling-stacks': [] } });
+    const [, table] = only(Template.fromStack(addStageStack(app)).findResources('AWS::DynamoDB::Table'));
+    expect(
+      (table.Properties.GlobalSecondaryIndexes as { IndexName: string }[]).map((i) => i.IndexName),
+    ).toEqual(['gsi1']);
+  });
+
   it('lets a dev stage be torn down with its table', () => {
     template.hasResource('AWS::DynamoDB::Table', { DeletionPolicy: 'Delete', UpdateReplacePolicy: 'Delete' });
   });
