@@ -109,6 +109,8 @@ describe('POST /v1/deployments/{deploymentId}/notifications', () => {
     [{ dashboardId: 70, scheduleType: 'CUSTOM', customCron: '*/5 * * * *' }, 'customCron'],
     [{ dashboardId: 70, scheduleType: 'DAILY', hour: 9, timeZone: 'UTC' }, 'timeZone'],
     [{ dashboardId: 0, scheduleType: 'DAILY', hour: 9 }, 'dashboardId'],
+    [{ dashboardPublicId: 'x'.repeat(129), scheduleType: 'DAILY', hour: 9 }, 'dashboardPublicId'],
+    [{ dashboardPublicId: 'sales\ud800', scheduleType: 'DAILY', hour: 9 }, 'dashboardPublicId'],
   ])('refuses %j with 400 naming %s, and creates nothing', async (body, field) => {
     const before = (await client.list('first=200')).body.items.length;
     const response = await client.create(body);

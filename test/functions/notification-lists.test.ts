@@ -160,6 +160,12 @@ describe('GET /v1/deployments/{deploymentId}/notifications', () => {
     ['recipientExternalId=x', 'recipientEmbedTenantName'],
     ['dashboardId=seventy', 'dashboardId'],
     ['sort=asc', 'sort'],
+    [
+      `recipientEmbedTenantName=acme&recipientExternalId=${encodeURIComponent('é'.repeat(300))}`,
+      'recipientExternalId',
+    ],
+    [`recipientEmail=${'a'.repeat(1001)}`, 'recipientEmail'],
+    [`dashboardPublicId=${'p'.repeat(129)}`, 'dashboardPublicId'],
   ])('refuses ?%s with 400 naming %s', async (query, field) => {
     const response = await client.list(query);
     expect(response.status).toBe(400);

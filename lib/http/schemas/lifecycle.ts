@@ -8,19 +8,30 @@ import { scheduleTypes } from '#lib/domain/schedule-fields';
 import { pathId } from '#lib/http/schemas/common';
 import { updateNotificationInput } from '#lib/http/schemas/notifications';
 import { pagingQueryShape } from '#lib/http/schemas/paging';
+import { keyPartLimits } from '#lib/store/keys';
 
 /** Request shapes of creating, listing and deleting notifications and of listing and removing recipients. */
 
 const MAX_NAME_LENGTH = 1000;
 export const MAX_REMOVED_RECIPIENTS = 1000;
 
-const name = () =>
+const name = (max: number = MAX_NAME_LENGTH) =>
   z
     .string()
     .check(
       z.minLength(1, 'must not be empty'),
-      z.maxLength(MAX_NAME_LENGTH, `must be at most ${MAX_NAME_LENGTH} characters`),
+      z.maxLength(max, `must be at most ${max} characters`),
+      z.refine((value: string) => value.isWellFormed(), 'must be valid Unicode text'),
     );
+
+/** Text that becomes a key part (a lookup by it): the key module bounds its URL-encoded form. */
+const keyName = (max: number = MAX_NAME_LENGTH) =>
+  name(max).check(
+    z.refine(
+      (value: string) => !value.isWellFormed() || encodeURIComponent(value).length <= keyPartLimits.encoded,
+      `must be at most ${keyPartLimits.encoded} characters once URL-encoded`,
+    ),
+  );
 const positiveInt = () => z.int('must be a positive integer').check(z.gte(1, 'must be a positive integer'));
 
 /** Positive integer digits in a query string, as a number. */
@@ -32,7 +43,7 @@ export const createNotificationInput = z
     ...updateNotificationInput.def.shape,
     scheduleType: z.enum(scheduleTypes),
     dashboardId: z.optional(positiveInt()),
-    dashboardPublicId: z.optional(name()),
+    dashboardPublicId: z.optional(keyName(keyPartLimits.publicId)),
   })
   .check(
     z.superRefine((input, ctx) => {
@@ -63,11 +74,11 @@ export const listNotificationsQuery = z
   .strictObject({
     ...pagingQueryShape,
     dashboardId: z.optional(queryId),
-    dashboardPublicId: z.optional(name()),
+    dashboardPublicId: z.optional(keyName(keyPartLimits.publicId)),
     recipientUserId: z.optional(queryId),
-    recipientEmail: z.optional(name()),
-    recipientEmbedTenantName: z.optional(name()),
-    recipientExternalId: z.optional(name()),
+    recipientEmail: z.optional(keyName()),
+    recipientEmbedTenantName: z.optional(keyName(keyPartLimits.tenantName)),
+    recipientExternalId: z.optional(keyName()),
   })
   .check(
     z.superRefine((query, ctx) => {
@@ -97,7 +108,7 @@ export const listNotificationsQuery = z
 
 export const removedRecipientInput = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('USER'), id: positiveInt() }),
-  z.strictObject({ type: z.literal('EMBED_USER'), id: positiveInt(), embedTenantName: name() }),
+  z.strictObject({ type: z.literal('EMBED_USER'), id: positiveInt(), embedTenantName: name(keyPartLimits.tenantName) }),
   z.strictObject({ type: z.literal('SLACK'), id: name() }),
 ]) satisfies z.ZodMiniType<RemovedRecipientInput>;
 
