@@ -7,6 +7,7 @@ import { createTokenVerifier, type VerifyToken } from '#lib/auth/token-verifier'
 import type { TrustedIssuer } from '#lib/config';
 import type { ConsoleUser, EmbedTenant } from '#lib/domain/entities';
 import { UnauthorizedError } from '#lib/errors';
+import { fitsKeyPart } from '#lib/store/keys';
 import { TtlCache } from '#lib/ttl-cache';
 
 /** Where credentials are looked up; the storage layer provides it. */
@@ -30,10 +31,11 @@ export type Authenticate = (authorization: string | undefined) => Promise<Princi
 
 const EMBED_TOKEN_MAX_LIFETIME_SECONDS = 24 * 60 * 60;
 /**
- * Longer names are not looked up: percent-encoded (up to 9 bytes a character) they could exceed
- * DynamoDB's 2048-byte partition key, and the lookup would fail as a 500 instead of a 401.
+ * A name that could not be a key part (not well-formed Unicode, or too long once encoded) names no
+ * tenant: it is refused before the lookup, which could not even build its key.
  */
-const MAX_TENANT_NAME_LENGTH = 128;
+const isLookupName = (value: unknown): value is string =>
+  typeof value === 'string' && value !== '' && fitsKeyPart(value);
 
 export function createAuthenticator(options: AuthenticatorOptions): Authenticate {
   const { directory, embedAudience } = options;
@@ -52,12 +54,7 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticate
   }
 
   async function embedPrincipal(token: string, claimedTenant: unknown): Promise<Principal> {
-    if (
-      typeof claimedTenant !== 'string' ||
-      claimedTenant === '' ||
-      claimedTenant.length > MAX_TENANT_NAME_LENGTH
-    )
-      throw new UnauthorizedError('The token is not valid');
+    if (!isLookupName(claimedTenant)) throw new UnauthorizedError('The token is not valid');
     const verify = await tenantVerifiers.get(claimedTenant, async () => {
       const tenant = await directory.embedTenant(claimedTenant);
       if (!tenant) return undefined;
@@ -105,11 +102,16 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticate
     }
 
     let unverified: JwtPayload;
+    let critical: unknown;
     try {
-      unverified = decomposeUnverifiedJwt(credential.token).payload;
+      const decomposed = decomposeUnverifiedJwt(credential.token);
+      unverified = decomposed.payload;
+      critical = (decomposed.header as { crit?: unknown }).crit;
     } catch {
       throw new UnauthorizedError('The bearer token is not valid');
     }
+    // RFC 7515 §4.1.11: an extension marked critical must be understood, and we understand none.
+    if (critical !== undefined) throw new UnauthorizedError('The token is not valid');
     const trusted = typeof unverified.iss === 'string' ? issuers.get(unverified.iss) : undefined;
     if (!trusted) return embedPrincipal(credential.token, unverified.tenant);
 
@@ -118,6 +120,7 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticate
     const subject = payload.sub;
     if (typeof subject !== 'string' || subject === '')
       throw new UnauthorizedError('The token has no subject');
+    if (!isLookupName(subject)) throw new UnauthorizedError('The credential is not valid');
     return consolePrincipal(
       await consoleUsers.get(`sub:${subject}`, () => directory.userBySubject(subject)),
       'console-jwt',

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { isTimeZone, scheduleTypes } from '#lib/domain/schedule-fields';
+import { notificationJsonBytes, utf8Bytes } from '#lib/store/limits';
 import { intBetween, pathId } from '#lib/validation';
 
 /** The request shapes of the notification operations: the one schema source for validation and types. */
@@ -15,6 +16,14 @@ const memberPath = () => text().check(z.regex(/.+\..+/, 'must be a member path o
 const nullish = <T extends z.ZodMiniType>(schema: T) => z.optional(z.nullable(schema));
 const list = <T extends z.ZodMiniType>(item: T) =>
   z.array(item).check(z.maxLength(MAX_LIST_LENGTH, `must have at most ${MAX_LIST_LENGTH} items`));
+/** A list kept as JSON text in the notification's item, within its share of the item. */
+const storedList = <T extends z.ZodMiniType>(item: T, maxBytes: number) =>
+  list(item).check(
+    z.refine(
+      (items) => utf8Bytes(JSON.stringify(items)) <= maxBytes,
+      `must be at most ${maxBytes} bytes as JSON (UTF-8)`,
+    ),
+  );
 
 export const filterOperators = [
   'equals',
@@ -85,8 +94,8 @@ export const updateNotificationInput = z.strictObject({
   isEnabled: nullish(z.boolean()),
   notificationEnabled: nullish(z.boolean()),
   notificationFormat: nullish(z.enum(['png', 'pdf'])),
-  filters: nullish(list(dashboardFilterInput)),
-  timeGrains: nullish(list(dashboardTimeGrainInput)),
+  filters: nullish(storedList(dashboardFilterInput, notificationJsonBytes.filters)),
+  timeGrains: nullish(storedList(dashboardTimeGrainInput, notificationJsonBytes.timeGrains)),
 });
 
 export type UpdateNotificationInput = z.output<typeof updateNotificationInput>;

@@ -4,8 +4,14 @@
  * each one serves is listed in docs/data-model.md.
  */
 
+import { dynamoDbLimits } from '#lib/store/limits';
+
 export type Key = { pk: string; sk: string };
 
+/**
+ * A free-text part as it appears in a key. Callers pass only text that `fitsKeyPart` accepts:
+ * text that is not well-formed Unicode cannot be encoded (encodeURIComponent throws).
+ */
 const part = (value: string) => encodeURIComponent(value);
 
 const notificationPartition = (deploymentId: number, notificationId: number) =>
@@ -53,6 +59,27 @@ export const keys = {
   /** Integer id sequences (`embedUser`, …): one item per sequence, advanced with an atomic ADD. */
   counter: (sequence: string): Key => ({ pk: `COUNTER#${sequence}`, sk: 'COUNTER' }),
 };
+
+/** The fixed text around the two free-text parts of the longest sort key (an embed recipient's). */
+const embedRecipientKeyOverhead = keys.embedRecipient(0, 0, '', '').sk.length;
+
+/**
+ * The most bytes one free-text part (tenant name, externalId, e-mail, subject) may take once
+ * percent-encoded: two of them fill an embed recipient's sort key up to DynamoDB's 1024 bytes,
+ * and every other key that holds them is a partition key (2048 bytes) with less around them.
+ */
+export const KEY_PART_MAX_BYTES = Math.floor((dynamoDbLimits.sortKeyBytes - embedRecipientKeyOverhead) / 2);
+
+/** The size of `value` as a key part; undefined when it cannot be one (not well-formed Unicode). */
+export function keyPartBytes(value: string): number | undefined {
+  return value.isWellFormed() ? encodeURIComponent(value).length : undefined;
+}
+
+/** Whether `value` can be a free-text key part: well-formed and at most KEY_PART_MAX_BYTES encoded. */
+export function fitsKeyPart(value: string): boolean {
+  const bytes = keyPartBytes(value);
+  return bytes !== undefined && bytes <= KEY_PART_MAX_BYTES;
+}
 
 /** The table's physical shape, shared by the local runtime, the tests and the CDK stack. */
 export const tableKeySchema = {
