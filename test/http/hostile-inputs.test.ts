@@ -229,16 +229,14 @@ describe('add recipients', () => {
     const context = (k: string) => ({ k, n: 10, tiny: 1e-200, big: 1e20 });
     const overhead = Buffer.byteLength(JSON.stringify({ securityContext: context('') }));
     const k = '€'.repeat(Math.floor((MAX_PROPERTIES_JSON_BYTES - overhead) / 3));
-    const recipients = [
-      { userId: 1 },
-      ...Array.from({ length: 50 }, (_, i) => embedUser(100 + i, { ...context(k), n: 10 + i })),
-    ];
+    const embedUsers = Array.from({ length: 50 }, (_, i) => embedUser(100 + i, { ...context(k), n: 10 + i }));
+    const recipients = [{ userId: 1 }, ...embedUsers];
     const response = await api.request('POST', RECIPIENTS_PATH, { token: ADMIN, body: { recipients } });
     expect(response.status, JSON.stringify(response.body).slice(0, 400)).toBe(200);
     expect(response.body.createdRecipients).toHaveLength(51);
     const rows = (await storedRows(700)).filter((row) => row.type === 'EMBED_USER');
     expect(rows).toHaveLength(50);
-    const sent = new Map(recipients.slice(1).map((item) => [item.externalId, item.securityContext]));
+    const sent = new Map(embedUsers.map((item) => [item.externalId, item.securityContext]));
     for (const row of rows) {
       expect(JSON.parse(row.securityContextJson as string)).toEqual(sent.get(row.externalId as string));
     }
