@@ -36,6 +36,18 @@ export type ApiHandler = (
   context: Context,
 ) => Promise<APIGatewayProxyStructuredResultV2>;
 
+/** The zod schemas a handler checks its request with. */
+export interface HandlerSchemas {
+  params?: Schema;
+  body?: Schema;
+}
+
+/** Kept so that generated-request tests derive their inputs from the very schemas each route checks with. */
+const schemasOfHandler = new WeakMap<ApiHandler, HandlerSchemas>();
+
+export const handlerSchemas = (handler: ApiHandler): HandlerSchemas | undefined =>
+  schemasOfHandler.get(handler);
+
 /** Time kept back from Lambda's limit so that a late request still gets a proper 503, not a kill. */
 const TIMEOUT_RESERVE_MS = 500;
 
@@ -56,7 +68,7 @@ export function createHandler<
   if (definition.body) chain.use(jsonBody({ optional: definition.bodyOptional ?? false }));
   chain.use(validate({ params: definition.params, body: definition.body }));
 
-  return chain.handler(async (_event, context) => {
+  const handler = chain.handler(async (_event, context) => {
     const { principal, input } = context as RequestContext;
     const result = await definition.operation({
       params: input.params as Output<PS>,
@@ -66,4 +78,6 @@ export function createHandler<
     });
     return jsonResponse(200, result);
   }) as ApiHandler;
+  schemasOfHandler.set(handler, { params: definition.params, body: definition.body });
+  return handler;
 }

@@ -11,7 +11,9 @@ export const BATCH_GET_LIMIT = dynamoDbLimits.batchGetKeys;
 export const BATCH_WRITE_LIMIT = dynamoDbLimits.batchWriteItems;
 
 const requestBytes = (request: WriteRequest) =>
-  'PutRequest' in request ? itemBytesAtMost(request.PutRequest.Item) : itemBytesAtMost(request.DeleteRequest.Key);
+  'PutRequest' in request
+    ? itemBytesAtMost(request.PutRequest.Item)
+    : itemBytesAtMost(request.DeleteRequest.Key);
 
 export interface BatchOptions {
   /** Milliseconds left for the whole request; no new call starts when too little is left. */
