@@ -1,5 +1,4 @@
 import fc from 'fast-check';
-import type * as z from 'zod/mini';
 
 /**
  * fast-check arbitraries read off a zod (mini) schema: values of the schema's shape, mostly within
