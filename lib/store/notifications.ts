@@ -56,8 +56,11 @@ export function notificationFromItem(item: Item): Notification {
   const notification: Record<string, unknown> = {};
   for (const field of notificationFields) {
     const value = item[attributeOf(field)];
-    if (value === undefined) continue;
-    notification[field] = jsonFields.has(field) ? JSON.parse(value as string) : value;
+    // Items written before the JSON text attributes hold the list itself, under the field's name.
+    const legacy = jsonFields.has(field) ? item[field] : undefined;
+    if (value !== undefined)
+      notification[field] = jsonFields.has(field) ? JSON.parse(value as string) : value;
+    else if (legacy !== undefined) notification[field] = legacy;
   }
   notification.filters ??= null;
   notification.timeGrains ??= null;
@@ -85,6 +88,10 @@ export const notificationRepository: NotificationRepository = {
       else {
         values[`:f${i}`] = attributes[name];
         sets.push(`#f${i} = :f${i}`);
+      }
+      if (name !== field) {
+        names[`#legacy${i}`] = field;
+        removes.push(`#legacy${i}`);
       }
     });
     try {

@@ -1,7 +1,9 @@
 import { connect } from 'node:net';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_PROPERTIES_JSON_BYTES } from '#lib/domain/recipients-input';
 import { base64url } from '#lib/local/sign-jwt';
+import { documentClient, tableName } from '#lib/store/client';
 import { getItem } from '#lib/store/items';
 import { keys } from '#lib/store/keys';
 import { notificationJsonBytes } from '#lib/store/limits';
@@ -188,6 +190,28 @@ describe('filters and time grains', () => {
     const stored = await storedNotification();
     expect(stored.filters).toEqual(filters);
     expect(stored.timeGrains).toEqual(timeGrains);
+  });
+});
+
+describe('a notification item written before filters were kept as JSON text', () => {
+  it('reads its filters, and the next write moves them to the JSON text attribute', async () => {
+    const filters = [{ member: 'A.b', operator: 'equals', value: 'x' }];
+    const item = { ...keys.notification(7, 701), entity: 'NOTIFICATION', id: 701, deploymentId: 7 };
+    await documentClient().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: { ...item, dashboardId: 70, scheduleType: 'DAILY', hour: 9, filters, version: 0 },
+      }),
+    );
+    const response = await api.request('PUT', '/v1/deployments/7/notifications/701', {
+      token: ADMIN,
+      body: { hour: 10 },
+    });
+    expect(response.status).toBe(200);
+    expect(response.body.filters).toEqual(filters);
+    const stored = (await getItem(keys.notification(7, 701))) as Record<string, unknown>;
+    expect(stored.filters).toBeUndefined();
+    expect(JSON.parse(stored.filtersJson as string)).toEqual(filters);
   });
 });
 
