@@ -29,6 +29,10 @@ export interface AuthenticatorOptions {
 
 export type Authenticate = (authorization: string | undefined) => Promise<Principal>;
 
+export interface Authenticator extends Authenticate {
+  hydrate(): Promise<void>;
+}
+
 const EMBED_TOKEN_MAX_LIFETIME_SECONDS = 24 * 60 * 60;
 /**
  * A name that could not be a key part (not well-formed Unicode, or too long once encoded) names no
@@ -37,7 +41,7 @@ const EMBED_TOKEN_MAX_LIFETIME_SECONDS = 24 * 60 * 60;
 const isLookupName = (value: unknown): value is string =>
   typeof value === 'string' && value !== '' && fitsKeyPart(value);
 
-export function createAuthenticator(options: AuthenticatorOptions): Authenticate {
+export function createAuthenticator(options: AuthenticatorOptions): Authenticator {
   const { directory, embedAudience } = options;
   const consoleUsers = new TtlCache<ConsoleUser | undefined>(options.principalCacheMs);
   const tenantVerifiers = new TtlCache<VerifyToken | undefined>(options.embedKeysCacheMs);
@@ -48,9 +52,9 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticate
     ]),
   );
 
-  function consolePrincipal(user: ConsoleUser | undefined, via: 'api-key' | 'console-jwt'): Principal {
+  function consolePrincipal(user: ConsoleUser | undefined): Principal {
     if (!user) throw new UnauthorizedError('The credential is not valid');
-    return { kind: 'console', user, via };
+    return { kind: 'console', user };
   }
 
   async function embedPrincipal(token: string, claimedTenant: unknown): Promise<Principal> {
@@ -71,17 +75,7 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticate
     const payload = await verify(token);
     if (typeof payload.sub !== 'string' || payload.sub === '')
       throw new UnauthorizedError('The token has no subject');
-    return {
-      kind: 'embed',
-      tenant: claimedTenant,
-      externalId: payload.sub,
-      claims: {
-        email: typeof payload.email === 'string' ? payload.email : undefined,
-        securityContext: payload.securityContext,
-        userAttributes: payload.userAttributes,
-        groups: payload.groups,
-      },
-    };
+    return { kind: 'embed', tenant: claimedTenant, externalId: payload.sub };
   }
 
   function platformPrincipal(payload: JwtPayload): Principal {
@@ -91,13 +85,12 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticate
     return { kind: 'platform', session: session as PlatformSession };
   }
 
-  return async function authenticate(authorization) {
+  async function authenticate(authorization: string | undefined): Promise<Principal> {
     const credential = readCredential(authorization);
     if (credential.kind === 'api-key') {
       const digest = apiKeyDigest(credential.key);
       return consolePrincipal(
         await consoleUsers.get(`key:${digest}`, () => directory.userByApiKeyDigest(digest)),
-        'api-key',
       );
     }
 
@@ -121,9 +114,13 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticate
     if (typeof subject !== 'string' || subject === '')
       throw new UnauthorizedError('The token has no subject');
     if (!isLookupName(subject)) throw new UnauthorizedError('The credential is not valid');
-    return consolePrincipal(
-      await consoleUsers.get(`sub:${subject}`, () => directory.userBySubject(subject)),
-      'console-jwt',
-    );
+    return consolePrincipal(await consoleUsers.get(`sub:${subject}`, () => directory.userBySubject(subject)));
+  }
+
+  /** Fetches the keys of every trusted issuer configured by JWKS URI, ahead of the first request. */
+  const hydrate = async () => {
+    await Promise.all([...issuers.values()].map((trusted) => trusted.verify.hydrate()));
   };
+
+  return Object.assign(authenticate, { hydrate });
 }

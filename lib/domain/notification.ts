@@ -1,8 +1,9 @@
 import type {
   DashboardFilter,
   DashboardTimeGrain,
+  NotificationFormat,
   UpdateNotificationInput,
-} from '#lib/domain/notification-input';
+} from '#lib/domain/notification-fields';
 import {
   cronExpressionOf,
   customCronProblem,
@@ -11,8 +12,6 @@ import {
   type Schedule,
 } from '#lib/domain/schedule';
 import { ConflictError, type FieldProblem, NotFoundError, ValidationError } from '#lib/errors';
-
-export type NotificationFormat = 'png' | 'pdf';
 
 export interface Notification extends Schedule {
   id: number;

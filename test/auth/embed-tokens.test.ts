@@ -78,7 +78,6 @@ describe('embed token verification', () => {
       kind: 'embed',
       tenant: 'acme',
       externalId: 'alice',
-      claims: { email: 'alice@acme.example', groups: ['sales'] },
     });
   });
 

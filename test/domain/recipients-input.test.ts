@@ -1,13 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import {
-  addRecipientsInput,
   MAX_PROPERTIES_JSON_BYTES,
   normalizeExternalId,
-  recipientInput,
   recipientKindOf,
 } from '#lib/domain/recipients-input';
+import { check } from '#lib/http/schemas/common';
+import { addRecipientsInput, recipientInput } from '#lib/http/schemas/recipients';
 import { KEY_PART_MAX_BYTES, keys } from '#lib/store/keys';
-import { check } from '#lib/validation';
 
 const parse = (item: unknown) => check(recipientInput, item, ['recipients', 0]);
 

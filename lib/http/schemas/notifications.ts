@@ -1,21 +1,25 @@
 import * as z from 'zod/mini';
+import {
+  type DashboardFilter,
+  type DashboardTimeGrain,
+  filterOperators,
+  notificationFormats,
+  type UpdateNotificationInput,
+} from '#lib/domain/notification-fields';
 import { isTimeZone, scheduleTypes } from '#lib/domain/schedule-fields';
+import { intBetween, listUpTo, nullish, pathId, textUpTo } from '#lib/http/schemas/common';
 import { notificationJsonBytes, utf8Bytes } from '#lib/store/limits';
-import { intBetween, pathId } from '#lib/validation';
 
-/** The request shapes of the notification operations: the one schema source for validation and types. */
+/** The request shapes of the notification operations; `satisfies` holds each to the domain's own type. */
 
 export const notificationPath = z.strictObject({ deploymentId: pathId, id: pathId });
 
 const MAX_LIST_LENGTH = 200;
 const MAX_TEXT_LENGTH = 1000;
 
-const text = () =>
-  z.string().check(z.maxLength(MAX_TEXT_LENGTH, `must be at most ${MAX_TEXT_LENGTH} characters`));
+const text = () => textUpTo(MAX_TEXT_LENGTH);
 const memberPath = () => text().check(z.regex(/.+\..+/, 'must be a member path of the form <Cube>.<member>'));
-const nullish = <T extends z.ZodMiniType>(schema: T) => z.optional(z.nullable(schema));
-const list = <T extends z.ZodMiniType>(item: T) =>
-  z.array(item).check(z.maxLength(MAX_LIST_LENGTH, `must have at most ${MAX_LIST_LENGTH} items`));
+const list = <T extends z.ZodMiniType>(item: T) => listUpTo(MAX_LIST_LENGTH, item);
 /** A list kept as JSON text in the notification's item, within its share of the item. */
 const storedList = <T extends z.ZodMiniType>(item: T, maxBytes: number) =>
   list(item).check(
@@ -24,25 +28,6 @@ const storedList = <T extends z.ZodMiniType>(item: T, maxBytes: number) =>
       `must be at most ${maxBytes} bytes as JSON (UTF-8)`,
     ),
   );
-
-export const filterOperators = [
-  'equals',
-  'not_equals',
-  'greater_than',
-  'greater_than_or_equal',
-  'less_than',
-  'less_than_or_equal',
-  'contains',
-  'not_contains',
-  'starts_with',
-  'not_starts_with',
-  'ends_with',
-  'not_ends_with',
-  'is_null',
-  'is_not_null',
-  'between',
-  'custom',
-] as const;
 
 export const dashboardFilterInput = z
   .strictObject({
@@ -73,12 +58,12 @@ export const dashboardFilterInput = z
         });
       }
     }),
-  );
+  ) satisfies z.ZodMiniType<DashboardFilter>;
 
 export const dashboardTimeGrainInput = z.strictObject({
   member: memberPath(),
   grain: text().check(z.minLength(1, 'must not be empty')),
-});
+}) satisfies z.ZodMiniType<DashboardTimeGrain>;
 
 /** Every field optional; `null` clears `filters` and `timeGrains` and means "unchanged" for the rest. */
 export const updateNotificationInput = z.strictObject({
@@ -93,11 +78,7 @@ export const updateNotificationInput = z.strictObject({
   ),
   isEnabled: nullish(z.boolean()),
   notificationEnabled: nullish(z.boolean()),
-  notificationFormat: nullish(z.enum(['png', 'pdf'])),
+  notificationFormat: nullish(z.enum(notificationFormats)),
   filters: nullish(storedList(dashboardFilterInput, notificationJsonBytes.filters)),
   timeGrains: nullish(storedList(dashboardTimeGrainInput, notificationJsonBytes.timeGrains)),
-});
-
-export type UpdateNotificationInput = z.output<typeof updateNotificationInput>;
-export type DashboardFilter = z.output<typeof dashboardFilterInput>;
-export type DashboardTimeGrain = z.output<typeof dashboardTimeGrainInput>;
+}) satisfies z.ZodMiniType<UpdateNotificationInput>;
