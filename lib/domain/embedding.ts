@@ -2,9 +2,6 @@ import { isAdmin, type Principal } from '#lib/auth/principal';
 import type { Dashboard } from '#lib/domain/entities';
 import { ForbiddenError, NotFoundError } from '#lib/errors';
 
-/** A publicId's longest form; its characters are checked at the edge. */
-export const PUBLIC_ID_MAX_LENGTH = 128;
-
 export interface UpdateDashboardEmbeddingInput {
   allowEmbed: boolean;
 }

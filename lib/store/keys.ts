@@ -70,6 +70,12 @@ const embedRecipientKeyOverhead = keys.embedRecipient(0, 0, '', '').sk.length;
  */
 export const KEY_PART_MAX_BYTES = Math.floor((dynamoDbLimits.sortKeyBytes - embedRecipientKeyOverhead) / 2);
 
+/** Key parts with a limit of their own, in characters; each well within KEY_PART_MAX_BYTES. */
+export const keyPartLimits = {
+  /** A dashboard's publicId: URL-safe, so encoded the same. */
+  publicId: 128,
+} as const;
+
 /** The size of `value` as a key part; undefined when it cannot be one (not well-formed Unicode). */
 export function keyPartBytes(value: string): number | undefined {
   return value.isWellFormed() ? encodeURIComponent(value).length : undefined;

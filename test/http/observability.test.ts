@@ -1,5 +1,9 @@
+import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { functionsFrom } from '#lib/local/handlers';
+import { createLocalApi } from '#lib/local/http-adapter';
 import { documentClient } from '#lib/store/client';
+import { TIMEOUT_RESERVE_MS } from '#lib/timeouts';
 import { ADMIN_KEY, consoleUsers } from '#test/support/fixtures';
 import { type LocalApi, startLocalApi } from '#test/support/local-api';
 import { captureLogs, type LogCapture, type LogLine } from '#test/support/log-capture';
@@ -155,5 +159,40 @@ describe('faults of ours', () => {
       stack: expect.stringContaining('TypeError'),
       cause: { name: 'RootCause', message: 'what went wrong first' },
     });
+  });
+});
+
+describe('a request about to run out of time', () => {
+  it('answers 503 with Retry-After before Lambda would kill it, and warns', async () => {
+    // 100 ms of work allowed before the reserve kept for a clean answer; the update's write takes longer.
+    const server = createLocalApi({
+      resolveHandler: functionsFrom(new URL('../../functions/', import.meta.url)),
+      timeoutMs: TIMEOUT_RESERVE_MS + 100,
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    documentClient().middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'UpdateItemCommand')
+          await new Promise((resolve) => setTimeout(resolve, 400));
+        return next(args);
+      },
+      { step: 'initialize', name: injected },
+    );
+    try {
+      logs = captureLogs();
+      const { port } = server.address() as AddressInfo;
+      const response = await fetch(`http://127.0.0.1:${port}${PATH}`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' },
+        body: '{"hour":2}',
+      });
+      expect(response.status).toBe(503);
+      expect(response.headers.get('retry-after')).not.toBeNull();
+      const body = (await response.json()) as { code: string; message: string; requestId: string };
+      expect(body).toMatchObject({ code: 'unavailable', message: expect.stringContaining('out of time') });
+      expect(lineOf(body.requestId)).toMatchObject({ level: 'WARN', status: 503 });
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
-import { PUBLIC_ID_MAX_LENGTH, type UpdateDashboardEmbeddingInput } from '#lib/domain/embedding';
+import type { UpdateDashboardEmbeddingInput } from '#lib/domain/embedding';
+import { keyPartLimits } from '#lib/store/keys';
 
 /** The request shapes of the embedding operations. */
 
@@ -9,7 +10,7 @@ export const dashboardPath = z.strictObject({
     .string()
     .check(
       z.minLength(1, 'is required'),
-      z.maxLength(PUBLIC_ID_MAX_LENGTH, `must be at most ${PUBLIC_ID_MAX_LENGTH} characters`),
+      z.maxLength(keyPartLimits.publicId, `must be at most ${keyPartLimits.publicId} characters`),
       z.regex(/^[A-Za-z0-9._~-]*$/, 'may contain only letters, digits and . _ ~ -'),
     ),
 });
