@@ -92,6 +92,12 @@ describe('customCronProblem', () => {
     ['5,55 0,23 * * *', 'within 10 minutes'],
     ['5,55 0,23 * * 1,2', 'within 10 minutes'],
     ['5,55 0,23 31,1 * *', 'within 10 minutes'],
+    // The same, with every list out of order: the check must not depend on how a list is written.
+    ['55,5 10,9 * * *', 'within 10 minutes'],
+    ['55,5 23,0 * * *', 'within 10 minutes'],
+    ['55,5 23,0 1,31 * *', 'within 10 minutes'],
+    // Surrounding blanks do not hide a field.
+    ['  5,55 9,10 * * *  ', 'within 10 minutes'],
   ])('refuses %s, which fires twice within 15 minutes', (cron, words) => {
     expect(customCronProblem(cron, 15)).toContain(words);
   });
