@@ -4,9 +4,9 @@ import { type FieldProblem, MalformedJsonError, ValidationError } from '#lib/err
  * Reads a request body's JSON so that whatever is accepted can be stored and returned exactly as
  * given. JSON.parse alone would quietly turn `1e309` into Infinity (stored as null) and
  * `9007199254740993` into its neighbour, and a reviver recurses once per level (a deep body would
- * overflow the stack). So the text is scanned first, without recursion, for its depth and for
- * numbers that a 64-bit float cannot hold; values are checked only then. Every problem found is a
- * 400 naming its field.
+ * overflow the stack). So the text's depth is measured first, without recursion; only then, and
+ * only when the text may hold a number a 64-bit float cannot, does a reviver read each number's
+ * source. Every problem found is a 400 naming its field.
  */
 
 /** Objects and arrays inside one another, the body itself counting as the first level. */
@@ -16,50 +16,38 @@ const MAX_PROBLEMS = 100;
 
 const decimal = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
 
-/** A decimal number as sign, significant digits and exponent; zero has no digits. */
-function normalized(text: string): { negative: boolean; digits: string; exponent: number } | undefined {
+/** A decimal number in one form for each value: sign, significant digits, exponent (`-12e-3`). */
+function canonical(text: string): string | undefined {
   const match = decimal.exec(text);
   if (!match) return undefined;
   const fraction = match[3] ?? '';
-  let digits = `${match[2]}${fraction}`.replace(/^0+/, '');
-  let exponent = Number(match[4] ?? 0) - fraction.length;
-  const trimmed = digits.replace(/0+$/, '');
-  exponent += digits.length - trimmed.length;
-  digits = trimmed;
-  return { negative: match[1] === '-' && digits !== '', digits, exponent: digits === '' ? 0 : exponent };
+  const unpadded = `${match[2]}${fraction}`.replace(/^0+/, '');
+  const digits = unpadded.replace(/0+$/, '');
+  if (digits === '') return '0';
+  const exponent = Number(match[4] ?? 0) - fraction.length + unpadded.length - digits.length;
+  return `${match[1]}${digits}e${exponent}`;
 }
 
 /** Whether the number written as `source` is exactly the value JavaScript reads from it (and writes back). */
 export function isExactNumber(source: string): boolean {
   const value = Number(source);
-  if (!Number.isFinite(value)) return false;
-  const given = normalized(source);
-  const kept = normalized(String(value));
-  return (
-    given !== undefined &&
-    kept !== undefined &&
-    given.negative === kept.negative &&
-    given.digits === kept.digits &&
-    given.exponent === kept.exponent
-  );
+  const given = canonical(source);
+  return Number.isFinite(value) && given !== undefined && given === canonical(String(value));
 }
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
-const isNumberStart = (code: number) => code === 0x2d || (code >= 0x30 && code <= 0x39);
-const isNumberPart = (code: number) =>
-  (code >= 0x30 && code <= 0x39) ||
-  code === 0x2e ||
-  code === 0x2d ||
-  code === 0x2b ||
-  code === 0x65 ||
-  code === 0x45;
+/**
+ * A decimal of at most 15 significant digits without an exponent always reads back exactly, so a
+ * text without a digit before an `e` or 16 digits and dots in a row needs no closer look (the test
+ * is conservative: it also matches inside strings, which only costs the closer look).
+ */
+const mayHoldInexactNumber = /\d[eE]|[\d.]{16}/;
 
-/** One pass over the text: the deepest nesting, and whether every number is kept exactly. */
-function scan(text: string): { depth: number; exactNumbers: boolean } {
+/** The deepest nesting of objects and arrays, in one pass without recursion. */
+function depthOf(text: string): number {
   let depth = 0;
   let deepest = 0;
-  let exactNumbers = true;
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
     if (code === QUOTE) {
@@ -71,13 +59,9 @@ function scan(text: string): { depth: number; exactNumbers: boolean } {
       if (depth > deepest) deepest = depth;
     } else if (code === 0x7d || code === 0x5d) {
       depth--;
-    } else if (isNumberStart(code)) {
-      const start = i;
-      while (i + 1 < text.length && isNumberPart(text.charCodeAt(i + 1))) i++;
-      if (exactNumbers && !isExactNumber(text.slice(start, i + 1))) exactNumbers = false;
     }
   }
-  return { depth: deepest, exactNumbers };
+  return deepest;
 }
 
 /** Stands in for a number that cannot be kept, so that the walk can name its field. */
@@ -94,8 +78,7 @@ function valueProblems(root: unknown): FieldProblem[] {
     if (value === inexact) {
       problems.push({
         path: pathOf(path),
-        message:
-          'is a number that cannot be kept exactly (it must be finite, and hold at most the precision of a 64-bit float)',
+        message: 'must be a finite number that a 64-bit float holds exactly',
       });
     } else if (typeof value === 'string') {
       if (!value.isWellFormed()) problems.push({ path: pathOf(path), message: 'must be valid Unicode text' });
@@ -130,14 +113,13 @@ export function parseJsonText(text: string): unknown {
   } catch {
     throw new MalformedJsonError();
   }
-  const { depth, exactNumbers } = scan(text);
-  if (depth > MAX_JSON_DEPTH) {
+  if (depthOf(text) > MAX_JSON_DEPTH) {
     throw new ValidationError([
       { path: '', message: `must not nest objects and arrays more than ${MAX_JSON_DEPTH} levels deep` },
     ]);
   }
   // Depth is bounded by now, so the reviver's recursion is too; it runs only when a number needs naming.
-  const checked = exactNumbers
+  const checked = !mayHoldInexactNumber.test(text)
     ? value
     : JSON.parse(text, (_key, parsed: unknown, context?: { source?: string }) =>
         typeof parsed === 'number' && context?.source !== undefined && !isExactNumber(context.source)

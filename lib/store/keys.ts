@@ -76,16 +76,9 @@ export const keyPartLimits = {
   publicId: 128,
 } as const;
 
-/** The size of `value` as a key part; undefined when it cannot be one (not well-formed Unicode). */
-export function keyPartBytes(value: string): number | undefined {
-  return value.isWellFormed() ? encodeURIComponent(value).length : undefined;
-}
-
-/** Whether `value` can be a free-text key part: well-formed and at most KEY_PART_MAX_BYTES encoded. */
-export function fitsKeyPart(value: string): boolean {
-  const bytes = keyPartBytes(value);
-  return bytes !== undefined && bytes <= KEY_PART_MAX_BYTES;
-}
+/** Whether `value` can be a free-text key part: well-formed (else it cannot be encoded) and at most KEY_PART_MAX_BYTES encoded. */
+export const fitsKeyPart = (value: string): boolean =>
+  value.isWellFormed() && encodeURIComponent(value).length <= KEY_PART_MAX_BYTES;
 
 /** The table's physical shape, shared by the local runtime, the tests and the CDK stack. */
 export const tableKeySchema = {
