@@ -66,6 +66,18 @@ const pools: FieldPools = {
   externalId: mostly(['u-1', 'U-1 ', 'u-2'], [' ', '€'.repeat(300)]),
   member: mostly(['Orders.status', 'A.b'], ['nodot', '']),
   timezone: mostly(['UTC', 'Europe/Berlin'], ['Mars/Base', '']),
+  // Lists of recipients that resolve, so that add-recipients also gets past its checks.
+  recipients: fc.array(
+    fc.constantFrom(
+      { userId: 1 },
+      { email: 'BOB@example.com' },
+      { type: 'USER', userId: 2 },
+      { embedTenantName: 'acme', externalId: 'u-1', securityContext: { region: 'EU', n: 1e20 } },
+      { embedTenantName: 'acme', externalId: 'u-2@example.com', groups: ['€'.repeat(100)] },
+      { embedTenantName: 'acme', externalId: 'U-1 ', userAttributes: [{ name: 'a', value: 'b' }] },
+    ),
+    { minLength: 1, maxLength: 3 },
+  ),
   customCron: mostly(
     ['0 9 * * 1', '0 */2 * * *'],
     ['*/5 * * * *', '5,55 23,0 1,L * *', '0 9 * * 1#2', '* *'],

@@ -4,7 +4,7 @@ import fc from 'fast-check';
  * fast-check arbitraries read off a zod (mini) schema: values of the schema's shape, mostly within
  * its lengths, ranges, enums and patterns, so that many generated requests get past validation and
  * reach the store. Refinements zod runs as code are not modelled; what fails them is one more
- * refused request. Named fields can be drawn from a pool instead (ids and names the fixture holds).
+ * refused request. Named fields are mostly drawn from a pool (ids and names the fixture holds).
  */
 
 type Def = { type: string } & Record<string, unknown>;
@@ -98,10 +98,12 @@ export function arbitraryFor(schema: unknown, pools: FieldPools = {}): fc.Arbitr
       const shape = def.shape as Record<string, unknown>;
       const fields = Object.fromEntries(
         Object.entries(shape).map(([name, field]) => {
+          const derived = arbitraryFor(field, pools);
           const pool = pools[name];
-          const optional = defOf(field).type === 'optional';
-          const value = pool ? (optional ? absentMostly(pool) : pool) : null;
-          return [name, value ?? arbitraryFor(field, pools)];
+          if (!pool) return [name, derived];
+          // Mostly the pool, sometimes what the schema alone allows.
+          const pooled = defOf(field).type === 'optional' ? absentMostly(pool) : pool;
+          return [name, fc.oneof({ weight: 4, arbitrary: pooled }, { weight: 1, arbitrary: derived })];
         }),
       );
       // Absent rather than undefined: JSON has no undefined.
