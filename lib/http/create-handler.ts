@@ -82,6 +82,18 @@ type ApiHandlerFunction = (
   context: Context,
 ) => Promise<APIGatewayProxyStructuredResultV2>;
 
+/** The zod schemas a handler checks its request with. */
+export interface HandlerSchemas {
+  params?: Schema;
+  body?: Schema;
+}
+
+/** Kept so that generated-request tests derive their inputs from the very schemas each route checks with. */
+const schemasOfHandler = new WeakMap<ApiHandler, HandlerSchemas>();
+
+export const handlerSchemas = (handler: ApiHandler): HandlerSchemas | undefined =>
+  schemasOfHandler.get(handler);
+
 function authenticatorOf(credentials: CredentialDirectory, settings: Config): Authenticator {
   return createAuthenticator({
     directory: credentials,
@@ -172,5 +184,9 @@ export function createHandler<
     if (success.status === 201) return jsonResponse(201, result, { location: success.location(result) });
     return jsonResponse(success.status, result);
   });
-  return Object.assign(handler as ApiHandlerFunction, { definition: definition as ApiHandler['definition'] });
+  const apiHandler: ApiHandler = Object.assign(handler as ApiHandlerFunction, {
+    definition: definition as ApiHandler['definition'],
+  });
+  schemasOfHandler.set(apiHandler, { params: definition.params, body: definition.body });
+  return apiHandler;
 }

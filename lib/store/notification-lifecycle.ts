@@ -68,7 +68,7 @@ async function claim(deploymentId: number, claimed: IdempotencyClaim): Promise<C
   if (!record) throw new ConflictError('A request with this Idempotency-Key is in progress; retry it');
   if (record.fingerprint !== claimed.fingerprint) throw new IdempotencyKeyMismatchError();
   if (record.state === 'done')
-    return { owner, done: notificationFromItem(record.notification as Record<string, unknown>) };
+    return { owner, done: JSON.parse(record.notificationJson as string) as Notification };
   if ((record.leaseUntil as number) > now) {
     throw new ConflictError('A request with this Idempotency-Key is in progress; retry it');
   }
@@ -132,14 +132,15 @@ async function insert(
             Update: {
               TableName: table,
               Key: keys.idempotencyRecord(deploymentId, claimed.caller, claimed.key),
-              UpdateExpression: 'SET #state = :done, notification = :notification REMOVE leaseUntil',
+              UpdateExpression: 'SET #state = :done, notificationJson = :notification REMOVE leaseUntil',
               ConditionExpression: '#owner = :owner AND #state = :pending',
               ExpressionAttributeNames: { '#state': 'state', '#owner': 'owner' },
               ExpressionAttributeValues: {
                 ':done': 'done',
                 ':pending': 'pending',
                 ':owner': owner,
-                ':notification': notification,
+                // JSON text, as the notification item keeps its filters: values come back exactly.
+                ':notification': JSON.stringify(notification),
               },
             },
           },

@@ -76,6 +76,22 @@ describe('Idempotency-Key while the first request is in flight, and after', () =
   });
 });
 
+describe('a repeat with the same key', () => {
+  it('answers the first notification exactly, filters and time grains included', async () => {
+    const body = {
+      ...dailyAt(21),
+      filters: [{ member: 'Orders.total', operator: 'between', value: [0.1, 12345678901234567890] }],
+      timeGrains: [{ member: 'Orders.createdAt', grain: 'month' }],
+    };
+    const first = await client.create(body, { key: 'with-filters-1' });
+    const again = await client.create(body, { key: 'with-filters-1' });
+    expect(first.status).toBe(201);
+    expect(again.status).toBe(201);
+    expect(again.text).toBe(first.text);
+    expect(again.body.filters).toEqual(body.filters);
+  });
+});
+
 describe('the default page size', () => {
   it('is 100 items', async () => {
     const { body } = await client.create(dailyAt(20));

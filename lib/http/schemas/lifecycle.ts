@@ -8,7 +8,7 @@ import { scheduleTypes } from '#lib/domain/schedule-fields';
 import { pathId } from '#lib/http/schemas/common';
 import { updateNotificationInput } from '#lib/http/schemas/notifications';
 import { pagingQueryShape } from '#lib/http/schemas/paging';
-import { keyPartLimits } from '#lib/store/keys';
+import { fitsKeyPart, KEY_PART_MAX_BYTES, keyPartLimits } from '#lib/store/keys';
 
 /** Request shapes of creating, listing and deleting notifications and of listing and removing recipients. */
 
@@ -16,20 +16,18 @@ const MAX_NAME_LENGTH = 1000;
 export const MAX_REMOVED_RECIPIENTS = 1000;
 
 const name = (max: number = MAX_NAME_LENGTH) =>
-  z
-    .string()
-    .check(
-      z.minLength(1, 'must not be empty'),
-      z.maxLength(max, `must be at most ${max} characters`),
-      z.refine((value: string) => value.isWellFormed(), 'must be valid Unicode text'),
-    );
+  z.string().check(
+    z.minLength(1, 'must not be empty'),
+    z.maxLength(max, `must be at most ${max} characters`),
+    z.refine((value: string) => value.isWellFormed(), 'must be valid Unicode text'),
+  );
 
 /** Text that becomes a key part (a lookup by it): the key module bounds its URL-encoded form. */
 const keyName = (max: number = MAX_NAME_LENGTH) =>
   name(max).check(
     z.refine(
-      (value: string) => !value.isWellFormed() || encodeURIComponent(value).length <= keyPartLimits.encoded,
-      `must be at most ${keyPartLimits.encoded} characters once URL-encoded`,
+      (value: string) => !value.isWellFormed() || fitsKeyPart(value),
+      `must be at most ${KEY_PART_MAX_BYTES} characters once URL-encoded`,
     ),
   );
 const positiveInt = () => z.int('must be a positive integer').check(z.gte(1, 'must be a positive integer'));
@@ -77,7 +75,7 @@ export const listNotificationsQuery = z
     dashboardPublicId: z.optional(keyName(keyPartLimits.publicId)),
     recipientUserId: z.optional(queryId),
     recipientEmail: z.optional(keyName()),
-    recipientEmbedTenantName: z.optional(keyName(keyPartLimits.tenantName)),
+    recipientEmbedTenantName: z.optional(keyName()),
     recipientExternalId: z.optional(keyName()),
   })
   .check(
@@ -108,7 +106,7 @@ export const listNotificationsQuery = z
 
 export const removedRecipientInput = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('USER'), id: positiveInt() }),
-  z.strictObject({ type: z.literal('EMBED_USER'), id: positiveInt(), embedTenantName: name(keyPartLimits.tenantName) }),
+  z.strictObject({ type: z.literal('EMBED_USER'), id: positiveInt(), embedTenantName: name() }),
   z.strictObject({ type: z.literal('SLACK'), id: name() }),
 ]) satisfies z.ZodMiniType<RemovedRecipientInput>;
 
