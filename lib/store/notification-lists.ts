@@ -122,7 +122,8 @@ async function pageOfRecipient(
     more = round.more;
     const notifications = new Map<string, Item>();
     const wanted = round.items.map((row) => keys.notification(deploymentId, Number(row.gsi2sk)));
-    for (const item of await batchGetAll(wanted)) notifications.set(item.pk as string, item);
+    for (const item of await batchGetAll(wanted, { eventuallyConsistent: true }))
+      notifications.set(item.pk as string, item);
     for (const row of round.items) {
       position = row.gsi2sk as string;
       // A row whose notification is gone belongs to a delete still sweeping its partition.

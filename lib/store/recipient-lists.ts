@@ -45,7 +45,12 @@ export async function listRecipients(
   const { items: rows, more } = await queryIndex(list, page.first, after);
   const userIds = [...new Set(rows.filter((row) => row.type === 'USER').map((row) => row.userId as number))];
   const users = new Map(
-    (await batchGetAll(userIds.map((id) => keys.user(id)))).map((item) => {
+    (
+      await batchGetAll(
+        userIds.map((id) => keys.user(id)),
+        { eventuallyConsistent: true },
+      )
+    ).map((item) => {
       const user = userFromItem(item);
       return [user.id, user] as const;
     }),
