@@ -15,7 +15,8 @@ import { recipientToItem } from '#lib/store/recipient-items';
 /**
  * Embed users: one item per tenant and normalized externalId, created at most once. Creation is
  * conditional (`attribute_not_exists`), so it goes through TransactWriteItems, together with the
- * recipient row that needs the new id: 50 embed users and their 50 rows per transaction.
+ * recipient row that needs the new id (conditional too: the request whose transaction commits is
+ * the one that created the recipient): 50 embed users and their 50 rows per transaction.
  */
 
 export interface TransactionOptions extends StorageOptions {
@@ -90,7 +91,13 @@ function transactItems(notification: NotificationRef, pending: readonly NewEmbed
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     },
-    { Put: { TableName: table, Item: recipientToItem(notification, recipient) } },
+    {
+      Put: {
+        TableName: table,
+        Item: recipientToItem(notification, recipient),
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
   ]);
 }
 
@@ -117,9 +124,9 @@ async function createInOneTransaction(
       return existing;
     } catch (error) {
       const reasons = error instanceof TransactionCanceledException ? error.CancellationReasons : undefined;
-      const taken = reasons
-        ? pending.filter((_, i) => reasons[2 * i]?.Code === 'ConditionalCheckFailed')
-        : [];
+      // The embed user, or its row, exists: another request wrote them in between.
+      const failed = (action: number) => reasons?.[action]?.Code === 'ConditionalCheckFailed';
+      const taken = pending.filter((_, i) => failed(2 * i) || failed(2 * i + 1));
       if (taken.length > 0) {
         existing.push(...taken.map(refOf));
         pending = pending.filter((recipient) => !taken.includes(recipient));
