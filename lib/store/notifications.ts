@@ -48,35 +48,41 @@ export const notificationRepository: NotificationRepository = {
     return { notification: notificationFromItem(item), version: (item.version as number | undefined) ?? 0 };
   },
 
-  async replace(next, expectedVersion) {
-    // SET what has a value and REMOVE what does not; attributes outside `notificationFields` stay as they are.
+  /**
+   * One UpdateItem: SET the supplied fields and ADD 1 to `version`; attributes it does not name (other
+   * fields, other features' attributes) stay as they are. Required time fields become conditions.
+   */
+  async update(target, changes) {
     const names: Record<string, string> = { '#version': 'version' };
-    const values: Record<string, unknown> = { ':expected': expectedVersion, ':next': expectedVersion + 1 };
-    const sets = ['#version = :next'];
-    const removes: string[] = [];
-    notificationFields.forEach((field, i) => {
+    const values: Record<string, unknown> = { ':one': 1 };
+    const sets: string[] = [];
+    Object.entries(changes.set).forEach(([field, value], i) => {
       names[`#f${i}`] = field;
-      if (next[field] === undefined) removes.push(`#f${i}`);
-      else {
-        values[`:f${i}`] = next[field];
-        sets.push(`#f${i} = :f${i}`);
-      }
+      values[`:f${i}`] = value;
+      sets.push(`#f${i} = :f${i}`);
+    });
+    const conditions = ['attribute_exists(pk)'];
+    changes.requires.forEach((field, i) => {
+      names[`#r${i}`] = field;
+      values[`:r${i}`] = field === 'customCron' ? 'S' : 'N';
+      conditions.push(`attribute_type(#r${i}, :r${i})`);
     });
     try {
-      await documentClient().send(
+      const { Attributes: item } = await documentClient().send(
         new UpdateCommand({
           TableName: tableName(),
-          Key: keys.notification(next.deploymentId, next.id),
-          UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
-          ConditionExpression: 'attribute_exists(pk) AND #version = :expected',
+          Key: keys.notification(target.deploymentId, target.id),
+          UpdateExpression: `SET ${sets.join(', ')} ADD #version :one`,
+          ConditionExpression: conditions.join(' AND '),
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: values,
+          ReturnValues: 'ALL_NEW',
         }),
       );
-      return true;
+      return notificationFromItem(item as Item);
     } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return false;
-      throw error;
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      return changes.requires.length > 0 ? 'unmet' : undefined;
     }
   },
 };
