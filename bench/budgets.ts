@@ -26,6 +26,10 @@ export const REQUEST_RATIO = 1.3;
 export const ADD_RECIPIENTS_RATIO = 1.5;
 export const ADD_RECIPIENTS_NEW_REQUESTS = 60;
 export const ADD_RECIPIENTS_REPLAY_REQUESTS = 13;
+/** Requests and read units of adding recipients to a full notification, beyond the same add to an empty one. */
+export const COST_GROWTH = 0;
+/** Time of that add at the largest size against at 0. */
+export const TIME_AT_SIZE_RATIO = 1.2;
 /** aws-jwt-verify's own bar for an RS256 verification. */
 export const VERIFY_MICROSECONDS = 200;
 
