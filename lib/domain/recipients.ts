@@ -75,17 +75,16 @@ export interface RecipientUpdate {
 export interface RecipientRepository {
   /** One round of reads (BatchGet) for any mix of keys the request names; never a whole partition. */
   lookUp(request: DirectoryRequest, options: StorageOptions): Promise<Found>;
-  /** Reserves `count` consecutive embed user ids in one step and returns the first. */
-  reserveEmbedUserIds(count: number, options: StorageOptions): Promise<number>;
   /**
-   * Creates each embed user together with its recipient row, unless the embed user (or the row)
-   * exists by then (another request made it); those are left unwritten and returned.
+   * Creates each embed user together with its recipient row and gives it a new `embedUserId` (the
+   * one supplied is not used), unless the embed user (or the row) exists by then (another request
+   * made it): those are left unwritten. Returns the id of each, or undefined for those.
    */
   createEmbedUsers(
     notification: NotificationRef,
     recipients: readonly NewEmbedRecipient[],
     options: StorageOptions,
-  ): Promise<EmbedUserRef[]>;
+  ): Promise<(number | undefined)[]>;
   /** Creates each row unless it exists by then; returns those that did exist. */
   createRecipients(
     notification: NotificationRef,
@@ -292,19 +291,11 @@ async function applyPlan(
   options: StorageOptions,
 ): Promise<void> {
   const provisions = planned.flatMap((item, index) => (item.write?.kind === 'provision' ? [index] : []));
-  const provisioned: NewEmbedRecipient[] = [];
-  if (provisions.length > 0) {
-    const firstId = await repository.reserveEmbedUserIds(provisions.length, options);
-    provisions.forEach((index, i) => {
-      const outcome = planned[index]?.outcome as Outcome & { type: 'EMBED_USER' };
-      outcome.recipient = { ...outcome.recipient, embedUserId: firstId + i };
-      const { embedTenantName, externalId, embedUserId, email } = outcome.recipient;
-      provisioned.push({
-        embedUser: { embedTenantName, externalId, embedUserId, email },
-        recipient: outcome.recipient,
-      });
-    });
-  }
+  const provisioned: NewEmbedRecipient[] = provisions.map((index) => {
+    const { recipient } = planned[index]?.outcome as Outcome & { type: 'EMBED_USER' };
+    const { embedTenantName, externalId, embedUserId, email } = recipient;
+    return { embedUser: { embedTenantName, externalId, embedUserId, email }, recipient };
+  });
   for (let round = 1; ; round++) {
     const pending = planned.flatMap((item, index) => (item.write ? [index] : []));
     if (pending.length === 0) return;
@@ -320,15 +311,23 @@ async function applyPlan(
       return write?.kind === 'update' ? [write.update] : [];
     });
     const provisionNow = round === 1 ? provisioned : [];
-    const [taken, existed, stale] = await allSettled<[EmbedUserRef[], StoredRecipient[], RecipientUpdate[]]>([
+    const [ids, existed, stale] = await allSettled<
+      [(number | undefined)[], StoredRecipient[], RecipientUpdate[]]
+    >([
       provisionNow.length > 0
         ? repository.createEmbedUsers(notification, provisionNow, options)
         : Promise.resolve([]),
       creates.length > 0 ? repository.createRecipients(notification, creates, options) : Promise.resolve([]),
       updates.length > 0 ? repository.updateRecipients(notification, updates, options) : Promise.resolve([]),
     ]);
+    const taken: StoredEmbedRecipient[] = [];
+    ids.forEach((embedUserId, i) => {
+      const outcome = planned[provisions[i] as number]?.outcome as Outcome & { type: 'EMBED_USER' };
+      if (embedUserId === undefined) taken.push(outcome.recipient);
+      else outcome.recipient = { ...outcome.recipient, embedUserId };
+    });
     const contested = new Set([
-      ...taken.map((ref) => identityOf(ref)),
+      ...taken.map((recipient) => identityOf(recipient)),
       ...existed.map((recipient) => identityOf(recipient)),
       ...stale.map((update) => identityOf(update.next)),
     ]);

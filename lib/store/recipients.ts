@@ -4,7 +4,7 @@ import type { Found, NotificationRef, RecipientRepository } from '#lib/domain/re
 import { batchGetAll, inParallel } from '#lib/store/batch';
 import { documentClient, tableName } from '#lib/store/client';
 import { ensureTimeLeft } from '#lib/store/deadline';
-import { createEmbedUsers, embedUserFromItem, reserveEmbedUserIds } from '#lib/store/embed-users';
+import { createEmbedUsers, embedUserFromItem } from '#lib/store/embed-users';
 import type { Item } from '#lib/store/items';
 import { type Key, keys } from '#lib/store/keys';
 import {
@@ -84,8 +84,6 @@ export const recipientRepository: RecipientRepository = {
     for (const item of items) wanted.get(keyId(item as Key))?.take(item);
     return found;
   },
-
-  reserveEmbedUserIds,
 
   createEmbedUsers: (notification, recipients, options) =>
     createEmbedUsers(notification, recipients, { ...options, concurrency: TRANSACTION_CONCURRENCY }),

@@ -63,25 +63,18 @@ function memoryRepository(options: { beforeCreate?: (embedUsers: Map<string, Emb
         embedUsers: (request.embedUsers ?? []).flatMap((ref) => embedUsers.get(identityOf(ref)) ?? []),
       };
     },
-    async reserveEmbedUserIds(count) {
-      calls.push({ method: 'reserveEmbedUserIds', detail: count });
-      counter += count;
-      return counter - count + 1;
-    },
     async createEmbedUsers(_target, created) {
       calls.push({ method: 'createEmbedUsers', detail: created.length });
       options.beforeCreate?.(embedUsers);
-      const taken: EmbedUserRef[] = [];
-      for (const { embedUser, recipient } of created) {
+      // Like the counter in the creating transaction: an id only for an embed user that is created.
+      return created.map(({ embedUser, recipient }) => {
         const identity = identityOf(refOf(embedUser));
-        if (embedUsers.has(identity) || rows.has(identityOf(recipient))) {
-          taken.push(refOf(embedUser));
-          continue;
-        }
-        embedUsers.set(identity, embedUser);
-        rows.set(identityOf(recipient), recipient);
-      }
-      return taken;
+        if (embedUsers.has(identity) || rows.has(identityOf(recipient))) return undefined;
+        counter += 1;
+        embedUsers.set(identity, { ...embedUser, embedUserId: counter });
+        rows.set(identityOf(recipient), { ...recipient, embedUserId: counter });
+        return counter;
+      });
     },
     async createRecipients(_target, recipients) {
       calls.push({ method: 'createRecipients', detail: recipients.length });
@@ -101,9 +94,7 @@ function memoryRepository(options: { beforeCreate?: (embedUsers: Map<string, Emb
   };
   const written = () =>
     calls.filter((call) =>
-      ['reserveEmbedUserIds', 'createEmbedUsers', 'createRecipients', 'updateRecipients'].includes(
-        call.method,
-      ),
+      ['createEmbedUsers', 'createRecipients', 'updateRecipients'].includes(call.method),
     );
   return { repository, calls, written, rows, embedUsers };
 }
@@ -237,7 +228,7 @@ describe('addRecipients', () => {
     ]);
   });
 
-  it('reserves ids once per request for all new embed users, and none when there are none', async () => {
+  it('creates all new embed users in one call, and makes none when there are none', async () => {
     const memory = memoryRepository();
     const result = await addRecipients(memory.repository, notification, [
       embed('a@x.example'),
@@ -247,8 +238,8 @@ describe('addRecipients', () => {
     expect(
       result.createdRecipients.map((item) => ('embedUserId' in item ? item.embedUserId : item.userId)),
     ).toEqual([1, 11, 2]);
-    expect(memory.calls.filter((call) => call.method === 'reserveEmbedUserIds')).toEqual([
-      { method: 'reserveEmbedUserIds', detail: 2 },
+    expect(memory.calls.filter((call) => call.method === 'createEmbedUsers')).toEqual([
+      { method: 'createEmbedUsers', detail: 2 },
     ]);
 
     memory.calls.length = 0;
@@ -282,7 +273,8 @@ describe('addRecipients', () => {
         type: 'EMBED_USER',
         embedTenantName: 'acme',
         externalId: 'calm@x.example',
-        embedUserId: 2,
+        // The embed user another request created took no id of ours.
+        embedUserId: 1,
         email: 'calm@x.example',
       },
     ]);
@@ -295,8 +287,7 @@ describe('addRecipients', () => {
 
   it('answers 503 when an embed user that cancelled our creation cannot be read back', async () => {
     const memory = memoryRepository();
-    memory.repository.createEmbedUsers = async (_target, created) =>
-      created.map(({ embedUser }) => refOf(embedUser));
+    memory.repository.createEmbedUsers = async (_target, created) => created.map(() => undefined);
     await expect(
       addRecipients(memory.repository, notification, [embed('gone@x.example')]),
     ).rejects.toBeInstanceOf(UnavailableError);

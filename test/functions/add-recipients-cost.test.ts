@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { batchWriteAll } from '#lib/store/batch';
 import { documentClient } from '#lib/store/client';
+import { getItem } from '#lib/store/items';
+import { keys } from '#lib/store/keys';
 import { recipientToItem } from '#lib/store/recipient-items';
 import { type DynamoMeter, meterDynamoDb, type OperationCount } from '#test/support/dynamodb-meter';
 import { type LocalApi, startLocalApi } from '#test/support/local-api';
@@ -94,10 +96,12 @@ it('reads the same keys, in the same requests, on a notification with 0 and with
   expect(empty?.reads.BatchGetItem).toMatchObject({ requests: 2, items: 10 });
 });
 
-it('20 concurrent identical adds: each recipient is reported created by exactly one answer', async () => {
+it('20 concurrent identical adds: each recipient is reported created by exactly one answer, no id burned', async () => {
   const existingEmbedUser = { embedTenantName: 'acme', externalId: 'existing@customer.example' };
   expect((await addRecipients(api, 733, [existingEmbedUser])).status).toBe(200);
   const usersBefore = (await embedUsers()).length;
+  const idsTaken = async () => ((await getItem(keys.counter('embedUser')))?.value as number | undefined) ?? 0;
+  const idsBefore = await idsTaken();
   const items = [
     { userId: 11 },
     { email: 'linus@example.com' },
@@ -120,6 +124,8 @@ it('20 concurrent identical adds: each recipient is reported created by exactly 
   // One embed user per identity, and every answer shows the id that is stored.
   const users = await embedUsers();
   expect(users).toHaveLength(usersBefore + 4);
+  // No id is taken by the requests that lost the race for an embed user.
+  expect((await idsTaken()) - idsBefore).toBe(4);
   const stored = new Map((await storedRows(734)).map((row) => [row.externalId ?? row.userId, row]));
   expect(stored.size).toBe(7);
   for (const { body } of responses) {
