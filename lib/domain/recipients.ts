@@ -292,7 +292,7 @@ async function applyPlan(
 ): Promise<void> {
   const provisions = planned.flatMap((item, index) => (item.write?.kind === 'provision' ? [index] : []));
   const provisioned: NewEmbedRecipient[] = provisions.map((index) => {
-    const { recipient } = planned[index]?.outcome as Outcome & { type: 'EMBED_USER' };
+    const { recipient } = (planned[index] as PlannedItem).outcome as Outcome & { type: 'EMBED_USER' };
     const { embedTenantName, externalId, embedUserId, email } = recipient;
     return { embedUser: { embedTenantName, externalId, embedUserId, email }, recipient };
   });

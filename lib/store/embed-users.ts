@@ -161,7 +161,7 @@ async function createInOneTransaction(
           ],
         }),
       );
-      pending.forEach((item, i) => ids.set(item, sent[i]?.embedUser.embedUserId));
+      for (const [i, item] of pending.entries()) ids.set(item, sent[i]?.embedUser.embedUserId);
       break;
     } catch (error) {
       const reasons = error instanceof TransactionCanceledException ? error.CancellationReasons : undefined;
