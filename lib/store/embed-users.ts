@@ -3,7 +3,6 @@ import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dy
 import type { EmbedUser } from '#lib/domain/entities';
 import type { NewEmbedRecipient, NotificationRef, StorageOptions } from '#lib/domain/recipients';
 import { normalizeExternalId } from '#lib/domain/recipients-input';
-import type { EmbedUserRef } from '#lib/domain/recipients-resolution';
 import { UnavailableError } from '#lib/errors';
 import { backoff, chunk, inParallel } from '#lib/store/batch';
 import { documentClient, tableName } from '#lib/store/client';
