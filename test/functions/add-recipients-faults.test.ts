@@ -2,7 +2,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildEvent, lambdaContext } from '#lib/local/http-adapter';
 import { routes } from '#lib/routes';
 import { documentClient } from '#lib/store/client';
-import type { Item } from '#lib/store/items';
+import { getItem, type Item } from '#lib/store/items';
+import { keys } from '#lib/store/keys';
 import {
   barrier,
   crash,
@@ -328,6 +329,32 @@ describe('concurrent requests provisioning the same embed users', () => {
       winner.body.createdRecipients.map((item: { embedUserId: number }) => item.embedUserId),
     );
     expect(await embedUsers()).toHaveLength(before + 3);
+  });
+});
+
+describe('embed user ids numbered in the creating transaction', () => {
+  it('two requests that read the same counter both succeed, one after reading it again, with no gap', async () => {
+    const counter = async () =>
+      ((await getItem(keys.counter('embedUser')))?.value as number | undefined) ?? 0;
+    const before = await counter();
+    // Both have read the counter before either transaction is sent: one of them finds it moved.
+    faults.clear();
+    faults.add({
+      operations: ['TransactWriteItems'],
+      when: (call) => call <= 2,
+      fault: { kind: 'hook', run: barrier(2) },
+    });
+    const [a, b] = await Promise.all([
+      addRecipients(api, 723, embedItems(3, 'numbered-a')),
+      addRecipients(api, 724, embedItems(3, 'numbered-b')),
+    ]);
+    expect([a.status, b.status]).toEqual([200, 200]);
+    expect(faults.calls('TransactWriteItems')).toBe(3);
+    const ids = [...a.body.createdRecipients, ...b.body.createdRecipients].map(
+      (item: { embedUserId: number }) => item.embedUserId,
+    );
+    expect([...ids].sort((x, y) => x - y)).toEqual([1, 2, 3, 4, 5, 6].map((i) => before + i));
+    expect(await counter()).toBe(before + 6);
   });
 });
 
