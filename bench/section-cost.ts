@@ -1,9 +1,9 @@
 import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { meterDynamoDb } from '#lib/local/dynamodb-meter';
 import { batchWriteAll } from '#lib/store/batch';
 import { documentClient, tableName } from '#lib/store/client';
 import { keys } from '#lib/store/keys';
 import { recipientToItem } from '#lib/store/recipient-items';
-import { meterDynamoDb } from '#test/support/dynamodb-meter';
 import { type Budget, COST_GROWTH, met, TIME_AT_SIZE_RATIO } from './budgets.ts';
 import { ADMIN_KEY, CONCURRENCY_NOTIFICATION_IDS, SCALE_NOTIFICATION_IDS } from './fixture.ts';
 import type { LocalStack, Reply } from './local-stack.ts';

@@ -16,6 +16,7 @@ import { type Operation, routeKey, routes } from '#lib/routes';
 import { tableKeySchema } from '#lib/store/keys';
 import { ApiFunction } from './api-function.ts';
 import { functionEnvironment } from './function-environment.ts';
+import { Monitoring } from './monitoring.ts';
 import { operationSettings } from './operation-settings.ts';
 import type { StageConfig } from './stages.ts';
 
@@ -47,6 +48,7 @@ export class AdminApiStack extends Stack {
   readonly table: Table;
   readonly api: HttpApi;
   readonly functions = new Map<Operation, ApiFunction>();
+  readonly monitoring: Monitoring;
 
   constructor(scope: Construct, id: string, props: AdminApiStackProps) {
     const { stage, ...stackProps } = props;
@@ -109,6 +111,19 @@ export class AdminApiStack extends Stack {
       });
       this.functions.set(route.operation, fn);
     }
+
+    // TransactWriteItems is granted as its PutItem/UpdateItem actions, but throttled under its own name.
+    const tableOperations = new Set<string>(['TransactWriteItems']);
+    for (const settings of Object.values(operationSettings)) {
+      for (const action of settings.tableActions) tableOperations.add(action.replace('dynamodb:', ''));
+    }
+    this.monitoring = new Monitoring(this, 'Monitoring', {
+      stageName: stage.name,
+      api: this.api,
+      table: this.table,
+      functions: this.functions,
+      tableOperations: [...tableOperations],
+    });
 
     new CfnOutput(this, 'ApiUrl', { value: apiStage.url, description: 'Base URL of the API' });
     new CfnOutput(this, 'TableName', { value: this.table.tableName, description: 'The DynamoDB table' });

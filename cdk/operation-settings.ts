@@ -1,4 +1,5 @@
 import type { Operation } from '#lib/routes';
+import { functionTimeoutSeconds } from '#lib/timeouts';
 
 /**
  * What each operation's function needs from AWS, read off its code paths. The stack grants exactly
@@ -10,7 +11,6 @@ export type TableAction =
   | 'dynamodb:GetItem'
   | 'dynamodb:UpdateItem'
   | 'dynamodb:PutItem'
-  | 'dynamodb:ConditionCheckItem'
   | 'dynamodb:Query'
   | 'dynamodb:BatchGetItem'
   | 'dynamodb:BatchWriteItem';
@@ -37,7 +37,7 @@ export const operationSettings = {
   'update-notification': {
     // One conditional UpdateItem; a GetItem only for an empty body or a refused schedule change (lib/store/notifications.ts).
     tableActions: [...AUTHENTICATION, 'dynamodb:UpdateItem'],
-    timeoutSeconds: 10,
+    timeoutSeconds: functionTimeoutSeconds['update-notification'],
     memoryMiB: 1024,
   },
   'add-recipients': {
@@ -52,14 +52,13 @@ export const operationSettings = {
       // the conditional puts of new recipient rows.
       'dynamodb:PutItem',
     ],
-    // Up to 1000 recipients, with batch retries bounded by the remaining time (lib/store/batch.ts).
-    timeoutSeconds: 29,
+    timeoutSeconds: functionTimeoutSeconds['add-recipients'],
     memoryMiB: 1024,
   },
   'set-dashboard-embedding': {
     // One conditional UpdateItem on the dashboard, no read first (lib/store/dashboards.ts).
     tableActions: [...AUTHENTICATION, 'dynamodb:UpdateItem'],
-    timeoutSeconds: 10,
+    timeoutSeconds: functionTimeoutSeconds['set-dashboard-embedding'],
     memoryMiB: 1024,
   },
   'get-embedded-dashboard': {
@@ -67,8 +66,7 @@ export const operationSettings = {
     tableActions: [...AUTHENTICATION],
     // dashboardRepository.setAllowEmbed, the PATCH's write.
     bundledButNotCalled: ['dynamodb:UpdateItem'],
-    // An embed token may make aws-jwt-verify fetch the tenant's JWKS over the internet.
-    timeoutSeconds: 10,
+    timeoutSeconds: functionTimeoutSeconds['get-embedded-dashboard'],
     memoryMiB: 1024,
   },
 } as const satisfies Record<Operation, OperationSettings>;

@@ -1,8 +1,9 @@
 import type {
   DashboardFilter,
   DashboardTimeGrain,
+  NotificationFormat,
   UpdateNotificationInput,
-} from '#lib/domain/notification-input';
+} from '#lib/domain/notification-fields';
 import {
   cronExpressionOf,
   customCronProblem,
@@ -13,8 +14,7 @@ import {
   type TimeField,
 } from '#lib/domain/schedule';
 import { ConflictError, type FieldProblem, NotFoundError, ValidationError } from '#lib/errors';
-
-export type NotificationFormat = 'png' | 'pdf';
+import { backoff } from '#lib/store/retry';
 
 export interface Notification extends Schedule {
   id: number;
@@ -130,11 +130,6 @@ export function applyNotificationUpdate(
 
 /** Writes before a PUT that keeps meeting a concurrent schedule change answers 409. */
 export const MAX_ATTEMPTS = 5;
-/** Full jitter, doubling from this: contenders spread out instead of colliding again at once. */
-const BASE_DELAY_MS = 10;
-
-const jitter = (attempt: number) =>
-  new Promise((resolve) => setTimeout(resolve, Math.random() * BASE_DELAY_MS * 2 ** (attempt - 1)));
 
 /**
  * The write an update makes, decided from the input alone. Supplied fields only ever add to a complete
@@ -186,7 +181,8 @@ export async function updateNotification(
     const stored = await repository.find(target.deploymentId, target.id);
     if (!stored) throw notFound();
     applyNotificationUpdate(stored.notification, input, settings);
-    if (attempt < MAX_ATTEMPTS) await jitter(attempt);
+    // The store's backoff (full jitter): contenders spread out instead of colliding again at once.
+    if (attempt < MAX_ATTEMPTS) await backoff(attempt);
   }
   throw new ConflictError('The notification is being changed by others; retry the request');
 }

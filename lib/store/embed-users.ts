@@ -4,12 +4,13 @@ import type { EmbedUser } from '#lib/domain/entities';
 import type { NewEmbedRecipient, NotificationRef, StorageOptions } from '#lib/domain/recipients';
 import { normalizeExternalId } from '#lib/domain/recipients-input';
 import { UnavailableError } from '#lib/errors';
-import { backoff, chunk, inParallel } from '#lib/store/batch';
+import { chunk, inParallel } from '#lib/store/batch';
 import { documentClient, tableName } from '#lib/store/client';
 import { ensureTimeLeft } from '#lib/store/deadline';
 import type { Item } from '#lib/store/items';
 import { keys } from '#lib/store/keys';
 import { recipientToItem } from '#lib/store/recipient-items';
+import { backoff, type RetryOptions, retryPolicy } from '#lib/store/retry';
 
 /**
  * Embed users: one item per tenant and normalized externalId, created at most once. Creation is
@@ -24,20 +25,16 @@ import { recipientToItem } from '#lib/store/recipient-items';
  * transactions can run in parallel; an embed user another request created in between leaves a gap.
  */
 
-export interface TransactionOptions extends StorageOptions {
+export interface TransactionOptions extends StorageOptions, RetryOptions {
   /** Transactions in flight at once. */
   concurrency?: number;
-  /** Sends of one transaction while DynamoDB cancels it for throttling or a conflicting transaction. */
-  maxAttempts?: number;
-  /** The first backoff; each retry doubles it, with full jitter. */
-  baseDelayMs?: number;
 }
 
 /** DynamoDB allows 100 actions per transaction; each embed user takes two (itself and its row). */
 export const EMBED_USERS_PER_TRANSACTION = 50;
 /** With the counter in the transaction: 1 + 2 × 49 actions. */
 export const NUMBERED_IN_ONE_TRANSACTION = 49;
-const defaults = { concurrency: 4, maxAttempts: 8, baseDelayMs: 25 };
+const DEFAULT_CONCURRENCY = 4;
 
 /** Cancellation reasons that say "try again later" rather than "this cannot succeed". */
 const transientReasons = new Set([
@@ -142,7 +139,7 @@ async function createInOneTransaction(
   batch: readonly NewEmbedRecipient[],
   options: TransactionOptions & { numbered?: boolean },
 ): Promise<(number | undefined)[]> {
-  const { maxAttempts, baseDelayMs } = { ...defaults, ...options };
+  const { maxAttempts = retryPolicy.maxAttempts, baseDelayMs = retryPolicy.baseDelayMs } = options;
   const ids = new Map<NewEmbedRecipient, number | undefined>(batch.map((item) => [item, undefined]));
   let pending = batch;
   let seen = options.numbered ? await counterValue() : 0;
@@ -201,7 +198,7 @@ export async function createEmbedUsers(
   const first = await reserveEmbedUserIds(recipients.length, options);
   const numbered = recipients.map((item, i) => withId(item, first + i));
   const batches = chunk(numbered, EMBED_USERS_PER_TRANSACTION);
-  const ids = await inParallel(batches, options.concurrency ?? defaults.concurrency, (batch) =>
+  const ids = await inParallel(batches, options.concurrency ?? DEFAULT_CONCURRENCY, (batch) =>
     createInOneTransaction(notification, batch, options),
   );
   return ids.flat();

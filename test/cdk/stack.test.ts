@@ -198,9 +198,51 @@ describe('the dev stage', () => {
     });
   });
 
-  it('outputs the API URL and the table name', () => {
+  it('alarms on the 5xx rate and on throttling of the table and the functions, to one SNS topic', () => {
+    const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')) as Resource[];
+    expect(alarms).toHaveLength(3);
+    const topic = logicalId(stack, { node: { defaultChild: stack.monitoring.alarmTopic.node.defaultChild } });
+    for (const alarm of alarms) {
+      expect(alarm.Properties).toMatchObject({
+        AlarmActions: [{ Ref: topic }],
+        TreatMissingData: 'notBreaching',
+        ComparisonOperator: 'GreaterThanThreshold',
+      });
+    }
+    const metricsOf = (alarm: Resource) => JSON.stringify(alarm.Properties.Metrics);
+    const [rate, tableThrottles, functionThrottles] = alarms;
+    expect(rate?.Properties.Threshold).toBe(5);
+    expect(metricsOf(rate as Resource)).toContain('"MetricName":"5xx"');
+    expect(metricsOf(rate as Resource)).toContain('"MetricName":"Count"');
+    for (const operation of ['GetItem', 'UpdateItem', 'PutItem', 'BatchGetItem', 'TransactWriteItems']) {
+      expect(metricsOf(tableThrottles as Resource)).toContain(`"Value":"${operation}"`);
+    }
+    expect(metricsOf(tableThrottles as Resource)).toContain('"MetricName":"ThrottledRequests"');
+    expect(metricsOf(functionThrottles as Resource).match(/"MetricName":"Throttles"/g)).toHaveLength(
+      routes.length,
+    );
+    // No queue, no dead-letter alarm: the stack alarms only on what it has.
+    expect(template.findResources('AWS::SQS::Queue')).toEqual({});
+  });
+
+  it('draws a dashboard of the per-operation metrics the functions emit', () => {
+    const [, dashboard] = only(template.findResources('AWS::CloudWatch::Dashboard'));
+    const body = JSON.stringify(dashboard.Properties.DashboardBody);
+    for (const metric of [
+      'Responses5xx',
+      'Responses4xx',
+      'Latency',
+      'RecipientsCreated',
+      'RecipientsUpdated',
+    ]) {
+      expect(body).toContain(metric);
+    }
+    for (const route of routes) expect(body).toContain(route.operation);
+  });
+
+  it('outputs the API URL, the table name and the alarm topic', () => {
     const outputs = template.toJSON().Outputs;
-    expect(Object.keys(outputs).sort()).toEqual(['ApiUrl', 'TableName']);
+    expect(Object.keys(outputs).sort()).toEqual(['AlarmTopicArn', 'ApiUrl', 'TableName']);
     expect(JSON.stringify(outputs.ApiUrl.Value)).toContain('.execute-api.');
     expect(outputs.TableName.Value).toEqual({
       Ref: stack.getLogicalId(stack.table.node.defaultChild as never),

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { type DynamoMeter, meterDynamoDb, type OperationCount } from '#lib/local/dynamodb-meter';
 import { batchWriteAll } from '#lib/store/batch';
 import { documentClient } from '#lib/store/client';
 import { getItem } from '#lib/store/items';
 import { keys } from '#lib/store/keys';
 import { recipientToItem } from '#lib/store/recipient-items';
-import { type DynamoMeter, meterDynamoDb, type OperationCount } from '#test/support/dynamodb-meter';
 import { type LocalApi, startLocalApi } from '#test/support/local-api';
 import {
   addRecipients,
