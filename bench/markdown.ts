@@ -78,7 +78,7 @@ export function renderFigures(r: RunResults): string {
   }
   if (r.cost?.sizes.length) {
     parts.push(
-      '### Add recipients at size: the same add on notifications holding 0 to 50,000 recipients (time: median of 5)',
+      '### Add recipients at size: the same add on notifications holding 0 to 50,000 recipients (time: median of 10)',
       mdTable(sizesTable(r.cost.sizes, r.budgets)),
     );
   }
