@@ -47,6 +47,18 @@ export type ApiHandler = (
   context: Context,
 ) => Promise<APIGatewayProxyStructuredResultV2>;
 
+/** The zod schemas a handler checks its request with. */
+export interface HandlerSchemas {
+  params?: Schema;
+  body?: Schema;
+}
+
+/** Kept so that generated-request tests derive their inputs from the very schemas each route checks with. */
+const schemasOfHandler = new WeakMap<ApiHandler, HandlerSchemas>();
+
+export const handlerSchemas = (handler: ApiHandler): HandlerSchemas | undefined =>
+  schemasOfHandler.get(handler);
+
 function authenticatorOf(credentials: CredentialDirectory, settings: Config): Authenticator {
   return createAuthenticator({
     directory: credentials,
@@ -102,7 +114,7 @@ export function createHandler<
   if (definition.body) chain.use(jsonBody({ optional: definition.bodyOptional ?? false }));
   chain.use(validate({ params: definition.params, body: definition.body }));
 
-  return chain.handler(async (_event, context) => {
+  const handler = chain.handler(async (_event, context) => {
     const { principal, input } = context as RequestContext;
     const result = await definition.operation({
       params: input.params as Output<PS>,
@@ -112,4 +124,6 @@ export function createHandler<
     });
     return jsonResponse(200, result);
   }) as ApiHandler;
+  schemasOfHandler.set(handler, { params: definition.params, body: definition.body });
+  return handler;
 }

@@ -4,11 +4,12 @@ import type { EmbedUser } from '#lib/domain/entities';
 import type { NewEmbedRecipient, NotificationRef, StorageOptions } from '#lib/domain/recipients';
 import { normalizeExternalId } from '#lib/domain/recipients-input';
 import { UnavailableError } from '#lib/errors';
-import { chunk, inParallel } from '#lib/store/batch';
+import { chunkWithin, inParallel } from '#lib/store/batch';
 import { documentClient, tableName } from '#lib/store/client';
 import { ensureTimeLeft } from '#lib/store/deadline';
 import type { Item } from '#lib/store/items';
 import { keys } from '#lib/store/keys';
+import { dynamoDbLimits, itemBytesAtMost } from '#lib/store/limits';
 import { recipientToItem } from '#lib/store/recipient-items';
 import { backoff, type RetryOptions, retryPolicy } from '#lib/store/retry';
 
@@ -31,9 +32,9 @@ export interface TransactionOptions extends StorageOptions, RetryOptions {
 }
 
 /** DynamoDB allows 100 actions per transaction; each embed user takes two (itself and its row). */
-export const EMBED_USERS_PER_TRANSACTION = 50;
-/** With the counter in the transaction: 1 + 2 × 49 actions. */
-export const NUMBERED_IN_ONE_TRANSACTION = 49;
+export const EMBED_USERS_PER_TRANSACTION = dynamoDbLimits.transactionItems / 2;
+/** With the counter as one more action of the transaction: 49 embed users and their rows. */
+export const NUMBERED_IN_ONE_TRANSACTION = Math.floor((dynamoDbLimits.transactionItems - 1) / 2);
 const DEFAULT_CONCURRENCY = 4;
 
 /** Cancellation reasons that say "try again later" rather than "this cannot succeed". */
@@ -192,12 +193,17 @@ export async function createEmbedUsers(
   recipients: readonly NewEmbedRecipient[],
   options: TransactionOptions = {},
 ): Promise<(number | undefined)[]> {
-  if (recipients.length <= NUMBERED_IN_ONE_TRANSACTION) {
+  const bytes = (created: NewEmbedRecipient) =>
+    itemBytesAtMost(embedUserToItem(created.embedUser)) +
+    itemBytesAtMost(recipientToItem(notification, created.recipient));
+  const total = recipients.reduce((sum, created) => sum + bytes(created), 0);
+  if (recipients.length <= NUMBERED_IN_ONE_TRANSACTION && total < dynamoDbLimits.transactionBytes) {
     return createInOneTransaction(notification, recipients, { ...options, numbered: true });
   }
   const first = await reserveEmbedUserIds(recipients.length, options);
   const numbered = recipients.map((item, i) => withId(item, first + i));
-  const batches = chunk(numbered, EMBED_USERS_PER_TRANSACTION);
+  // Fewer than 50 when their items would pass the transaction's 4 MB.
+  const batches = chunkWithin(numbered, EMBED_USERS_PER_TRANSACTION, dynamoDbLimits.transactionBytes, bytes);
   const ids = await inParallel(batches, options.concurrency ?? DEFAULT_CONCURRENCY, (batch) =>
     createInOneTransaction(notification, batch, options),
   );

@@ -5,7 +5,7 @@ import { documentClient, tableName } from '#lib/store/client';
 import { getItem, type Item } from '#lib/store/items';
 import { keys } from '#lib/store/keys';
 
-/** The attributes a notification item holds besides its key and its `version`. */
+/** The fields of a notification, each an attribute of its item besides its key and its `version`. */
 const notificationFields = [
   'id',
   'deploymentId',
@@ -24,18 +24,44 @@ const notificationFields = [
   'timeGrains',
 ] as const satisfies readonly (keyof Notification)[];
 
+/**
+ * Filters and time grains hold free-form JSON (a filter's value can be any JSON), kept as JSON text
+ * (`filtersJson`, `timeGrainsJson`): every number and key comes back exactly as given, which
+ * DynamoDB's own numbers (38 digits, 1e-130..1e126) and maps (32 levels, no empty keys) would not do.
+ */
+const jsonFields = new Set<string>(['filters', 'timeGrains']);
+const attributeOf = (field: string) => (jsonFields.has(field) ? `${field}Json` : field);
+
+/** The attribute values of a notification's fields; an absent or null field has none. */
+function attributesOf(notification: Notification): Record<string, unknown> {
+  const attributes: Record<string, unknown> = {};
+  for (const field of notificationFields) {
+    const value = notification[field];
+    if (value === undefined || value === null) continue;
+    attributes[attributeOf(field)] = jsonFields.has(field) ? JSON.stringify(value) : value;
+  }
+  return attributes;
+}
+
 export function notificationToItem(notification: Notification, version = 0): Item {
   return {
     ...keys.notification(notification.deploymentId, notification.id),
     entity: 'NOTIFICATION',
-    ...notification,
+    ...attributesOf(notification),
     version,
   };
 }
 
 export function notificationFromItem(item: Item): Notification {
   const notification: Record<string, unknown> = {};
-  for (const field of notificationFields) if (item[field] !== undefined) notification[field] = item[field];
+  for (const field of notificationFields) {
+    const value = item[attributeOf(field)];
+    // Items written before the JSON text attributes hold the list itself, under the field's name.
+    const legacy = jsonFields.has(field) ? item[field] : undefined;
+    if (value !== undefined)
+      notification[field] = jsonFields.has(field) ? JSON.parse(value as string) : value;
+    else if (legacy !== undefined) notification[field] = legacy;
+  }
   notification.filters ??= null;
   notification.timeGrains ??= null;
   return notification as unknown as Notification;
@@ -56,10 +82,20 @@ export const notificationRepository: NotificationRepository = {
     const names: Record<string, string> = { '#version': 'version' };
     const values: Record<string, unknown> = { ':one': 1 };
     const sets: string[] = [];
+    const removes: string[] = [];
     Object.entries(changes.set).forEach(([field, value], i) => {
-      names[`#f${i}`] = field;
-      values[`:f${i}`] = value;
-      sets.push(`#f${i} = :f${i}`);
+      const name = attributeOf(field);
+      names[`#f${i}`] = name;
+      // A cleared list (null) has no attribute, as in attributesOf.
+      if (value === null) removes.push(`#f${i}`);
+      else {
+        values[`:f${i}`] = jsonFields.has(field) ? JSON.stringify(value) : value;
+        sets.push(`#f${i} = :f${i}`);
+      }
+      if (name !== field) {
+        names[`#legacy${i}`] = field;
+        removes.push(`#legacy${i}`);
+      }
     });
     const conditions = ['attribute_exists(pk)'];
     changes.requires.forEach((field, i) => {
@@ -72,7 +108,11 @@ export const notificationRepository: NotificationRepository = {
         new UpdateCommand({
           TableName: tableName(),
           Key: keys.notification(target.deploymentId, target.id),
-          UpdateExpression: `SET ${sets.join(', ')} ADD #version :one`,
+          UpdateExpression: [
+            sets.length > 0 ? `SET ${sets.join(', ')}` : '',
+            removes.length > 0 ? `REMOVE ${removes.join(', ')}` : '',
+            'ADD #version :one',
+          ].join(' '),
           ConditionExpression: conditions.join(' AND '),
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: values,
