@@ -67,6 +67,44 @@ export function notificationFromItem(item: Item): Notification {
   return notification as unknown as Notification;
 }
 
+/**
+ * An item written before the JSON text attributes keeps its lists under the field's name until a write
+ * moves them; the update does not read first, so it moves them once it has seen them in its result,
+ * on the condition that no other write moved or replaced them in between.
+ */
+async function moveLegacyLists(item: Item): Promise<void> {
+  const legacy = [...jsonFields].filter(
+    (field) => item[field] !== undefined && item[attributeOf(field)] === undefined,
+  );
+  if (legacy.length === 0) return;
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const sets: string[] = [];
+  const conditions: string[] = [];
+  legacy.forEach((field, i) => {
+    names[`#l${i}`] = field;
+    names[`#j${i}`] = attributeOf(field);
+    values[`:j${i}`] = JSON.stringify(item[field]);
+    sets.push(`#j${i} = :j${i}`);
+    conditions.push(`attribute_exists(#l${i}) AND attribute_not_exists(#j${i})`);
+  });
+  try {
+    await documentClient().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: { pk: item.pk, sk: item.sk },
+        UpdateExpression: `SET ${sets.join(', ')} REMOVE ${legacy.map((_, i) => `#l${i}`).join(', ')}`,
+        ConditionExpression: conditions.join(' AND '),
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      }),
+    );
+  } catch (error) {
+    // Another write moved them first.
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+  }
+}
+
 export const notificationRepository: NotificationRepository = {
   async find(deploymentId, id) {
     const item = await getItem(keys.notification(deploymentId, id));
@@ -119,6 +157,7 @@ export const notificationRepository: NotificationRepository = {
           ReturnValues: 'ALL_NEW',
         }),
       );
+      await moveLegacyLists(item as Item);
       return notificationFromItem(item as Item);
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
