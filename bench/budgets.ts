@@ -46,8 +46,9 @@ export const knownMisses: Record<string, { ceiling: number; fix: string }> = {
     fix: "cron-parser (CommonJS, with luxon: 98 KB) is the design card's choice for strict cron parsing; a ~50-line own 5-field parser would meet the budget",
   },
   'add-recipients: bundle bytes': {
-    // 433 KB before the Powertools logger (17 KB), metrics (11 KB) and their commons.
-    ceiling: 472_000,
+    // 433 KB before the Powertools logger (17 KB), metrics (11 KB) and their commons; 2.4 KB more for
+    // conditional row writes and embed user ids numbered in their creating transaction.
+    ceiling: 475_000,
     fix: 'the Powertools logger and metrics cost about 33 KB in every function; writing the EMF lines ourselves would save 11 KB, and the rest needs add-recipients itself to shrink',
   },
 };
