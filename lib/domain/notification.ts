@@ -9,9 +9,12 @@ import {
   customCronProblem,
   describeCron,
   missingScheduleFields,
+  requiredTimeFields,
   type Schedule,
+  type TimeField,
 } from '#lib/domain/schedule';
 import { ConflictError, type FieldProblem, NotFoundError, ValidationError } from '#lib/errors';
+import { backoff } from '#lib/store/retry';
 
 export interface Notification extends Schedule {
   id: number;
@@ -31,10 +34,29 @@ export interface VersionedNotification {
   version: number;
 }
 
+/** What an update writes: the supplied fields, and the time fields it relies on finding stored. */
+export interface NotificationChanges {
+  set: Partial<Record<keyof Notification, unknown>>;
+  /** Fields the updated schedule needs that the update does not set: the write happens only if they are stored. */
+  requires: readonly TimeField[];
+}
+
 export interface NotificationRepository {
   find(deploymentId: number, id: number): Promise<VersionedNotification | undefined>;
-  /** Stores `next` if the stored version is still `expectedVersion`; false when someone wrote in between. */
-  replace(next: Notification, expectedVersion: number): Promise<boolean>;
+  /**
+   * Writes the changes in one atomic step, touching no other field, and returns the notification as
+   * stored after it; `undefined` when it does not exist, `unmet` when a required field is not stored
+   * (or, with requirements, when it does not exist: the caller reads to tell).
+   */
+  update(
+    target: NotificationTarget,
+    changes: NotificationChanges,
+  ): Promise<Notification | undefined | 'unmet'>;
+}
+
+export interface NotificationTarget {
+  deploymentId: number;
+  id: number;
 }
 
 export interface NotificationSettings {
@@ -106,23 +128,61 @@ export function applyNotificationUpdate(
   return updated;
 }
 
-const MAX_ATTEMPTS = 5;
+/** Writes before a PUT that keeps meeting a concurrent schedule change answers 409. */
+export const MAX_ATTEMPTS = 5;
 
 /**
- * Updates a notification of a deployment. Read, apply, write-if-unchanged: a concurrent update of the
- * same notification makes the write fail, and the update is applied again on what that one stored.
+ * The write an update makes, decided from the input alone. Supplied fields only ever add to a complete
+ * schedule, so the result can be incomplete only when `scheduleType` changes: then the fields the new
+ * type needs and the update does not supply become conditions of the write instead of a prior read.
+ */
+export function notificationChanges(
+  input: UpdateNotificationInput,
+  settings: NotificationSettings,
+): NotificationChanges {
+  if (typeof input.customCron === 'string') {
+    const problem = customCronProblem(input.customCron, settings.customCronMinIntervalMinutes);
+    if (problem) throw new ValidationError([{ path: 'customCron', message: problem }]);
+  }
+  const set: NotificationChanges['set'] = {};
+  for (const [field, value] of Object.entries(input) as [keyof UpdateNotificationInput, unknown][]) {
+    if (value === undefined || (value === null && !clearedByNull.has(field))) continue;
+    set[field] = value;
+  }
+  const requires = input.scheduleType
+    ? requiredTimeFields(input.scheduleType).filter((field) => set[field] === undefined)
+    : [];
+  return { set, requires };
+}
+
+/**
+ * Updates a notification of a deployment in one conditional write without reading it first, so that
+ * concurrent updates of one notification neither lose each other's fields nor have to retry. A write
+ * refused because the new schedule type lacks a field is read back: the field is missing (400 naming
+ * it), or a concurrent update stored it in between, and the write is tried again after a jittered pause.
  */
 export async function updateNotification(
   repository: NotificationRepository,
-  target: { deploymentId: number; id: number },
+  target: NotificationTarget,
   input: UpdateNotificationInput,
   settings: NotificationSettings,
 ): Promise<NotificationDto> {
-  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+  const notFound = () => new NotFoundError(`Notification ${target.id} of deployment ${target.deploymentId}`);
+  const changes = notificationChanges(input, settings);
+  if (Object.keys(changes.set).length === 0) {
     const stored = await repository.find(target.deploymentId, target.id);
-    if (!stored) throw new NotFoundError(`Notification ${target.id} of deployment ${target.deploymentId}`);
-    const next = applyNotificationUpdate(stored.notification, input, settings);
-    if (await repository.replace(next, stored.version)) return toNotificationDto(next);
+    if (!stored) throw notFound();
+    return toNotificationDto(stored.notification);
+  }
+  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+    const result = await repository.update(target, changes);
+    if (result === undefined) throw notFound();
+    if (result !== 'unmet') return toNotificationDto(result);
+    const stored = await repository.find(target.deploymentId, target.id);
+    if (!stored) throw notFound();
+    applyNotificationUpdate(stored.notification, input, settings);
+    // The store's backoff (full jitter): contenders spread out instead of colliding again at once.
+    if (attempt < MAX_ATTEMPTS) await backoff(attempt);
   }
   throw new ConflictError('The notification is being changed by others; retry the request');
 }

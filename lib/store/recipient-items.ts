@@ -1,9 +1,9 @@
-import type { NotificationRef } from '#lib/domain/recipients';
+import type { NotificationRef, RecipientRef } from '#lib/domain/recipients';
 import type { RecipientProperties } from '#lib/domain/recipients-input';
 import { canonicalJson, propertyNames } from '#lib/domain/recipients-properties';
 import type { StoredRecipient } from '#lib/domain/recipients-resolution';
 import type { Item } from '#lib/store/items';
-import { indexKeys, keys } from '#lib/store/keys';
+import { indexKeys, type Key, keys } from '#lib/store/keys';
 
 /**
  * A recipient row in its notification's partition. An embed recipient's properties are kept as
@@ -29,9 +29,31 @@ function recipientIndexKeys(notification: NotificationRef, recipient: StoredReci
   };
 }
 
+/** The key of a recipient row, from the recipient's identity alone. */
+export function recipientKey(notification: NotificationRef, recipient: RecipientRef): Key {
+  return recipient.type === 'USER'
+    ? keys.userRecipient(notification.deploymentId, notification.id, recipient.userId)
+    : keys.embedRecipient(
+        notification.deploymentId,
+        notification.id,
+        recipient.embedTenantName,
+        recipient.normalizedExternalId,
+      );
+}
+
+/** The property attributes (`securityContextJson`, ...) as stored: absent when the property is not set. */
+export function propertyAttributes(properties: RecipientProperties): Record<string, string | undefined> {
+  return Object.fromEntries(
+    propertyNames.map((name) => [
+      jsonAttribute(name),
+      properties[name] === undefined ? undefined : canonicalJson(properties[name]),
+    ]),
+  );
+}
+
 export function recipientToItem(notification: NotificationRef, recipient: StoredRecipient): Item {
+  const key = recipientKey(notification, recipient);
   if (recipient.type === 'USER') {
-    const key = keys.userRecipient(notification.deploymentId, notification.id, recipient.userId);
     return {
       ...key,
       ...recipientIndexKeys(notification, recipient, key.sk),
@@ -40,12 +62,6 @@ export function recipientToItem(notification: NotificationRef, recipient: Stored
       userId: recipient.userId,
     };
   }
-  const key = keys.embedRecipient(
-    notification.deploymentId,
-    notification.id,
-    recipient.embedTenantName,
-    recipient.normalizedExternalId,
-  );
   const item: Item = {
     ...key,
     ...recipientIndexKeys(notification, recipient, key.sk),
@@ -57,9 +73,8 @@ export function recipientToItem(notification: NotificationRef, recipient: Stored
     embedUserId: recipient.embedUserId,
     email: recipient.email,
   };
-  for (const name of propertyNames) {
-    if (recipient.properties[name] !== undefined)
-      item[jsonAttribute(name)] = canonicalJson(recipient.properties[name]);
+  for (const [attribute, json] of Object.entries(propertyAttributes(recipient.properties))) {
+    if (json !== undefined) item[attribute] = json;
   }
   return item;
 }
