@@ -2,8 +2,8 @@ import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { meterDynamoDb } from '#lib/local/dynamodb-meter';
 import { batchWriteAll } from '#lib/store/batch';
 import { documentClient, tableName } from '#lib/store/client';
+import { encodeRecipient } from '#lib/store/codecs/recipients';
 import { keys } from '#lib/store/keys';
-import { recipientToItem } from '#lib/store/recipient-items';
 import { type Budget, COST_GROWTH, met, TIME_AT_SIZE_RATIO } from './budgets.ts';
 import { ADMIN_KEY, CONCURRENCY_NOTIFICATION_IDS, SCALE_NOTIFICATION_IDS } from './fixture.ts';
 import type { LocalStack, Reply } from './local-stack.ts';
@@ -60,7 +60,7 @@ async function fill(notificationId: number, count: number): Promise<void> {
   const notification = { deploymentId: 7, id: notificationId };
   const rows = Array.from({ length: count }, (_, i) => ({
     PutRequest: {
-      Item: recipientToItem(notification, {
+      Item: encodeRecipient(notification, {
         type: 'EMBED_USER',
         embedTenantName: 'acme',
         normalizedExternalId: `stored-${i}@example.com`,

@@ -1,16 +1,15 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { EmbedUser } from '#lib/domain/entities';
 import type { NewEmbedRecipient, NotificationRef, StorageOptions } from '#lib/domain/recipients';
-import { normalizeExternalId } from '#lib/domain/recipients-input';
 import { UnavailableError } from '#lib/errors';
 import { chunkWithin, inParallel } from '#lib/store/batch';
 import { documentClient, tableName } from '#lib/store/client';
+import { COUNTER_ENTITY, counterAttributes, decodeCounter } from '#lib/store/codecs/counters';
+import { encodeEmbedUser } from '#lib/store/codecs/embed-users';
+import { encodeRecipient } from '#lib/store/codecs/recipients';
 import { ensureTimeLeft } from '#lib/store/deadline';
-import type { Item } from '#lib/store/items';
 import { keys } from '#lib/store/keys';
 import { dynamoDbLimits, itemBytesAtMost } from '#lib/store/limits';
-import { recipientToItem } from '#lib/store/recipient-items';
 import { backoff, type RetryOptions, retryPolicy } from '#lib/store/retry';
 
 /**
@@ -45,26 +44,6 @@ const transientReasons = new Set([
   'TransactionConflict',
 ]);
 
-export function embedUserToItem(user: EmbedUser): Item {
-  return {
-    ...keys.embedUser(user.embedTenantName, normalizeExternalId(user.externalId)),
-    entity: 'EMBED_USER',
-    embedUserId: user.embedUserId,
-    embedTenantName: user.embedTenantName,
-    externalId: user.externalId,
-    email: user.email,
-  };
-}
-
-export function embedUserFromItem(item: Item): EmbedUser {
-  return {
-    embedUserId: item.embedUserId as number,
-    embedTenantName: item.embedTenantName as string,
-    externalId: item.externalId as string,
-    email: item.email as string,
-  };
-}
-
 /** One atomic ADD on the sequence's counter: `count` ids in a row, whatever other requests reserve. */
 export async function reserveEmbedUserIds(count: number, options: StorageOptions = {}): Promise<number> {
   ensureTimeLeft(options.remainingTimeMs);
@@ -73,19 +52,19 @@ export async function reserveEmbedUserIds(count: number, options: StorageOptions
       TableName: tableName(),
       Key: keys.counter('embedUser'),
       UpdateExpression: 'ADD #value :count SET #entity = :entity',
-      ExpressionAttributeNames: { '#value': 'value', '#entity': 'entity' },
-      ExpressionAttributeValues: { ':count': count, ':entity': 'COUNTER' },
+      ExpressionAttributeNames: { '#value': counterAttributes.value, '#entity': counterAttributes.entity },
+      ExpressionAttributeValues: { ':count': count, ':entity': COUNTER_ENTITY },
       ReturnValues: 'UPDATED_NEW',
     }),
   );
-  return (Attributes?.value as number) - count + 1;
+  return decodeCounter(Attributes, keys.counter('embedUser')) - count + 1;
 }
 
 async function counterValue(): Promise<number> {
   const { Item } = await documentClient().send(
     new GetCommand({ TableName: tableName(), Key: keys.counter('embedUser'), ConsistentRead: true }),
   );
-  return (Item?.value as number | undefined) ?? 0;
+  return decodeCounter(Item, keys.counter('embedUser'));
 }
 
 /** Advances the counter past `count` ids, if it still holds `seen`. */
@@ -96,8 +75,8 @@ function counterAction(seen: number, count: number) {
       Key: keys.counter('embedUser'),
       UpdateExpression: 'SET #value = :next, #entity = :entity',
       ConditionExpression: seen === 0 ? 'attribute_not_exists(#value) OR #value = :seen' : '#value = :seen',
-      ExpressionAttributeNames: { '#value': 'value', '#entity': 'entity' },
-      ExpressionAttributeValues: { ':seen': seen, ':next': seen + count, ':entity': 'COUNTER' },
+      ExpressionAttributeNames: { '#value': counterAttributes.value, '#entity': counterAttributes.entity },
+      ExpressionAttributeValues: { ':seen': seen, ':next': seen + count, ':entity': COUNTER_ENTITY },
     },
   };
 }
@@ -113,14 +92,14 @@ function transactItems(notification: NotificationRef, pending: readonly NewEmbed
     {
       Put: {
         TableName: table,
-        Item: embedUserToItem(embedUser),
+        Item: encodeEmbedUser(embedUser),
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     },
     {
       Put: {
         TableName: table,
-        Item: recipientToItem(notification, recipient),
+        Item: encodeRecipient(notification, recipient),
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     },
@@ -194,8 +173,8 @@ export async function createEmbedUsers(
   options: TransactionOptions = {},
 ): Promise<(number | undefined)[]> {
   const bytes = (created: NewEmbedRecipient) =>
-    itemBytesAtMost(embedUserToItem(created.embedUser)) +
-    itemBytesAtMost(recipientToItem(notification, created.recipient));
+    itemBytesAtMost(encodeEmbedUser(created.embedUser)) +
+    itemBytesAtMost(encodeRecipient(notification, created.recipient));
   const total = recipients.reduce((sum, created) => sum + bytes(created), 0);
   if (recipients.length <= NUMBERED_IN_ONE_TRANSACTION && total < dynamoDbLimits.transactionBytes) {
     return createInOneTransaction(notification, recipients, { ...options, numbered: true });

@@ -6,7 +6,9 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient, tableName } from '#lib/store/client';
-import { dashboardLinkItem } from '#lib/store/dashboards';
+import { decodeDashboard, encodeDashboardLink } from '#lib/store/codecs/dashboards';
+import { decodeNotification } from '#lib/store/codecs/notifications';
+import { decodeRecipient, identityOf } from '#lib/store/codecs/recipients';
 import type { Item } from '#lib/store/items';
 import { type IndexKeys, indexKeys, parseNotificationPartition } from '#lib/store/keys';
 import { reserveNotificationIdsThrough } from '#lib/store/notification-ids';
@@ -110,10 +112,7 @@ async function putIfAbsent(item: Item): Promise<boolean> {
 function recipientIndexValues(item: Item, subscribedAt: string): IndexKeys | undefined {
   const notification = parseNotificationPartition(item.pk as string);
   if (!notification) return undefined;
-  const identity =
-    item.type === 'USER'
-      ? { type: 'USER' as const, userId: item.userId as number }
-      : { type: 'EMBED_USER' as const, embedUserId: item.embedUserId as number };
+  const identity = identityOf(decodeRecipient(item));
   return indexKeys.recipient(
     notification.deploymentId,
     notification.id,
@@ -144,18 +143,19 @@ export async function migrateTable(now = new Date()): Promise<MigrationReport> {
     for (const item of page.Items ?? []) {
       report.scanned++;
       if (item.entity === 'NOTIFICATION') {
-        report.highestNotificationId = Math.max(report.highestNotificationId, item.id as number);
+        const notification = decodeNotification(item);
+        report.highestNotificationId = Math.max(report.highestNotificationId, notification.id);
         const values = indexKeys.notification(
-          item.deploymentId as number,
-          item.id as number,
-          item.dashboardId as number,
+          notification.deploymentId,
+          notification.id,
+          notification.dashboardId,
         );
         if (await addAttributes(item, values, 'gsi1pk')) report.notifications++;
       } else if (item.entity === 'RECIPIENT') {
         const values = recipientIndexValues(item, subscribedAt);
         if (values && (await addAttributes(item, { subscribedAt, ...values }, 'gsi1pk'))) report.recipients++;
       } else if (item.entity === 'DASHBOARD') {
-        const link = dashboardLinkItem(item as Item & { id: number; deploymentId: number; publicId: string });
+        const link = encodeDashboardLink(decodeDashboard(item));
         if (await putIfAbsent(link)) report.dashboardLinks++;
       }
     }

@@ -1,6 +1,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient, tableName } from '#lib/store/client';
+import { COUNTER_ENTITY, counterAttributes, decodeCounter } from '#lib/store/codecs/counters';
 import { keys } from '#lib/store/keys';
 
 /**
@@ -18,12 +19,12 @@ export async function nextNotificationId(): Promise<number> {
       TableName: tableName(),
       Key: keys.counter(SEQUENCE),
       UpdateExpression: 'ADD #value :one SET #entity = :entity',
-      ExpressionAttributeNames: { '#value': 'value', '#entity': 'entity' },
-      ExpressionAttributeValues: { ':one': 1, ':entity': 'COUNTER' },
+      ExpressionAttributeNames: { '#value': counterAttributes.value, '#entity': counterAttributes.entity },
+      ExpressionAttributeValues: { ':one': 1, ':entity': COUNTER_ENTITY },
       ReturnValues: 'UPDATED_NEW',
     }),
   );
-  return Attributes?.value as number;
+  return decodeCounter(Attributes, keys.counter(SEQUENCE));
 }
 
 /** Moves the counter to at least `id` (never back): ids handed out later are all above it. */
@@ -35,8 +36,8 @@ export async function reserveNotificationIdsThrough(id: number): Promise<void> {
         Key: keys.counter(SEQUENCE),
         UpdateExpression: 'SET #value = :id, #entity = :entity',
         ConditionExpression: 'attribute_not_exists(#value) OR #value < :id',
-        ExpressionAttributeNames: { '#value': 'value', '#entity': 'entity' },
-        ExpressionAttributeValues: { ':id': id, ':entity': 'COUNTER' },
+        ExpressionAttributeNames: { '#value': counterAttributes.value, '#entity': counterAttributes.entity },
+        ExpressionAttributeValues: { ':id': id, ':entity': COUNTER_ENTITY },
       }),
     );
   } catch (error) {

@@ -12,10 +12,11 @@ import type { DashboardRef, IdempotencyClaim } from '#lib/domain/notification-li
 import { ConflictError, IdempotencyKeyMismatchError } from '#lib/errors';
 import { batchWriteAll } from '#lib/store/batch';
 import { documentClient, tableName } from '#lib/store/client';
+import { decodeDashboard, decodeDashboardLink } from '#lib/store/codecs/dashboards';
+import { decodeNotification, encodeNotification } from '#lib/store/codecs/notifications';
 import { getItem } from '#lib/store/items';
 import { keys } from '#lib/store/keys';
 import { nextNotificationId } from '#lib/store/notification-ids';
-import { notificationFromItem, notificationToItem } from '#lib/store/notifications';
 
 /** An Idempotency-Key is remembered this long (DynamoDB's TTL removes the record some time after). */
 const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
@@ -110,7 +111,7 @@ async function insert(
   const table = tableName();
   const put = {
     TableName: table,
-    Item: notificationToItem(notification),
+    Item: encodeNotification(notification),
     ConditionExpression: 'attribute_not_exists(pk)',
   };
   if (!claimed) {
@@ -208,16 +209,17 @@ async function deleteNotification(deploymentId: number, id: number): Promise<boo
  */
 export async function findNotification(deploymentId: number, id: number): Promise<Notification | undefined> {
   const item = await getItem(keys.notification(deploymentId, id));
-  return item ? notificationFromItem(item) : undefined;
+  return item ? decodeNotification(item) : undefined;
 }
 
 export async function dashboardIdOf(deploymentId: number, ref: DashboardRef): Promise<number | undefined> {
   if ('dashboardId' in ref) {
     const link = await getItem(keys.dashboardById(deploymentId, ref.dashboardId));
-    return link ? ref.dashboardId : undefined;
+    return link ? decodeDashboardLink(link, deploymentId).id : undefined;
   }
-  const dashboard = await getItem(keys.dashboard(ref.dashboardPublicId));
-  return dashboard?.deploymentId === deploymentId ? (dashboard.id as number) : undefined;
+  const item = await getItem(keys.dashboard(ref.dashboardPublicId));
+  const dashboard = item && decodeDashboard(item);
+  return dashboard?.deploymentId === deploymentId ? dashboard.id : undefined;
 }
 
 export { create as createNotification, deleteNotification };

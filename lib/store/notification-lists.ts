@@ -3,9 +3,12 @@ import type { NotificationFilter, RecipientFilter } from '#lib/domain/notificati
 import { emptyPage, type PageRequest, type StoredPage } from '#lib/domain/paging';
 import { normalizeExternalId } from '#lib/domain/recipients-input';
 import { batchGetAll } from '#lib/store/batch';
-import { getItem, type Item } from '#lib/store/items';
+import { decodeDashboard } from '#lib/store/codecs/dashboards';
+import { decodeEmbedUser } from '#lib/store/codecs/embed-users';
+import { decodeNotification } from '#lib/store/codecs/notifications';
+import { decodeUserLink } from '#lib/store/codecs/users';
+import { getItem } from '#lib/store/items';
 import { indexPartitions, isSortableId, keys, type RecipientIdentity } from '#lib/store/keys';
-import { notificationFromItem } from '#lib/store/notifications';
 import { encodeCursor, type IndexList, positionOf, queryIndex } from '#lib/store/paging';
 
 /**
@@ -46,7 +49,7 @@ async function resolveRecipient(
     const embedUser = await getItem(keys.embedUser(filter.embedTenantName, normalized));
     if (!embedUser) return undefined;
     return {
-      identity: { type: 'EMBED_USER', embedUserId: embedUser.embedUserId as number },
+      identity: { type: 'EMBED_USER', embedUserId: decodeEmbedUser(embedUser).embedUserId },
       rowSk: (id) => keys.embedRecipient(deploymentId, id, filter.embedTenantName, normalized).sk,
     };
   }
@@ -54,7 +57,7 @@ async function resolveRecipient(
   if ('email' in filter) {
     const link = await getItem(keys.userByEmail(filter.email));
     if (!link) return undefined;
-    userId = link.userId as number;
+    userId = decodeUserLink(link);
   } else userId = filter.userId;
   return {
     identity: { type: 'USER', userId },
@@ -90,14 +93,15 @@ async function dashboardIdOf(
   if (!dashboard) return undefined;
   if ('dashboardId' in dashboard) return dashboard.dashboardId;
   const item = await getItem(keys.dashboard(dashboard.dashboardPublicId));
+  const found = item && decodeDashboard(item);
   // A public id of another deployment's dashboard matches nothing here.
-  return item?.deploymentId === deploymentId ? (item.id as number) : null;
+  return found?.deploymentId === deploymentId ? found.id : null;
 }
 
 async function pageOfIndex(list: IndexList, page: PageRequest): Promise<StoredPage<Notification>> {
   const { items, more } = await queryIndex(list, page.first, positionOf(list, page));
   return {
-    items: items.map(notificationFromItem),
+    items: items.map(decodeNotification),
     cursors: items.map((item) => encodeCursor(list, item[list.sortKeyName] as string)),
     hasNextPage: more,
   };
@@ -120,16 +124,18 @@ async function pageOfRecipient(
   while (more && found.items.length < page.first) {
     const round = await queryIndex(list, page.first - found.items.length, position);
     more = round.more;
-    const notifications = new Map<string, Item>();
+    const notifications = new Map<number, Notification>();
     const wanted = round.items.map((row) => keys.notification(deploymentId, Number(row.gsi2sk)));
-    for (const item of await batchGetAll(wanted, { eventuallyConsistent: true }))
-      notifications.set(item.pk as string, item);
+    for (const item of await batchGetAll(wanted, { eventuallyConsistent: true })) {
+      const notification = decodeNotification(item);
+      notifications.set(notification.id, notification);
+    }
     for (const row of round.items) {
       position = row.gsi2sk as string;
       // A row whose notification is gone belongs to a delete still sweeping its partition.
-      const item = notifications.get(row.pk as string);
-      if (!item || (dashboardId !== undefined && item.dashboardId !== dashboardId)) continue;
-      found.items.push(notificationFromItem(item));
+      const notification = notifications.get(Number(position));
+      if (!notification || (dashboardId !== undefined && notification.dashboardId !== dashboardId)) continue;
+      found.items.push(notification);
       found.cursors.push(encodeCursor(list, position));
     }
   }

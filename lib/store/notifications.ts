@@ -1,97 +1,33 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { Notification, NotificationRepository } from '#lib/domain/notification';
+import type { NotificationRepository } from '#lib/domain/notification';
 import { documentClient, tableName } from '#lib/store/client';
+import {
+  decodeNotification,
+  decodeVersionedNotification,
+  encodeNotificationField,
+  legacyLists,
+  notificationAttribute,
+} from '#lib/store/codecs/notifications';
 import { getItem, type Item } from '#lib/store/items';
-import { indexKeys, keys } from '#lib/store/keys';
-
-/** The fields of a notification, each an attribute of its item besides its key and its `version`. */
-const notificationFields = [
-  'id',
-  'deploymentId',
-  'dashboardId',
-  'scheduleType',
-  'minute',
-  'hour',
-  'dayOfWeek',
-  'dayOfMonth',
-  'customCron',
-  'timezone',
-  'isEnabled',
-  'notificationEnabled',
-  'notificationFormat',
-  'filters',
-  'timeGrains',
-] as const satisfies readonly (keyof Notification)[];
-
-/**
- * Filters and time grains hold free-form JSON (a filter's value can be any JSON), kept as JSON text
- * (`filtersJson`, `timeGrainsJson`): every number and key comes back exactly as given, which
- * DynamoDB's own numbers (38 digits, 1e-130..1e126) and maps (32 levels, no empty keys) would not do.
- */
-const jsonFields = new Set<string>(['filters', 'timeGrains']);
-const attributeOf = (field: string) => (jsonFields.has(field) ? `${field}Json` : field);
-
-/** The attribute values of a notification's fields; an absent or null field has none. */
-function attributesOf(notification: Notification): Record<string, unknown> {
-  const attributes: Record<string, unknown> = {};
-  for (const field of notificationFields) {
-    const value = notification[field];
-    if (value === undefined || value === null) continue;
-    attributes[attributeOf(field)] = jsonFields.has(field) ? JSON.stringify(value) : value;
-  }
-  return attributes;
-}
-
-/** `createdAt` is when the item was first written; the index entries follow from its id and dashboard. */
-export function notificationToItem(
-  notification: Notification,
-  version = 0,
-  createdAt = new Date().toISOString(),
-): Item {
-  return {
-    ...keys.notification(notification.deploymentId, notification.id),
-    ...indexKeys.notification(notification.deploymentId, notification.id, notification.dashboardId),
-    entity: 'NOTIFICATION',
-    ...attributesOf(notification),
-    createdAt,
-    version,
-  };
-}
-
-export function notificationFromItem(item: Item): Notification {
-  const notification: Record<string, unknown> = {};
-  for (const field of notificationFields) {
-    const value = item[attributeOf(field)];
-    // Items written before the JSON text attributes hold the list itself, under the field's name.
-    const legacy = jsonFields.has(field) ? item[field] : undefined;
-    if (value !== undefined)
-      notification[field] = jsonFields.has(field) ? JSON.parse(value as string) : value;
-    else if (legacy !== undefined) notification[field] = legacy;
-  }
-  notification.filters ??= null;
-  notification.timeGrains ??= null;
-  return notification as unknown as Notification;
-}
+import { type Key, keys } from '#lib/store/keys';
 
 /**
  * An item written before the JSON text attributes keeps its lists under the field's name until a write
  * moves them; the update does not read first, so it moves them once it has seen them in its result,
  * on the condition that no other write moved or replaced them in between.
  */
-async function moveLegacyLists(item: Item): Promise<void> {
-  const legacy = [...jsonFields].filter(
-    (field) => item[field] !== undefined && item[attributeOf(field)] === undefined,
-  );
+async function moveLegacyLists(key: Key, item: Item): Promise<void> {
+  const legacy = legacyLists(item);
   if (legacy.length === 0) return;
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
   const sets: string[] = [];
   const conditions: string[] = [];
-  legacy.forEach((field, i) => {
+  legacy.forEach(({ field, attribute, json }, i) => {
     names[`#l${i}`] = field;
-    names[`#j${i}`] = attributeOf(field);
-    values[`:j${i}`] = JSON.stringify(item[field]);
+    names[`#j${i}`] = attribute;
+    values[`:j${i}`] = json;
     sets.push(`#j${i} = :j${i}`);
     conditions.push(`attribute_exists(#l${i}) AND attribute_not_exists(#j${i})`);
   });
@@ -99,7 +35,7 @@ async function moveLegacyLists(item: Item): Promise<void> {
     await documentClient().send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: { pk: item.pk, sk: item.sk },
+        Key: key,
         UpdateExpression: `SET ${sets.join(', ')} REMOVE ${legacy.map((_, i) => `#l${i}`).join(', ')}`,
         ConditionExpression: conditions.join(' AND '),
         ExpressionAttributeNames: names,
@@ -115,8 +51,7 @@ async function moveLegacyLists(item: Item): Promise<void> {
 export const notificationRepository: NotificationRepository = {
   async find(deploymentId, id) {
     const item = await getItem(keys.notification(deploymentId, id));
-    if (!item) return undefined;
-    return { notification: notificationFromItem(item), version: (item.version as number | undefined) ?? 0 };
+    return item ? decodeVersionedNotification(item) : undefined;
   },
 
   /**
@@ -129,12 +64,12 @@ export const notificationRepository: NotificationRepository = {
     const sets: string[] = [];
     const removes: string[] = [];
     Object.entries(changes.set).forEach(([field, value], i) => {
-      const name = attributeOf(field);
+      const name = notificationAttribute(field);
       names[`#f${i}`] = name;
       // A cleared list (null) has no attribute, as in attributesOf.
       if (value === null) removes.push(`#f${i}`);
       else {
-        values[`:f${i}`] = jsonFields.has(field) ? JSON.stringify(value) : value;
+        values[`:f${i}`] = encodeNotificationField(field, value);
         sets.push(`#f${i} = :f${i}`);
       }
       if (name !== field) {
@@ -164,8 +99,9 @@ export const notificationRepository: NotificationRepository = {
           ReturnValues: 'ALL_NEW',
         }),
       );
-      await moveLegacyLists(item as Item);
-      return notificationFromItem(item as Item);
+      const updated: Item = item ?? {};
+      await moveLegacyLists(keys.notification(target.deploymentId, target.id), updated);
+      return decodeNotification(updated);
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
       return changes.requires.length > 0 ? 'unmet' : undefined;

@@ -4,10 +4,11 @@ import type { PageRequest, StoredPage } from '#lib/domain/paging';
 import type { NotificationRef, RecipientOutput } from '#lib/domain/recipients';
 import { batchGetAll, batchWriteAll, inParallel } from '#lib/store/batch';
 import { documentClient, tableName } from '#lib/store/client';
+import { decodeRecipient, recipientKey } from '#lib/store/codecs/recipients';
+import { decodeConsoleUser } from '#lib/store/codecs/users';
 import { getItem } from '#lib/store/items';
 import { indexPartitions, keys, parseRecipientSortKey, sortableId } from '#lib/store/keys';
 import { encodeCursor, type IndexList, positionOf, queryIndex } from '#lib/store/paging';
-import { userFromItem } from '#lib/store/users';
 
 /** Index queries in flight at once while finding embed recipients to remove. */
 const LOOKUP_CONCURRENCY = 8;
@@ -42,8 +43,9 @@ export async function listRecipients(
   const list = recipientsIndexList(notification);
   const after = positionOf(list, page);
   if (!(await notificationExists(notification))) return undefined;
-  const { items: rows, more } = await queryIndex(list, page.first, after);
-  const userIds = [...new Set(rows.filter((row) => row.type === 'USER').map((row) => row.userId as number))];
+  const { items, more } = await queryIndex(list, page.first, after);
+  const rows = items.map((item) => ({ row: decodeRecipient(item), position: item.gsi1sk as string }));
+  const userIds = [...new Set(rows.flatMap(({ row }) => (row.type === 'USER' ? [row.userId] : [])))];
   const users = new Map(
     (
       await batchGetAll(
@@ -51,24 +53,24 @@ export async function listRecipients(
         { eventuallyConsistent: true },
       )
     ).map((item) => {
-      const user = userFromItem(item);
+      const user = decodeConsoleUser(item);
       return [user.id, user] as const;
     }),
   );
   const found: StoredPage<RecipientOutput> = { items: [], cursors: [], hasNextPage: more };
-  for (const row of rows) {
-    const cursor = encodeCursor(list, row.gsi1sk as string);
+  for (const { row, position } of rows) {
+    const cursor = encodeCursor(list, position);
     if (row.type === 'USER') {
-      const user = users.get(row.userId as number);
+      const user = users.get(row.userId);
       if (!user) continue;
       found.items.push({ type: 'USER', userId: user.id, email: user.email, username: user.username });
     } else {
       found.items.push({
         type: 'EMBED_USER',
-        embedTenantName: row.embedTenantName as string,
-        externalId: row.externalId as string,
-        embedUserId: row.embedUserId as number,
-        email: row.email as string,
+        embedTenantName: row.embedTenantName,
+        externalId: row.externalId,
+        embedUserId: row.embedUserId,
+        email: row.email,
       });
     }
     found.cursors.push(cursor);
@@ -96,8 +98,10 @@ async function embedRowKey(notification: NotificationRef, target: RemovalTarget 
       },
     }),
   );
-  const row = Items.find((item) => item.embedTenantName === target.embedTenantName);
-  return row ? { pk: row.pk as string, sk: row.sk as string } : undefined;
+  const row = Items.map(decodeRecipient).find(
+    (recipient) => recipient.type === 'EMBED_USER' && recipient.embedTenantName === target.embedTenantName,
+  );
+  return row ? recipientKey(notification, row) : undefined;
 }
 
 /** Deletes are idempotent: a recipient that is not subscribed is a delete of nothing. */

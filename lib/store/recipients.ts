@@ -3,17 +3,18 @@ import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Found, NotificationRef, RecipientRepository } from '#lib/domain/recipients';
 import { batchGetAll, inParallel } from '#lib/store/batch';
 import { documentClient, tableName } from '#lib/store/client';
+import { decodeEmbedUser } from '#lib/store/codecs/embed-users';
+import {
+  decodeRecipient,
+  encodeRecipient,
+  propertyAttributes,
+  recipientKey,
+} from '#lib/store/codecs/recipients';
+import { decodeConsoleUser, decodeUserLink } from '#lib/store/codecs/users';
 import { ensureTimeLeft } from '#lib/store/deadline';
-import { createEmbedUsers, embedUserFromItem } from '#lib/store/embed-users';
+import { createEmbedUsers } from '#lib/store/embed-users';
 import type { Item } from '#lib/store/items';
 import { type Key, keys } from '#lib/store/keys';
-import {
-  propertyAttributes,
-  recipientFromItem,
-  recipientKey,
-  recipientToItem,
-} from '#lib/store/recipient-items';
-import { userFromItem } from '#lib/store/users';
 
 /** BatchGet calls in flight at once: 1000 embed users and their tenants take 11 calls, read in two waves. */
 const READ_CONCURRENCY = 8;
@@ -60,21 +61,19 @@ export const recipientRepository: RecipientRepository = {
     }
     for (const ref of recipients?.refs ?? []) {
       want(recipientKey(recipients?.of as NotificationRef, ref), (item) =>
-        found.recipients.push(recipientFromItem(item)),
+        found.recipients.push(decodeRecipient(item)),
       );
     }
     for (const name of request.tenants ?? []) want(keys.embedTenant(name), () => found.tenants.push(name));
     for (const id of request.userIds ?? []) {
-      want(keys.user(id), (item) => found.users.push(userFromItem(item)));
+      want(keys.user(id), (item) => found.users.push(decodeConsoleUser(item)));
     }
     for (const email of request.emails ?? []) {
-      want(keys.userByEmail(email), (item) =>
-        found.emailLinks.push({ email, userId: item.userId as number }),
-      );
+      want(keys.userByEmail(email), (item) => found.emailLinks.push({ email, userId: decodeUserLink(item) }));
     }
     for (const ref of request.embedUsers ?? []) {
       want(keys.embedUser(ref.embedTenantName, ref.normalizedExternalId), (item) =>
-        found.embedUsers.push(embedUserFromItem(item)),
+        found.embedUsers.push(decodeEmbedUser(item)),
       );
     }
     const items = await batchGetAll(
@@ -96,7 +95,7 @@ export const recipientRepository: RecipientRepository = {
         documentClient().send(
           new PutCommand({
             TableName: tableName(),
-            Item: recipientToItem(notification, recipient),
+            Item: encodeRecipient(notification, recipient),
             ConditionExpression: 'attribute_not_exists(pk)',
           }),
         ),

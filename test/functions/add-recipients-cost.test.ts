@@ -2,9 +2,9 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type DynamoMeter, meterDynamoDb, type OperationCount } from '#lib/local/dynamodb-meter';
 import { batchWriteAll } from '#lib/store/batch';
 import { documentClient } from '#lib/store/client';
+import { encodeRecipient } from '#lib/store/codecs/recipients';
 import { getItem } from '#lib/store/items';
 import { keys } from '#lib/store/keys';
-import { recipientToItem } from '#lib/store/recipient-items';
 import { type LocalApi, startLocalApi } from '#test/support/local-api';
 import {
   addRecipients,
@@ -39,7 +39,7 @@ async function seedRows(notificationId: number, count: number) {
   const notification = { deploymentId: deploymentOf(notificationId), id: notificationId };
   const rows = embedItems(count, 'stored').map((item, i) => ({
     PutRequest: {
-      Item: recipientToItem(notification, {
+      Item: encodeRecipient(notification, {
         type: 'EMBED_USER',
         embedTenantName: 'acme',
         normalizedExternalId: item.externalId,

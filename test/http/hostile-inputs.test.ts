@@ -4,10 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_PROPERTIES_JSON_BYTES } from '#lib/domain/recipients-input';
 import { base64url } from '#lib/local/sign-jwt';
 import { documentClient, tableName } from '#lib/store/client';
+import { decodeNotification } from '#lib/store/codecs/notifications';
 import { getItem } from '#lib/store/items';
 import { keys } from '#lib/store/keys';
 import { notificationJsonBytes } from '#lib/store/limits';
-import { notificationFromItem } from '#lib/store/notifications';
 import { storedRows } from '#test/functions/add-recipients-helpers';
 import { type ApiResponse, type LocalApi, startLocalApi } from '#test/support/local-api';
 import { tableSnapshot } from '#test/support/table-snapshot';
@@ -63,7 +63,7 @@ const paths = (response: ApiResponse) =>
   (response.body.errors as { path: string }[]).map((problem) => problem.path);
 
 const storedNotification = async () =>
-  notificationFromItem((await getItem(keys.notification(7, 700))) as Record<string, unknown>);
+  decodeNotification((await getItem(keys.notification(7, 700))) as Record<string, unknown>);
 
 describe('a junk embed token', () => {
   it('naming a tenant that is not well-formed Unicode is a 401 on every route, not a 500', async () => {

@@ -3,9 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtureItems, parseFixture } from '#lib/fixtures/fixture';
 import { batchWriteAll } from '#lib/store/batch';
 import { documentClient, tableName } from '#lib/store/client';
+import { encodeRecipient } from '#lib/store/codecs/recipients';
 import type { Item } from '#lib/store/items';
 import { migrateTable } from '#lib/store/migrate';
-import { recipientToItem } from '#lib/store/recipient-items';
 import { tableDefinition } from '#lib/store/table-definition';
 import { type LocalApi, startLocalApi } from '#test/support/local-api';
 import { lifecycleClient, lifecycleFixture } from '../functions/lifecycle-helpers.ts';
@@ -38,7 +38,7 @@ beforeAll(async () => {
     .map(asPreviousVersion);
   const notification = { deploymentId: 7, id: 700 };
   const rows = [1, 4].map((userId) =>
-    asPreviousVersion(recipientToItem(notification, { type: 'USER', userId })),
+    asPreviousVersion(encodeRecipient(notification, { type: 'USER', userId })),
   );
   await batchWriteAll([...items, ...rows].map((item) => ({ PutRequest: { Item: item } })));
 });

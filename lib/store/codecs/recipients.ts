@@ -1,7 +1,9 @@
+import * as z from 'zod/mini';
 import type { NotificationRef, RecipientRef } from '#lib/domain/recipients';
 import type { RecipientProperties } from '#lib/domain/recipients-input';
 import { canonicalJson, propertyNames } from '#lib/domain/recipients-properties';
 import type { StoredRecipient } from '#lib/domain/recipients-resolution';
+import { checkItem, parseJsonAttribute } from '#lib/store/codecs/stored-item';
 import type { Item } from '#lib/store/items';
 import { indexKeys, type Key, keys } from '#lib/store/keys';
 
@@ -11,7 +13,13 @@ import { indexKeys, type Key, keys } from '#lib/store/keys';
  * DynamoDB's range, nesting beyond its 32 levels), and comparing them is comparing strings.
  */
 
-const jsonAttribute = (name: (typeof propertyNames)[number]) => `${name}Json`;
+const jsonAttribute = (name: (typeof propertyNames)[number]) => `${name}Json` as const;
+
+/** The recipient as the per-recipient index names it. */
+export const identityOf = (recipient: StoredRecipient) =>
+  recipient.type === 'USER'
+    ? { type: 'USER' as const, userId: recipient.userId }
+    : { type: 'EMBED_USER' as const, embedUserId: recipient.embedUserId };
 
 /**
  * `subscribedAt` is the row's first write, kept when a stored row is written again, so that the
@@ -19,13 +27,15 @@ const jsonAttribute = (name: (typeof propertyNames)[number]) => `${name}Json`;
  */
 function recipientIndexKeys(notification: NotificationRef, recipient: StoredRecipient, rowSk: string): Item {
   const subscribedAt = recipient.subscribedAt ?? new Date().toISOString();
-  const identity =
-    recipient.type === 'USER'
-      ? { type: 'USER' as const, userId: recipient.userId }
-      : { type: 'EMBED_USER' as const, embedUserId: recipient.embedUserId };
   return {
     subscribedAt,
-    ...indexKeys.recipient(notification.deploymentId, notification.id, identity, subscribedAt, rowSk),
+    ...indexKeys.recipient(
+      notification.deploymentId,
+      notification.id,
+      identityOf(recipient),
+      subscribedAt,
+      rowSk,
+    ),
   };
 }
 
@@ -51,7 +61,7 @@ export function propertyAttributes(properties: RecipientProperties): Record<stri
   );
 }
 
-export function recipientToItem(notification: NotificationRef, recipient: StoredRecipient): Item {
+export function encodeRecipient(notification: NotificationRef, recipient: StoredRecipient): Item {
   const key = recipientKey(notification, recipient);
   if (recipient.type === 'USER') {
     return {
@@ -79,22 +89,42 @@ export function recipientToItem(notification: NotificationRef, recipient: Stored
   return item;
 }
 
-export function recipientFromItem(item: Item): StoredRecipient {
-  const subscribedAt = typeof item.subscribedAt === 'string' ? { subscribedAt: item.subscribedAt } : {};
-  if (item.type === 'USER') return { type: 'USER', userId: item.userId as number, ...subscribedAt };
+// Rows written before the recipients index have no subscription instant.
+const subscribedAt = z.optional(z.string());
+const recipientItem = z.discriminatedUnion('type', [
+  z.looseObject({ type: z.literal('USER'), userId: z.int(), subscribedAt }),
+  z.looseObject({
+    type: z.literal('EMBED_USER'),
+    embedTenantName: z.string(),
+    normalizedExternalId: z.string(),
+    externalId: z.string(),
+    embedUserId: z.int(),
+    email: z.string(),
+    subscribedAt,
+    securityContextJson: z.optional(z.string()),
+    userAttributesJson: z.optional(z.string()),
+    groupsJson: z.optional(z.string()),
+  }),
+]);
+
+export function decodeRecipient(item: Item): StoredRecipient {
+  const stored = checkItem('recipient row', recipientItem, item);
+  const instant = stored.subscribedAt === undefined ? {} : { subscribedAt: stored.subscribedAt };
+  if (stored.type === 'USER') return { type: 'USER', userId: stored.userId, ...instant };
   const properties: RecipientProperties = {};
   for (const name of propertyNames) {
-    const json = item[jsonAttribute(name)];
-    if (typeof json === 'string') Object.assign(properties, { [name]: JSON.parse(json) });
+    // Written from a checked request as canonical JSON: the text is trusted to hold the property's shape.
+    if (stored[jsonAttribute(name)] !== undefined)
+      Object.assign(properties, { [name]: parseJsonAttribute('recipient row', item, jsonAttribute(name)) });
   }
   return {
     type: 'EMBED_USER',
-    embedTenantName: item.embedTenantName as string,
-    normalizedExternalId: item.normalizedExternalId as string,
-    externalId: item.externalId as string,
-    embedUserId: item.embedUserId as number,
-    email: item.email as string,
+    embedTenantName: stored.embedTenantName,
+    normalizedExternalId: stored.normalizedExternalId,
+    externalId: stored.externalId,
+    embedUserId: stored.embedUserId,
+    email: stored.email,
     properties,
-    ...subscribedAt,
+    ...instant,
   };
 }

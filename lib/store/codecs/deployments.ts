@@ -1,0 +1,25 @@
+import * as z from 'zod/mini';
+import { checkItem } from '#lib/store/codecs/stored-item';
+import type { Item } from '#lib/store/items';
+import { keys } from '#lib/store/keys';
+
+/** A deployment: written by the fixture loader; the operations know deployments only by id. */
+
+const deploymentItem = z.looseObject({ id: z.int(), name: z.string() });
+
+export interface Deployment {
+  id: number;
+  name: string;
+}
+
+export const encodeDeployment = (deployment: Deployment): Item => ({
+  ...keys.deployment(deployment.id),
+  entity: 'DEPLOYMENT',
+  id: deployment.id,
+  name: deployment.name,
+});
+
+export function decodeDeployment(item: Item): Deployment {
+  const { id, name } = checkItem('deployment', deploymentItem, item);
+  return { id, name };
+}

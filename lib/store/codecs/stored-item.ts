@@ -1,0 +1,62 @@
+import type * as z from 'zod/mini';
+import type { Item } from '#lib/store/items';
+import type { Key } from '#lib/store/keys';
+
+/**
+ * A stored item that does not have its entity's shape: a fault of whatever wrote it, never of the
+ * request that read it, so it is an internal error. The message names the entity, the item's key and
+ * the field; free-text key parts are elided (they can be e-mail addresses, and this message is logged),
+ * and no stored value is repeated.
+ */
+export class MalformedItemError extends Error {
+  readonly entity: string;
+  readonly field: string;
+
+  constructor(entity: string, key: string, field: string, problem: string) {
+    super(`Stored ${entity} item ${key} is malformed: ${field || '(item)'} ${problem}`);
+    this.name = 'MalformedItemError';
+    this.entity = entity;
+    this.field = field;
+  }
+}
+
+/** Key parts that are fixed words or ids stay; any other part is elided. */
+const keyPart = (part: string) => (/^(?:[A-Z_]+|\d+)$/.test(part) ? part : '…');
+const describeKey = (value: unknown) =>
+  typeof value === 'string' ? value.split('#').map(keyPart).join('#') : '?';
+
+/** `item`'s key as the error names it, e.g. `USER#12 / USER`. */
+export const itemKey = (item: { pk?: unknown; sk?: unknown }) =>
+  `${describeKey(item.pk)} / ${describeKey(item.sk)}`;
+
+/** What is wrong, from the issue's code (zod/mini carries no messages unless a locale is loaded). */
+function problemOf(issue: z.core.$ZodIssue | undefined): string {
+  if (!issue) return 'is invalid';
+  if (issue.code === 'invalid_type')
+    return issue.input === undefined ? `is missing (${issue.expected})` : `is not ${issue.expected}`;
+  if (issue.code === 'invalid_value') return 'is not an allowed value';
+  return `fails its check (${issue.code})`;
+}
+
+/** Checks `item` against its entity's stored shape (one schema parse: this runs on every read). */
+export function checkItem<S extends z.ZodMiniType>(
+  entity: string,
+  schema: S,
+  item: Item,
+  /** For an item read without its key (an update's returned attributes). */
+  key: Key = item as Key,
+): z.output<S> {
+  const result = schema.safeParse(item);
+  if (result.success) return result.data;
+  const [issue] = result.error.issues;
+  throw new MalformedItemError(entity, itemKey(key), issue?.path.join('.') ?? '', problemOf(issue));
+}
+
+/** A JSON text attribute, parsed; text that is not JSON is a malformed item like any other. */
+export function parseJsonAttribute(entity: string, item: Item, attribute: string): unknown {
+  try {
+    return JSON.parse(item[attribute] as string);
+  } catch {
+    throw new MalformedItemError(entity, itemKey(item), attribute, 'is not JSON text');
+  }
+}
