@@ -33,8 +33,10 @@ export const itemKey = (item: { pk?: unknown; sk?: unknown }) =>
 function problemOf(issue: z.core.$ZodIssue | undefined): string {
   if (!issue) return 'is invalid';
   if (issue.code === 'invalid_type')
-    return issue.input === undefined ? `is missing (${issue.expected})` : `is not ${issue.expected}`;
-  if (issue.code === 'invalid_value') return 'is not an allowed value';
+    return issue.input === undefined
+      ? `is missing (type ${issue.expected})`
+      : `is not of type ${issue.expected}`;
+  if (issue.code === 'invalid_value' || issue.code === 'invalid_union') return 'is not an allowed value';
   return `fails its check (${issue.code})`;
 }
 
@@ -46,7 +48,7 @@ export function checkItem<S extends z.ZodMiniType>(
   /** For an item read without its key (an update's returned attributes). */
   key: Key = item as Key,
 ): z.output<S> {
-  const result = schema.safeParse(item);
+  const result = schema.safeParse(item, { reportInput: true });
   if (result.success) return result.data;
   const [issue] = result.error.issues;
   throw new MalformedItemError(entity, itemKey(key), issue?.path.join('.') ?? '', problemOf(issue));
