@@ -85,11 +85,11 @@ const notification: Notification = {
   notificationFormat: 'pdf',
   // Numbers DynamoDB could not hold, an empty key: kept exactly through the JSON text.
   filters: [
-    { member: 'Orders.total', operator: 'gt', value: 1e300 },
-    { member: 'A.b', value: { '': [] } },
+    { member: 'Orders.total', operator: 'greater_than', value: 1e300 },
+    { member: 'A.b', value: [{ '': [] }] },
   ],
   timeGrains: null,
-} as Notification;
+};
 
 describe('round trips: decode(stored(encode(value))) is the value', () => {
   it('console user, and the e-mail, subject and API key links to it', async () => {
