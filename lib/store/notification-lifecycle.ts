@@ -13,6 +13,12 @@ import { ConflictError, IdempotencyKeyMismatchError } from '#lib/errors';
 import { batchWriteAll } from '#lib/store/batch';
 import { documentClient, tableName } from '#lib/store/client';
 import { decodeDashboard, decodeDashboardLink } from '#lib/store/codecs/dashboards';
+import {
+  decodeIdempotencyRecord,
+  encodeIdempotencyClaim,
+  encodeIdempotencyResult,
+  idempotencyAttributes,
+} from '#lib/store/codecs/idempotency';
 import { decodeNotification, encodeNotification } from '#lib/store/codecs/notifications';
 import { getItem } from '#lib/store/items';
 import { keys } from '#lib/store/keys';
@@ -48,16 +54,14 @@ async function claim(deploymentId: number, claimed: IdempotencyClaim): Promise<C
     await documentClient().send(
       new PutCommand({
         TableName: tableName(),
-        Item: {
-          ...key,
-          entity: 'IDEMPOTENCY',
-          state: 'pending',
+        Item: encodeIdempotencyClaim(key, {
           fingerprint: claimed.fingerprint,
           owner,
           leaseUntil: now + IDEMPOTENCY_LEASE_MS,
           expiresAt: Math.floor(now / 1000) + IDEMPOTENCY_TTL_SECONDS,
-        },
-        ConditionExpression: 'attribute_not_exists(pk) OR expiresAt < :now',
+        }),
+        ConditionExpression: 'attribute_not_exists(pk) OR #expiresAt < :now',
+        ExpressionAttributeNames: { '#expiresAt': idempotencyAttributes.expiresAt },
         ExpressionAttributeValues: { ':now': Math.floor(now / 1000) },
       }),
     );
@@ -65,12 +69,12 @@ async function claim(deploymentId: number, claimed: IdempotencyClaim): Promise<C
   } catch (error) {
     if (!conditionFailed(error)) throw error;
   }
-  const record = await getItem(key);
+  const item = await getItem(key);
+  const record = item && decodeIdempotencyRecord(item);
   if (!record) throw new ConflictError('A request with this Idempotency-Key is in progress; retry it');
   if (record.fingerprint !== claimed.fingerprint) throw new IdempotencyKeyMismatchError();
-  if (record.state === 'done')
-    return { owner, done: JSON.parse(record.notificationJson as string) as Notification };
-  if ((record.leaseUntil as number) > now) {
+  if (record.done) return { owner, done: record.done };
+  if (record.leaseUntil !== undefined && record.leaseUntil > now) {
     throw new ConflictError('A request with this Idempotency-Key is in progress; retry it');
   }
   try {
@@ -78,9 +82,13 @@ async function claim(deploymentId: number, claimed: IdempotencyClaim): Promise<C
       new UpdateCommand({
         TableName: tableName(),
         Key: key,
-        UpdateExpression: 'SET #owner = :owner, leaseUntil = :lease',
+        UpdateExpression: 'SET #owner = :owner, #leaseUntil = :lease',
         ConditionExpression: '#owner = :previous AND #state = :pending',
-        ExpressionAttributeNames: { '#owner': 'owner', '#state': 'state' },
+        ExpressionAttributeNames: {
+          '#owner': idempotencyAttributes.owner,
+          '#state': idempotencyAttributes.state,
+          '#leaseUntil': idempotencyAttributes.leaseUntil,
+        },
         ExpressionAttributeValues: {
           ':owner': owner,
           ':lease': now + IDEMPOTENCY_LEASE_MS,
@@ -133,15 +141,19 @@ async function insert(
             Update: {
               TableName: table,
               Key: keys.idempotencyRecord(deploymentId, claimed.caller, claimed.key),
-              UpdateExpression: 'SET #state = :done, notificationJson = :notification REMOVE leaseUntil',
+              UpdateExpression: 'SET #state = :done, #notification = :notification REMOVE #leaseUntil',
               ConditionExpression: '#owner = :owner AND #state = :pending',
-              ExpressionAttributeNames: { '#state': 'state', '#owner': 'owner' },
+              ExpressionAttributeNames: {
+                '#state': idempotencyAttributes.state,
+                '#owner': idempotencyAttributes.owner,
+                '#notification': idempotencyAttributes.notification,
+                '#leaseUntil': idempotencyAttributes.leaseUntil,
+              },
               ExpressionAttributeValues: {
                 ':done': 'done',
                 ':pending': 'pending',
                 ':owner': owner,
-                // JSON text, as the notification item keeps its filters: values come back exactly.
-                ':notification': JSON.stringify(notification),
+                ':notification': encodeIdempotencyResult(notification),
               },
             },
           },

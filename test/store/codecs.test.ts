@@ -13,6 +13,11 @@ import {
 import { decodeDeployment, encodeDeployment } from '#lib/store/codecs/deployments';
 import { decodeEmbedUser, encodeEmbedUser } from '#lib/store/codecs/embed-users';
 import {
+  decodeIdempotencyRecord,
+  encodeIdempotencyClaim,
+  encodeIdempotencyResult,
+} from '#lib/store/codecs/idempotency';
+import {
   decodeNotification,
   decodeVersionedNotification,
   encodeNotification,
@@ -283,6 +288,45 @@ describe('round trips: decode(stored(encode(value))) is the value', () => {
     ]);
   });
 
+  it('idempotency record, claimed and done', async () => {
+    const key = keys.idempotencyRecord(9, 'USER#1', 'key-1');
+    const claim = {
+      fingerprint: 'f'.repeat(64),
+      owner: 'owner-1',
+      leaseUntil: 1_700_000_060_000,
+      expiresAt: 1_700_086_400,
+    };
+    const item = await stored(encodeIdempotencyClaim(key, claim));
+    expect(decodeIdempotencyRecord(item)).toEqual({
+      state: 'pending',
+      fingerprint: claim.fingerprint,
+      owner: 'owner-1',
+      leaseUntil: claim.leaseUntil,
+    });
+    expect(attributeNames(item)).toEqual([
+      'entity',
+      'expiresAt',
+      'fingerprint',
+      'leaseUntil',
+      'owner',
+      'pk',
+      'sk',
+      'state',
+    ]);
+    const { leaseUntil: _, ...pending } = item;
+    const done = await stored({
+      ...pending,
+      state: 'done',
+      notificationJson: encodeIdempotencyResult(notification),
+    });
+    expect(decodeIdempotencyRecord(done)).toEqual({
+      state: 'done',
+      fingerprint: claim.fingerprint,
+      owner: 'owner-1',
+      done: notification,
+    });
+  });
+
   it('counter: the value the sequence stands at, 0 before its first id', async () => {
     const key = keys.counter('notification');
     expect(decodeCounter(await getItem(key), key)).toBe(0);
@@ -382,6 +426,12 @@ describe('a malformed stored item is an error naming the entity, its key and the
       decodeRecipient,
       { ...keys.userRecipient(9, 901, 7), type: 'SLACK' },
       'Stored recipient row item DEPLOYMENT#9#NOTIFICATION#901 / RECIPIENT#USER#7 is malformed: type is not an allowed value',
+    ],
+    [
+      'idempotency record',
+      decodeIdempotencyRecord,
+      { ...keys.idempotencyRecord(9, 'USER#1', 'k'), state: 'done', fingerprint: 'f', owner: 'o' },
+      'Stored idempotency record item DEPLOYMENT#9#IDEMPOTENCY#…#… / IDEMPOTENCY is malformed: notificationJson is missing',
     ],
     [
       'counter',
