@@ -91,26 +91,32 @@ export function encodeRecipient(notification: NotificationRef, recipient: Stored
 
 // Rows written before the recipients index have no subscription instant.
 const subscribedAt = z.optional(z.string());
-const recipientItem = z.discriminatedUnion('type', [
-  z.looseObject({ type: z.literal('USER'), userId: z.int(), subscribedAt }),
-  z.looseObject({
-    type: z.literal('EMBED_USER'),
-    embedTenantName: z.string(),
-    normalizedExternalId: z.string(),
-    externalId: z.string(),
-    embedUserId: z.int(),
-    email: z.string(),
-    subscribedAt,
-    securityContextJson: z.optional(z.string()),
-    userAttributesJson: z.optional(z.string()),
-    groupsJson: z.optional(z.string()),
-  }),
-]);
+const userRowItem = z.looseObject({ type: z.literal('USER'), userId: z.int(), subscribedAt });
+const embedRowItem = z.looseObject({
+  type: z.literal('EMBED_USER'),
+  embedTenantName: z.string(),
+  normalizedExternalId: z.string(),
+  externalId: z.string(),
+  embedUserId: z.int(),
+  email: z.string(),
+  subscribedAt,
+  securityContextJson: z.optional(z.string()),
+  userAttributesJson: z.optional(z.string()),
+  groupsJson: z.optional(z.string()),
+});
 
 export function decodeRecipient(item: Item): StoredRecipient {
-  const stored = checkItem('recipient row', recipientItem, item);
+  // The row's kind picks its schema; a kind that is neither fails the embed schema on `type`.
+  if (item.type === 'USER') {
+    const row = checkItem('recipient row', userRowItem, item);
+    return {
+      type: 'USER',
+      userId: row.userId,
+      ...(row.subscribedAt === undefined ? {} : { subscribedAt: row.subscribedAt }),
+    };
+  }
+  const stored = checkItem('recipient row', embedRowItem, item);
   const instant = stored.subscribedAt === undefined ? {} : { subscribedAt: stored.subscribedAt };
-  if (stored.type === 'USER') return { type: 'USER', userId: stored.userId, ...instant };
   const properties: RecipientProperties = {};
   for (const name of propertyNames) {
     // Written from a checked request as canonical JSON: the text is trusted to hold the property's shape.

@@ -67,7 +67,7 @@ export const decodeUserLink = (item: Item): number => checkItem('user link', use
 const embedTenantItem = z.looseObject({
   name: z.string(),
   issuer: z.string(),
-  jwks: z.optional(z.looseObject({ keys: z.array(z.record(z.string(), z.unknown())) })),
+  jwks: z.optional(z.looseObject({ keys: z.array(z.looseObject({})) })),
   jwksUri: z.optional(z.string()),
 });
 
