@@ -10,6 +10,7 @@ import {
   missingScheduleFields,
   type Schedule,
 } from '#lib/domain/schedule';
+import { isoInstant, nextFiringAfter } from '#lib/domain/firing-instants';
 import { ConflictError, type FieldProblem, NotFoundError, ValidationError } from '#lib/errors';
 
 export type NotificationFormat = 'png' | 'pdf';
@@ -34,8 +35,12 @@ export interface VersionedNotification {
 
 export interface NotificationRepository {
   find(deploymentId: number, id: number): Promise<VersionedNotification | undefined>;
-  /** Stores `next` if the stored version is still `expectedVersion`; false when someone wrote in between. */
-  replace(next: Notification, expectedVersion: number): Promise<boolean>;
+  /**
+   * Stores `next` if the stored version is still `expectedVersion`; false when someone wrote in between.
+   * `scheduleChanged` says whether its firing instants are new (schedule, zone or isEnabled changed):
+   * only then does the due index move, so an edit of anything else never drops an instant due now.
+   */
+  replace(next: Notification, expectedVersion: number, scheduleChanged: boolean): Promise<boolean>;
 }
 
 export interface NotificationSettings {
@@ -54,10 +59,27 @@ export interface NotificationDto {
   notificationFormat: NotificationFormat;
   filters: DashboardFilter[] | null;
   timeGrains: DashboardTimeGrain[] | null;
+  /** The first firing instant after the answer was made (`2026-11-24T08:00:00Z`); null while disabled. */
+  nextRunAt: string | null;
 }
 
-export function toNotificationDto(notification: Notification): NotificationDto {
+/** The instant a notification fires next after `now` (epoch ms), or undefined while it is disabled or never matches. */
+export function nextRunOf(notification: Notification, now: number): number | undefined {
+  return notification.isEnabled ? nextFiringAfter(notification, now) : undefined;
+}
+
+/** Whether `next` fires at other instants than `previous`. */
+export function scheduleChanged(previous: Notification, next: Notification): boolean {
+  return (
+    previous.isEnabled !== next.isEnabled ||
+    previous.timezone !== next.timezone ||
+    cronExpressionOf(previous) !== cronExpressionOf(next)
+  );
+}
+
+export function toNotificationDto(notification: Notification, now: number = Date.now()): NotificationDto {
   const cronExpression = cronExpressionOf(notification);
+  const nextRun = nextRunOf(notification, now);
   return {
     id: notification.id,
     dashboardId: notification.dashboardId,
@@ -70,6 +92,7 @@ export function toNotificationDto(notification: Notification): NotificationDto {
     notificationFormat: notification.notificationFormat,
     filters: notification.filters,
     timeGrains: notification.timeGrains,
+    nextRunAt: nextRun === undefined ? null : isoInstant(nextRun),
   };
 }
 
@@ -123,7 +146,8 @@ export async function updateNotification(
     const stored = await repository.find(target.deploymentId, target.id);
     if (!stored) throw new NotFoundError(`Notification ${target.id} of deployment ${target.deploymentId}`);
     const next = applyNotificationUpdate(stored.notification, input, settings);
-    if (await repository.replace(next, stored.version)) return toNotificationDto(next);
+    const changed = scheduleChanged(stored.notification, next);
+    if (await repository.replace(next, stored.version, changed)) return toNotificationDto(next, Date.now());
   }
   throw new ConflictError('The notification is being changed by others; retry the request');
 }

@@ -12,6 +12,37 @@ const notificationPartition = (deploymentId: number, notificationId: number) =>
   `DEPLOYMENT#${deploymentId}#NOTIFICATION#${notificationId}`;
 
 export const RECIPIENT_PREFIX = 'RECIPIENT#';
+export const RUN_PREFIX = 'RUN#';
+const deliveryPrefix = (runId: string) => `DELIVERY#${runId}#`;
+
+/**
+ * The scheduler's due index (gsi3): enabled notifications by their next firing instant, and runs in
+ * progress by the end of their lease. Sharded so that no index partition takes every write of a busy
+ * minute; a pass reads every shard.
+ */
+export const DUE_INDEX = { name: 'gsi3', partitionKey: 'gsi3pk', sortKey: 'gsi3sk' } as const;
+export const DUE_INDEX_SHARDS = 16;
+
+/** A stable small hash of the notification's identity: its runs share its shard. */
+function dueShard(deploymentId: number, notificationId: number): number {
+  let hash = 0;
+  for (const char of `${deploymentId}#${notificationId}`) hash = (hash * 31 + char.charCodeAt(0)) >>> 0;
+  return hash % DUE_INDEX_SHARDS;
+}
+
+export const dueIndexKeys = {
+  shard: (shard: number) => `DUE#${shard}`,
+  /** Everything in a shard due at or before `instant` sorts below this bound. */
+  dueBound: (instant: number) => new Date(instant + 1).toISOString(),
+  notification: (deploymentId: number, notificationId: number, instant: number) => ({
+    gsi3pk: `DUE#${dueShard(deploymentId, notificationId)}`,
+    gsi3sk: `${new Date(instant).toISOString()}#NOTIFICATION#${deploymentId}#${notificationId}`,
+  }),
+  run: (deploymentId: number, notificationId: number, runId: string, leaseUntil: number) => ({
+    gsi3pk: `DUE#${dueShard(deploymentId, notificationId)}`,
+    gsi3sk: `${new Date(leaseUntil).toISOString()}#RUN#${deploymentId}#${notificationId}#${runId}`,
+  }),
+};
 
 export const keys = {
   deployment: (deploymentId: number): Key => ({ pk: `DEPLOYMENT#${deploymentId}`, sk: 'DEPLOYMENT' }),
@@ -49,6 +80,26 @@ export const keys = {
     pk: `EMBED_USER#${part(tenantName)}#${part(normalizedExternalId)}`,
     sk: 'EMBED_USER',
   }),
+
+  /** Which dashboard a notification's `dashboardId` names: dashboards are keyed by publicId. */
+  dashboardById: (deploymentId: number, dashboardId: number): Key => ({
+    pk: `DASHBOARD_ID#${deploymentId}#${dashboardId}`,
+    sk: 'DASHBOARD_ID',
+  }),
+
+  /**
+   * A run and its deliveries live in their notification's partition, so deleting the partition
+   * deletes them. A run id starts with its instant, so runs sort by it; deliveries sort by recipient.
+   */
+  run: (deploymentId: number, notificationId: number, runId: string): Key => ({
+    pk: notificationPartition(deploymentId, notificationId),
+    sk: `${RUN_PREFIX}${runId}`,
+  }),
+  delivery: (deploymentId: number, notificationId: number, runId: string, recipientSk: string): Key => ({
+    pk: notificationPartition(deploymentId, notificationId),
+    sk: `${deliveryPrefix(runId)}${recipientSk.slice(RECIPIENT_PREFIX.length)}`,
+  }),
+  deliveryPrefix,
 
   /** Integer id sequences (`embedUser`, …): one item per sequence, advanced with an atomic ADD. */
   counter: (sequence: string): Key => ({ pk: `COUNTER#${sequence}`, sk: 'COUNTER' }),

@@ -1,9 +1,9 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { Notification, NotificationRepository } from '#lib/domain/notification';
+import { type Notification, type NotificationRepository, nextRunOf } from '#lib/domain/notification';
 import { documentClient, tableName } from '#lib/store/client';
 import { getItem, type Item } from '#lib/store/items';
-import { keys } from '#lib/store/keys';
+import { DUE_INDEX, dueIndexKeys, keys } from '#lib/store/keys';
 
 /** The attributes a notification item holds besides its key and its `version`. */
 const notificationFields = [
@@ -24,11 +24,24 @@ const notificationFields = [
   'timeGrains',
 ] as const satisfies readonly (keyof Notification)[];
 
-export function notificationToItem(notification: Notification, version = 0): Item {
+/**
+ * The due-index attributes of a notification as of `now`: its next firing instant while it is
+ * enabled, none otherwise. Every writer of a notification stores what this returns.
+ */
+export function dueIndexAttributes(
+  notification: Notification,
+  now: number,
+): { gsi3pk: string; gsi3sk: string } | undefined {
+  const next = nextRunOf(notification, now);
+  return next === undefined ? undefined : dueIndexKeys.notification(notification.deploymentId, notification.id, next);
+}
+
+export function notificationToItem(notification: Notification, version = 0, now = Date.now()): Item {
   return {
     ...keys.notification(notification.deploymentId, notification.id),
     entity: 'NOTIFICATION',
     ...notification,
+    ...dueIndexAttributes(notification, now),
     version,
   };
 }
@@ -48,7 +61,7 @@ export const notificationRepository: NotificationRepository = {
     return { notification: notificationFromItem(item), version: (item.version as number | undefined) ?? 0 };
   },
 
-  async replace(next, expectedVersion) {
+  async replace(next, expectedVersion, scheduleChanged) {
     // SET what has a value and REMOVE what does not; attributes outside `notificationFields` stay as they are.
     const names: Record<string, string> = { '#version': 'version' };
     const values: Record<string, unknown> = { ':expected': expectedVersion, ':next': expectedVersion + 1 };
@@ -62,6 +75,17 @@ export const notificationRepository: NotificationRepository = {
         sets.push(`#f${i} = :f${i}`);
       }
     });
+    if (scheduleChanged) {
+      // The new schedule counts from its next instant; a disabled notification leaves the index.
+      names['#duePk'] = DUE_INDEX.partitionKey;
+      names['#dueSk'] = DUE_INDEX.sortKey;
+      const due = dueIndexAttributes(next, Date.now());
+      if (due) {
+        values[':duePk'] = due.gsi3pk;
+        values[':dueSk'] = due.gsi3sk;
+        sets.push('#duePk = :duePk', '#dueSk = :dueSk');
+      } else removes.push('#duePk', '#dueSk');
+    }
     try {
       await documentClient().send(
         new UpdateCommand({

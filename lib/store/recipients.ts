@@ -32,8 +32,13 @@ async function recipientsOf(
     const page = await documentClient().send(
       new QueryCommand({
         TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': pk },
+        // Runs and deliveries share the partition; the range reads only the notification and its recipients.
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :notification AND :lastRecipient',
+        ExpressionAttributeValues: {
+          ':pk': pk,
+          ':notification': notificationSk,
+          ':lastRecipient': `${RECIPIENT_PREFIX}\uffff`,
+        },
         ConsistentRead: true,
         ExclusiveStartKey: startKey,
       }),
