@@ -27,6 +27,9 @@ const environment = z.object({
   TRUSTED_ISSUERS: z._default(z.string(), '[]'),
   PRINCIPAL_CACHE_SECONDS: wholeNumber(30),
   EMBED_KEYS_CACHE_SECONDS: wholeNumber(300),
+  MISFIRE_GRACE_MINUTES: wholeNumber(60),
+  DELIVERY_QUEUE_URL: z.optional(z.url()),
+  OUTBOX_DIR: z._default(z.string().check(z.minLength(1)), '.local/outbox'),
 });
 
 export interface Config {
@@ -38,6 +41,11 @@ export interface Config {
   trustedIssuers: TrustedIssuer[];
   principalCacheMs: number;
   embedKeysCacheMs: number;
+  /** Missed instants older than this are not fired. */
+  misfireGraceMinutes: number;
+  /** Where delivery jobs go when deployed; without it they are files in `outboxDir`. */
+  deliveryQueueUrl: string | undefined;
+  outboxDir: string;
 }
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -56,6 +64,9 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustedIssuers: parseTrustedIssuers(vars.TRUSTED_ISSUERS),
     principalCacheMs: vars.PRINCIPAL_CACHE_SECONDS * 1000,
     embedKeysCacheMs: vars.EMBED_KEYS_CACHE_SECONDS * 1000,
+    misfireGraceMinutes: vars.MISFIRE_GRACE_MINUTES,
+    deliveryQueueUrl: vars.DELIVERY_QUEUE_URL,
+    outboxDir: vars.OUTBOX_DIR,
   };
 }
 

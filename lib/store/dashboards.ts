@@ -20,6 +20,16 @@ export function dashboardFromItem(item: Item): Dashboard {
   };
 }
 
+/** The link that finds a dashboard by its integer id within its deployment. */
+export function dashboardLinkItem(dashboard: { id: number; deploymentId: number; publicId: string }): Item {
+  return {
+    ...keys.dashboardById(dashboard.deploymentId, dashboard.id),
+    entity: 'DASHBOARD_LINK',
+    dashboardId: dashboard.id,
+    publicId: dashboard.publicId,
+  };
+}
+
 /** Both access patterns go by publicId, the dashboard's partition key. */
 export const dashboardRepository: DashboardRepository = {
   async find(publicId) {

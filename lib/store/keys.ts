@@ -81,10 +81,10 @@ export const keys = {
     sk: 'EMBED_USER',
   }),
 
-  /** Which dashboard a notification's `dashboardId` names: dashboards are keyed by publicId. */
+  /** Dashboards by their integer id, per deployment: a link to the `publicId` that keys the dashboard. */
   dashboardById: (deploymentId: number, dashboardId: number): Key => ({
-    pk: `DASHBOARD_ID#${deploymentId}#${dashboardId}`,
-    sk: 'DASHBOARD_ID',
+    pk: `DEPLOYMENT#${deploymentId}#DASHBOARD#${dashboardId}`,
+    sk: 'DASHBOARD_LINK',
   }),
 
   /**

@@ -41,7 +41,10 @@ function wall(zone: string, instant: number): { minutes: number; fields: number[
     });
     wallFormat.set(zone, format);
   }
-  const p = Object.fromEntries(format.formatToParts(instant).map((x) => [x.type, Number(x.value)]));
+  const p = Object.fromEntries(format.formatToParts(instant).map((x) => [x.type, Number(x.value)])) as Record<
+    'year' | 'month' | 'day' | 'hour' | 'minute',
+    number
+  >;
   const minutes = Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute) / MINUTE;
   return { minutes, fields: [p.minute, p.hour, p.day, p.month] };
 }
@@ -151,7 +154,7 @@ const specs: Record<ZonedSchedule['scheduleType'], fc.Arbitrary<Spec>> = {
       fc.option(sortedSet(hour, 4), { nil: null }),
       fc.option(sortedSet(fc.integer({ min: 1, max: 28 }), 10), { nil: null }),
       // Months when clocks change somewhere; sparser sets would make the reference scan for months.
-      fc.option(fc.constant([3, 4, 9, 10, 11]), { nil: null }),
+      fc.option(fc.constant<number[]>([3, 4, 9, 10, 11]), { nil: null }),
       fc.option(sortedSet(fc.integer({ min: 0, max: 6 }), 3), { nil: null }),
       fc.boolean(),
     )
