@@ -123,4 +123,31 @@ export const scenarios: Record<Operation, Scenario> = {
     // The dashboard read (the issue allows 2); the tenant's keys add one read on an empty cache.
     budget: { warmRequests: 2, coldRequests: 3, readUnits: 2, writeUnits: 0 },
   },
+  'send-notification': {
+    operation: 'send-notification',
+    description: 'send a notification now (demo recipients, jobs to the outbox)',
+    params: { deploymentId: '7', id: '700' },
+    authorization: admin,
+    coldAuthorization: coldAdmin,
+    expectedStatus: 202,
+    budget: { warmRequests: 0, coldRequests: 0, readUnits: 0, writeUnits: 0 },
+  },
+  'list-runs': {
+    operation: 'list-runs',
+    description: 'first page of the runs of a notification',
+    params: { deploymentId: '7', id: '700' },
+    authorization: admin,
+    coldAuthorization: coldAdmin,
+    expectedStatus: 200,
+    budget: { warmRequests: 0, coldRequests: 0, readUnits: 0, writeUnits: 0 },
+  },
+  'list-deliveries': {
+    operation: 'list-deliveries',
+    description: 'deliveries of a run that does not exist (the longest path: page, notification, run)',
+    params: { deploymentId: '7', id: '700', runId: '20261123T080000000Z-s' },
+    authorization: admin,
+    coldAuthorization: coldAdmin,
+    expectedStatus: 404,
+    budget: { warmRequests: 0, coldRequests: 0, readUnits: 0, writeUnits: 0 },
+  },
 };

@@ -9,14 +9,16 @@ import {
   LogGroupLogDestination,
 } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
-import { AttributeType, BillingMode, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, BillingMode, ProjectionType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { type Operation, routeKey, routes } from '#lib/routes';
 import { tableKeySchema } from '#lib/store/keys';
+import { globalSecondaryIndexes } from '#lib/store/table-definition';
 import { ApiFunction } from './api-function.ts';
 import { functionEnvironment } from './function-environment.ts';
 import { operationSettings } from './operation-settings.ts';
+import { Scheduler } from './scheduler.ts';
 import type { StageConfig } from './stages.ts';
 
 export interface AdminApiStackProps extends StackProps {
@@ -47,6 +49,7 @@ export class AdminApiStack extends Stack {
   readonly table: Table;
   readonly api: HttpApi;
   readonly functions = new Map<Operation, ApiFunction>();
+  readonly scheduler: Scheduler;
 
   constructor(scope: Construct, id: string, props: AdminApiStackProps) {
     const { stage, ...stackProps } = props;
@@ -62,6 +65,14 @@ export class AdminApiStack extends Stack {
       deletionProtection: stage.production,
       removalPolicy,
     });
+    for (const index of globalSecondaryIndexes) {
+      this.table.addGlobalSecondaryIndex({
+        indexName: index.name,
+        partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
+        sortKey: { name: index.sortKey, type: AttributeType.STRING },
+        projectionType: ProjectionType.ALL,
+      });
+    }
 
     this.api = new HttpApi(this, 'Api', {
       apiName: `notification-admin-${stage.name}`,
@@ -109,6 +120,14 @@ export class AdminApiStack extends Stack {
       });
       this.functions.set(route.operation, fn);
     }
+
+    this.scheduler = new Scheduler(this, 'Scheduler', {
+      stage,
+      table: this.table,
+      environment,
+      removalPolicy,
+      producers: [this.functions.get('send-notification') as ApiFunction],
+    });
 
     new CfnOutput(this, 'ApiUrl', { value: apiStage.url, description: 'Base URL of the API' });
     new CfnOutput(this, 'TableName', { value: this.table.tableName, description: 'The DynamoDB table' });

@@ -62,10 +62,14 @@ export class ApiFunction extends NodejsFunction {
     this.entry = props.entry;
   }
 
-  /** Grants exactly `actions` on the table (no indexes: it has none) and tells the code its name. */
+  /** Grants exactly `actions` on the table and its indexes, and tells the code its name. */
   bindTable(table: ITable, actions: readonly TableAction[]): void {
+    if (actions.length === 0) return;
     this.addToRolePolicy(
-      new PolicyStatement({ actions: [...new Set(actions)].sort(), resources: [table.tableArn] }),
+      new PolicyStatement({
+        actions: [...new Set(actions)].sort(),
+        resources: [table.tableArn, `${table.tableArn}/index/*`],
+      }),
     );
     this.addEnvironment('TABLE_NAME', table.tableName);
   }

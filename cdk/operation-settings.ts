@@ -73,4 +73,35 @@ export const operationSettings = {
     timeoutSeconds: 10,
     memoryMiB: 1024,
   },
+  'send-notification': {
+    tableActions: [
+      // The notification, its dashboard link and the dashboard.
+      ...AUTHENTICATION,
+      // The run, created only if its id is new.
+      'dynamodb:PutItem',
+      // The recipients, a page at a time, on the notification's partition.
+      'dynamodb:Query',
+      // Console users of a page by key.
+      'dynamodb:BatchGetItem',
+      // The deliveries of a page.
+      'dynamodb:BatchWriteItem',
+      // The run's progress, lease and end (lib/store/runs.ts).
+      'dynamodb:UpdateItem',
+    ],
+    // Delivers what fits; a run cut short is finished by the dispatcher under its lease.
+    timeoutSeconds: 29,
+    memoryMiB: 1024,
+  },
+  'list-runs': {
+    // One page on the notification's partition; the notification for the 404 of an empty page.
+    tableActions: [...AUTHENTICATION, 'dynamodb:Query'],
+    timeoutSeconds: 10,
+    memoryMiB: 1024,
+  },
+  'list-deliveries': {
+    // One page on the notification's partition; the notification and the run for the 404 of an empty page.
+    tableActions: [...AUTHENTICATION, 'dynamodb:Query'],
+    timeoutSeconds: 10,
+    memoryMiB: 1024,
+  },
 } as const satisfies Record<Operation, OperationSettings>;

@@ -79,7 +79,13 @@ export interface DispatchStore {
   users(ids: readonly number[]): Promise<Map<number, ConsoleUser>>;
   putDeliveries(run: Run, deliveries: readonly Delivery[]): Promise<void>;
   /** Records a delivered page, renewing the lease; false when the lease is no longer ours. */
-  saveProgress(ref: RunRef, lease: Lease, cursor: string, counts: RecipientCounts, renewed: number): Promise<boolean>;
+  saveProgress(
+    ref: RunRef,
+    lease: Lease,
+    cursor: string,
+    counts: RecipientCounts,
+    renewed: number,
+  ): Promise<boolean>;
   /** Marks the run dispatched with its counts and takes it out of the index; false when the lease is no longer ours. */
   finishRun(ref: RunRef, lease: Lease, counts: RecipientCounts): Promise<boolean>;
   /** Ends the lease now, so the next pass resumes the run at once. */
@@ -183,7 +189,9 @@ async function deliver(
     }
     const page = await store.recipientsPage(ref, cursor, context.options.pageSize ?? DEFAULT_PAGE_SIZE);
     if (page.rows.length > 0) {
-      const userIds = page.rows.flatMap(({ recipient }) => (recipient.type === 'USER' ? [recipient.userId] : []));
+      const userIds = page.rows.flatMap(({ recipient }) =>
+        recipient.type === 'USER' ? [recipient.userId] : [],
+      );
       const users = userIds.length > 0 ? await store.users(userIds) : new Map<number, ConsoleUser>();
       const { deliveries, jobs } = decideDeliveries(run, notification, dashboard, page.rows, users);
       await store.putDeliveries(run, deliveries);
@@ -198,7 +206,8 @@ async function deliver(
       return { ...run, status: 'dispatched', recipients: counts };
     }
     lease.until = context.clock() + (context.options.leaseMs ?? DEFAULT_LEASE_MS);
-    if (!(await store.saveProgress(ref, lease, page.last, counts, lease.until))) return { ...run, recipients: counts };
+    if (!(await store.saveProgress(ref, lease, page.last, counts, lease.until)))
+      return { ...run, recipients: counts };
     cursor = page.last;
   }
 }
@@ -261,7 +270,17 @@ export async function dispatchPass(
     options,
     clock: () => options.now + (Date.now() - started),
     owner: randomBytes(8).toString('hex'),
-    summary: { due: 0, fired: 0, missed: 0, resumed: 0, queued: 0, skipped: 0, unfinished: 0, failed: 0, runs: [] },
+    summary: {
+      due: 0,
+      fired: 0,
+      missed: 0,
+      resumed: 0,
+      queued: 0,
+      skipped: 0,
+      unfinished: 0,
+      failed: 0,
+      runs: [],
+    },
   };
   const entries = await store.dueEntries(options.now);
   context.summary.due = entries.length;
@@ -307,7 +326,17 @@ export async function sendNow(
     options: { ...options, misfireGraceMinutes: 0 },
     clock: () => options.now + (Date.now() - started),
     owner: randomBytes(8).toString('hex'),
-    summary: { due: 0, fired: 0, missed: 0, resumed: 0, queued: 0, skipped: 0, unfinished: 0, failed: 0, runs: [] },
+    summary: {
+      due: 0,
+      fired: 0,
+      missed: 0,
+      resumed: 0,
+      queued: 0,
+      skipped: 0,
+      unfinished: 0,
+      failed: 0,
+      runs: [],
+    },
   };
   const lease = skipReason ? undefined : leaseFrom(context);
   await store.createRun(run, lease);

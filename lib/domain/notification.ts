@@ -1,3 +1,4 @@
+import { isoInstant, nextFiringAfter } from '#lib/domain/firing-instants';
 import type {
   DashboardFilter,
   DashboardTimeGrain,
@@ -10,7 +11,6 @@ import {
   missingScheduleFields,
   type Schedule,
 } from '#lib/domain/schedule';
-import { isoInstant, nextFiringAfter } from '#lib/domain/firing-instants';
 import { ConflictError, type FieldProblem, NotFoundError, ValidationError } from '#lib/errors';
 
 export type NotificationFormat = 'png' | 'pdf';

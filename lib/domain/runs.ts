@@ -123,7 +123,12 @@ export function decideDeliveries(
     if (recipient.type === 'USER') {
       const user = users.get(recipient.userId);
       // A deleted user has no e-mail or name left to show; the row keeps only the id.
-      output = { type: 'USER', userId: recipient.userId, email: user?.email ?? '', username: user?.username ?? '' };
+      output = {
+        type: 'USER',
+        userId: recipient.userId,
+        email: user?.email ?? '',
+        username: user?.username ?? '',
+      };
       if (!user?.active) reason = 'user_deactivated';
     } else {
       output = {
@@ -138,7 +143,13 @@ export function decideDeliveries(
       extra = recipient.properties;
     }
     const jobId = reason ? null : jobIdOf(run, key);
-    deliveries.push({ recipientKey: key, recipient: output, status: reason ? 'skipped' : 'queued', reason, jobId });
+    deliveries.push({
+      recipientKey: key,
+      recipient: output,
+      status: reason ? 'skipped' : 'queued',
+      reason,
+      jobId,
+    });
     if (jobId) {
       jobs.push({
         jobId,

@@ -33,7 +33,9 @@ export function dueIndexAttributes(
   now: number,
 ): { gsi3pk: string; gsi3sk: string } | undefined {
   const next = nextRunOf(notification, now);
-  return next === undefined ? undefined : dueIndexKeys.notification(notification.deploymentId, notification.id, next);
+  return next === undefined
+    ? undefined
+    : dueIndexKeys.notification(notification.deploymentId, notification.id, next);
 }
 
 export function notificationToItem(notification: Notification, version = 0, now = Date.now()): Item {

@@ -1,16 +1,27 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { ConsoleUser, Dashboard } from '#lib/domain/entities';
 import type { DispatchStore, DueEntry, Lease, RunProgress, RunRef } from '#lib/domain/dispatch';
+import type { ConsoleUser, Dashboard } from '#lib/domain/entities';
+import type { PageRequest, StoredPage } from '#lib/domain/paging';
 import type { NotificationRef } from '#lib/domain/recipients';
-import type { Delivery, RecipientRow, Run } from '#lib/domain/runs';
+import type { RunListRepository } from '#lib/domain/run-lists';
+import { type Delivery, type RecipientRow, RUN_ID_PATTERN, type Run } from '#lib/domain/runs';
+import { ValidationError } from '#lib/errors';
 import { batchGetAll, batchWriteAll } from '#lib/store/batch';
 import { documentClient, tableName } from '#lib/store/client';
 import { dashboardFromItem } from '#lib/store/dashboards';
 import { getItem, type Item } from '#lib/store/items';
-import { DUE_INDEX, DUE_INDEX_SHARDS, dueIndexKeys, keys, RECIPIENT_PREFIX, RUN_PREFIX } from '#lib/store/keys';
+import {
+  DUE_INDEX,
+  DUE_INDEX_SHARDS,
+  dueIndexKeys,
+  keys,
+  RECIPIENT_PREFIX,
+  RUN_PREFIX,
+} from '#lib/store/keys';
 import { notificationFromItem } from '#lib/store/notifications';
 import { recipientFromItem } from '#lib/store/recipient-items';
+import { runFromItem } from '#lib/store/run-items';
 import { userFromItem } from '#lib/store/users';
 
 /**
@@ -19,35 +30,7 @@ import { userFromItem } from '#lib/store/users';
  * two dispatchers, or one and its own retry, can both try a step and only one of them does it.
  */
 
-const runFields = [
-  'runId',
-  'deploymentId',
-  'notificationId',
-  'trigger',
-  'scheduledFor',
-  'createdAt',
-  'status',
-  'skipReason',
-  'recipients',
-] as const satisfies readonly (keyof Run)[];
-
-export function runFromItem(item: Item): Run {
-  const run: Record<string, unknown> = {};
-  for (const field of runFields) run[field] = item[field];
-  return run as unknown as Run;
-}
-
-export function deliveryFromItem(item: Item): Delivery {
-  return {
-    recipientKey: item.recipientKey as string,
-    recipient: item.recipient as Delivery['recipient'],
-    status: item.status as Delivery['status'],
-    reason: (item.reason as Delivery['reason'] | undefined) ?? null,
-    jobId: (item.jobId as string | undefined) ?? null,
-  };
-}
-
-const runKey = (ref: RunRef) => keys.run(ref.deploymentId, ref.id, ref.runId);
+export const runKey = (ref: RunRef) => keys.run(ref.deploymentId, ref.id, ref.runId);
 
 /** Runs a conditional write; false when its condition did not hold. */
 async function conditionally(write: () => Promise<unknown>): Promise<boolean> {
@@ -91,7 +74,10 @@ async function dueInShard(shard: number, now: number): Promise<DueEntry[]> {
         IndexName: DUE_INDEX.name,
         KeyConditionExpression: '#pk = :shard AND #sk < :bound',
         ExpressionAttributeNames: { '#pk': DUE_INDEX.partitionKey, '#sk': DUE_INDEX.sortKey },
-        ExpressionAttributeValues: { ':shard': dueIndexKeys.shard(shard), ':bound': dueIndexKeys.dueBound(now) },
+        ExpressionAttributeValues: {
+          ':shard': dueIndexKeys.shard(shard),
+          ':bound': dueIndexKeys.dueBound(now),
+        },
         ExclusiveStartKey: startKey,
       }),
     );
@@ -106,14 +92,19 @@ async function dueInShard(shard: number, now: number): Promise<DueEntry[]> {
 
 export const dispatchStore: DispatchStore = {
   async dueEntries(now) {
-    const shards = await Promise.all(Array.from({ length: DUE_INDEX_SHARDS }, (_, shard) => dueInShard(shard, now)));
+    const shards = await Promise.all(
+      Array.from({ length: DUE_INDEX_SHARDS }, (_, shard) => dueInShard(shard, now)),
+    );
     return shards.flat();
   },
 
   async findNotification(ref) {
     const item = await getItem(keys.notification(ref.deploymentId, ref.id));
     if (!item) return undefined;
-    return { notification: notificationFromItem(item), dueKey: item[DUE_INDEX.sortKey] as string | undefined };
+    return {
+      notification: notificationFromItem(item),
+      dueKey: item[DUE_INDEX.sortKey] as string | undefined,
+    };
   },
 
   async findDashboard(deploymentId, dashboardId) {
@@ -278,7 +269,11 @@ export const dispatchStore: DispatchStore = {
             '#sk': DUE_INDEX.sortKey,
             '#status': 'status',
           },
-          ExpressionAttributeValues: { ':dispatched': 'dispatched', ':counts': counts, ...leaseValues(lease) },
+          ExpressionAttributeValues: {
+            ':dispatched': 'dispatched',
+            ':counts': counts,
+            ...leaseValues(lease),
+          },
         }),
       ),
     );
@@ -307,69 +302,3 @@ export const dispatchStore: DispatchStore = {
 /** A lease is ours while the run is pending and names us as its owner. */
 const leaseHeld = '#status = :pending AND leaseOwner = :owner';
 const leaseValues = (lease: Lease) => ({ ':pending': 'pending', ':owner': lease.owner });
-
-/** One page of a list in the notification's partition. */
-interface PartitionPage {
-  items: Item[];
-  /** Whether more items follow the last one. */
-  more: boolean;
-}
-
-async function queryPartition(
-  ref: NotificationRef,
-  prefix: string,
-  limit: number,
-  afterSk: string | undefined,
-  newestFirst: boolean,
-): Promise<PartitionPage> {
-  const { pk } = keys.notification(ref.deploymentId, ref.id);
-  const { Items = [] } = await documentClient().send(
-    new QueryCommand({
-      TableName: tableName(),
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
-      ScanIndexForward: !newestFirst,
-      // One item more than asked says whether a next page exists, without a call that may come back empty.
-      Limit: limit + 1,
-      ...(afterSk !== undefined && { ExclusiveStartKey: { pk, sk: afterSk } }),
-    }),
-  );
-  return { items: Items.slice(0, limit), more: Items.length > limit };
-}
-
-export const runListStore = {
-  /** A page of the notification's runs, newest first; `afterRunId` is the last run of the previous page. */
-  async runs(ref: NotificationRef, limit: number, afterRunId: string | undefined) {
-    const page = await queryPartition(
-      ref,
-      RUN_PREFIX,
-      limit,
-      afterRunId === undefined ? undefined : keys.run(ref.deploymentId, ref.id, afterRunId).sk,
-      true,
-    );
-    return { runs: page.items.map(runFromItem), more: page.more };
-  },
-
-  async findRun(ref: RunRef): Promise<Run | undefined> {
-    const item = await getItem(runKey(ref));
-    return item ? runFromItem(item) : undefined;
-  },
-
-  /** A page of a run's deliveries in recipient order; `afterRecipientKey` is the last of the previous page. */
-  async deliveries(ref: RunRef, limit: number, afterRecipientKey: string | undefined) {
-    const page = await queryPartition(
-      ref,
-      keys.deliveryPrefix(ref.runId),
-      limit,
-      afterRecipientKey === undefined
-        ? undefined
-        : keys.delivery(ref.deploymentId, ref.id, ref.runId, afterRecipientKey).sk,
-      false,
-    );
-    return { deliveries: page.items.map(deliveryFromItem), more: page.more };
-  },
-
-  async notificationExists(ref: NotificationRef): Promise<boolean> {
-    return (await getItem(keys.notification(ref.deploymentId, ref.id))) !== undefined;
-  },
-};

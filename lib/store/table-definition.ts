@@ -1,6 +1,11 @@
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 import { DUE_INDEX, tableKeySchema } from '#lib/store/keys';
 
+/** The sparse secondary indexes: only items that carry an index's two attributes are in it. */
+export const globalSecondaryIndexes = [
+  { name: DUE_INDEX.name, partitionKey: DUE_INDEX.partitionKey, sortKey: DUE_INDEX.sortKey },
+];
+
 /** The table as the local runtime and the tests create it; the CDK stack declares the same keys. */
 export function tableDefinition(tableName: string): CreateTableCommandInput {
   return {
@@ -9,22 +14,22 @@ export function tableDefinition(tableName: string): CreateTableCommandInput {
     AttributeDefinitions: [
       { AttributeName: tableKeySchema.partitionKey, AttributeType: 'S' },
       { AttributeName: tableKeySchema.sortKey, AttributeType: 'S' },
-      { AttributeName: DUE_INDEX.partitionKey, AttributeType: 'S' },
-      { AttributeName: DUE_INDEX.sortKey, AttributeType: 'S' },
+      ...globalSecondaryIndexes.flatMap((index) => [
+        { AttributeName: index.partitionKey, AttributeType: 'S' as const },
+        { AttributeName: index.sortKey, AttributeType: 'S' as const },
+      ]),
     ],
     KeySchema: [
       { AttributeName: tableKeySchema.partitionKey, KeyType: 'HASH' },
       { AttributeName: tableKeySchema.sortKey, KeyType: 'RANGE' },
     ],
-    GlobalSecondaryIndexes: [
-      {
-        IndexName: DUE_INDEX.name,
-        KeySchema: [
-          { AttributeName: DUE_INDEX.partitionKey, KeyType: 'HASH' },
-          { AttributeName: DUE_INDEX.sortKey, KeyType: 'RANGE' },
-        ],
-        Projection: { ProjectionType: 'ALL' },
-      },
-    ],
+    GlobalSecondaryIndexes: globalSecondaryIndexes.map((index) => ({
+      IndexName: index.name,
+      KeySchema: [
+        { AttributeName: index.partitionKey, KeyType: 'HASH' },
+        { AttributeName: index.sortKey, KeyType: 'RANGE' },
+      ],
+      Projection: { ProjectionType: 'ALL' },
+    })),
   };
 }

@@ -31,6 +31,8 @@ const ACTIONS_OF_COMMAND: Record<string, string[]> = {
   TransactWriteItems: [],
   TransactGet: ['dynamodb:GetItem'],
   TransactGetItems: ['dynamodb:GetItem'],
+  // Delivery jobs go to SQS: granted on the queue, not on the table.
+  SendMessageBatch: [],
 };
 
 const ACTIONS_OF_TRANSACTION_MEMBER: Record<string, string> = {

@@ -14,7 +14,8 @@ import { documentClient, tableName } from '#lib/store/client';
 import { keys } from '#lib/store/keys';
 import { notificationRepository, notificationToItem } from '#lib/store/notifications';
 import { recipientToItem } from '#lib/store/recipient-items';
-import { dispatchStore, runListStore } from '#lib/store/runs';
+import { runListRepository } from '#lib/store/run-lists';
+import { dispatchStore } from '#lib/store/runs';
 import { barrier, crash, injectDynamoDbFaults, WRITE_OPERATIONS } from '#test/support/dynamodb-faults';
 import { consoleUsers } from '#test/support/fixtures';
 
@@ -32,9 +33,23 @@ const fixture = {
   users: consoleUsers,
   deployments: [{ id: 7, name: 'Production' }],
   dashboards: [
-    { id: 70, deploymentId: 7, publicId: 'sales', title: 'Sales', published: true, sharedWithTenants: ['acme'] },
+    {
+      id: 70,
+      deploymentId: 7,
+      publicId: 'sales',
+      title: 'Sales',
+      published: true,
+      sharedWithTenants: ['acme'],
+    },
     { id: 71, deploymentId: 7, publicId: 'draft', title: 'Draft', published: false },
-    { id: 72, deploymentId: 7, publicId: 'pulse', title: 'Pulse', published: true, sharedWithAllEmbedUsers: true },
+    {
+      id: 72,
+      deploymentId: 7,
+      publicId: 'pulse',
+      title: 'Pulse',
+      published: true,
+      sharedWithAllEmbedUsers: true,
+    },
   ],
   embedTenants: [
     { name: 'acme', issuer: 'https://auth.acme.example', jwks: { keys: [] } },
@@ -129,9 +144,9 @@ async function outbox(): Promise<{ dir: string; sink: JobSink; jobs: () => Promi
 const pass = (sink: JobSink, now: number, options: Partial<DispatchOptions> = {}) =>
   dispatchPass(dispatchStore, sink, { now, misfireGraceMinutes: 60, ...options });
 
-const runsOf = async (n: Notification) => (await runListStore.runs(n, 200, undefined)).runs;
+const runsOf = async (n: Notification) => (await runListRepository.runsPage(n, { first: 200 })).items;
 const deliveriesOf = async (n: Notification, runId: string) =>
-  (await runListStore.deliveries({ ...n, runId }, 200, undefined)).deliveries;
+  (await runListRepository.deliveriesPage({ ...n, runId }, { first: 200 })).items;
 
 describe('a dispatch pass', () => {
   it('fires a due notification once at its instant and moves it to the next one', async () => {
@@ -229,7 +244,10 @@ describe('a dispatch pass', () => {
     const { sink, jobs } = await outbox();
     await pass(sink, NINE_BERLIN + 1_000);
     expect((await runsOf(disabled))[0]).toMatchObject({ status: 'skipped', skipReason: 'delivery_disabled' });
-    expect((await runsOf(draft))[0]).toMatchObject({ status: 'skipped', skipReason: 'dashboard_unavailable' });
+    expect((await runsOf(draft))[0]).toMatchObject({
+      status: 'skipped',
+      skipReason: 'dashboard_unavailable',
+    });
     expect((await runsOf(gone))[0]).toMatchObject({ status: 'skipped', skipReason: 'dashboard_unavailable' });
     expect(await jobs()).toEqual([]);
   });
@@ -353,14 +371,19 @@ describe('exactly once', () => {
         await pass(sink, NINE_BERLIN + 3 * MINUTE, { pageSize: 2 });
         const runs = await runsOf(n);
         expect(runs, `${mode} #${k}`).toHaveLength(1);
-        expect(runs[0], `${mode} #${k}`).toMatchObject({ status: 'dispatched', recipients: { queued: 4, skipped: 1 } });
+        expect(runs[0], `${mode} #${k}`).toMatchObject({
+          status: 'dispatched',
+          recipients: { queued: 4, skipped: 1 },
+        });
         const deliveries = await deliveriesOf(n, runs[0]?.runId as string);
         expect(deliveries, `${mode} #${k}`).toHaveLength(5);
         const written = (await jobs()).filter((job) => job.notificationId === n.id);
         expect(written.map((job) => job.jobId).sort(), `${mode} #${k}`).toEqual(
           deliveries.flatMap((d) => (d.jobId ? [d.jobId] : [])).sort(),
         );
-        expect((await dispatchStore.findNotification(n))?.dueKey, `${mode} #${k}`).toMatch(/^2026-11-24T08:00/);
+        expect((await dispatchStore.findNotification(n))?.dueKey, `${mode} #${k}`).toMatch(
+          /^2026-11-24T08:00/,
+        );
       }
     }
     // Eight writes (claim, advance, three delivery pages, two progress records, finish) each interrupted

@@ -1,0 +1,107 @@
+import { fileURLToPath } from 'node:url';
+import { CfnOutput, Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { ApiFunction } from './api-function.ts';
+import type { TableAction } from './operation-settings.ts';
+import type { StageConfig } from './stages.ts';
+
+/**
+ * What makes schedules fire: the renderer's job queue with its dead-letter queue, and the
+ * dispatcher function started every minute. docs/scheduling.md gives the design.
+ */
+
+/** The dispatcher's table actions, read off lib/store/runs.ts. */
+export const DISPATCHER_TABLE_ACTIONS: readonly TableAction[] = [
+  // The due index (gsi3), every shard; the recipients of a notification, a page at a time.
+  'dynamodb:Query',
+  // The notification, its dashboard link and the dashboard.
+  'dynamodb:GetItem',
+  // A run, created only if its id is new.
+  'dynamodb:PutItem',
+  // The notification's due entry, a run's lease, progress and end.
+  'dynamodb:UpdateItem',
+  // Console users of a page of recipients.
+  'dynamodb:BatchGetItem',
+  // Deliveries, 25 per call.
+  'dynamodb:BatchWriteItem',
+];
+
+export const DISPATCHER_TIMEOUT_SECONDS = 60;
+/** A job the renderer failed this often goes to the dead-letter queue. */
+export const MAX_RECEIVE_COUNT = 5;
+
+export interface SchedulerProps {
+  stage: StageConfig;
+  table: ITable;
+  environment: Record<string, string>;
+  removalPolicy: RemovalPolicy;
+  /** Functions besides the dispatcher that queue jobs (send-now). */
+  producers: readonly ApiFunction[];
+}
+
+export class Scheduler extends Construct {
+  readonly queue: Queue;
+  readonly deadLetterQueue: Queue;
+  readonly dispatcher: ApiFunction;
+  readonly rule: Rule;
+
+  constructor(scope: Construct, id: string, props: SchedulerProps) {
+    super(scope, id);
+    const { stage } = props;
+    this.deadLetterQueue = new Queue(this, 'DeliveryJobsDeadLetter', {
+      queueName: `notification-delivery-jobs-dlq-${stage.name}`,
+      retentionPeriod: Duration.days(14),
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      removalPolicy: props.removalPolicy,
+    });
+    this.queue = new Queue(this, 'DeliveryJobs', {
+      queueName: `notification-delivery-jobs-${stage.name}`,
+      retentionPeriod: Duration.days(4),
+      visibilityTimeout: Duration.minutes(5),
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: MAX_RECEIVE_COUNT },
+      removalPolicy: props.removalPolicy,
+    });
+
+    this.dispatcher = new ApiFunction(scope, 'dispatch', {
+      entry: fileURLToPath(new URL('../functions/dispatch.ts', import.meta.url)),
+      description: `Fires due notifications every minute (${stage.name})`,
+      memoryMiB: 1024,
+      timeoutSeconds: DISPATCHER_TIMEOUT_SECONDS,
+      environment: props.environment,
+      logRetention: stage.logRetention,
+      logRemovalPolicy: props.removalPolicy,
+    });
+    this.dispatcher.bindTable(props.table, DISPATCHER_TABLE_ACTIONS);
+    for (const fn of [this.dispatcher, ...props.producers]) {
+      this.queue.grantSendMessages(fn);
+      fn.addEnvironment('DELIVERY_QUEUE_URL', this.queue.queueUrl);
+    }
+
+    this.rule = new Rule(this, 'EveryMinute', {
+      description: `Starts the notification dispatcher (${stage.name})`,
+      schedule: Schedule.rate(Duration.minutes(1)),
+      // A failed start is retried by EventBridge; a pass is safe to repeat, and the next minute's would do it too.
+      targets: [new LambdaFunction(this.dispatcher, { retryAttempts: 2, maxEventAge: Duration.minutes(2) })],
+    });
+
+    new CfnOutput(scope, 'DeliveryQueueUrl', {
+      value: this.queue.queueUrl,
+      description: "The renderer's input: one delivery job per message",
+    });
+    new CfnOutput(scope, 'DeliveryQueueName', {
+      value: this.queue.queueName,
+      description: 'Delivery job queue',
+    });
+    new CfnOutput(scope, 'DeliveryDeadLetterQueueName', {
+      value: this.deadLetterQueue.queueName,
+      description: `Jobs the renderer failed ${MAX_RECEIVE_COUNT} times`,
+    });
+  }
+}

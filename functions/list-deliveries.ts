@@ -1,0 +1,13 @@
+import { listDeliveries } from '#lib/domain/run-lists';
+import { createHandler } from '#lib/http/create-handler';
+import { pagingQuery } from '#lib/http/schemas/paging';
+import { runPath } from '#lib/http/schemas/runs';
+import { runListRepository } from '#lib/store/run-lists';
+
+/** GET /v1/deployments/{deploymentId}/notifications/{id}/runs/{runId}/deliveries: a page of a run's deliveries. */
+export const handler = createHandler({
+  access: 'admin',
+  params: runPath,
+  query: pagingQuery,
+  operation: ({ params, query }) => listDeliveries(runListRepository, params, query),
+});

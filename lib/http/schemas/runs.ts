@@ -1,0 +1,47 @@
+import * as z from 'zod/mini';
+import { RUN_ID_PATTERN } from '#lib/domain/runs';
+import { pageOf } from '#lib/http/schemas/paging';
+import { pathId } from '#lib/validation';
+
+/** Requests and answers of send-now and the run and delivery lists. */
+
+export const runPath = z.strictObject({
+  deploymentId: pathId,
+  id: pathId,
+  runId: z.string().check(z.regex(RUN_ID_PATTERN, 'is not a run id')),
+});
+
+const recipientCounts = z.strictObject({ queued: z.int(), skipped: z.int() });
+
+export const runOutput = z.strictObject({
+  runId: z.string(),
+  deploymentId: z.int(),
+  notificationId: z.int(),
+  trigger: z.enum(['schedule', 'manual']),
+  scheduledFor: z.string(),
+  createdAt: z.string(),
+  status: z.enum(['dispatched', 'skipped']),
+  skipReason: z.nullable(z.enum(['delivery_disabled', 'dashboard_unavailable'])),
+  recipients: recipientCounts,
+});
+
+const recipientOutput = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('USER'), userId: z.int(), email: z.string(), username: z.string() }),
+  z.strictObject({
+    type: z.literal('EMBED_USER'),
+    embedTenantName: z.string(),
+    externalId: z.string(),
+    embedUserId: z.int(),
+    email: z.string(),
+  }),
+]);
+
+export const deliveryOutput = z.strictObject({
+  recipient: recipientOutput,
+  status: z.enum(['queued', 'skipped']),
+  reason: z.nullable(z.enum(['user_deactivated', 'not_shared_with_tenant'])),
+  jobId: z.nullable(z.string()),
+});
+
+export const runPage = pageOf(runOutput);
+export const deliveryPage = pageOf(deliveryOutput);
