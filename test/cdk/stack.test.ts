@@ -8,6 +8,11 @@ import { routeKey, routes } from '#lib/routes';
 import { addStageStack } from '../../cdk/admin-api-app.ts';
 import type { AdminApiStack } from '../../cdk/admin-api-stack.ts';
 import { operationSettings } from '../../cdk/operation-settings.ts';
+import {
+  DISPATCHER_TABLE_ACTIONS,
+  DISPATCHER_TIMEOUT_SECONDS,
+  MAX_RECEIVE_COUNT,
+} from '../../cdk/scheduler.ts';
 import { type StageConfig, StageConfigError, stages } from '../../cdk/stages.ts';
 
 /**
@@ -82,7 +87,8 @@ describe('the dev stage', () => {
   );
 
   it('runs one function per operation on nodejs24.x, arm64, ESM (index.handler), with its memory and timeout', () => {
-    expect(Object.keys(template.findResources('AWS::Lambda::Function'))).toHaveLength(routes.length);
+    // One per route, and the dispatcher.
+    expect(Object.keys(template.findResources('AWS::Lambda::Function'))).toHaveLength(routes.length + 1);
     for (const { operation } of routes) {
       const fn = stack.functions.get(operation) as NonNullable<ReturnType<typeof stack.functions.get>>;
       const properties = (template.toJSON().Resources[logicalId(stack, fn)] as Resource).Properties;
@@ -96,7 +102,7 @@ describe('the dev stage', () => {
     }
   });
 
-  it('grants each function exactly the table actions its code uses, on the table alone', () => {
+  it('grants each function exactly the table actions its code uses, on the table and its indexes', () => {
     const tableId = stack.getLogicalId(stack.table.node.defaultChild as never);
     for (const { operation } of routes) {
       const fn = stack.functions.get(operation) as NonNullable<ReturnType<typeof stack.functions.get>>;
@@ -108,14 +114,21 @@ describe('the dev stage', () => {
         (policy) =>
           (policy.Properties.PolicyDocument as { Statement: { Action: string | string[] }[] }).Statement,
       );
-      // CloudFormation takes a lone action as a string.
-      expect(statements.map((statement) => ({ ...statement, Action: [statement.Action].flat() }))).toEqual([
+      // CloudFormation takes a lone action as a string. Queueing delivery jobs is granted on the queue alone.
+      const tableStatements = statements
+        .map((statement) => ({ ...statement, Action: [statement.Action].flat() }))
+        .filter((statement) => statement.Action.some((action) => action.startsWith('dynamodb:')));
+      expect(tableStatements).toEqual([
         {
           Effect: 'Allow',
           Action: [...new Set(operationSettings[operation].tableActions)].sort(),
-          Resource: { 'Fn::GetAtt': [tableId, 'Arn'] },
+          Resource: [
+            { 'Fn::GetAtt': [tableId, 'Arn'] },
+            { 'Fn::Join': ['', [{ 'Fn::GetAtt': [tableId, 'Arn'] }, '/index/*']] },
+          ],
         },
       ]);
+      expect(statements).toHaveLength(operation === 'send-notification' ? 2 : 1);
       // Besides the table, only CloudWatch Logs: the managed basic execution policy.
       const role = template.toJSON().Resources[roleId] as Resource;
       expect(JSON.stringify(role.Properties.ManagedPolicyArns)).toContain(
@@ -129,7 +142,9 @@ describe('the dev stage', () => {
     const dev = stages.dev as StageConfig;
     const tableId = stack.getLogicalId(stack.table.node.defaultChild as never);
     for (const fn of Object.values(template.findResources('AWS::Lambda::Function')) as Resource[]) {
-      const variables = (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+      const { DELIVERY_QUEUE_URL: _, ...variables } = (
+        fn.Properties.Environment as { Variables: Record<string, unknown> }
+      ).Variables;
       expect(variables).toEqual({
         TABLE_NAME: { Ref: tableId },
         EMBED_AUDIENCE: dev.embedAudience,
@@ -155,17 +170,29 @@ describe('the dev stage', () => {
     }
   });
 
-  it('declares the single table of docs/data-model.md: pk/sk strings, no indexes, on demand, PITR', () => {
+  it('declares the single table of docs/data-model.md: pk/sk strings, the due index, on demand, PITR', () => {
     const [, table] = only(template.findResources('AWS::DynamoDB::Table'));
     expect(table.Properties).toEqual({
       TableName: 'notification-admin-dev',
       AttributeDefinitions: [
         { AttributeName: 'pk', AttributeType: 'S' },
         { AttributeName: 'sk', AttributeType: 'S' },
+        { AttributeName: 'gsi3pk', AttributeType: 'S' },
+        { AttributeName: 'gsi3sk', AttributeType: 'S' },
       ],
       KeySchema: [
         { AttributeName: 'pk', KeyType: 'HASH' },
         { AttributeName: 'sk', KeyType: 'RANGE' },
+      ],
+      GlobalSecondaryIndexes: [
+        {
+          IndexName: 'gsi3',
+          KeySchema: [
+            { AttributeName: 'gsi3pk', KeyType: 'HASH' },
+            { AttributeName: 'gsi3sk', KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'ALL' },
+        },
       ],
       BillingMode: 'PAY_PER_REQUEST',
       PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
@@ -198,9 +225,20 @@ describe('the dev stage', () => {
     });
   });
 
-  it('outputs the API URL and the table name', () => {
+  it('outputs the API URL, the table name and the delivery queues', () => {
     const outputs = template.toJSON().Outputs;
-    expect(Object.keys(outputs).sort()).toEqual(['ApiUrl', 'TableName']);
+    expect(Object.keys(outputs).sort()).toEqual([
+      'ApiUrl',
+      'DeliveryDeadLetterQueueName',
+      'DeliveryQueueName',
+      'DeliveryQueueUrl',
+      'TableName',
+    ]);
+    const queueId = stack.getLogicalId(stack.scheduler.queue.node.defaultChild as never);
+    const deadLetterId = stack.getLogicalId(stack.scheduler.deadLetterQueue.node.defaultChild as never);
+    expect(outputs.DeliveryQueueUrl.Value).toEqual({ Ref: queueId });
+    expect(outputs.DeliveryQueueName.Value).toEqual({ 'Fn::GetAtt': [queueId, 'QueueName'] });
+    expect(outputs.DeliveryDeadLetterQueueName.Value).toEqual({ 'Fn::GetAtt': [deadLetterId, 'QueueName'] });
     expect(JSON.stringify(outputs.ApiUrl.Value)).toContain('.execute-api.');
     expect(outputs.TableName.Value).toEqual({
       Ref: stack.getLogicalId(stack.table.node.defaultChild as never),
@@ -247,6 +285,87 @@ describe('the prod stage', () => {
   });
 });
 
+describe('the scheduler of the dev stage', () => {
+  let stack: AdminApiStack;
+  let template: Template;
+  beforeAll(() => {
+    ({ stack, template } = stage('dev'));
+  });
+
+  it('starts the dispatcher every minute, retrying a failed start', () => {
+    const [, rule] = only(template.findResources('AWS::Events::Rule'));
+    const dispatcherId = stack.getLogicalId(stack.scheduler.dispatcher.node.defaultChild as never);
+    expect(rule.Properties).toMatchObject({
+      ScheduleExpression: 'rate(1 minute)',
+      State: 'ENABLED',
+      Targets: [
+        {
+          Arn: { 'Fn::GetAtt': [dispatcherId, 'Arn'] },
+          RetryPolicy: { MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 120 },
+        },
+      ],
+    });
+    template.hasResourceProperties('AWS::Lambda::Permission', {
+      Action: 'lambda:InvokeFunction',
+      Principal: 'events.amazonaws.com',
+      FunctionName: { 'Fn::GetAtt': [dispatcherId, 'Arn'] },
+    });
+    expect((template.toJSON().Resources[dispatcherId] as Resource).Properties).toMatchObject({
+      Runtime: 'nodejs24.x',
+      Timeout: DISPATCHER_TIMEOUT_SECONDS,
+      Environment: {
+        Variables: {
+          DELIVERY_QUEUE_URL: { Ref: stack.getLogicalId(stack.scheduler.queue.node.defaultChild as never) },
+        },
+      },
+    });
+  });
+
+  it('queues delivery jobs on an encrypted queue whose failures go to a dead-letter queue', () => {
+    const queueId = stack.getLogicalId(stack.scheduler.queue.node.defaultChild as never);
+    const deadLetterId = stack.getLogicalId(stack.scheduler.deadLetterQueue.node.defaultChild as never);
+    const resources = template.toJSON().Resources;
+    expect(resources[queueId].Properties).toMatchObject({
+      QueueName: 'notification-delivery-jobs-dev',
+      SqsManagedSseEnabled: true,
+      RedrivePolicy: {
+        deadLetterTargetArn: { 'Fn::GetAtt': [deadLetterId, 'Arn'] },
+        maxReceiveCount: MAX_RECEIVE_COUNT,
+      },
+    });
+    expect(resources[deadLetterId].Properties).toMatchObject({
+      QueueName: 'notification-delivery-jobs-dlq-dev',
+      MessageRetentionPeriod: 14 * 24 * 3600,
+    });
+  });
+
+  it('lets the dispatcher and send-now, and nothing else, send to the queue; the dispatcher reads the due index', () => {
+    const queueId = stack.getLogicalId(stack.scheduler.queue.node.defaultChild as never);
+    const senders = Object.values(template.findResources('AWS::IAM::Policy'))
+      .filter((policy) =>
+        JSON.stringify((policy as Resource).Properties.PolicyDocument).includes('sqs:SendMessage'),
+      )
+      .flatMap((policy) =>
+        ((policy as Resource).Properties.Roles as { Ref: string }[]).map((role) => role.Ref),
+      )
+      .sort();
+    const roleOf = (fn: { role?: { node: { defaultChild?: unknown } } }) =>
+      stack.getLogicalId(fn.role?.node.defaultChild as never);
+    expect(senders).toEqual(
+      [roleOf(stack.scheduler.dispatcher), roleOf(stack.functions.get('send-notification') as never)].sort(),
+    );
+    const dispatcherPolicy = Object.values(
+      template.findResources('AWS::IAM::Policy', {
+        Properties: { Roles: [{ Ref: roleOf(stack.scheduler.dispatcher) }] },
+      }),
+    ) as Resource[];
+    const document = JSON.stringify(dispatcherPolicy.map((policy) => policy.Properties.PolicyDocument));
+    for (const action of DISPATCHER_TABLE_ACTIONS) expect(document).toContain(action);
+    expect(document).toContain('/index/*');
+    expect(document).toContain(queueId);
+  });
+});
+
 describe('the template as sam local reads it', () => {
   it("names each function's code asset in its metadata, as the CDK CLI synthesizes it", () => {
     // The CLI sets this context; `sam local invoke <operation>` finds the bundle through this metadata.
@@ -257,7 +376,7 @@ describe('the template as sam local reads it', () => {
     const functions = Object.values(template.findResources('AWS::Lambda::Function')) as (Resource & {
       Metadata?: Record<string, string>;
     })[];
-    expect(functions).toHaveLength(routes.length);
+    expect(functions).toHaveLength(routes.length + 1);
     for (const fn of functions) {
       // With bundling skipped the path is a placeholder; a real synth names `asset.<hash>` in cdk.out.
       expect(fn.Metadata?.['aws:asset:path']).toEqual(expect.any(String));

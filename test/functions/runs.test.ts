@@ -15,7 +15,14 @@ beforeAll(async () => {
     users: consoleUsers,
     deployments: [{ id: 7, name: 'Production' }],
     dashboards: [
-      { id: 70, deploymentId: 7, publicId: 'sales', title: 'Sales', published: true, sharedWithTenants: ['acme'] },
+      {
+        id: 70,
+        deploymentId: 7,
+        publicId: 'sales',
+        title: 'Sales',
+        published: true,
+        sharedWithTenants: ['acme'],
+      },
     ],
     embedTenants: [{ name: 'acme', issuer: 'https://auth.acme.example', jwks: { keys: [] } }],
     notifications: [
