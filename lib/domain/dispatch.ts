@@ -139,6 +139,18 @@ interface Context {
   options: DispatchOptions;
   owner: string;
   summary: PassSummary;
+  /** Dashboards read in this pass: many notifications of a busy minute share a few dashboards. */
+  dashboards: Map<string, Promise<Dashboard | undefined>>;
+}
+
+function dashboardOf(context: Context, deploymentId: number, dashboardId: number): Promise<Dashboard | undefined> {
+  const key = `${deploymentId}/${dashboardId}`;
+  let dashboard = context.dashboards.get(key);
+  if (!dashboard) {
+    dashboard = context.store.findDashboard(deploymentId, dashboardId);
+    context.dashboards.set(key, dashboard);
+  }
+  return dashboard;
 }
 
 const timeLeft = (context: Context) =>
@@ -226,7 +238,7 @@ async function fireNotification(context: Context, entry: DueEntry & { kind: 'not
     if (await store.advanceDue(ref, entry.dueKey, next)) context.summary.missed += 1;
     return;
   }
-  const dashboard = await store.findDashboard(notification.deploymentId, notification.dashboardId);
+  const dashboard = await dashboardOf(context, notification.deploymentId, notification.dashboardId);
   const skipReason = runSkipReason('schedule', notification, dashboard);
   const run = newRun(ref, 'schedule', scheduledRunId(latest), latest, context.clock(), skipReason);
   const lease = skipReason ? undefined : leaseFrom(context);
@@ -247,7 +259,7 @@ async function resumeRun(context: Context, entry: DueEntry & { kind: 'run' }): P
   if (!progress) return;
   context.summary.resumed += 1;
   const stored = await store.findNotification(ref);
-  const dashboard = stored && (await store.findDashboard(ref.deploymentId, stored.notification.dashboardId));
+  const dashboard = stored && (await dashboardOf(context, ref.deploymentId, stored.notification.dashboardId));
   if (!stored || !dashboard) {
     // Gone since the run was made: nothing more can be delivered; what was queued stands.
     await store.finishRun(ref, lease, progress.run.recipients);
@@ -270,6 +282,7 @@ export async function dispatchPass(
     options,
     clock: () => options.now + (Date.now() - started),
     owner: randomBytes(8).toString('hex'),
+    dashboards: new Map(),
     summary: {
       due: 0,
       fired: 0,
@@ -326,6 +339,7 @@ export async function sendNow(
     options: { ...options, misfireGraceMinutes: 0 },
     clock: () => options.now + (Date.now() - started),
     owner: randomBytes(8).toString('hex'),
+    dashboards: new Map(),
     summary: {
       due: 0,
       fired: 0,
