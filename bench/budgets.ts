@@ -49,6 +49,10 @@ export const knownMisses: Record<string, { ceiling: number; fix: string }> = {
     ceiling: 545_000,
     fix: "cron-parser (CommonJS, with luxon: 98 KB) is the design card's choice for strict cron parsing; a ~50-line own 5-field parser would meet the budget",
   },
+  'send-notification: bundle bytes': {
+    ceiling: 590_000,
+    fix: 'cron-parser (as above) and @aws-sdk/client-sqs for the delivery queue (~130 KB); writing the run alone and leaving its deliveries to the dispatcher would keep the SQS client out of this function',
+  },
 };
 
 export class Budgets {

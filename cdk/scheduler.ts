@@ -1,10 +1,12 @@
 import { fileURLToPath } from 'node:url';
 import { CfnOutput, Duration, type RemovalPolicy } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { Rule, RuleTargetInput, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { chunk } from '#lib/store/batch';
+import { dueShardGroups } from '#lib/store/keys';
 import { ApiFunction } from './api-function.ts';
 import type { TableAction } from './operation-settings.ts';
 import type { StageConfig } from './stages.ts';
@@ -31,6 +33,12 @@ export const DISPATCHER_TABLE_ACTIONS: readonly TableAction[] = [
 ];
 
 export const DISPATCHER_TIMEOUT_SECONDS = 60;
+/**
+ * Dispatcher invocations per minute, each over its own shards of the due index (at most
+ * DUE_INDEX_SHARDS). docs/scheduling.md says when to raise it.
+ */
+export const DISPATCH_INVOCATIONS = 4;
+const TARGETS_PER_RULE = 5;
 /** A job the renderer failed this often goes to the dead-letter queue. */
 export const MAX_RECEIVE_COUNT = 5;
 
@@ -47,7 +55,7 @@ export class Scheduler extends Construct {
   readonly queue: Queue;
   readonly deadLetterQueue: Queue;
   readonly dispatcher: ApiFunction;
-  readonly rule: Rule;
+  readonly rules: Rule[];
 
   constructor(scope: Construct, id: string, props: SchedulerProps) {
     super(scope, id);
@@ -84,12 +92,24 @@ export class Scheduler extends Construct {
       fn.addEnvironment('DELIVERY_QUEUE_URL', this.queue.queueUrl);
     }
 
-    this.rule = new Rule(this, 'EveryMinute', {
-      description: `Starts the notification dispatcher (${stage.name})`,
-      schedule: Schedule.rate(Duration.minutes(1)),
-      // A failed start is retried by EventBridge; a pass is safe to repeat, and the next minute's would do it too.
-      targets: [new LambdaFunction(this.dispatcher, { retryAttempts: 2, maxEventAge: Duration.minutes(2) })],
-    });
+    // A rule takes at most five targets: one target per shard group, as many rules as that needs.
+    const targets = dueShardGroups(DISPATCH_INVOCATIONS).map(
+      (shards) =>
+        new LambdaFunction(this.dispatcher, {
+          event: RuleTargetInput.fromObject({ shards }),
+          // A failed start is retried; a pass is safe to repeat, and the next minute's would do it too.
+          retryAttempts: 2,
+          maxEventAge: Duration.minutes(2),
+        }),
+    );
+    this.rules = chunk(targets, TARGETS_PER_RULE).map(
+      (ruleTargets, i) =>
+        new Rule(this, i === 0 ? 'EveryMinute' : `EveryMinute${i + 1}`, {
+          description: `Starts the notification dispatcher (${stage.name})`,
+          schedule: Schedule.rate(Duration.minutes(1)),
+          targets: ruleTargets,
+        }),
+    );
 
     new CfnOutput(scope, 'DeliveryQueueUrl', {
       value: this.queue.queueUrl,

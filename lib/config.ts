@@ -28,6 +28,7 @@ const environment = z.object({
   PRINCIPAL_CACHE_SECONDS: wholeNumber(30),
   EMBED_KEYS_CACHE_SECONDS: wholeNumber(300),
   MISFIRE_GRACE_MINUTES: wholeNumber(60),
+  DISPATCH_CONCURRENCY: wholeNumber(32),
   DELIVERY_QUEUE_URL: z.optional(z.url()),
   OUTBOX_DIR: z._default(z.string().check(z.minLength(1)), '.local/outbox'),
 });
@@ -43,6 +44,8 @@ export interface Config {
   embedKeysCacheMs: number;
   /** Missed instants older than this are not fired. */
   misfireGraceMinutes: number;
+  /** Notifications a dispatcher invocation works on at once. */
+  dispatchConcurrency: number;
   /** Where delivery jobs go when deployed; without it they are files in `outboxDir`. */
   deliveryQueueUrl: string | undefined;
   outboxDir: string;
@@ -65,6 +68,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     principalCacheMs: vars.PRINCIPAL_CACHE_SECONDS * 1000,
     embedKeysCacheMs: vars.EMBED_KEYS_CACHE_SECONDS * 1000,
     misfireGraceMinutes: vars.MISFIRE_GRACE_MINUTES,
+    dispatchConcurrency: Math.max(1, vars.DISPATCH_CONCURRENCY),
     deliveryQueueUrl: vars.DELIVERY_QUEUE_URL,
     outboxDir: vars.OUTBOX_DIR,
   };

@@ -61,8 +61,8 @@ export interface RunProgress {
 }
 
 export interface DispatchStore {
-  /** Every due-index entry at or before `now`, in every shard. */
-  dueEntries(now: number): Promise<DueEntry[]>;
+  /** Every due-index entry at or before `now`, in the given shards of the index (every shard when absent). */
+  dueEntries(now: number, shards?: readonly number[]): Promise<DueEntry[]>;
   findNotification(ref: NotificationRef): Promise<StoredNotification | undefined>;
   findDashboard(deploymentId: number, dashboardId: number): Promise<Dashboard | undefined>;
   /** Creates the run unless its id exists (false then). A pending run enters the due index under its lease. */
@@ -106,6 +106,8 @@ export interface DispatchOptions {
   leaseMs?: number;
   pageSize?: number;
   concurrency?: number;
+  /** The due-index shards this pass reads; passes over disjoint shards share a busy minute. */
+  shards?: readonly number[];
 }
 
 export interface PassSummary {
@@ -143,7 +145,11 @@ interface Context {
   dashboards: Map<string, Promise<Dashboard | undefined>>;
 }
 
-function dashboardOf(context: Context, deploymentId: number, dashboardId: number): Promise<Dashboard | undefined> {
+function dashboardOf(
+  context: Context,
+  deploymentId: number,
+  dashboardId: number,
+): Promise<Dashboard | undefined> {
   const key = `${deploymentId}/${dashboardId}`;
   let dashboard = context.dashboards.get(key);
   if (!dashboard) {
@@ -295,7 +301,7 @@ export async function dispatchPass(
       runs: [],
     },
   };
-  const entries = await store.dueEntries(options.now);
+  const entries = await store.dueEntries(options.now, options.shards);
   context.summary.due = entries.length;
   let next = 0;
   const worker = async () => {

@@ -23,6 +23,12 @@ const deliveryPrefix = (runId: string) => `DELIVERY#${runId}#`;
 export const DUE_INDEX = { name: 'gsi3', partitionKey: 'gsi3pk', sortKey: 'gsi3sk' } as const;
 export const DUE_INDEX_SHARDS = 16;
 
+/** The shards split into `groups` disjoint sets, one per concurrent dispatcher invocation. */
+export const dueShardGroups = (groups: number): number[][] =>
+  Array.from({ length: groups }, (_, group) =>
+    Array.from({ length: DUE_INDEX_SHARDS }, (_, shard) => shard).filter((shard) => shard % groups === group),
+  );
+
 /** A stable small hash of the notification's identity: its runs share its shard. */
 function dueShard(deploymentId: number, notificationId: number): number {
   let hash = 0;

@@ -90,12 +90,11 @@ async function dueInShard(shard: number, now: number): Promise<DueEntry[]> {
   return entries;
 }
 
+const allShards = Array.from({ length: DUE_INDEX_SHARDS }, (_, shard) => shard);
+
 export const dispatchStore: DispatchStore = {
-  async dueEntries(now) {
-    const shards = await Promise.all(
-      Array.from({ length: DUE_INDEX_SHARDS }, (_, shard) => dueInShard(shard, now)),
-    );
-    return shards.flat();
+  async dueEntries(now, shards = allShards) {
+    return (await Promise.all(shards.map((shard) => dueInShard(shard, now)))).flat();
   },
 
   async findNotification(ref) {

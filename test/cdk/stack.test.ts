@@ -5,10 +5,12 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readConfig } from '#lib/config';
 import { routeKey, routes } from '#lib/routes';
+import { DUE_INDEX_SHARDS } from '#lib/store/keys';
 import { addStageStack } from '../../cdk/admin-api-app.ts';
 import type { AdminApiStack } from '../../cdk/admin-api-stack.ts';
 import { operationSettings } from '../../cdk/operation-settings.ts';
 import {
+  DISPATCH_INVOCATIONS,
   DISPATCHER_TABLE_ACTIONS,
   DISPATCHER_TIMEOUT_SECONDS,
   MAX_RECEIVE_COUNT,
@@ -292,19 +294,22 @@ describe('the scheduler of the dev stage', () => {
     ({ stack, template } = stage('dev'));
   });
 
-  it('starts the dispatcher every minute, retrying a failed start', () => {
+  it('starts the dispatcher every minute, once per group of due-index shards, retrying a failed start', () => {
     const [, rule] = only(template.findResources('AWS::Events::Rule'));
     const dispatcherId = stack.getLogicalId(stack.scheduler.dispatcher.node.defaultChild as never);
     expect(rule.Properties).toMatchObject({
       ScheduleExpression: 'rate(1 minute)',
       State: 'ENABLED',
-      Targets: [
-        {
-          Arn: { 'Fn::GetAtt': [dispatcherId, 'Arn'] },
-          RetryPolicy: { MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 120 },
-        },
-      ],
     });
+    const targets = rule.Properties.Targets as { Arn: unknown; Input: string; RetryPolicy: unknown }[];
+    expect(targets).toHaveLength(DISPATCH_INVOCATIONS);
+    for (const target of targets) {
+      expect(target.Arn).toEqual({ 'Fn::GetAtt': [dispatcherId, 'Arn'] });
+      expect(target.RetryPolicy).toEqual({ MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 120 });
+    }
+    // Every shard is read by exactly one invocation.
+    const shards = targets.flatMap((target) => JSON.parse(target.Input).shards as number[]);
+    expect(shards.sort((a, b) => a - b)).toEqual(Array.from({ length: DUE_INDEX_SHARDS }, (_, i) => i));
     template.hasResourceProperties('AWS::Lambda::Permission', {
       Action: 'lambda:InvokeFunction',
       Principal: 'events.amazonaws.com',
