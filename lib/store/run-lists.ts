@@ -66,7 +66,7 @@ async function partitionPage<T>(
   };
 }
 
-const isRecipientPosition = (position: string) => /^(USER|EMBED_USER)#[^\u0000]{1,600}$/.test(position);
+const isRecipientPosition = (position: string) => /^(USER|EMBED_USER)#.{1,600}$/s.test(position);
 
 export const runListRepository: RunListRepository = {
   async notificationExists(ref) {

@@ -2,23 +2,12 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DispatchStore, DueEntry, Lease, RunProgress, RunRef } from '#lib/domain/dispatch';
 import type { ConsoleUser, Dashboard } from '#lib/domain/entities';
-import type { PageRequest, StoredPage } from '#lib/domain/paging';
-import type { NotificationRef } from '#lib/domain/recipients';
-import type { RunListRepository } from '#lib/domain/run-lists';
-import { type Delivery, type RecipientRow, RUN_ID_PATTERN, type Run } from '#lib/domain/runs';
-import { ValidationError } from '#lib/errors';
+import type { RecipientRow } from '#lib/domain/runs';
 import { batchGetAll, batchWriteAll } from '#lib/store/batch';
 import { documentClient, tableName } from '#lib/store/client';
 import { dashboardFromItem } from '#lib/store/dashboards';
 import { getItem, type Item } from '#lib/store/items';
-import {
-  DUE_INDEX,
-  DUE_INDEX_SHARDS,
-  dueIndexKeys,
-  keys,
-  RECIPIENT_PREFIX,
-  RUN_PREFIX,
-} from '#lib/store/keys';
+import { DUE_INDEX, DUE_INDEX_SHARDS, dueIndexKeys, keys, RECIPIENT_PREFIX } from '#lib/store/keys';
 import { notificationFromItem } from '#lib/store/notifications';
 import { recipientFromItem } from '#lib/store/recipient-items';
 import { runFromItem } from '#lib/store/run-items';
