@@ -10,7 +10,7 @@ import { type RecordedCall, recordDynamoDb, replay } from './recorder.ts';
 import { type Summary, summarize } from './stats.ts';
 
 /**
- * Add-recipients at its limit (issue 3): 1000 new embed recipients in one request, then the same
+ * Add-recipients at its limit: 1000 new embed recipients in one request, then the same
  * request again, which must find all 1000 unchanged and write nothing. Its floor: the items that
  * request wrote, written by a bare client in BatchWrite calls of 25 into an empty table of the same
  * shape, with the concurrency lib/store/batch.ts uses, in the same run. A second reference: the

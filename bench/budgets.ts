@@ -2,7 +2,7 @@ import { round } from './stats.ts';
 import type { Table } from './table.ts';
 
 /**
- * The targets of issue 6 (and issue 3 for add-recipients), checked against this run's figures.
+ * The performance targets BENCHMARKS.md lists, checked against this run's figures.
  * Deterministic figures (bytes, DynamoDB requests, capacity units) fail the run when missed; timings
  * are judged against their floor from the same run and reported, never failing it (a shared CI
  * machine's load would make them flaky).
@@ -46,12 +46,19 @@ export const VERIFY_MICROSECONDS = 200;
  */
 export const knownMisses: Record<string, { ceiling: number; fix: string }> = {
   'update-notification: bundle bytes': {
-    ceiling: 545_000,
+    // 540 KB before the Powertools logger and metrics (about 33 KB in every function).
+    ceiling: 580_000,
     fix: "cron-parser (CommonJS, with luxon: 98 KB) is the design card's choice for strict cron parsing; a ~50-line own 5-field parser would meet the budget",
   },
   'send-notification: bundle bytes': {
-    ceiling: 590_000,
+    // 579 KB before the Powertools logger and metrics (about 33 KB in every function).
+    ceiling: 625_000,
     fix: 'cron-parser (as above) and @aws-sdk/client-sqs for the delivery queue (~130 KB); writing the run alone and leaving its deliveries to the dispatcher would keep the SQS client out of this function',
+  },
+  'add-recipients: bundle bytes': {
+    // 433 KB before the Powertools logger (17 KB), metrics (11 KB) and their commons.
+    ceiling: 472_000,
+    fix: 'the Powertools logger and metrics cost about 33 KB in every function; writing the EMF lines ourselves would save 11 KB, and the rest needs add-recipients itself to shrink',
   },
 };
 

@@ -45,7 +45,6 @@ export async function startLocalStack(fixtureInput: unknown): Promise<LocalStack
   // The handlers read their configuration on first use, which comes after this.
   process.env.TABLE_NAME = `bench-${randomUUID().slice(0, 8)}`;
   process.env.AWS_REGION ??= 'us-east-1';
-  process.env.LOG_LEVEL ??= 'silent';
   process.env.PRINCIPAL_CACHE_SECONDS = CACHE_SECONDS;
   process.env.EMBED_KEYS_CACHE_SECONDS = CACHE_SECONDS;
   process.env.EMBED_AUDIENCE = EMBED_AUDIENCE;

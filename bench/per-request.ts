@@ -1,6 +1,6 @@
+import { meterDynamoDb } from '#lib/local/dynamodb-meter';
 import { type Route, routes } from '#lib/routes';
 import { documentClient } from '#lib/store/client';
-import { meterDynamoDb } from '#test/support/dynamodb-meter';
 import type { BenchKeys } from './fixture.ts';
 import type { LocalStack, Reply } from './local-stack.ts';
 import { type RecordedCall, recordDynamoDb, replay } from './recorder.ts';

@@ -1,3 +1,4 @@
+import './quiet.ts';
 import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
@@ -15,17 +16,21 @@ import { table } from './table.ts';
 
 /**
  * `npm run bench`: cold start, per-request overhead, DynamoDB work and token verification, each next
- * to its floor from the same run; prints the tables and writes bench/results.json.
+ * to its floor from the same run; prints the tables and writes .local/bench/results.json. With
+ * `--write` (`npm run bench -- --write`) a full run writes bench/results.json and the figures in
+ * BENCHMARKS.md instead, the tracked copies: the tree changes only when asked.
  * `npm run bench:smoke` (or `npm run bench -- --smoke`): one iteration of everything, for CI; fails
  * on a missed deterministic budget (bytes, DynamoDB requests, capacity) or an error, never on a timing.
  */
 
 const smoke = process.argv.includes('--smoke');
+// A smoke run's single samples are no figures to keep: it never writes the tracked files.
+const write = process.argv.includes('--write') && !smoke;
 const root = new URL('../', import.meta.url);
 const workDirectory = new URL('.local/bench/', root).pathname;
-const resultsFile = smoke
-  ? `${workDirectory}results-smoke.json`
-  : new URL('bench/results.json', root).pathname;
+const resultsFile = write
+  ? new URL('bench/results.json', root).pathname
+  : `${workDirectory}${smoke ? 'results-smoke.json' : 'results.json'}`;
 
 async function main(): Promise<number> {
   const startedAt = Date.now();
@@ -88,10 +93,10 @@ async function main(): Promise<number> {
   await mkdir(workDirectory, { recursive: true });
   await writeFile(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
   log(`\nWrote ${resultsFile} in ${results.durationSeconds} s.`);
-  // Only a full run speaks for the document: a smoke run's single samples are no figures to show.
   const document = new URL('BENCHMARKS.md', root).pathname;
-  if (!smoke && (await updateBenchmarksDocument(document, results)))
+  if (write && (await updateBenchmarksDocument(document, results)))
     log(`Updated the figures in ${document}.`);
+  if (!write && !smoke) log('BENCHMARKS.md left as it is; `npm run bench -- --write` updates it.');
 
   for (const figure of budgets.unneededWaivers())
     log(`NOTE: "${figure}" now meets its target; remove it from knownMisses in bench/budgets.ts.`);

@@ -24,7 +24,7 @@ import { scenarios } from './scenarios.ts';
 import { round, type Summary } from './stats.ts';
 import { ms, type Table, table, times } from './table.ts';
 
-/** Items 2 and 3 (and issue 3's add-recipients figures): requests over the local adapter against DynamoDB Local. */
+/** Items 2 and 3: requests over the local adapter against DynamoDB Local. */
 
 export interface RequestResults {
   perRequest: OperationFigures[];

@@ -23,8 +23,6 @@ export function summarize(values: readonly number[]): Summary {
   };
 }
 
-export const ratio = (value: number, floor: number) => (floor > 0 ? value / floor : Number.NaN);
-
 export const round = (value: number, digits = 2) => {
   const scale = 10 ** digits;
   return Math.round(value * scale) / scale;

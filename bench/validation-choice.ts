@@ -2,7 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import * as z from 'zod/mini';
-import { notificationPath, updateNotificationInput } from '#lib/domain/notification-input';
+import { notificationPath, updateNotificationInput } from '#lib/http/schemas/notifications';
 import { lambdaContext } from '#lib/local/http-adapter';
 
 /**

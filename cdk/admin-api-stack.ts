@@ -17,6 +17,7 @@ import { tableKeySchema } from '#lib/store/keys';
 import { globalSecondaryIndexes } from '#lib/store/table-definition';
 import { ApiFunction } from './api-function.ts';
 import { functionEnvironment } from './function-environment.ts';
+import { Monitoring } from './monitoring.ts';
 import { operationSettings } from './operation-settings.ts';
 import { Scheduler } from './scheduler.ts';
 import type { StageConfig } from './stages.ts';
@@ -50,6 +51,7 @@ export class AdminApiStack extends Stack {
   readonly api: HttpApi;
   readonly functions = new Map<Operation, ApiFunction>();
   readonly scheduler: Scheduler;
+  readonly monitoring: Monitoring;
 
   constructor(scope: Construct, id: string, props: AdminApiStackProps) {
     const { stage, ...stackProps } = props;
@@ -128,6 +130,20 @@ export class AdminApiStack extends Stack {
       removalPolicy,
       producers: [this.functions.get('send-notification') as ApiFunction],
     });
+
+    // TransactWriteItems is granted as its PutItem/UpdateItem actions, but throttled under its own name.
+    const tableOperations = new Set<string>(['TransactWriteItems']);
+    for (const settings of Object.values(operationSettings)) {
+      for (const action of settings.tableActions) tableOperations.add(action.replace('dynamodb:', ''));
+    }
+    this.monitoring = new Monitoring(this, 'Monitoring', {
+      stageName: stage.name,
+      api: this.api,
+      table: this.table,
+      functions: this.functions,
+      tableOperations: [...tableOperations],
+    });
+    this.scheduler.alarmTo(this.monitoring.alarmTopic);
 
     new CfnOutput(this, 'ApiUrl', { value: apiStage.url, description: 'Base URL of the API' });
     new CfnOutput(this, 'TableName', { value: this.table.tableName, description: 'The DynamoDB table' });

@@ -1,4 +1,5 @@
 import type { Operation } from '#lib/routes';
+import { functionTimeoutSeconds } from '#lib/timeouts';
 
 /**
  * What each operation's function needs from AWS, read off its code paths. The stack grants exactly
@@ -10,7 +11,6 @@ export type TableAction =
   | 'dynamodb:GetItem'
   | 'dynamodb:UpdateItem'
   | 'dynamodb:PutItem'
-  | 'dynamodb:ConditionCheckItem'
   | 'dynamodb:Query'
   | 'dynamodb:BatchGetItem'
   | 'dynamodb:BatchWriteItem';
@@ -37,7 +37,7 @@ export const operationSettings = {
   'update-notification': {
     // Read the notification with its version, then a conditional UpdateItem (lib/store/notifications.ts).
     tableActions: [...AUTHENTICATION, 'dynamodb:UpdateItem'],
-    timeoutSeconds: 10,
+    timeoutSeconds: functionTimeoutSeconds['update-notification'],
     memoryMiB: 1024,
   },
   'add-recipients': {
@@ -54,14 +54,13 @@ export const operationSettings = {
       // New and changed recipient rows, 25 per call.
       'dynamodb:BatchWriteItem',
     ],
-    // Up to 1000 recipients, with batch retries bounded by the remaining time (lib/store/batch.ts).
-    timeoutSeconds: 29,
+    timeoutSeconds: functionTimeoutSeconds['add-recipients'],
     memoryMiB: 1024,
   },
   'set-dashboard-embedding': {
     // One conditional UpdateItem on the dashboard, no read first (lib/store/dashboards.ts).
     tableActions: [...AUTHENTICATION, 'dynamodb:UpdateItem'],
-    timeoutSeconds: 10,
+    timeoutSeconds: functionTimeoutSeconds['set-dashboard-embedding'],
     memoryMiB: 1024,
   },
   'get-embedded-dashboard': {
@@ -69,8 +68,7 @@ export const operationSettings = {
     tableActions: [...AUTHENTICATION],
     // dashboardRepository.setAllowEmbed, the PATCH's write.
     bundledButNotCalled: ['dynamodb:UpdateItem'],
-    // An embed token may make aws-jwt-verify fetch the tenant's JWKS over the internet.
-    timeoutSeconds: 10,
+    timeoutSeconds: functionTimeoutSeconds['get-embedded-dashboard'],
     memoryMiB: 1024,
   },
   'send-notification': {
@@ -88,20 +86,19 @@ export const operationSettings = {
       // The run's progress, lease and end (lib/store/runs.ts).
       'dynamodb:UpdateItem',
     ],
-    // Delivers what fits; a run cut short is finished by the dispatcher under its lease.
-    timeoutSeconds: 29,
+    timeoutSeconds: functionTimeoutSeconds['send-notification'],
     memoryMiB: 1024,
   },
   'list-runs': {
     // One page on the notification's partition; the notification for the 404 of an empty page.
     tableActions: [...AUTHENTICATION, 'dynamodb:Query'],
-    timeoutSeconds: 10,
+    timeoutSeconds: functionTimeoutSeconds['list-runs'],
     memoryMiB: 1024,
   },
   'list-deliveries': {
     // One page on the notification's partition; the notification and the run for the 404 of an empty page.
     tableActions: [...AUTHENTICATION, 'dynamodb:Query'],
-    timeoutSeconds: 10,
+    timeoutSeconds: functionTimeoutSeconds['list-deliveries'],
     memoryMiB: 1024,
   },
 } as const satisfies Record<Operation, OperationSettings>;

@@ -1,8 +1,11 @@
 import { fileURLToPath } from 'node:url';
 import { CfnOutput, Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, RuleTargetInput, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { chunk } from '#lib/store/batch';
@@ -123,5 +126,19 @@ export class Scheduler extends Construct {
       value: this.deadLetterQueue.queueName,
       description: `Jobs the renderer failed ${MAX_RECEIVE_COUNT} times`,
     });
+  }
+
+  /** A job in the dead-letter queue is one the renderer gave up on: someone should look. */
+  alarmTo(topic: ITopic): Alarm {
+    const alarm = new Alarm(this, 'DeadLetterJobs', {
+      alarmDescription: 'Delivery jobs the renderer failed repeatedly are waiting in the dead-letter queue',
+      metric: this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5) }),
+      threshold: 0,
+      evaluationPeriods: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+    alarm.addAlarmAction(new SnsAction(topic));
+    return alarm;
   }
 }

@@ -1,14 +1,21 @@
-import { notificationPath } from '#lib/domain/notification-input';
 import { addRecipients } from '#lib/domain/recipients';
-import { addRecipientsInput } from '#lib/domain/recipients-input';
 import { createHandler } from '#lib/http/create-handler';
+import { notificationPath } from '#lib/http/schemas/notifications';
+import { addRecipientsInput } from '#lib/http/schemas/recipients';
+import { recordBusinessMetric } from '#lib/metrics';
 import { recipientRepository } from '#lib/store/recipients';
+import { credentialDirectory } from '#lib/store/users';
 
 /** POST /v1/deployments/{deploymentId}/notifications/{id}/recipients: subscribe console and embed users. */
 export const handler = createHandler({
   access: 'admin',
+  credentials: credentialDirectory,
   params: notificationPath,
   body: addRecipientsInput,
-  operation: ({ params, body, remainingTimeMs }) =>
-    addRecipients(recipientRepository, params, body.recipients, { remainingTimeMs }),
+  operation: async ({ params, body, remainingTimeMs }) => {
+    const result = await addRecipients(recipientRepository, params, body.recipients, { remainingTimeMs });
+    recordBusinessMetric('RecipientsCreated', result.createdRecipients.length);
+    recordBusinessMetric('RecipientsUpdated', result.updatedRecipients.length);
+    return result;
+  },
 });

@@ -4,7 +4,7 @@ import { config } from '#lib/config';
 import { dispatchPass } from '#lib/domain/dispatch';
 import { passCounts, summaryLine } from '#lib/domain/dispatch-summary';
 import { jobSink } from '#lib/jobs/job-sink';
-import { log } from '#lib/log';
+import { logger } from '#lib/log';
 import { DUE_INDEX_SHARDS } from '#lib/store/keys';
 import { dispatchStore } from '#lib/store/runs';
 
@@ -33,8 +33,8 @@ export async function handler(event: unknown, context: Pick<Context, 'getRemaini
       shards: shards.success ? shards.data.shards : undefined,
       remainingTimeMs: () => context.getRemainingTimeInMillis(),
     },
-    (error, entry) => log.error('dispatch entry failed', { entry, error: (error as Error).name }),
+    (error, entry) => logger.error('dispatch entry failed', { entry, error: (error as Error).name }),
   );
-  log.info(summaryLine(now, summary), passCounts(summary));
+  logger.info(summaryLine(now, summary), passCounts(summary));
   return passCounts(summary);
 }

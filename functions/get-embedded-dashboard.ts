@@ -1,10 +1,13 @@
-import { dashboardPath, getEmbeddedDashboard } from '#lib/domain/embedding';
+import { getEmbeddedDashboard } from '#lib/domain/embedding';
 import { createHandler } from '#lib/http/create-handler';
+import { dashboardPath } from '#lib/http/schemas/embedding';
 import { dashboardRepository } from '#lib/store/dashboards';
+import { credentialDirectory } from '#lib/store/users';
 
 /** GET /v1/embed/dashboard/{publicId}: the dashboard, if this caller may embed it. */
 export const handler = createHandler({
   access: 'embed-read',
+  credentials: credentialDirectory,
   params: dashboardPath,
   operation: ({ params, principal }) => getEmbeddedDashboard(dashboardRepository, principal, params.publicId),
 });

@@ -1,12 +1,14 @@
 import { sendNow } from '#lib/domain/dispatch';
-import { notificationPath } from '#lib/domain/notification-input';
 import { createHandler } from '#lib/http/create-handler';
+import { notificationPath } from '#lib/http/schemas/notifications';
 import { jobSink } from '#lib/jobs/job-sink';
 import { dispatchStore } from '#lib/store/runs';
+import { credentialDirectory } from '#lib/store/users';
 
 /** POST /v1/deployments/{deploymentId}/notifications/{id}/send: a manual run now, answered 202 with its RunDto. */
 export const handler = createHandler({
   access: 'admin',
+  credentials: credentialDirectory,
   params: notificationPath,
   success: { status: 202 },
   operation: ({ params, remainingTimeMs }) =>

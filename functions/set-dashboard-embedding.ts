@@ -1,10 +1,13 @@
-import { dashboardPath, setDashboardEmbedding, updateDashboardEmbeddingInput } from '#lib/domain/embedding';
+import { setDashboardEmbedding } from '#lib/domain/embedding';
 import { createHandler } from '#lib/http/create-handler';
+import { dashboardPath, updateDashboardEmbeddingInput } from '#lib/http/schemas/embedding';
 import { dashboardRepository } from '#lib/store/dashboards';
+import { credentialDirectory } from '#lib/store/users';
 
 /** PATCH /v1/embed/dashboard/{publicId}: turn signed embedding of a dashboard on or off. */
 export const handler = createHandler({
   access: 'admin',
+  credentials: credentialDirectory,
   params: dashboardPath,
   body: updateDashboardEmbeddingInput,
   operation: ({ params, body }) => setDashboardEmbedding(dashboardRepository, params.publicId, body),

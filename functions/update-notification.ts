@@ -1,12 +1,14 @@
 import { config } from '#lib/config';
 import { updateNotification } from '#lib/domain/notification';
-import { notificationPath, updateNotificationInput } from '#lib/domain/notification-input';
 import { createHandler } from '#lib/http/create-handler';
+import { notificationPath, updateNotificationInput } from '#lib/http/schemas/notifications';
 import { notificationRepository } from '#lib/store/notifications';
+import { credentialDirectory } from '#lib/store/users';
 
 /** PUT /v1/deployments/{deploymentId}/notifications/{id}: replace the supplied fields of a notification. */
 export const handler = createHandler({
   access: 'admin',
+  credentials: credentialDirectory,
   params: notificationPath,
   body: updateNotificationInput,
   bodyOptional: true,

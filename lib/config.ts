@@ -5,6 +5,17 @@ import * as z from 'zod/mini';
  * variable fails the first request with its name rather than misbehaving later.
  */
 
+/** A setting of the function that is missing or malformed: a fault of the deployment, never of the request. */
+export class ConfigurationError extends Error {
+  readonly variables: string[];
+
+  constructor(variables: string[], problem: string) {
+    super(`Invalid configuration: ${problem}`);
+    this.name = 'ConfigurationError';
+    this.variables = variables;
+  }
+}
+
 const jwkSet = z.looseObject({ keys: z.array(z.looseObject({})) });
 
 export const trustedIssuerSchema = z.strictObject({
@@ -54,8 +65,8 @@ export interface Config {
 export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = environment.safeParse(env);
   if (!parsed.success) {
-    const names = parsed.error.issues.map((issue) => issue.path.join('.')).join(', ');
-    throw new Error(`Invalid configuration: check the environment variable(s) ${names}`);
+    const names = [...new Set(parsed.error.issues.map((issue) => issue.path.join('.')))];
+    throw new ConfigurationError(names, `check the environment variable(s) ${names.join(', ')}`);
   }
   const vars = parsed.data;
   return {
@@ -79,17 +90,19 @@ function parseTrustedIssuers(json: string): TrustedIssuer[] {
   try {
     value = JSON.parse(json);
   } catch {
-    throw new Error('Invalid configuration: TRUSTED_ISSUERS is not valid JSON');
+    throw new ConfigurationError(['TRUSTED_ISSUERS'], 'TRUSTED_ISSUERS is not valid JSON');
   }
   const parsed = z.array(trustedIssuerSchema).safeParse(value);
   if (!parsed.success)
-    throw new Error(
-      'Invalid configuration: TRUSTED_ISSUERS does not list {kind, issuer, audience, jwksUri|jwks}',
+    throw new ConfigurationError(
+      ['TRUSTED_ISSUERS'],
+      'TRUSTED_ISSUERS does not list {kind, issuer, audience, jwksUri|jwks}',
     );
   for (const issuer of parsed.data) {
     if (!issuer.jwksUri === !issuer.jwks) {
-      throw new Error(
-        `Invalid configuration: trusted issuer ${issuer.issuer} needs exactly one of jwksUri and jwks`,
+      throw new ConfigurationError(
+        ['TRUSTED_ISSUERS'],
+        `TRUSTED_ISSUERS: trusted issuer ${issuer.issuer} needs exactly one of jwksUri and jwks`,
       );
     }
   }

@@ -1,3 +1,5 @@
+import { RETRY_AFTER_SECONDS } from '#lib/timeouts';
+
 /**
  * The failures the service can report, each with a stable `code` that clients can branch on.
  * Thrown by the domain and by the request plumbing; turned into an HTTP response in one place
@@ -28,8 +30,8 @@ export class ServiceError extends Error {
   readonly code: ErrorCode;
   readonly problems: FieldProblem[];
 
-  constructor(code: ErrorCode, message: string, problems: FieldProblem[] = []) {
-    super(message);
+  constructor(code: ErrorCode, message: string, problems: FieldProblem[] = [], options?: ErrorOptions) {
+    super(message, options);
     this.name = new.target.name;
     this.code = code;
     this.problems = problems;
@@ -54,10 +56,6 @@ export class ValidationError extends ServiceError {
     code: 'validation_failed' | 'unresolvable_recipient' = 'validation_failed',
   ) {
     super(code, summarize(problems), problems);
-  }
-
-  static of(path: string, message: string): ValidationError {
-    return new ValidationError([{ path, message }]);
   }
 }
 
@@ -115,9 +113,19 @@ export class ConflictError extends ServiceError {
   }
 }
 
-/** Storage is throttled, or time ran out before the work finished; every write made so far is safe to repeat. */
+/**
+ * An outage rather than a fault of the request: storage throttled past its retries, signing keys that
+ * cannot be fetched, time running out. Every write made so far is safe to repeat; `cause` says what
+ * failed (logged, never answered).
+ */
 export class UnavailableError extends ServiceError {
-  constructor(message = 'The service is busy; the request is safe to repeat') {
-    super('unavailable', message);
+  readonly retryAfterSeconds: number;
+
+  constructor(
+    message = 'The service is busy; the request is safe to repeat',
+    options: { cause?: unknown; retryAfterSeconds?: number } = {},
+  ) {
+    super('unavailable', message, [], { cause: options.cause });
+    this.retryAfterSeconds = options.retryAfterSeconds ?? RETRY_AFTER_SECONDS;
   }
 }

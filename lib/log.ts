@@ -1,25 +1,14 @@
+import { Logger } from '@aws-lambda-powertools/logger';
+import { SERVICE_NAME } from '#lib/telemetry-names';
+
 /**
- * One JSON line per event, so CloudWatch Logs Insights can query fields. Callers pass only what is
- * safe to keep: never a credential, a request body or a stack trace.
+ * The one logger: Powertools' JSON lines, which CloudWatch Logs Insights queries by field. Its Middy
+ * middleware adds the Lambda request id, function name and cold start to every line. Callers pass only
+ * what is safe to keep: never a credential, a request body or stored personal data (e-mails,
+ * externalIds, security contexts). The level comes from POWERTOOLS_LOG_LEVEL or LOG_LEVEL.
  */
-const levels = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 } as const;
-type Level = Exclude<keyof typeof levels, 'silent'>;
-
-function threshold(): number {
-  const configured = (process.env.LOG_LEVEL ?? 'info').toLowerCase();
-  return levels[configured as keyof typeof levels] ?? levels.info;
-}
-
-function write(level: Level, message: string, fields: Record<string, unknown>): void {
-  if (levels[level] < threshold()) return;
-  const line = JSON.stringify({ level, message, ...fields, time: new Date().toISOString() });
-  if (level === 'error' || level === 'warn') console.error(line);
-  else console.log(line);
-}
-
-export const log = {
-  debug: (message: string, fields: Record<string, unknown> = {}) => write('debug', message, fields),
-  info: (message: string, fields: Record<string, unknown> = {}) => write('info', message, fields),
-  warn: (message: string, fields: Record<string, unknown> = {}) => write('warn', message, fields),
-  error: (message: string, fields: Record<string, unknown> = {}) => write('error', message, fields),
-};
+export const logger = new Logger({
+  serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? SERVICE_NAME,
+  // Powertools reads only upper-case names from the environment; the stages write `info`, `debug`...
+  logLevel: (process.env.POWERTOOLS_LOG_LEVEL || process.env.LOG_LEVEL || 'INFO').toUpperCase() as 'INFO',
+});

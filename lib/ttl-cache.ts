@@ -27,8 +27,4 @@ export class TtlCache<V> {
     this.#entries.set(key, { value, expiresAt: now + this.#ttlMs });
     return value;
   }
-
-  clear(): void {
-    this.#entries.clear();
-  }
 }

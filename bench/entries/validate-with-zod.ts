@@ -1,6 +1,6 @@
 import middy from '@middy/core';
-import { notificationPath, updateNotificationInput } from '#lib/domain/notification-input';
 import { jsonBody } from '#lib/http/json-body';
+import { notificationPath, updateNotificationInput } from '#lib/http/schemas/notifications';
 import { validate } from '#lib/http/validate';
 
 /**

@@ -7,6 +7,7 @@ import { createTokenVerifier, type VerifyToken } from '#lib/auth/token-verifier'
 import type { TrustedIssuer } from '#lib/config';
 import type { ConsoleUser, EmbedTenant } from '#lib/domain/entities';
 import { UnauthorizedError } from '#lib/errors';
+import { keyPartLimits } from '#lib/store/keys';
 import { TtlCache } from '#lib/ttl-cache';
 
 /** Where credentials are looked up; the storage layer provides it. */
@@ -28,14 +29,13 @@ export interface AuthenticatorOptions {
 
 export type Authenticate = (authorization: string | undefined) => Promise<Principal>;
 
-const EMBED_TOKEN_MAX_LIFETIME_SECONDS = 24 * 60 * 60;
-/**
- * Longer names are not looked up: percent-encoded (up to 9 bytes a character) they could exceed
- * DynamoDB's 2048-byte partition key, and the lookup would fail as a 500 instead of a 401.
- */
-const MAX_TENANT_NAME_LENGTH = 128;
+export interface Authenticator extends Authenticate {
+  hydrate(): Promise<void>;
+}
 
-export function createAuthenticator(options: AuthenticatorOptions): Authenticate {
+const EMBED_TOKEN_MAX_LIFETIME_SECONDS = 24 * 60 * 60;
+
+export function createAuthenticator(options: AuthenticatorOptions): Authenticator {
   const { directory, embedAudience } = options;
   const consoleUsers = new TtlCache<ConsoleUser | undefined>(options.principalCacheMs);
   const tenantVerifiers = new TtlCache<VerifyToken | undefined>(options.embedKeysCacheMs);
@@ -46,16 +46,16 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticate
     ]),
   );
 
-  function consolePrincipal(user: ConsoleUser | undefined, via: 'api-key' | 'console-jwt'): Principal {
+  function consolePrincipal(user: ConsoleUser | undefined): Principal {
     if (!user) throw new UnauthorizedError('The credential is not valid');
-    return { kind: 'console', user, via };
+    return { kind: 'console', user };
   }
 
   async function embedPrincipal(token: string, claimedTenant: unknown): Promise<Principal> {
     if (
       typeof claimedTenant !== 'string' ||
       claimedTenant === '' ||
-      claimedTenant.length > MAX_TENANT_NAME_LENGTH
+      claimedTenant.length > keyPartLimits.tenantName
     )
       throw new UnauthorizedError('The token is not valid');
     const verify = await tenantVerifiers.get(claimedTenant, async () => {
@@ -74,17 +74,7 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticate
     const payload = await verify(token);
     if (typeof payload.sub !== 'string' || payload.sub === '')
       throw new UnauthorizedError('The token has no subject');
-    return {
-      kind: 'embed',
-      tenant: claimedTenant,
-      externalId: payload.sub,
-      claims: {
-        email: typeof payload.email === 'string' ? payload.email : undefined,
-        securityContext: payload.securityContext,
-        userAttributes: payload.userAttributes,
-        groups: payload.groups,
-      },
-    };
+    return { kind: 'embed', tenant: claimedTenant, externalId: payload.sub };
   }
 
   function platformPrincipal(payload: JwtPayload): Principal {
@@ -94,13 +84,12 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticate
     return { kind: 'platform', session: session as PlatformSession };
   }
 
-  return async function authenticate(authorization) {
+  async function authenticate(authorization: string | undefined): Promise<Principal> {
     const credential = readCredential(authorization);
     if (credential.kind === 'api-key') {
       const digest = apiKeyDigest(credential.key);
       return consolePrincipal(
         await consoleUsers.get(`key:${digest}`, () => directory.userByApiKeyDigest(digest)),
-        'api-key',
       );
     }
 
@@ -118,9 +107,13 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticate
     const subject = payload.sub;
     if (typeof subject !== 'string' || subject === '')
       throw new UnauthorizedError('The token has no subject');
-    return consolePrincipal(
-      await consoleUsers.get(`sub:${subject}`, () => directory.userBySubject(subject)),
-      'console-jwt',
-    );
+    return consolePrincipal(await consoleUsers.get(`sub:${subject}`, () => directory.userBySubject(subject)));
+  }
+
+  /** Fetches the keys of every trusted issuer configured by JWKS URI, ahead of the first request. */
+  const hydrate = async () => {
+    await Promise.all([...issuers.values()].map((trusted) => trusted.verify.hydrate()));
   };
+
+  return Object.assign(authenticate, { hydrate });
 }

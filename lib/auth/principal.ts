@@ -2,19 +2,12 @@ import type { ConsoleUser } from '#lib/domain/entities';
 
 /** Who is calling, once their credential has been verified. */
 export type Principal =
-  | { kind: 'console'; user: ConsoleUser; via: 'api-key' | 'console-jwt' }
+  | { kind: 'console'; user: ConsoleUser }
   | { kind: 'platform'; session: PlatformSession }
-  | { kind: 'embed'; tenant: string; externalId: string; claims: EmbedClaims };
+  | { kind: 'embed'; tenant: string; externalId: string };
 
 export const platformSessions = ['screenshot', 'creator'] as const;
 export type PlatformSession = (typeof platformSessions)[number];
-
-export interface EmbedClaims {
-  email?: string;
-  securityContext?: unknown;
-  userAttributes?: unknown;
-  groups?: unknown;
-}
 
 /** An active console user with the admin role: the only principal the admin routes accept. */
 export function isAdmin(principal: Principal): boolean {

@@ -1,8 +1,16 @@
 import { JwtVerifier } from 'aws-jwt-verify';
-import { JwtBaseError, JwtExpiredError } from 'aws-jwt-verify/error';
+import {
+  FetchError,
+  JwksNotAvailableInCacheError,
+  JwksValidationError,
+  JwkValidationError,
+  JwtBaseError,
+  JwtExpiredError,
+} from 'aws-jwt-verify/error';
 import type { JwtPayload } from 'aws-jwt-verify/jwt-model';
 import type { JwkSet } from '#lib/domain/entities';
-import { UnauthorizedError } from '#lib/errors';
+import { UnauthorizedError, UnavailableError } from '#lib/errors';
+import { KEYS_RETRY_AFTER_SECONDS } from '#lib/timeouts';
 
 export interface TokenVerifierOptions {
   issuer: string;
@@ -15,7 +23,11 @@ export interface TokenVerifierOptions {
   maxLifetimeSeconds?: number;
 }
 
-export type VerifyToken = (token: string) => Promise<JwtPayload>;
+export interface VerifyToken {
+  (token: string): Promise<JwtPayload>;
+  /** Fetches the keys of a JWKS URI ahead of the first token; a failure is left for that token to meet. */
+  hydrate(): Promise<void>;
+}
 
 // Never fetched: a verifier with inline keys only ever uses verifySync, which reads its cache.
 const INLINE_JWKS_URI = 'https://inline-jwks.invalid/.well-known/jwks.json';
@@ -54,29 +66,44 @@ export function createTokenVerifier(options: TokenVerifierOptions): VerifyToken 
   });
   if (options.jwks) {
     verifier.cacheJwks(options.jwks as unknown as Parameters<typeof verifier.cacheJwks>[0]);
-    return async (token) => asUnauthorized(() => verifier.verifySync(token));
+    return Object.assign(async (token: string) => classified(() => verifier.verifySync(token)), {
+      hydrate: async () => {},
+    });
   }
-  return async (token) => {
-    try {
-      return await verifier.verify(token);
-    } catch (error) {
-      throw toUnauthorized(error);
-    }
-  };
+  return Object.assign(async (token: string) => classified(() => verifier.verify(token)), {
+    hydrate: () => verifier.hydrate().catch(() => undefined),
+  });
 }
 
-function asUnauthorized(verify: () => JwtPayload): JwtPayload {
+async function classified(verify: () => JwtPayload | Promise<JwtPayload>): Promise<JwtPayload> {
   try {
-    return verify();
+    return await verify();
   } catch (error) {
-    throw toUnauthorized(error);
+    throw classify(error);
   }
 }
 
-function toUnauthorized(error: unknown): Error {
+/**
+ * Keys that cannot be had (the JWKS endpoint unreachable, answering an error, or serving no valid key
+ * set) are an outage of the issuer, not a fault of the token: 503, so that callers keep good tokens.
+ * Everything else aws-jwt-verify refuses is the token's fault: 401. An unknown `kid` is the token's
+ * fault too: the keys were fetched and it is not among them.
+ */
+function classify(error: unknown): Error {
+  if (
+    error instanceof FetchError ||
+    error instanceof JwksNotAvailableInCacheError ||
+    error instanceof JwksValidationError ||
+    error instanceof JwkValidationError
+  ) {
+    return new UnavailableError('The signing keys of the token issuer cannot be fetched; retry later', {
+      cause: error,
+      retryAfterSeconds: KEYS_RETRY_AFTER_SECONDS,
+    });
+  }
   if (error instanceof JwtExpiredError) return new UnauthorizedError('The token has expired');
   if (error instanceof TokenPolicyError) return new UnauthorizedError(error.message);
   if (error instanceof JwtBaseError) return new UnauthorizedError('The token is not valid');
-  // Key fetch failures and the like: still the caller's credential that could not be accepted.
-  return new UnauthorizedError('The token could not be verified');
+  // Not a verdict on the token: a fault of ours, answered 500 and logged.
+  return error instanceof Error ? error : new Error(String(error));
 }

@@ -1,27 +1,10 @@
-import * as z from 'zod/mini';
 import { isAdmin, type Principal } from '#lib/auth/principal';
 import type { Dashboard } from '#lib/domain/entities';
 import { ForbiddenError, NotFoundError } from '#lib/errors';
 
-/** The request shapes of the embedding operations: the one schema source for validation and types. */
-
-export const PUBLIC_ID_MAX_LENGTH = 128;
-
-/** URL-safe characters only, so that a publicId reads the same in a path, a key and a log line. */
-export const dashboardPath = z.strictObject({
-  publicId: z
-    .string()
-    .check(
-      z.minLength(1, 'is required'),
-      z.maxLength(PUBLIC_ID_MAX_LENGTH, `must be at most ${PUBLIC_ID_MAX_LENGTH} characters`),
-      z.regex(/^[A-Za-z0-9._~-]*$/, 'may contain only letters, digits and . _ ~ -'),
-    ),
-});
-
-export const updateDashboardEmbeddingInput = z.strictObject({
-  allowEmbed: z.boolean('must be true or false'),
-});
-export type UpdateDashboardEmbeddingInput = z.output<typeof updateDashboardEmbeddingInput>;
+export interface UpdateDashboardEmbeddingInput {
+  allowEmbed: boolean;
+}
 
 export interface DashboardRepository {
   find(publicId: string): Promise<Dashboard | undefined>;
@@ -47,7 +30,7 @@ export interface EmbedAccessFacts {
 export type EmbedVisibility = 'visible' | 'not_found' | 'forbidden';
 
 /**
- * The embedding rule of the spec and CONTRACT.md, for a dashboard that exists. Trusted sessions and
+ * The embedding rule, for a dashboard that exists. Trusted sessions and
  * admins see it whatever its state. An embed token sees only a published dashboard shared with its
  * tenant or with all embed users (anything else is as if it did not exist), and then needs the
  * allowEmbed switch unless the dashboard is shared with all embed users.
@@ -69,6 +52,12 @@ export function embedCallerOf(principal: Principal): EmbedCaller {
   if (principal.kind === 'console') return isAdmin(principal) ? 'admin' : 'console';
   return principal.kind;
 }
+
+/**
+ * Who may ask for embedded dashboards at all, decided before any lookup: everyone but a console user
+ * who is not an admin. The route's access policy and `getEmbeddedDashboard` both ask this.
+ */
+export const mayReadEmbeddedDashboards = (principal: Principal) => embedCallerOf(principal) !== 'console';
 
 export function embedAccessFacts(dashboard: Dashboard, principal: Principal): EmbedAccessFacts {
   return {
@@ -99,9 +88,9 @@ export async function getEmbeddedDashboard(
   principal: Principal,
   publicId: string,
 ): Promise<EmbeddedDashboardDto> {
-  const caller = embedCallerOf(principal);
   // Decided before the lookup, like every authorization: a refused caller learns nothing about ids.
-  if (caller === 'console') throw new ForbiddenError();
+  if (!mayReadEmbeddedDashboards(principal)) throw new ForbiddenError();
+  const caller = embedCallerOf(principal);
   const dashboard = await repository.find(publicId);
   if (!dashboard) throw notFound(publicId);
   const visibility = embedVisibility(caller, embedAccessFacts(dashboard, principal));

@@ -2,8 +2,9 @@ import { isoInstant, nextFiringAfter } from '#lib/domain/firing-instants';
 import type {
   DashboardFilter,
   DashboardTimeGrain,
+  NotificationFormat,
   UpdateNotificationInput,
-} from '#lib/domain/notification-input';
+} from '#lib/domain/notification-fields';
 import {
   cronExpressionOf,
   customCronProblem,
@@ -12,8 +13,6 @@ import {
   type Schedule,
 } from '#lib/domain/schedule';
 import { ConflictError, type FieldProblem, NotFoundError, ValidationError } from '#lib/errors';
-
-export type NotificationFormat = 'png' | 'pdf';
 
 export interface Notification extends Schedule {
   id: number;

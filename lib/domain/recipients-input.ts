@@ -1,49 +1,42 @@
-import * as z from 'zod/mini';
-
+import { keyPartLimits } from '#lib/store/keys';
 /**
- * The request shape of "add recipients": the one schema source for its validation and its types.
- * Each item's kind is settled here (explicit `type`, else inferred from its fields), so everything
- * after the schema works on a classified item. Slack items pass the schema on purpose: refusing them
- * is a rule of its own with its own error code (`unsupported_recipient`).
+ * The rules of an "add recipients" item: how its kind is settled (explicit `type`, else inferred from
+ * its fields), which fields each kind may carry, and the classified value everything after the request
+ * schema works on. Slack items are classified on purpose: refusing them is a rule of its own with its
+ * own error code (`unsupported_recipient`).
  */
 
 export const MIN_RECIPIENTS = 1;
 export const MAX_RECIPIENTS = 1000;
 /** Together, an item's securityContext, userAttributes and groups as JSON; keeps every stored item far below DynamoDB's 400 KB. */
 export const MAX_PROPERTIES_JSON_LENGTH = 32_768;
-const MAX_LIST_LENGTH = 200;
+/** Of userAttributes and groups. */
+export const MAX_PROPERTY_LIST_LENGTH = 200;
 const MAX_EXTERNAL_ID_LENGTH = 256;
-/** Key parts are URL-encoded: this bounds the encoded form so that a sort key stays under 1024 bytes. */
-const MAX_ENCODED_KEY_PART_LENGTH = 768;
+/** Tenant names and externalIds become key parts: the key module bounds their encoded form. */
+const MAX_ENCODED_KEY_PART_LENGTH = keyPartLimits.encoded;
 
 export const recipientKinds = ['USER', 'EMBED_USER', 'SLACK'] as const;
 export type RecipientKind = (typeof recipientKinds)[number];
 
-const text = (max: number) =>
-  z.string().check(
-    z.maxLength(max, `must be at most ${max} characters`),
-    z.refine((value: string) => value.isWellFormed(), 'must be valid Unicode text'),
-  );
+export interface UserAttribute {
+  name: string;
+  value: string;
+}
 
-const userAttribute = z.strictObject({ name: text(256), value: text(1000) });
-const list = <T extends z.ZodMiniType>(item: T) =>
-  z.array(item).check(z.maxLength(MAX_LIST_LENGTH, `must have at most ${MAX_LIST_LENGTH} items`));
-
-const recipientFields = z.strictObject({
-  type: z.optional(z.enum(recipientKinds)),
-  userId: z.optional(z.int('must be a positive integer').check(z.positive('must be a positive integer'))),
-  email: z.optional(text(320)),
-  embedTenantName: z.optional(text(128).check(z.minLength(1, 'must not be empty'))),
-  externalId: z.optional(text(1000)),
-  securityContext: z.optional(z.record(z.string(), z.unknown())),
-  userAttributes: z.optional(list(userAttribute)),
-  groups: z.optional(list(text(256))),
-  channelId: z.optional(text(256)),
-  channelName: z.optional(text(256)),
-});
-type RecipientFields = z.output<typeof recipientFields>;
-
-export type UserAttribute = z.output<typeof userAttribute>;
+/** One item of the request as written, before its kind is settled. */
+export interface RecipientFields {
+  type?: RecipientKind;
+  userId?: number;
+  email?: string;
+  embedTenantName?: string;
+  externalId?: string;
+  securityContext?: Record<string, unknown>;
+  userAttributes?: UserAttribute[];
+  groups?: string[];
+  channelId?: string;
+  channelName?: string;
+}
 
 /** The per-recipient rendering properties of an embed recipient. */
 export interface RecipientProperties {
@@ -100,14 +93,15 @@ const fieldsOf: Record<Exclude<RecipientKind, 'SLACK'>, ReadonlySet<string>> = {
   ]),
 };
 
-type Issue = { path: PropertyKey[]; message: string };
+type Issue = { path: string[]; message: string };
 
 const tooLongEncoded = `must be at most ${MAX_ENCODED_KEY_PART_LENGTH} characters once URL-encoded`;
 /** Text that is not well-formed has been refused already (refinements do not stop these checks). */
 const encodedLength = (value: string) => (value.isWellFormed() ? encodeURIComponent(value).length : 0);
 const article = (kind: RecipientKind) => (kind === 'EMBED_USER' ? 'an' : 'a');
 
-function kindProblems(item: RecipientFields): Issue[] {
+/** What is wrong with an item beyond its field types: nothing identifies it, or fields its kind does not have. */
+export function recipientProblems(item: RecipientFields): Issue[] {
   const kind = recipientKindOf(item);
   if (kind === undefined) {
     return [
@@ -157,7 +151,8 @@ function kindProblems(item: RecipientFields): Issue[] {
   return issues;
 }
 
-function classify(item: RecipientFields): RecipientInput {
+/** The item as its kind; call only on an item without `recipientProblems`. */
+export function classifyRecipient(item: RecipientFields): RecipientInput {
   const kind = recipientKindOf(item);
   if (kind === 'SLACK') {
     return { type: 'SLACK', channelId: item.channelId, channelName: item.channelName };
@@ -173,23 +168,3 @@ function classify(item: RecipientFields): RecipientInput {
     groups: item.groups,
   };
 }
-
-export const recipientInput = z.pipe(
-  recipientFields.check(
-    z.superRefine((item, ctx) => {
-      for (const issue of kindProblems(item)) ctx.issues.push({ code: 'custom', input: item, ...issue });
-    }),
-  ),
-  z.transform(classify),
-);
-
-export const addRecipientsInput = z.strictObject({
-  recipients: z
-    .array(recipientInput)
-    .check(
-      z.minLength(MIN_RECIPIENTS, `must have at least ${MIN_RECIPIENTS} recipient`),
-      z.maxLength(MAX_RECIPIENTS, `must have at most ${MAX_RECIPIENTS} recipients`),
-    ),
-});
-
-export type AddRecipientsInput = z.output<typeof addRecipientsInput>;

@@ -6,7 +6,6 @@ import type { RecipientProperties } from '#lib/domain/recipients-input';
  */
 
 export const propertyNames = ['securityContext', 'userAttributes', 'groups'] as const;
-export type PropertyName = (typeof propertyNames)[number];
 
 function sortedKeys(value: unknown): unknown {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;

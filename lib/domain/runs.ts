@@ -1,7 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { ConsoleUser, Dashboard } from '#lib/domain/entities';
-import type { Notification, NotificationFormat } from '#lib/domain/notification';
-import type { DashboardFilter, DashboardTimeGrain } from '#lib/domain/notification-input';
+import type { Notification } from '#lib/domain/notification';
+import type {
+  DashboardFilter,
+  DashboardTimeGrain,
+  NotificationFormat,
+} from '#lib/domain/notification-fields';
 import type { RecipientOutput } from '#lib/domain/recipients';
 import type { UserAttribute } from '#lib/domain/recipients-input';
 import type { StoredRecipient } from '#lib/domain/recipients-resolution';

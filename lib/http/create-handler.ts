@@ -1,12 +1,21 @@
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type * as z from 'zod/mini';
+import { type Authenticator, type CredentialDirectory, createAuthenticator } from '#lib/auth/authenticate';
 import type { Principal } from '#lib/auth/principal';
+import { type Config, config } from '#lib/config';
+import { UnavailableError } from '#lib/errors';
 import { type AccessPolicy, authorize } from '#lib/http/authorize';
 import { errorHandler } from '#lib/http/error-handler';
 import { jsonBody } from '#lib/http/json-body';
+import { requestLog } from '#lib/http/request-log';
 import { jsonResponse } from '#lib/http/responses';
 import { type ValidatedInput, validate } from '#lib/http/validate';
+import { logger } from '#lib/log';
+import { metrics } from '#lib/metrics';
+import { TIMEOUT_RESERVE_MS } from '#lib/timeouts';
 
 /** What the middlewares hand on to the operation, on Middy's request context. */
 export type RequestContext = Context & { principal: Principal; input: ValidatedInput };
@@ -41,6 +50,8 @@ export interface HandlerDefinition<
   R = unknown,
 > {
   access: AccessPolicy;
+  /** Where credentials are looked up. */
+  credentials: CredentialDirectory;
   params?: PS;
   /** The query parameters; an operation without this schema refuses any query parameter. */
   query?: QS;
@@ -59,13 +70,44 @@ export type ApiHandler = (
   context: Context,
 ) => Promise<APIGatewayProxyStructuredResultV2>;
 
-/** Time kept back from Lambda's limit so that a late request still gets a proper 503, not a kill. */
-const TIMEOUT_RESERVE_MS = 500;
+function authenticatorOf(credentials: CredentialDirectory, settings: Config): Authenticator {
+  return createAuthenticator({
+    directory: credentials,
+    trustedIssuers: settings.trustedIssuers,
+    embedAudience: settings.embedAudience,
+    principalCacheMs: settings.principalCacheMs,
+    embedKeysCacheMs: settings.embedKeysCacheMs,
+  });
+}
 
 /**
- * Every operation gets the same chain in the same order: authorize (before anything reads the
- * request), parse the JSON body, validate with zod, run the operation, answer its success status.
- * The error handler is registered first so that its onError runs last and sees every failure.
+ * One authenticator per function, built on first use from the configuration. When the configuration
+ * is readable at load, the trusted issuers' JWKS are fetched then, during Lambda's init, rather than on
+ * the first request; when it is not, the first request fails naming the variable.
+ */
+function lazyAuthenticator(credentials: CredentialDirectory): () => Authenticator {
+  let built: Authenticator | undefined;
+  const get = () => {
+    built ??= authenticatorOf(credentials, config());
+    return built;
+  };
+  try {
+    void get().hydrate();
+  } catch {
+    // Left for the first request, which reports it.
+  }
+  return get;
+}
+
+const outOfTime = () => {
+  throw new UnavailableError('The request ran out of time; it is safe to repeat');
+};
+
+/**
+ * Every operation gets the same chain in the same order: the Lambda context on every log line, the
+ * metrics flush, the request log, then authorize (before anything reads the request), parse the JSON
+ * body, validate with zod, run the operation, answer its success status. Middy runs `after` and
+ * `onError` in reverse: the error handler answers first, then the request log sees the final status.
  */
 export function createHandler<
   PS extends Schema | undefined = undefined,
@@ -76,9 +118,13 @@ export function createHandler<
 >(definition: HandlerDefinition<PS, BS, QS, HS, R>): ApiHandler {
   const chain = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>({
     timeoutEarlyInMillis: TIMEOUT_RESERVE_MS,
+    timeoutEarlyResponse: outOfTime,
   })
+    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(logMetrics(metrics, { captureColdStartMetric: true }))
+    .use(requestLog())
     .use(errorHandler())
-    .use(authorize(definition.access));
+    .use(authorize(definition.access, lazyAuthenticator(definition.credentials)));
   if (definition.body) chain.use(jsonBody({ optional: definition.bodyOptional ?? false }));
   chain.use(
     validate({

@@ -1,8 +1,7 @@
 import type { MiddlewareObj, Request } from '@middy/core';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { type ErrorCode, ServiceError } from '#lib/errors';
+import { type ErrorCode, ServiceError, UnavailableError } from '#lib/errors';
 import { jsonResponse } from '#lib/http/responses';
-import { log } from '#lib/log';
 
 /** The one place where a failure becomes an HTTP status. */
 export const statusByCode: Record<ErrorCode, number> = {
@@ -20,46 +19,38 @@ export const statusByCode: Record<ErrorCode, number> = {
   unavailable: 503,
 };
 
-/** DynamoDB's ways of saying "slow down" or "try again": the request is safe to repeat. */
-const retryableStorageErrors = new Set([
-  'ProvisionedThroughputExceededException',
-  'ThrottlingException',
-  'RequestLimitExceeded',
-  'InternalServerError',
-  'ServiceUnavailable',
-  'TransactionConflictException',
-  // Middy's early timeout: the function stopped before Lambda would have killed it.
-  'TimeoutError',
-]);
+/** How a request failed: the answered error, and the one thrown (for the log only). */
+export interface Failure {
+  answered: ServiceError;
+  thrown: unknown;
+}
+
+const failures = new WeakMap<object, Failure>();
+
+/** The failure of a request the error handler answered; read by the request log. */
+export const failureOf = (request: Request<APIGatewayProxyEventV2>) => failures.get(request);
 
 function toServiceError(error: unknown): ServiceError {
   if (error instanceof ServiceError) return error;
-  const name = error instanceof Error ? error.name : '';
-  if (retryableStorageErrors.has(name)) {
-    return new ServiceError('unavailable', 'The service is busy; the request is safe to repeat');
-  }
   return new ServiceError('internal', 'Internal server error');
 }
 
+/**
+ * Turns every failure into the JSON error body: the error's code and message, the field problems, the
+ * request id. Nothing of an unexpected error reaches the caller; the request log keeps it.
+ */
 export function errorHandler(): MiddlewareObj<APIGatewayProxyEventV2> {
   const errorHandlerMiddlewareOnError = (request: Request<APIGatewayProxyEventV2>) => {
     const failure = toServiceError(request.error);
+    failures.set(request, { answered: failure, thrown: request.error });
     const status = statusByCode[failure.code];
-    const requestId = request.event.requestContext?.requestId;
-    // Only the error's name and code are logged: messages of foreign errors can carry request data.
-    const fields = {
-      requestId,
-      status,
-      code: failure.code,
-      errorName: (request.error as Error | undefined)?.name,
-    };
-    if (status >= 500) log.error('request failed', fields);
-    else log.info('request refused', fields);
-
     const body: Record<string, unknown> = { message: failure.message, code: failure.code };
     if (failure.problems.length > 0) body.errors = failure.problems;
-    body.requestId = requestId;
-    request.response = jsonResponse(status, body, status === 401 ? { 'www-authenticate': 'Bearer' } : {});
+    body.requestId = request.event.requestContext?.requestId;
+    const headers: Record<string, string> = {};
+    if (status === 401) headers['www-authenticate'] = 'Bearer';
+    if (failure instanceof UnavailableError) headers['retry-after'] = String(failure.retryAfterSeconds);
+    request.response = jsonResponse(status, body, headers);
   };
   return { onError: errorHandlerMiddlewareOnError };
 }

@@ -2,7 +2,7 @@ import type { MiddlewareObj, Request } from '@middy/core';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import * as z from 'zod/mini';
 import { ValidationError } from '#lib/errors';
-import { check } from '#lib/validation';
+import { check } from '#lib/http/schemas/common';
 
 export interface RequestSchemas {
   params?: z.ZodMiniType;

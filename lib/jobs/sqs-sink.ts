@@ -1,6 +1,7 @@
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { JobSink } from '#lib/domain/dispatch';
-import { backoff, chunk, inParallel } from '#lib/store/batch';
+import { chunk, inParallel } from '#lib/store/batch';
+import { backoff } from '#lib/store/retry';
 
 /** SQS takes at most ten messages per batch call. */
 export const SQS_BATCH_LIMIT = 10;

@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { describeError } from '#lib/http/request-log';
+import { logger } from '#lib/log';
 import { type Operation, type Route, routeKey, routes } from '#lib/routes';
+import { functionTimeoutSeconds } from '#lib/timeouts';
 
 /**
  * A local stand-in for the API Gateway HTTP API: it matches the same route table, builds the same
@@ -17,13 +20,12 @@ export type ResolveHandler = (operation: Operation) => Promise<LambdaHandler>;
 
 export interface LocalApiOptions {
   resolveHandler: ResolveHandler;
-  /** The function timeout the stack configures; the handler sees it in getRemainingTimeInMillis. */
+  /** The function timeout; by default the one the stack configures for the operation. */
   timeoutMs?: number;
 }
 
 /** API Gateway HTTP APIs refuse larger payloads themselves. */
 const API_GATEWAY_MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
-const DEFAULT_TIMEOUT_MS = 29_000;
 
 const compiled = routes.map((route) => ({
   route,
@@ -144,6 +146,13 @@ const gatewayError = (statusCode: number, message: string): APIGatewayProxyStruc
   body: JSON.stringify({ message }),
 });
 
+/** The service's own 500 body, for a function that could not even be loaded or crashed. */
+const internalError = (requestId: string): APIGatewayProxyStructuredResultV2 => ({
+  statusCode: 500,
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify({ message: 'Internal server error', code: 'internal', requestId }),
+});
+
 async function readBody(request: IncomingMessage): Promise<Buffer | undefined> {
   const parts: Buffer[] = [];
   let size = 0;
@@ -155,9 +164,10 @@ async function readBody(request: IncomingMessage): Promise<Buffer | undefined> {
   return Buffer.concat(parts);
 }
 
-export function createLocalApi({ resolveHandler, timeoutMs = DEFAULT_TIMEOUT_MS }: LocalApiOptions): Server {
+export function createLocalApi({ resolveHandler, timeoutMs }: LocalApiOptions): Server {
   return createServer(async (request, response) => {
-    const requestId = randomUUID();
+    let requestId: string = randomUUID();
+    let operation: Operation | undefined;
     try {
       const method = request.method ?? 'GET';
       const path = new URL(request.url ?? '/', 'http://localhost').pathname;
@@ -183,15 +193,19 @@ export function createLocalApi({ resolveHandler, timeoutMs = DEFAULT_TIMEOUT_MS 
         matched.route,
         matched.pathParameters,
       );
-      const handler = await resolveHandler(matched.route.operation);
+      requestId = event.requestContext.requestId;
+      operation = matched.route.operation;
+      const handler = await resolveHandler(operation);
       const result = await handler(
         event,
-        lambdaContext(matched.route.operation, timeoutMs, event.requestContext.requestId),
+        lambdaContext(operation, timeoutMs ?? functionTimeoutSeconds[operation] * 1000, requestId),
       );
-      send(response, result, event.requestContext.requestId);
-    } catch {
-      // What API Gateway answers when the function itself fails.
-      if (!response.headersSent) send(response, gatewayError(500, 'Internal Server Error'), requestId);
+      send(response, result, requestId);
+    } catch (error) {
+      // A function that fails to load or throws past its own error handler: deployed, Lambda would
+      // log the error and API Gateway answer 500; here the cause is logged and the body is ours.
+      logger.error('function failed', { requestId, operation, error: describeError(error) });
+      if (!response.headersSent) send(response, internalError(requestId), requestId);
     }
   });
 }

@@ -4,35 +4,26 @@ import { documentClient, tableName } from '#lib/store/client';
 import { ensureTimeLeft } from '#lib/store/deadline';
 import type { Item } from '#lib/store/items';
 import type { Key } from '#lib/store/keys';
+import { backoff, type RetryOptions, retryPolicy } from '#lib/store/retry';
 
 /** DynamoDB's own ceilings per call. */
 export const BATCH_GET_LIMIT = 100;
 export const BATCH_WRITE_LIMIT = 25;
 
-export interface BatchOptions {
+export interface BatchOptions extends RetryOptions {
   /** Milliseconds left for the whole request; no new call starts when too little is left. */
   remainingTimeMs?: () => number;
   /** Calls in flight at once. */
   concurrency?: number;
-  /** Attempts per chunk while DynamoDB leaves items unprocessed. */
-  maxAttempts?: number;
-  /** The first backoff; each retry doubles it, with full jitter. */
-  baseDelayMs?: number;
 }
 
-const defaults = { concurrency: 4, maxAttempts: 8, baseDelayMs: 25 };
+const DEFAULT_CONCURRENCY = 4;
 
 export function chunk<T>(items: readonly T[], size: number): T[][] {
   const chunks: T[][] = [];
   for (let i = 0; i < items.length; i += size) chunks.push(items.slice(i, i + size));
   return chunks;
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Full jitter: a random wait up to `baseDelayMs` × 2^(retry − 1), so retrying callers spread out. */
-export const backoff = (retry: number, baseDelayMs: number) =>
-  sleep(Math.random() * baseDelayMs * 2 ** (retry - 1));
 
 /**
  * Runs `work` over `inputs` with at most `concurrency` in flight, keeping results in input order.
@@ -71,7 +62,7 @@ async function untilProcessed<T>(
   call: (pending: T) => Promise<T | undefined>,
   options: BatchOptions,
 ): Promise<void> {
-  const { maxAttempts, baseDelayMs } = { ...defaults, ...options };
+  const { maxAttempts = retryPolicy.maxAttempts, baseDelayMs = retryPolicy.baseDelayMs } = options;
   let pending: T | undefined = first;
   for (let attempt = 1; pending !== undefined; attempt++) {
     if (attempt > maxAttempts) throw new UnavailableError();
@@ -85,7 +76,7 @@ async function untilProcessed<T>(
 export async function batchGetAll(keys: readonly Key[], options: BatchOptions = {}): Promise<Item[]> {
   const table = tableName();
   const found: Item[] = [];
-  await inParallel(chunk(keys, BATCH_GET_LIMIT), options.concurrency ?? defaults.concurrency, (slice) =>
+  await inParallel(chunk(keys, BATCH_GET_LIMIT), options.concurrency ?? DEFAULT_CONCURRENCY, (slice) =>
     untilProcessed(
       slice as Record<string, unknown>[],
       async (pending) => {
@@ -110,7 +101,7 @@ export async function batchWriteAll(
   options: BatchOptions = {},
 ): Promise<void> {
   const table = tableName();
-  await inParallel(chunk(requests, BATCH_WRITE_LIMIT), options.concurrency ?? defaults.concurrency, (slice) =>
+  await inParallel(chunk(requests, BATCH_WRITE_LIMIT), options.concurrency ?? DEFAULT_CONCURRENCY, (slice) =>
     untilProcessed(
       slice,
       async (pending) => {

@@ -1,7 +1,5 @@
 import { UnavailableError } from '#lib/errors';
-
-/** Less than this left, and a call that may need retries is not started: better a clean 503 than a kill. */
-export const MIN_TIME_FOR_A_CALL_MS = 1000;
+import { MIN_TIME_FOR_A_CALL_MS } from '#lib/timeouts';
 
 export function ensureTimeLeft(remainingTimeMs: (() => number) | undefined): void {
   if (remainingTimeMs && remainingTimeMs() < MIN_TIME_FOR_A_CALL_MS) {

@@ -5,12 +5,13 @@ import type { NewEmbedRecipient, NotificationRef, StorageOptions } from '#lib/do
 import { normalizeExternalId } from '#lib/domain/recipients-input';
 import type { EmbedUserRef } from '#lib/domain/recipients-resolution';
 import { UnavailableError } from '#lib/errors';
-import { backoff, chunk, inParallel } from '#lib/store/batch';
+import { chunk, inParallel } from '#lib/store/batch';
 import { documentClient, tableName } from '#lib/store/client';
 import { ensureTimeLeft } from '#lib/store/deadline';
 import type { Item } from '#lib/store/items';
 import { keys } from '#lib/store/keys';
 import { recipientToItem } from '#lib/store/recipient-items';
+import { backoff, type RetryOptions, retryPolicy } from '#lib/store/retry';
 
 /**
  * Embed users: one item per tenant and normalized externalId, created at most once. Creation is
@@ -18,18 +19,14 @@ import { recipientToItem } from '#lib/store/recipient-items';
  * recipient row that needs the new id: 50 embed users and their 50 rows per transaction.
  */
 
-export interface TransactionOptions extends StorageOptions {
+export interface TransactionOptions extends StorageOptions, RetryOptions {
   /** Transactions in flight at once. */
   concurrency?: number;
-  /** Sends of one transaction while DynamoDB cancels it for throttling or a conflicting transaction. */
-  maxAttempts?: number;
-  /** The first backoff; each retry doubles it, with full jitter. */
-  baseDelayMs?: number;
 }
 
 /** DynamoDB allows 100 actions per transaction; each embed user takes two (itself and its row). */
 export const EMBED_USERS_PER_TRANSACTION = 50;
-const defaults = { concurrency: 4, maxAttempts: 8, baseDelayMs: 25 };
+const DEFAULT_CONCURRENCY = 4;
 
 /** Cancellation reasons that say "try again later" rather than "this cannot succeed". */
 const transientReasons = new Set([
@@ -104,7 +101,7 @@ async function createInOneTransaction(
   batch: readonly NewEmbedRecipient[],
   options: TransactionOptions,
 ): Promise<EmbedUserRef[]> {
-  const { maxAttempts, baseDelayMs } = { ...defaults, ...options };
+  const { maxAttempts = retryPolicy.maxAttempts, baseDelayMs = retryPolicy.baseDelayMs } = options;
   const existing: EmbedUserRef[] = [];
   let pending = batch;
   let retries = 0;
@@ -144,7 +141,7 @@ export async function createEmbedUsers(
   options: TransactionOptions = {},
 ): Promise<EmbedUserRef[]> {
   const batches = chunk(recipients, EMBED_USERS_PER_TRANSACTION);
-  const existing = await inParallel(batches, options.concurrency ?? defaults.concurrency, (batch) =>
+  const existing = await inParallel(batches, options.concurrency ?? DEFAULT_CONCURRENCY, (batch) =>
     createInOneTransaction(notification, batch, options),
   );
   return existing.flat();

@@ -6,6 +6,20 @@
 
 export type Key = { pk: string; sk: string };
 
+/**
+ * The longest free-text key parts. DynamoDB holds 2048 bytes in a partition key and 1024 in a sort key,
+ * and a percent-encoded character takes up to 9 bytes: longer parts are refused at the edge (400), or,
+ * in a credential, not looked up (401), rather than failing the write or read as a 500.
+ */
+export const keyPartLimits = {
+  /** Any free-text part once percent-encoded, so that a sort key stays under 1024 bytes. */
+  encoded: 768,
+  /** A dashboard's publicId, in characters (URL-safe, so encoded the same). */
+  publicId: 128,
+  /** An embed tenant's name as a token claims it, in characters. */
+  tenantName: 128,
+} as const;
+
 const part = (value: string) => encodeURIComponent(value);
 
 const notificationPartition = (deploymentId: number, notificationId: number) =>

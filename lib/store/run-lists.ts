@@ -34,7 +34,7 @@ function decodeCursor(list: string, cursor: string, isPosition: (position: strin
     !isPosition(decoded[1]) ||
     encodeCursor(list, decoded[1]) !== cursor
   ) {
-    throw ValidationError.of('after', 'is not a cursor of this list');
+    throw new ValidationError([{ path: 'after', message: 'is not a cursor of this list' }]);
   }
   return decoded[1];
 }

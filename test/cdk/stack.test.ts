@@ -227,9 +227,70 @@ describe('the dev stage', () => {
     });
   });
 
-  it('outputs the API URL, the table name and the delivery queues', () => {
+  it('alarms on the 5xx rate and on throttling of the table and the functions, to one SNS topic', () => {
+    const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')) as Resource[];
+    // The 5xx rate, table throttles, function throttles, and delivery jobs in the dead-letter queue.
+    expect(alarms).toHaveLength(4);
+    const topic = logicalId(stack, { node: { defaultChild: stack.monitoring.alarmTopic.node.defaultChild } });
+    for (const alarm of alarms) {
+      expect(alarm.Properties).toMatchObject({
+        AlarmActions: [{ Ref: topic }],
+        TreatMissingData: 'notBreaching',
+        ComparisonOperator: 'GreaterThanThreshold',
+      });
+    }
+    const metricsOf = (alarm: Resource) => JSON.stringify(alarm.Properties.Metrics);
+    const [rate, tableThrottles, functionThrottles] = alarms.filter(
+      (alarm) => alarm.Properties.Namespace !== 'AWS/SQS',
+    );
+    expect(rate?.Properties.Threshold).toBe(5);
+    expect(metricsOf(rate as Resource)).toContain('"MetricName":"5xx"');
+    expect(metricsOf(rate as Resource)).toContain('"MetricName":"Count"');
+    for (const operation of ['GetItem', 'UpdateItem', 'BatchWriteItem', 'TransactWriteItems']) {
+      expect(metricsOf(tableThrottles as Resource)).toContain(`"Value":"${operation}"`);
+    }
+    expect(metricsOf(tableThrottles as Resource)).toContain('"MetricName":"ThrottledRequests"');
+    expect(metricsOf(functionThrottles as Resource).match(/"MetricName":"Throttles"/g)).toHaveLength(
+      routes.length,
+    );
+    const deadLetters = alarms.find((alarm) => alarm.Properties.Namespace === 'AWS/SQS') as Resource;
+    expect(deadLetters.Properties).toMatchObject({
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Namespace: 'AWS/SQS',
+      Threshold: 0,
+      Dimensions: [
+        {
+          Name: 'QueueName',
+          Value: {
+            'Fn::GetAtt': [
+              stack.getLogicalId(stack.scheduler.deadLetterQueue.node.defaultChild as never),
+              'QueueName',
+            ],
+          },
+        },
+      ],
+    });
+  });
+
+  it('draws a dashboard of the per-operation metrics the functions emit', () => {
+    const [, dashboard] = only(template.findResources('AWS::CloudWatch::Dashboard'));
+    const body = JSON.stringify(dashboard.Properties.DashboardBody);
+    for (const metric of [
+      'Responses5xx',
+      'Responses4xx',
+      'Latency',
+      'RecipientsCreated',
+      'RecipientsUpdated',
+    ]) {
+      expect(body).toContain(metric);
+    }
+    for (const route of routes) expect(body).toContain(route.operation);
+  });
+
+  it('outputs the API URL, the table name, the alarm topic and the delivery queues', () => {
     const outputs = template.toJSON().Outputs;
     expect(Object.keys(outputs).sort()).toEqual([
+      'AlarmTopicArn',
       'ApiUrl',
       'DeliveryDeadLetterQueueName',
       'DeliveryQueueName',

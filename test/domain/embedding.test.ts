@@ -2,18 +2,17 @@ import { describe, expect, it } from 'vitest';
 import type { Principal } from '#lib/auth/principal';
 import {
   type DashboardRepository,
-  dashboardPath,
   type EmbedCaller,
   type EmbedVisibility,
   embedCallerOf,
   embedVisibility,
   getEmbeddedDashboard,
   setDashboardEmbedding,
-  updateDashboardEmbeddingInput,
 } from '#lib/domain/embedding';
 import type { ConsoleUser, Dashboard } from '#lib/domain/entities';
 import { ForbiddenError, NotFoundError } from '#lib/errors';
-import { check } from '#lib/validation';
+import { check } from '#lib/http/schemas/common';
+import { dashboardPath, updateDashboardEmbeddingInput } from '#lib/http/schemas/embedding';
 
 const V: EmbedVisibility = 'visible';
 const N: EmbedVisibility = 'not_found';
@@ -75,14 +74,14 @@ describe('embedVisibility', () => {
 
 const admin: ConsoleUser = { id: 1, email: 'a@x.example', username: 'a', role: 'admin', active: true };
 const principals = {
-  admin: { kind: 'console', user: admin, via: 'api-key' },
-  adminByJwt: { kind: 'console', user: admin, via: 'console-jwt' },
-  member: { kind: 'console', user: { ...admin, role: 'member' }, via: 'api-key' },
-  deactivatedAdmin: { kind: 'console', user: { ...admin, active: false }, via: 'api-key' },
+  admin: { kind: 'console', user: admin },
+  adminByJwt: { kind: 'console', user: admin },
+  member: { kind: 'console', user: { ...admin, role: 'member' } },
+  deactivatedAdmin: { kind: 'console', user: { ...admin, active: false } },
   screenshot: { kind: 'platform', session: 'screenshot' },
   creator: { kind: 'platform', session: 'creator' },
-  acme: { kind: 'embed', tenant: 'acme', externalId: 'alice', claims: {} },
-  globex: { kind: 'embed', tenant: 'globex', externalId: 'gina', claims: {} },
+  acme: { kind: 'embed', tenant: 'acme', externalId: 'alice' },
+  globex: { kind: 'embed', tenant: 'globex', externalId: 'gina' },
 } satisfies Record<string, Principal>;
 
 describe('embedCallerOf', () => {

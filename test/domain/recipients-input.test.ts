@@ -1,12 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import {
-  addRecipientsInput,
   MAX_PROPERTIES_JSON_LENGTH,
   normalizeExternalId,
-  recipientInput,
   recipientKindOf,
 } from '#lib/domain/recipients-input';
-import { check } from '#lib/validation';
+import { check } from '#lib/http/schemas/common';
+import { addRecipientsInput, recipientInput } from '#lib/http/schemas/recipients';
 
 const parse = (item: unknown) => check(recipientInput, item, ['recipients', 0]);
 

@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type DynamoMeter, meterDynamoDb } from '#lib/local/dynamodb-meter';
 import { buildEvent, lambdaContext } from '#lib/local/http-adapter';
 import { routes } from '#lib/routes';
 import { documentClient } from '#lib/store/client';
@@ -11,7 +12,6 @@ import {
   injectDynamoDbFaults,
   throttling,
 } from '#test/support/dynamodb-faults';
-import { type DynamoMeter, meterDynamoDb } from '#test/support/dynamodb-meter';
 import { type LocalApi, startLocalApi } from '#test/support/local-api';
 import {
   ADMIN,

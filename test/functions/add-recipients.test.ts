@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type DynamoMeter, meterDynamoDb } from '#lib/local/dynamodb-meter';
 import { documentClient } from '#lib/store/client';
-import { type DynamoMeter, meterDynamoDb } from '#test/support/dynamodb-meter';
 import { type LocalApi, startLocalApi } from '#test/support/local-api';
 import {
   ADMIN,

@@ -1,9 +1,9 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { meterDynamoDb } from '#lib/local/dynamodb-meter';
 import { documentClient, tableName } from '#lib/store/client';
 import { getItem } from '#lib/store/items';
 import { keys } from '#lib/store/keys';
-import { meterDynamoDb } from '#test/support/dynamodb-meter';
 import { ADMIN_KEY, consoleUsers, MEMBER_KEY } from '#test/support/fixtures';
 import { type LocalApi, startLocalApi } from '#test/support/local-api';
 

@@ -1,9 +1,18 @@
+import { ProvisionedThroughputExceededException } from '@aws-sdk/client-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { documentClient } from '#lib/store/client';
 import { getItem } from '#lib/store/items';
 import { keys } from '#lib/store/keys';
+import { retryPolicy } from '#lib/store/retry';
+import { RETRY_AFTER_SECONDS } from '#lib/timeouts';
 import { ADMIN_KEY, consoleUsers } from '#test/support/fixtures';
 import { type LocalApi, startLocalApi } from '#test/support/local-api';
+import { captureLogs } from '#test/support/log-capture';
+
+// Lines are read here: the logger, built on import, must write them.
+vi.hoisted(() => {
+  process.env.LOG_LEVEL = 'error';
+});
 
 /** Failures a real engine cannot be made to produce, injected on the client's own middleware stack. */
 
@@ -30,8 +39,6 @@ beforeAll(async () => {
 afterAll(() => api.close());
 afterEach(() => {
   documentClient().middlewareStack.remove(injected);
-  vi.restoreAllMocks();
-  vi.unstubAllEnvs();
 });
 
 const named = (name: string, message: string) => Object.assign(new Error(message), { name });
@@ -51,9 +58,8 @@ describe('storage failures', () => {
     expect((await getItem(keys.notification(7, 700)))?.hour).toBe(9);
   });
 
-  it('answers 500 internal for anything unexpected, without its message, stack or names', async () => {
-    const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
-    vi.stubEnv('LOG_LEVEL', 'info');
+  it('answers 500 internal for anything unexpected, without its message, stack or names (logged instead)', async () => {
+    const logs = captureLogs();
     failOn('UpdateItem', named('TypeError', 'Cannot read properties of undefined (secret-internal-detail)'));
     const response = await api.request('PUT', PATH, { token: ADMIN_KEY, body: { hour: 3 } });
     expect(response.status).toBe(500);
@@ -62,9 +68,10 @@ describe('storage failures', () => {
       code: 'internal',
       requestId: expect.any(String),
     });
-    const logged = errors.mock.calls.flat().join('\n');
+    const logged = logs.text();
+    logs.end();
     expect(logged).toContain(response.body.requestId);
-    expect(logged).not.toContain('secret-internal-detail');
+    expect(response.text).not.toContain('secret-internal-detail');
     expect(logged).not.toContain(ADMIN_KEY);
   });
 
@@ -86,5 +93,32 @@ describe('API Gateway answers for what no route serves', () => {
     const response = await api.request(method, path, { token: ADMIN_KEY });
     expect(response.status).toBe(404);
     expect(response.body).toEqual({ message: 'Not Found' });
+  });
+});
+
+describe('the retry policy', () => {
+  it('lets the SDK retry a throttled call (standard mode, its attempts only), then the store answers unavailable', async () => {
+    let attempts = 0;
+    const name = 'count-throttled-attempts';
+    // Inside the SDK's retry step: each attempt of the call reaches this, as it would reach DynamoDB.
+    documentClient().middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName !== 'UpdateItemCommand') return next(args);
+        attempts += 1;
+        throw new ProvisionedThroughputExceededException({
+          message: 'Injected throttling',
+          $metadata: { httpStatusCode: 400 },
+        });
+      },
+      { step: 'deserialize', name },
+    );
+    try {
+      const response = await api.request('PUT', PATH, { token: ADMIN_KEY, body: { hour: 3 } });
+      expect(response.status).toBe(503);
+      expect(response.headers.get('retry-after')).toBe(String(RETRY_AFTER_SECONDS));
+      expect(attempts).toBe(retryPolicy.sdkMaxAttempts);
+    } finally {
+      documentClient().middlewareStack.remove(name);
+    }
   });
 });

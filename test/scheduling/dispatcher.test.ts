@@ -16,7 +16,7 @@ import { notificationRepository, notificationToItem } from '#lib/store/notificat
 import { recipientToItem } from '#lib/store/recipient-items';
 import { runListRepository } from '#lib/store/run-lists';
 import { dispatchStore } from '#lib/store/runs';
-import { barrier, crash, injectDynamoDbFaults, WRITE_OPERATIONS } from '#test/support/dynamodb-faults';
+import { barrier, crash, injectDynamoDbFaults } from '#test/support/dynamodb-faults';
 import { consoleUsers } from '#test/support/fixtures';
 
 /**
@@ -25,6 +25,7 @@ import { consoleUsers } from '#test/support/fixtures';
  */
 
 const MINUTE = 60_000;
+const WRITE_OPERATIONS = ['BatchWriteItem', 'TransactWriteItems', 'PutItem', 'UpdateItem', 'DeleteItem'];
 /** Monday 2026-11-23, 09:00 in Berlin (CET, UTC+1). */
 const NINE_BERLIN = Date.parse('2026-11-23T08:00:00Z');
 const DAY = 24 * 60 * MINUTE;

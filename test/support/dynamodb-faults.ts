@@ -39,14 +39,6 @@ export interface DynamoFaults {
   detach(): void;
 }
 
-export const WRITE_OPERATIONS = [
-  'BatchWriteItem',
-  'TransactWriteItems',
-  'PutItem',
-  'UpdateItem',
-  'DeleteItem',
-];
-
 export const throttling = (): Fault => ({
   kind: 'error',
   error: () => new ProvisionedThroughputExceededException({ message: 'Injected throttling', $metadata: {} }),

@@ -8,6 +8,8 @@ process.env.DYNAMODB_ENDPOINT = inject('dynamoDbEndpoint');
 process.env.TABLE_NAME = `test-${randomUUID()}`;
 process.env.AWS_REGION = 'us-east-1';
 process.env.LOG_LEVEL ??= 'silent';
+// Metrics are checked where they are tested; elsewhere their lines would only fill the output.
+process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 // Every request looks its caller up again, so a test sees the effect of a change at once.
 process.env.PRINCIPAL_CACHE_SECONDS ??= '0';
 // Delivery jobs of the file's runs go to a folder of its own, never into the working copy.

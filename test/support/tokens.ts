@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
-import { base64url, generateSigningKey, type SigningKey, signJwt } from '#lib/local/sign-jwt';
+import { base64url, generateSigningKey, signJwt } from '#lib/local/sign-jwt';
 
-export { generateSigningKey, type SigningKey, signJwt };
+export { generateSigningKey, signJwt };
 
 export const nowSeconds = () => Math.floor(Date.now() / 1000);
 

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { RUN_ID_PATTERN } from '#lib/domain/runs';
+import { pathId } from '#lib/http/schemas/common';
 import { pageOf } from '#lib/http/schemas/paging';
-import { pathId } from '#lib/validation';
 
 /** Requests and answers of send-now and the run and delivery lists. */
 

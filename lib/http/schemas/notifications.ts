@@ -1,39 +1,24 @@
 import * as z from 'zod/mini';
+import {
+  type DashboardFilter,
+  type DashboardTimeGrain,
+  filterOperators,
+  notificationFormats,
+  type UpdateNotificationInput,
+} from '#lib/domain/notification-fields';
 import { isTimeZone, scheduleTypes } from '#lib/domain/schedule-fields';
-import { intBetween, pathId } from '#lib/validation';
+import { intBetween, listUpTo, nullish, pathId, textUpTo } from '#lib/http/schemas/common';
 
-/** The request shapes of the notification operations: the one schema source for validation and types. */
+/** The request shapes of the notification operations; `satisfies` holds each to the domain's own type. */
 
 export const notificationPath = z.strictObject({ deploymentId: pathId, id: pathId });
 
 const MAX_LIST_LENGTH = 200;
 const MAX_TEXT_LENGTH = 1000;
 
-const text = () =>
-  z.string().check(z.maxLength(MAX_TEXT_LENGTH, `must be at most ${MAX_TEXT_LENGTH} characters`));
+const text = () => textUpTo(MAX_TEXT_LENGTH);
 const memberPath = () => text().check(z.regex(/.+\..+/, 'must be a member path of the form <Cube>.<member>'));
-const nullish = <T extends z.ZodMiniType>(schema: T) => z.optional(z.nullable(schema));
-const list = <T extends z.ZodMiniType>(item: T) =>
-  z.array(item).check(z.maxLength(MAX_LIST_LENGTH, `must have at most ${MAX_LIST_LENGTH} items`));
-
-export const filterOperators = [
-  'equals',
-  'not_equals',
-  'greater_than',
-  'greater_than_or_equal',
-  'less_than',
-  'less_than_or_equal',
-  'contains',
-  'not_contains',
-  'starts_with',
-  'not_starts_with',
-  'ends_with',
-  'not_ends_with',
-  'is_null',
-  'is_not_null',
-  'between',
-  'custom',
-] as const;
+const list = <T extends z.ZodMiniType>(item: T) => listUpTo(MAX_LIST_LENGTH, item);
 
 export const dashboardFilterInput = z
   .strictObject({
@@ -64,12 +49,12 @@ export const dashboardFilterInput = z
         });
       }
     }),
-  );
+  ) satisfies z.ZodMiniType<DashboardFilter>;
 
 export const dashboardTimeGrainInput = z.strictObject({
   member: memberPath(),
   grain: text().check(z.minLength(1, 'must not be empty')),
-});
+}) satisfies z.ZodMiniType<DashboardTimeGrain>;
 
 /** Every field optional; `null` clears `filters` and `timeGrains` and means "unchanged" for the rest. */
 export const updateNotificationInput = z.strictObject({
@@ -84,11 +69,7 @@ export const updateNotificationInput = z.strictObject({
   ),
   isEnabled: nullish(z.boolean()),
   notificationEnabled: nullish(z.boolean()),
-  notificationFormat: nullish(z.enum(['png', 'pdf'])),
+  notificationFormat: nullish(z.enum(notificationFormats)),
   filters: nullish(list(dashboardFilterInput)),
   timeGrains: nullish(list(dashboardTimeGrainInput)),
-});
-
-export type UpdateNotificationInput = z.output<typeof updateNotificationInput>;
-export type DashboardFilter = z.output<typeof dashboardFilterInput>;
-export type DashboardTimeGrain = z.output<typeof dashboardTimeGrainInput>;
+}) satisfies z.ZodMiniType<UpdateNotificationInput>;

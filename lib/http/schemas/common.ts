@@ -48,3 +48,18 @@ export const pathId = z.pipe(
   z.string().check(z.regex(/^[1-9][0-9]{0,14}$/, 'must be a positive integer')),
   z.transform((digits: string) => Number(digits)),
 );
+
+/** Text of at most `max` characters. */
+export const textUpTo = (max: number) =>
+  z.string().check(z.maxLength(max, `must be at most ${max} characters`));
+
+/** Text of at most `max` characters that is valid Unicode, for what ends up in keys and e-mails. */
+export const wellFormedTextUpTo = (max: number) =>
+  textUpTo(max).check(z.refine((value: string) => value.isWellFormed(), 'must be valid Unicode text'));
+
+/** A list of at most `max` items. */
+export const listUpTo = <T extends z.ZodMiniType>(max: number, item: T) =>
+  z.array(item).check(z.maxLength(max, `must have at most ${max} items`));
+
+/** Absent or null: for update fields where null has a meaning of its own. */
+export const nullish = <T extends z.ZodMiniType>(schema: T) => z.optional(z.nullable(schema));

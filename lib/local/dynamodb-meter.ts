@@ -3,7 +3,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 /**
  * Counts what a DynamoDB client sends, per operation: requests, items, consumed capacity. An SDK
  * middleware on the client's own stack, so it sees exactly the calls the code makes (it sits before
- * the SDK's retry step: a call the SDK itself retries counts once). Used by tests and by the benchmark.
+ * the SDK's retry step: a call the SDK itself retries counts once). Used by tests and by the benchmark, which share it from here.
  */
 
 export interface OperationCount {

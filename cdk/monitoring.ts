@@ -1,0 +1,194 @@
+import { CfnOutput, Duration } from 'aws-cdk-lib';
+import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
+import {
+  Alarm,
+  ComparisonOperator,
+  Dashboard,
+  GraphWidget,
+  type IMetric,
+  MathExpression,
+  Metric,
+  TextWidget,
+  TreatMissingData,
+} from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type { Table, Operation as TableOperation } from 'aws-cdk-lib/aws-dynamodb';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import { Construct } from 'constructs';
+import type { Operation } from '#lib/routes';
+import {
+  businessMetrics,
+  LATENCY_METRIC,
+  METRICS_NAMESPACE,
+  OPERATION_DIMENSION,
+  SERVICE_NAME,
+  statusClassMetrics,
+} from '#lib/telemetry-names';
+import type { ApiFunction } from './api-function.ts';
+
+export interface MonitoringProps {
+  stageName: string;
+  api: HttpApi;
+  table: Table;
+  functions: ReadonlyMap<Operation, ApiFunction>;
+  /** The DynamoDB operations the functions call: the ones whose throttling is watched. */
+  tableOperations: readonly string[];
+}
+
+const PERIOD = Duration.minutes(5);
+/** Above this share of 5xx answers over a period, someone should look. */
+export const SERVER_ERROR_RATE_PERCENT = 5;
+
+/**
+ * What an operator watches: alarms on the 5xx rate and on throttling (the table's and the functions'),
+ * sent to one SNS topic to subscribe to, and a dashboard of the same figures per operation. There is
+ * no dead-letter queue in the stack (every invocation is synchronous), so there is no alarm for one.
+ */
+export class Monitoring extends Construct {
+  readonly alarmTopic: Topic;
+  readonly alarms: Alarm[] = [];
+  readonly dashboard: Dashboard;
+
+  constructor(scope: Construct, id: string, props: MonitoringProps) {
+    super(scope, id);
+    const { api, table, functions } = props;
+    this.alarmTopic = new Topic(this, 'AlarmTopic', { displayName: `Admin API alarms (${props.stageName})` });
+
+    // API Gateway's own counts: they include answers of functions that crashed or timed out.
+    const serverErrorRate = new MathExpression({
+      expression: 'IF(requests > 0, 100 * errors / requests, 0)',
+      usingMetrics: {
+        errors: api.metricServerError({ period: PERIOD, statistic: 'Sum' }),
+        requests: api.metricCount({ period: PERIOD, statistic: 'Sum' }),
+      },
+      period: PERIOD,
+      label: '5xx rate (%)',
+    });
+    this.alarm('ServerErrorRate', serverErrorRate, SERVER_ERROR_RATE_PERCENT, {
+      description: `More than ${SERVER_ERROR_RATE_PERCENT}% of requests answered 5xx over 5 minutes`,
+      evaluationPeriods: 1,
+    });
+
+    const tableThrottles = table.metricThrottledRequestsForOperations({
+      operations: props.tableOperations as TableOperation[],
+      period: PERIOD,
+      statistic: 'Sum',
+    });
+    this.alarm('TableThrottling', tableThrottles, 0, {
+      description: 'DynamoDB throttled requests of the table (the store retries, then answers 503)',
+      evaluationPeriods: 1,
+    });
+
+    const functionThrottles = new MathExpression({
+      expression: [...functions.keys()].map((_, index) => `t${index}`).join(' + '),
+      usingMetrics: Object.fromEntries(
+        [...functions.values()].map((fn, index) => [
+          `t${index}`,
+          fn.metricThrottles({ period: PERIOD, statistic: 'Sum' }),
+        ]),
+      ),
+      period: PERIOD,
+      label: 'Lambda throttles',
+    });
+    this.alarm('FunctionThrottling', functionThrottles, 0, {
+      description: 'Lambda refused invocations for lack of concurrency',
+      evaluationPeriods: 1,
+    });
+
+    const perOperation = (metricName: string, statistic: string) =>
+      [...functions.keys()].map(
+        (operation) =>
+          new Metric({
+            namespace: METRICS_NAMESPACE,
+            metricName,
+            dimensionsMap: { service: SERVICE_NAME, [OPERATION_DIMENSION]: operation },
+            statistic,
+            period: PERIOD,
+            label: operation,
+          }),
+      );
+
+    this.dashboard = new Dashboard(this, 'Dashboard', {
+      dashboardName: `notification-admin-${props.stageName}`,
+      widgets: [
+        [
+          new TextWidget({
+            markdown: `# Admin API (${props.stageName})\nAlarms go to the SNS topic in the stack outputs. docs/observability.md explains each figure.`,
+            width: 24,
+            height: 2,
+          }),
+        ],
+        [
+          new GraphWidget({
+            title: 'Requests and 5xx rate (API Gateway)',
+            left: [api.metricCount({ period: PERIOD, statistic: 'Sum' })],
+            right: [serverErrorRate],
+            width: 12,
+          }),
+          new GraphWidget({
+            title: 'Share of 5xx answers per operation',
+            left: perOperation(statusClassMetrics['5xx'], 'Average'),
+            width: 12,
+          }),
+        ],
+        [
+          new GraphWidget({
+            title: 'Latency p99 per operation (ms)',
+            left: perOperation(LATENCY_METRIC, 'p99'),
+            width: 12,
+          }),
+          new GraphWidget({
+            title: 'Share of 4xx answers per operation',
+            left: perOperation(statusClassMetrics['4xx'], 'Average'),
+            width: 12,
+          }),
+        ],
+        [
+          new GraphWidget({
+            title: 'Throttling',
+            left: [tableThrottles, functionThrottles],
+            width: 12,
+          }),
+          new GraphWidget({
+            title: 'Business events',
+            left: businessMetrics.map(
+              (metricName) =>
+                new Metric({
+                  namespace: METRICS_NAMESPACE,
+                  metricName,
+                  dimensionsMap: { service: SERVICE_NAME, [OPERATION_DIMENSION]: 'add-recipients' },
+                  statistic: 'Sum',
+                  period: PERIOD,
+                }),
+            ),
+            width: 12,
+          }),
+        ],
+      ],
+    });
+
+    new CfnOutput(scope, 'AlarmTopicArn', {
+      value: this.alarmTopic.topicArn,
+      description: 'Subscribe to be told of alarms',
+    });
+  }
+
+  private alarm(
+    id: string,
+    metric: IMetric,
+    threshold: number,
+    options: { description: string; evaluationPeriods: number },
+  ): void {
+    const alarm = new Alarm(this, id, {
+      metric,
+      threshold,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: options.evaluationPeriods,
+      alarmDescription: options.description,
+      // No traffic is no failure.
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+    alarm.addAlarmAction(new SnsAction(this.alarmTopic));
+    this.alarms.push(alarm);
+  }
+}

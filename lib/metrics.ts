@@ -1,0 +1,31 @@
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import {
+  type BusinessMetric,
+  LATENCY_METRIC,
+  METRICS_NAMESPACE,
+  SERVICE_NAME,
+  type StatusClass,
+  statusClassMetrics,
+} from '#lib/telemetry-names';
+
+/**
+ * The one metrics buffer: Powertools writes it as CloudWatch embedded metric format (one JSON line
+ * per request, turned into metrics by CloudWatch Logs; no API call on the request's path). Flushed by
+ * its Middy middleware after each request. POWERTOOLS_METRICS_DISABLED=true turns it off (locally).
+ */
+export const metrics = new Metrics({
+  namespace: METRICS_NAMESPACE,
+  serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? SERVICE_NAME,
+});
+
+export function recordRequest(statusClass: StatusClass, latencyMs: number): void {
+  for (const [name, metric] of Object.entries(statusClassMetrics)) {
+    metrics.addMetric(metric, MetricUnit.Count, name === statusClass ? 1 : 0);
+  }
+  metrics.addMetric(LATENCY_METRIC, MetricUnit.Milliseconds, latencyMs);
+}
+
+/** Counts a business event of the current request; nothing is emitted for zero. */
+export function recordBusinessMetric(name: BusinessMetric, count: number): void {
+  if (count > 0) metrics.addMetric(name, MetricUnit.Count, count);
+}

@@ -1,0 +1,24 @@
+/**
+ * The names that the functions emit and the stack's alarms and dashboard read, in one place and free
+ * of any SDK, so that the CDK app can import them cheaply.
+ */
+
+export const SERVICE_NAME = 'admin-api';
+export const METRICS_NAMESPACE = 'AdminApi';
+/** The dimension that tells operations apart, next to Powertools' own `service`. */
+export const OPERATION_DIMENSION = 'operation';
+
+/** Emitted once per request: 1 for the response's status class, 0 for the others, so that an average is a rate. */
+export const statusClassMetrics = {
+  '2xx': 'Responses2xx',
+  '4xx': 'Responses4xx',
+  '5xx': 'Responses5xx',
+} as const;
+export type StatusClass = keyof typeof statusClassMetrics;
+
+/** From the event's arrival in the handler to the response, in milliseconds. */
+export const LATENCY_METRIC = 'Latency';
+
+/** What happened in the business, counted per request. */
+export const businessMetrics = ['RecipientsCreated', 'RecipientsUpdated'] as const;
+export type BusinessMetric = (typeof businessMetrics)[number];

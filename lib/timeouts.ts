@@ -1,0 +1,32 @@
+import type { Operation } from '#lib/routes';
+
+/**
+ * Every time limit of a request, in one place: the function timeout the stack configures (and the
+ * local adapter and `npm run invoke` imitate), the time kept back for a clean answer, and the time
+ * below which no storage call is started.
+ */
+
+/** API Gateway gives up on an integration after 30 seconds; every function ends before that. */
+export const functionTimeoutSeconds: Record<Operation, number> = {
+  'update-notification': 10,
+  // Up to 1000 recipients, with batch retries bounded by the remaining time.
+  'add-recipients': 29,
+  'set-dashboard-embedding': 10,
+  // An embed token may make the function fetch the tenant's JWKS over the internet.
+  'get-embedded-dashboard': 10,
+  // Delivers what fits; a run cut short is finished by the dispatcher under its lease.
+  'send-notification': 29,
+  'list-runs': 10,
+  'list-deliveries': 10,
+};
+
+/** Kept back from the function's limit so that a late request still gets a proper 503, not a kill. */
+export const TIMEOUT_RESERVE_MS = 500;
+
+/** Less than this left, and a call that may need retries is not started: better a clean 503 than a kill. */
+export const MIN_TIME_FOR_A_CALL_MS = 1000;
+
+/** What a 503 tells the caller to wait before repeating the request. */
+export const RETRY_AFTER_SECONDS = 1;
+/** An identity provider that cannot be reached is not back within a second. */
+export const KEYS_RETRY_AFTER_SECONDS = 10;

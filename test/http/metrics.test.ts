@@ -1,0 +1,73 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { ADMIN, recipientsFixture } from '#test/functions/add-recipients-helpers';
+import { type LocalApi, startLocalApi } from '#test/support/local-api';
+import { captureLogs, type LogCapture } from '#test/support/log-capture';
+
+/** The embedded-metric-format lines each request leaves for CloudWatch to turn into metrics. */
+
+vi.hoisted(() => {
+  process.env.POWERTOOLS_METRICS_DISABLED = 'false';
+});
+
+let api: LocalApi;
+let logs: LogCapture;
+
+beforeAll(async () => {
+  api = await startLocalApi(recipientsFixture());
+});
+afterAll(() => api.close());
+afterEach(() => logs?.end());
+
+type Emf = Record<string, unknown> & {
+  _aws: { CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string }[] }[] };
+};
+
+function emfLines(): Emf[] {
+  return logs
+    .text()
+    .split('\n')
+    .flatMap((line) => {
+      try {
+        const parsed = JSON.parse(line);
+        return parsed?._aws ? [parsed as Emf] : [];
+      } catch {
+        return [];
+      }
+    });
+}
+
+const RECIPIENTS = '/v1/deployments/7/notifications/700/recipients';
+
+describe('request metrics', () => {
+  it('count each request by status class per operation, with its latency', async () => {
+    logs = captureLogs();
+    expect(
+      (await api.request('POST', RECIPIENTS, { token: 'sk-wrong', body: { recipients: [] } })).status,
+    ).toBe(401);
+    const [line] = emfLines().filter((emf) => emf.operation === 'add-recipients');
+    expect(line).toMatchObject({
+      Responses2xx: 0,
+      Responses4xx: 1,
+      Responses5xx: 0,
+      Latency: expect.any(Number),
+    });
+    expect(line?._aws.CloudWatchMetrics[0]).toMatchObject({
+      Namespace: 'AdminApi',
+      Dimensions: [['service', 'operation']],
+    });
+  });
+
+  it('count the recipients a request created, and nothing for a repeat', async () => {
+    logs = captureLogs();
+    const body = { recipients: [{ userId: 11 }, { userId: 12 }] };
+    expect((await api.request('POST', RECIPIENTS, { token: ADMIN, body })).status).toBe(200);
+    expect((await api.request('POST', RECIPIENTS, { token: ADMIN, body })).status).toBe(200);
+    const [first, second] = emfLines().filter((emf) => emf.operation === 'add-recipients');
+    expect(first).toMatchObject({ Responses2xx: 1, RecipientsCreated: 2 });
+    expect(first).not.toHaveProperty('RecipientsUpdated');
+    // The same recipients again: nothing created, nothing changed, and no zero emitted.
+    expect(second).toMatchObject({ Responses2xx: 1 });
+    expect(second).not.toHaveProperty('RecipientsCreated');
+    expect(second).not.toHaveProperty('RecipientsUpdated');
+  });
+});
