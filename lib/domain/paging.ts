@@ -37,5 +37,3 @@ export function toPage<T, U>(stored: StoredPage<T>, request: PageRequest, map: (
     },
   };
 }
-
-export const emptyPage = <T>(): StoredPage<T> => ({ items: [], cursors: [], hasNextPage: false });

@@ -2,6 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { config } from '#lib/config';
+import { deliveryPage, runOutput, runPage } from '#lib/http/schemas/runs';
 import { ADMIN_KEY, consoleUsers, MEMBER_KEY } from '#test/support/fixtures';
 import { type LocalApi, startLocalApi } from '#test/support/local-api';
 
@@ -76,6 +77,7 @@ describe('POST …/{id}/send', () => {
       recipients: { queued: 2, skipped: 1 },
     });
     expect(Date.parse(response.body.scheduledFor)).toBeGreaterThanOrEqual(before);
+    expect(runOutput.safeParse(response.body).success).toBe(true);
     const jobs = await outboxJobs(response.body.runId);
     expect(jobs.map((job) => job.recipient.type).sort()).toEqual(['EMBED_USER', 'USER']);
     expect(jobs.find((job) => job.recipient.type === 'EMBED_USER').recipient).toMatchObject({
@@ -121,6 +123,8 @@ describe('GET …/{id}/runs and …/runs/{runId}/deliveries', () => {
       after = page.body.pageInfo.endCursor;
     }
     expect(pages).toBe(2);
+    const page = await api.request('GET', `${base}/701/runs`, { token: ADMIN_KEY });
+    expect(runPage.safeParse(page.body).success).toBe(true);
     expect(seen).toEqual([...sent].reverse());
   });
 
@@ -129,6 +133,7 @@ describe('GET …/{id}/runs and …/runs/{runId}/deliveries', () => {
     const page = await api.request('GET', `${base}/700/runs/${run.runId}/deliveries`, { token: ADMIN_KEY });
     expect(page.status).toBe(200);
     expect(page.body.items).toHaveLength(3);
+    expect(deliveryPage.safeParse(page.body).success).toBe(true);
     expect(page.body.items).toContainEqual({
       recipient: { type: 'USER', userId: 3, email: 'carol@example.com', username: 'carol' },
       status: 'skipped',
