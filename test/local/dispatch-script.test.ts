@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureTable, loadFixture } from '#lib/fixtures/load-fixture';
+import { startDispatchLoop } from '#lib/local/dispatch-loop';
 import { batchWriteAll } from '#lib/store/batch';
 import { notificationToItem } from '#lib/store/notifications';
 import { DEMO_FIXTURE, readFixture } from '../../scripts/local-env.ts';
@@ -50,5 +51,21 @@ describe('npm run dispatch', () => {
       code: 1,
       stderr: expect.stringContaining('--now next tuesday is not an ISO-8601 instant'),
     });
+  });
+});
+
+// After the walk-through: this pass runs as of the real clock, which may be any day.
+describe('the dispatcher under npm start', () => {
+  it('runs a pass at once and prints its one line', async () => {
+    const lines: string[] = [];
+    const loop = startDispatchLoop((line) => lines.push(line));
+    try {
+      await expect.poll(() => lines.length, { timeout: 10_000 }).toBeGreaterThanOrEqual(1);
+    } finally {
+      loop.stop();
+    }
+    expect(lines[0]).toMatch(
+      /^dispatch \d{4}-\d{2}-\d{2}T[\d:.]+Z: \d+ due, \d+ fired, \d+ queued, .* 0 failed$/,
+    );
   });
 });
