@@ -74,7 +74,9 @@ export async function measureDispatch(notifications: number, recipients: number)
     const due = Array.from({ length: notifications }, (_, i) => dailyNine(FIRST_ID + i));
     await batchWriteAll(
       due.flatMap((notification, i) => [
-        { PutRequest: { Item: notificationToItem(notification, 0, NINE - 3_600_000) } },
+        {
+          PutRequest: { Item: notificationToItem(notification, 0, new Date(NINE - 3_600_000).toISOString()) },
+        },
         { PutRequest: { Item: recipientToItem(notification, embedRecipient(i)) } },
       ]),
       { concurrency: 16 },
@@ -109,7 +111,11 @@ export async function measureDispatch(notifications: number, recipients: number)
     const big = dailyNine(FIRST_ID + notifications);
     await batchWriteAll(
       [
-        { PutRequest: { Item: notificationToItem({ ...big, isEnabled: false }, 0, NINE) } },
+        {
+          PutRequest: {
+            Item: notificationToItem({ ...big, isEnabled: false }, 0, new Date(NINE).toISOString()),
+          },
+        },
         ...Array.from({ length: recipients }, (_, i) => ({
           PutRequest: { Item: recipientToItem(big, embedRecipient(notifications + i)) },
         })),

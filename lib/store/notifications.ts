@@ -38,12 +38,17 @@ export function dueIndexAttributes(
     : dueIndexKeys.notification(notification.deploymentId, notification.id, next);
 }
 
-export function notificationToItem(notification: Notification, version = 0, now = Date.now()): Item {
+/** The due entry follows from the schedule as of `createdAt`, when the item is first written. */
+export function notificationToItem(
+  notification: Notification,
+  version = 0,
+  createdAt = new Date().toISOString(),
+): Item {
   return {
     ...keys.notification(notification.deploymentId, notification.id),
     entity: 'NOTIFICATION',
     ...notification,
-    ...dueIndexAttributes(notification, now),
+    ...dueIndexAttributes(notification, Date.parse(createdAt)),
     version,
   };
 }

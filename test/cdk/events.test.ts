@@ -22,7 +22,11 @@ describe('the example events in events/', () => {
     const { recipients: _, ...notification } = demo.notifications.find((n) => n.id === 700) ?? {};
     const firing = Date.parse('2026-11-23T08:00:00Z');
     await batchWriteAll([
-      { PutRequest: { Item: notificationToItem(notification as never, 0, firing - 60_000) } },
+      {
+        PutRequest: {
+          Item: notificationToItem(notification as never, 0, new Date(firing - 60_000).toISOString()),
+        },
+      },
     ]);
     await dispatchPass(dispatchStore, outboxSink(await mkdtemp(join(tmpdir(), 'events-outbox-'))), {
       now: firing,

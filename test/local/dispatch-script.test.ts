@@ -27,7 +27,7 @@ beforeAll(async () => {
   await loadFixture(demo);
   // As if notification 700 (daily 09:00 Berlin) had been saved on the evening before 2026-11-24.
   const { recipients: _, ...notification } = demo.notifications.find((n) => n.id === 700) ?? {};
-  const item = notificationToItem(notification as never, 0, Date.parse('2026-11-23T18:00:00Z'));
+  const item = notificationToItem(notification as never, 0, '2026-11-23T18:00:00.000Z');
   await batchWriteAll([{ PutRequest: { Item: item } }]);
 });
 

@@ -101,7 +101,7 @@ async function notification(
   } as Notification;
   created.push(value.id);
   await batchWriteAll([
-    { PutRequest: { Item: notificationToItem(value, 0, writtenAt) } },
+    { PutRequest: { Item: notificationToItem(value, 0, new Date(writtenAt).toISOString()) } },
     ...recipients.map((recipient) => ({ PutRequest: { Item: recipientToItem(value, recipient) } })),
   ]);
   return value;
