@@ -41,7 +41,7 @@ export interface Lease {
 }
 
 export type DueEntry =
-  | { kind: 'notification'; deploymentId: number; notificationId: number; dueKey: string }
+  | { kind: 'notification'; deploymentId: number; notificationId: number; dueKey: string; dueAt: number }
   | { kind: 'run'; deploymentId: number; notificationId: number; runId: string };
 
 export interface RunRef extends NotificationRef {
@@ -238,9 +238,19 @@ async function fireNotification(context: Context, entry: DueEntry & { kind: 'not
   const stored = await store.findNotification(ref);
   if (!stored || stored.dueKey !== entry.dueKey) return;
   const { notification } = stored;
+  if (!notification.isEnabled) {
+    // An entry a disabling write left behind: it leaves the index, nothing fires.
+    await store.advanceDue(ref, entry.dueKey, undefined);
+    return;
+  }
   const latest = latestFiringAtOrBefore(notification, options.now);
   const next = nextFiringAfter(notification, options.now);
-  if (latest === undefined || options.now - latest > options.misfireGraceMinutes * 60_000) {
+  // An entry fires no instant earlier than its own: those were before the schedule it was made from.
+  if (
+    latest === undefined ||
+    latest < entry.dueAt ||
+    options.now - latest > options.misfireGraceMinutes * 60_000
+  ) {
     if (await store.advanceDue(ref, entry.dueKey, next)) context.summary.missed += 1;
     return;
   }

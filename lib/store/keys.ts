@@ -52,6 +52,8 @@ function dueShard(deploymentId: number, notificationId: number): number {
 
 export const dueIndexKeys = {
   shard: (shard: number) => `DUE#${shard}`,
+  /** The instant an entry is due at (epoch ms): its sort key starts with it. */
+  instantOf: (sortKey: string) => Date.parse(sortKey.slice(0, sortKey.indexOf('#'))),
   /** Everything in a shard due at or before `instant` sorts below this bound. */
   dueBound: (instant: number) => new Date(instant + 1).toISOString(),
   notification: (deploymentId: number, notificationId: number, instant: number) => ({

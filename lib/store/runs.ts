@@ -39,6 +39,7 @@ function entryFromItem(item: Item): DueEntry | undefined {
       deploymentId: item.deploymentId as number,
       notificationId: item.id as number,
       dueKey: item[DUE_INDEX.sortKey] as string,
+      dueAt: dueIndexKeys.instantOf(item[DUE_INDEX.sortKey] as string),
     };
   }
   if (item.entity === 'RUN') {

@@ -11,7 +11,7 @@ import { ensureTable, loadFixture } from '#lib/fixtures/load-fixture';
 import { outboxSink } from '#lib/jobs/outbox-sink';
 import { batchWriteAll } from '#lib/store/batch';
 import { documentClient, tableName } from '#lib/store/client';
-import { keys } from '#lib/store/keys';
+import { dueIndexKeys, keys } from '#lib/store/keys';
 import { notificationRepository, notificationToItem } from '#lib/store/notifications';
 import { recipientToItem } from '#lib/store/recipient-items';
 import { runListRepository } from '#lib/store/run-lists';
@@ -271,6 +271,33 @@ describe('a dispatch pass', () => {
     expect(await runsOf(late)).toEqual([]);
     expect(summary.missed).toBeGreaterThanOrEqual(1);
     expect((await dispatchStore.findNotification(late))?.dueKey).toMatch(/^2026-11-24T08:00:00\.000Z#/);
+  });
+
+  it('fires no instant earlier than its index entry, and nothing for a disabled notification left in the index', async () => {
+    // Entries a schedule change left behind: one due at 08:30Z (the schedule's instant was 08:00Z), and
+    // one of a notification disabled since.
+    const moved = await notification([user(1)]);
+    const disabled = await notification([user(1)], { isEnabled: false });
+    for (const [n, at] of [
+      [moved, NINE_BERLIN + 30 * MINUTE],
+      [disabled, NINE_BERLIN],
+    ] as const) {
+      const due = dueIndexKeys.notification(7, n.id, at);
+      await documentClient().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.notification(7, n.id),
+          UpdateExpression: 'SET gsi3pk = :pk, gsi3sk = :sk',
+          ExpressionAttributeValues: { ':pk': due.gsi3pk, ':sk': due.gsi3sk },
+        }),
+      );
+    }
+    const { sink } = await outbox();
+    await pass(sink, NINE_BERLIN + 30 * MINUTE + 1_000);
+    expect(await runsOf(moved)).toEqual([]);
+    expect(await runsOf(disabled)).toEqual([]);
+    expect((await dispatchStore.findNotification(moved))?.dueKey).toMatch(/^2026-11-24T08:00:00\.000Z#/);
+    expect((await dispatchStore.findNotification(disabled))?.dueKey).toBeUndefined();
   });
 
   it('follows a changed schedule from the next instant of the new one', async () => {
