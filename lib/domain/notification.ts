@@ -13,6 +13,7 @@ import {
   type Schedule,
 } from '#lib/domain/schedule';
 import { ConflictError, type FieldProblem, NotFoundError, ValidationError } from '#lib/errors';
+import { backoff } from '#lib/store/retry';
 
 export interface Notification extends Schedule {
   id: number;
@@ -147,6 +148,8 @@ export async function updateNotification(
     const next = applyNotificationUpdate(stored.notification, input, settings);
     const changed = scheduleChanged(stored.notification, next);
     if (await repository.replace(next, stored.version, changed)) return toNotificationDto(next, Date.now());
+    // The store's backoff (full jitter): contenders spread out instead of colliding again at once.
+    if (attempt < MAX_ATTEMPTS) await backoff(attempt);
   }
   throw new ConflictError('The notification is being changed by others; retry the request');
 }
