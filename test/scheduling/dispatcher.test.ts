@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type DispatchOptions, dispatchPass, type JobSink, sendNow } from '#lib/domain/dispatch';
-import type { Notification } from '#lib/domain/notification';
+import { type Notification, updateNotification } from '#lib/domain/notification';
 import type { DeliveryJob } from '#lib/domain/runs';
 import { parseFixture } from '#lib/fixtures/fixture';
 import { ensureTable, loadFixture } from '#lib/fixtures/load-fixture';
@@ -300,14 +300,26 @@ describe('a dispatch pass', () => {
     expect((await dispatchStore.findNotification(disabled))?.dueKey).toBeUndefined();
   });
 
-  it('follows a changed schedule from the next instant of the new one', async () => {
+  it('follows a changed schedule from its next instant; other edits leave the entry; disabling takes it out', async () => {
     const n = await notification([user(1)]);
-    const stored = await notificationRepository.find(7, n.id);
-    const changed = { ...n, hour: 10 };
-    expect(await notificationRepository.replace(changed, stored?.version ?? 0, true)).toBe(true);
-    // The replace indexes from the real clock; what matters is that the entry is the new schedule's.
-    const dueKey = (await dispatchStore.findNotification(n))?.dueKey ?? '';
-    expect(new Date(dueKey.slice(0, 24)).getUTCHours()).toBe(9);
+    const update = (input: Record<string, unknown>) =>
+      updateNotification(notificationRepository, n, input, { customCronMinIntervalMinutes: 15 });
+    const entryAt = async () => (await dispatchStore.findNotification(n))?.dueKey;
+    const first = await entryAt();
+    await update({ notificationFormat: 'png' });
+    expect(await entryAt()).toBe(first);
+    const { sink } = await outbox();
+    const dto = await update({ hour: 10 });
+    expect(new Date(dto.nextRunAt as string).getUTCHours()).toBe(9);
+    // After the next pass (as of the real clock) the entry is the new schedule's next instant, as the
+    // answer said (10:00 in Berlin), and nothing fired.
+    await pass(sink, Date.now() + 1_000);
+    expect((await entryAt())?.startsWith(`${(dto.nextRunAt as string).replace('Z', '.000Z')}#`)).toBe(true);
+    expect(await runsOf(n)).toEqual([]);
+    await update({ isEnabled: false });
+    await pass(sink, Date.now() + 1_000);
+    expect(await entryAt()).toBeUndefined();
+    expect(await runsOf(n)).toEqual([]);
   });
 
   it('sends now on the same path, whether or not the schedule or delivery is enabled', async () => {
