@@ -55,6 +55,19 @@ export const knownMisses: Record<string, { ceiling: number; fix: string }> = {
     ceiling: 625_000,
     fix: 'cron-parser (as above) and @aws-sdk/client-sqs for the delivery queue (~130 KB); writing the run alone and leaving its deliveries to the dispatcher would keep the SQS client out of this function',
   },
+  'get-embedded-dashboard: bundle bytes': {
+    // 443.5 KB on main; the query and success-status handling of the shared chain adds a few hundred bytes.
+    ceiling: 446_000,
+    fix: 'the Powertools logger and metrics cost about 33 KB in every function (see add-recipients)',
+  },
+  'list-runs: bundle bytes': {
+    ceiling: 452_000,
+    fix: 'the Powertools logger and metrics (about 33 KB in every function) and the run schemas; see add-recipients',
+  },
+  'list-deliveries: bundle bytes': {
+    ceiling: 452_000,
+    fix: 'the Powertools logger and metrics (about 33 KB in every function) and the run schemas; see add-recipients',
+  },
   'add-recipients: bundle bytes': {
     // 433 KB before the Powertools logger (17 KB), metrics (11 KB) and their commons.
     ceiling: 472_000,
