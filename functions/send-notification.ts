@@ -1,6 +1,7 @@
 import { sendNow } from '#lib/domain/dispatch';
 import { createHandler } from '#lib/http/create-handler';
 import { notificationPath } from '#lib/http/schemas/notifications';
+import { sendNowInput } from '#lib/http/schemas/runs';
 import { jobSink } from '#lib/jobs/job-sink';
 import { dispatchStore } from '#lib/store/runs';
 import { credentialDirectory } from '#lib/store/users';
@@ -10,6 +11,8 @@ export const handler = createHandler({
   access: 'admin',
   credentials: credentialDirectory,
   params: notificationPath,
+  body: sendNowInput,
+  bodyOptional: true,
   success: { status: 202 },
   operation: ({ params, remainingTimeMs }) =>
     sendNow(dispatchStore, jobSink(), params, { now: Date.now(), remainingTimeMs }),

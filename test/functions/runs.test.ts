@@ -87,6 +87,14 @@ describe('POST …/{id}/send', () => {
     });
   });
 
+  it('takes no fields: an empty body or {} is a send, anything else 400', async () => {
+    const empty = await api.request('POST', `${base}/700/send`, { token: ADMIN_KEY, body: {} });
+    expect(empty.status).toBe(202);
+    const extra = await api.request('POST', `${base}/700/send`, { token: ADMIN_KEY, body: { now: true } });
+    expect(extra.status).toBe(400);
+    expect(JSON.stringify(extra.body)).toContain('now');
+  });
+
   it('is refused to members, and 404 for a notification that does not exist', async () => {
     expect((await send(700, MEMBER_KEY)).status).toBe(403);
     const missing = await send(799);

@@ -11,6 +11,9 @@ export const runPath = z.strictObject({
   runId: z.string().check(z.regex(RUN_ID_PATTERN, 'is not a run id')),
 });
 
+/** Send-now takes no fields: an absent or empty body, or `{}`. */
+export const sendNowInput = z.strictObject({});
+
 const recipientCounts = z.strictObject({ queued: z.int(), skipped: z.int() });
 
 export const runOutput = z.strictObject({
