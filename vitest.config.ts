@@ -1,9 +1,10 @@
 import { defineConfig } from 'vitest/config';
 
+const PROPERTY_TESTS = 'test/**/*.property.test.ts';
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    // One DynamoDB Local engine for the whole run; each test file gets a table of its own.
+    // One DynamoDB Local engine per project; each test file gets a table of its own.
     globalSetup: ['test/support/global-setup.ts'],
     setupFiles: ['test/support/per-file-env.ts'],
     testTimeout: 30_000,
@@ -11,5 +12,22 @@ export default defineConfig({
     reporters: process.env.CI
       ? ['default', ['json', { outputFile: '.local/test-results.json' }]]
       : ['default'],
+    // The generated-request suites run as a group of their own, not alongside the rest: their load
+    // would otherwise bend the timing of the tests that race concurrent requests.
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'suite',
+          include: ['test/**/*.test.ts'],
+          exclude: [PROPERTY_TESTS],
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        extends: true,
+        test: { name: 'properties', include: [PROPERTY_TESTS], sequence: { groupOrder: 1 } },
+      },
+    ],
   },
 });

@@ -7,7 +7,7 @@ import { createTokenVerifier, type VerifyToken } from '#lib/auth/token-verifier'
 import type { TrustedIssuer } from '#lib/config';
 import type { ConsoleUser, EmbedTenant } from '#lib/domain/entities';
 import { UnauthorizedError } from '#lib/errors';
-import { keyPartLimits } from '#lib/store/keys';
+import { fitsKeyPart } from '#lib/store/keys';
 import { TtlCache } from '#lib/ttl-cache';
 
 /** Where credentials are looked up; the storage layer provides it. */
@@ -34,6 +34,12 @@ export interface Authenticator extends Authenticate {
 }
 
 const EMBED_TOKEN_MAX_LIFETIME_SECONDS = 24 * 60 * 60;
+/**
+ * A name that could not be a key part (not well-formed Unicode, or too long once encoded) names no
+ * tenant: it is refused before the lookup, which could not even build its key.
+ */
+const isLookupName = (value: unknown): value is string =>
+  typeof value === 'string' && value !== '' && fitsKeyPart(value);
 
 export function createAuthenticator(options: AuthenticatorOptions): Authenticator {
   const { directory, embedAudience } = options;
@@ -52,12 +58,7 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
   }
 
   async function embedPrincipal(token: string, claimedTenant: unknown): Promise<Principal> {
-    if (
-      typeof claimedTenant !== 'string' ||
-      claimedTenant === '' ||
-      claimedTenant.length > keyPartLimits.tenantName
-    )
-      throw new UnauthorizedError('The token is not valid');
+    if (!isLookupName(claimedTenant)) throw new UnauthorizedError('The token is not valid');
     const verify = await tenantVerifiers.get(claimedTenant, async () => {
       const tenant = await directory.embedTenant(claimedTenant);
       if (!tenant) return undefined;
@@ -94,11 +95,16 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
     }
 
     let unverified: JwtPayload;
+    let critical: unknown;
     try {
-      unverified = decomposeUnverifiedJwt(credential.token).payload;
+      const decomposed = decomposeUnverifiedJwt(credential.token);
+      unverified = decomposed.payload;
+      critical = (decomposed.header as { crit?: unknown }).crit;
     } catch {
       throw new UnauthorizedError('The bearer token is not valid');
     }
+    // RFC 7515 §4.1.11: an extension marked critical must be understood, and we understand none.
+    if (critical !== undefined) throw new UnauthorizedError('The token is not valid');
     const trusted = typeof unverified.iss === 'string' ? issuers.get(unverified.iss) : undefined;
     if (!trusted) return embedPrincipal(credential.token, unverified.tenant);
 
@@ -107,6 +113,7 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
     const subject = payload.sub;
     if (typeof subject !== 'string' || subject === '')
       throw new UnauthorizedError('The token has no subject');
+    if (!isLookupName(subject)) throw new UnauthorizedError('The credential is not valid');
     return consolePrincipal(await consoleUsers.get(`sub:${subject}`, () => directory.userBySubject(subject)));
   }
 

@@ -1,4 +1,6 @@
-import { keyPartLimits } from '#lib/store/keys';
+import { fitsKeyPart, KEY_PART_MAX_BYTES } from '#lib/store/keys';
+import { utf8Bytes } from '#lib/store/limits';
+
 /**
  * The rules of an "add recipients" item: how its kind is settled (explicit `type`, else inferred from
  * its fields), which fields each kind may carry, and the classified value everything after the request
@@ -8,13 +10,14 @@ import { keyPartLimits } from '#lib/store/keys';
 
 export const MIN_RECIPIENTS = 1;
 export const MAX_RECIPIENTS = 1000;
-/** Together, an item's securityContext, userAttributes and groups as JSON; keeps every stored item far below DynamoDB's 400 KB. */
-export const MAX_PROPERTIES_JSON_LENGTH = 32_768;
+/**
+ * Together, an item's securityContext, userAttributes and groups as JSON, in UTF-8 bytes: a row stays
+ * far below DynamoDB's 400 KB item, and 50 new embed users with their rows below its 4 MB transaction.
+ */
+export const MAX_PROPERTIES_JSON_BYTES = 32_768;
 /** Of userAttributes and groups. */
 export const MAX_PROPERTY_LIST_LENGTH = 200;
 const MAX_EXTERNAL_ID_LENGTH = 256;
-/** Tenant names and externalIds become key parts: the key module bounds their encoded form. */
-const MAX_ENCODED_KEY_PART_LENGTH = keyPartLimits.encoded;
 
 export const recipientKinds = ['USER', 'EMBED_USER', 'SLACK'] as const;
 export type RecipientKind = (typeof recipientKinds)[number];
@@ -95,9 +98,9 @@ const fieldsOf: Record<Exclude<RecipientKind, 'SLACK'>, ReadonlySet<string>> = {
 
 type Issue = { path: string[]; message: string };
 
-const tooLongEncoded = `must be at most ${MAX_ENCODED_KEY_PART_LENGTH} characters once URL-encoded`;
+const tooLongEncoded = `must be at most ${KEY_PART_MAX_BYTES} bytes once URL-encoded`;
 /** Text that is not well-formed has been refused already (refinements do not stop these checks). */
-const encodedLength = (value: string) => (value.isWellFormed() ? encodeURIComponent(value).length : 0);
+const tooLongForKey = (value: string) => value.isWellFormed() && !fitsKeyPart(value);
 const article = (kind: RecipientKind) => (kind === 'EMBED_USER' ? 'an' : 'a');
 
 /** What is wrong with an item beyond its field types: nothing identifies it, or fields its kind does not have. */
@@ -123,10 +126,14 @@ export function recipientProblems(item: RecipientFields): Issue[] {
   if (kind === 'USER' && item.userId === undefined && item.email === undefined) {
     issues.push({ path: [], message: 'needs userId or email to identify a USER recipient' });
   }
+  // A console user is looked up by e-mail: the address is a key part.
+  if (kind === 'USER' && item.email !== undefined && tooLongForKey(item.email.toLowerCase())) {
+    issues.push({ path: ['email'], message: tooLongEncoded });
+  }
   if (kind === 'EMBED_USER') {
     if (item.embedTenantName === undefined) {
       issues.push({ path: ['embedTenantName'], message: 'is required for an EMBED_USER recipient' });
-    } else if (encodedLength(item.embedTenantName) > MAX_ENCODED_KEY_PART_LENGTH) {
+    } else if (tooLongForKey(item.embedTenantName)) {
       issues.push({ path: ['embedTenantName'], message: tooLongEncoded });
     }
     const externalId = item.externalId?.trim();
@@ -136,15 +143,15 @@ export function recipientProblems(item: RecipientFields): Issue[] {
       issues.push({ path: ['externalId'], message: 'must not be blank' });
     } else if (externalId.length > MAX_EXTERNAL_ID_LENGTH) {
       issues.push({ path: ['externalId'], message: `must be at most ${MAX_EXTERNAL_ID_LENGTH} characters` });
-    } else if (encodedLength(externalId) > MAX_ENCODED_KEY_PART_LENGTH) {
+    } else if (tooLongForKey(normalizeExternalId(externalId))) {
       issues.push({ path: ['externalId'], message: tooLongEncoded });
     }
     const { securityContext, userAttributes, groups } = item;
-    const propertiesLength = JSON.stringify({ securityContext, userAttributes, groups }).length;
-    if (propertiesLength > MAX_PROPERTIES_JSON_LENGTH) {
+    const propertiesBytes = utf8Bytes(JSON.stringify({ securityContext, userAttributes, groups }));
+    if (propertiesBytes > MAX_PROPERTIES_JSON_BYTES) {
       issues.push({
         path: [],
-        message: `securityContext, userAttributes and groups together must be at most ${MAX_PROPERTIES_JSON_LENGTH} characters as JSON`,
+        message: `securityContext, userAttributes and groups together must be at most ${MAX_PROPERTIES_JSON_BYTES} bytes as JSON (UTF-8)`,
       });
     }
   }

@@ -58,6 +58,27 @@ export function describeCron(cronExpression: string): string {
 }
 
 const CRON_FIELDS = 5;
+const fieldNames = ['minute', 'hour', 'day-of-month', 'month', 'day-of-week'] as const;
+
+/**
+ * Standard 5-field cron only: numbers, `*`, lists, ranges, steps, and month and weekday names.
+ * Extensions such as `L`, `W`, `#`, `?` and `H` are refused: the interval check does not model them
+ * (`5L` fires on the last Friday, next to any other day listed).
+ */
+const standardField = (names: string) => {
+  const value = `(?:\\d+${names ? `|${names}` : ''})`;
+  const item = `(?:\\*|${value}(?:-${value})?)(?:/\\d+)?`;
+  return new RegExp(`^${item}(?:,${item})*$`, 'i');
+};
+const months = 'JAN|FEB|MAR|APR|MAY|JUN|JUL|AUG|SEP|OCT|NOV|DEC';
+const weekdays = 'SUN|MON|TUE|WED|THU|FRI|SAT';
+const standardFields = [
+  standardField(''),
+  standardField(''),
+  standardField(''),
+  standardField(months),
+  standardField(weekdays),
+];
 
 /**
  * Checks a custom 5-field cron expression: it must parse strictly (no empty fields, no seconds, not
@@ -68,6 +89,10 @@ export function customCronProblem(expression: string, minIntervalMinutes: number
   const fields = expression.trim().split(/\s+/);
   if (expression.trim() === '' || fields.length !== CRON_FIELDS) {
     return 'must be a cron expression of 5 fields (minute hour day-of-month month day-of-week)';
+  }
+  const nonStandard = fields.findIndex((field, i) => !standardFields[i]?.test(field));
+  if (nonStandard >= 0) {
+    return `uses syntax outside standard cron in its ${fieldNames[nonStandard]} field ("${fields[nonStandard]}"): only numbers, names, * , - and / are accepted`;
   }
   let parsed: ReturnType<typeof CronExpressionParser.parse>;
   // cron-parser's strict mode wants the seconds field; a fixed 0 keeps the 5-field meaning.

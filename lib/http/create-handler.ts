@@ -70,6 +70,18 @@ export type ApiHandler = (
   context: Context,
 ) => Promise<APIGatewayProxyStructuredResultV2>;
 
+/** The zod schemas a handler checks its request with. */
+export interface HandlerSchemas {
+  params?: Schema;
+  body?: Schema;
+}
+
+/** Kept so that generated-request tests derive their inputs from the very schemas each route checks with. */
+const schemasOfHandler = new WeakMap<ApiHandler, HandlerSchemas>();
+
+export const handlerSchemas = (handler: ApiHandler): HandlerSchemas | undefined =>
+  schemasOfHandler.get(handler);
+
 function authenticatorOf(credentials: CredentialDirectory, settings: Config): Authenticator {
   return createAuthenticator({
     directory: credentials,
@@ -136,7 +148,7 @@ export function createHandler<
   );
   const success: Success<R> = definition.success ?? { status: 200 };
 
-  return chain.handler(async (_event, context) => {
+  const handler = chain.handler(async (_event, context) => {
     const { principal, input } = context as RequestContext;
     const result = await definition.operation({
       params: input.params as Output<PS>,
@@ -150,4 +162,6 @@ export function createHandler<
     if (success.status === 201) return jsonResponse(201, result, { location: success.location(result) });
     return jsonResponse(success.status, result);
   }) as ApiHandler;
+  schemasOfHandler.set(handler, { params: definition.params, body: definition.body });
+  return handler;
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { describeError } from '#lib/http/request-log';
 import { logger } from '#lib/log';
@@ -140,11 +141,42 @@ function send(response: ServerResponse, result: APIGatewayProxyStructuredResultV
   response.end(body);
 }
 
-const gatewayError = (statusCode: number, message: string): APIGatewayProxyStructuredResultV2 => ({
+/** Errors raised before a handler runs, in the service's own error shape (`message` is API Gateway's key). */
+const gatewayCodes: Record<number, string> = {
+  400: 'validation_failed',
+  404: 'not_found',
+  413: 'payload_too_large',
+};
+
+const gatewayError = (
+  statusCode: number,
+  message: string,
+  requestId: string = randomUUID(),
+): APIGatewayProxyStructuredResultV2 => ({
   statusCode,
   headers: { 'content-type': 'application/json' },
-  body: JSON.stringify({ message }),
+  body: JSON.stringify({ message, code: gatewayCodes[statusCode], requestId }),
 });
+
+/**
+ * Node refuses a request it cannot parse (a header section over 16 KiB, a malformed request line)
+ * before any handler sees it, by default with an empty body; this answers 400 in the error shape.
+ * A 400 rather than 431: every answer keeps to the service's status and code pairs.
+ */
+function refuseUnparsable(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (!socket.writable || error.code === 'ECONNRESET') {
+    socket.destroy();
+    return;
+  }
+  const message =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? 'The request headers exceed 16384 bytes'
+      : 'The request is not valid HTTP/1.1';
+  const { body = '' } = gatewayError(400, message);
+  socket.end(
+    `HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
+}
 
 /** The service's own 500 body, for a function that could not even be loaded or crashed. */
 const internalError = (requestId: string): APIGatewayProxyStructuredResultV2 => ({
@@ -165,7 +197,7 @@ async function readBody(request: IncomingMessage): Promise<Buffer | undefined> {
 }
 
 export function createLocalApi({ resolveHandler, timeoutMs }: LocalApiOptions): Server {
-  return createServer(async (request, response) => {
+  const server = createServer(async (request, response) => {
     let requestId: string = randomUUID();
     let operation: Operation | undefined;
     try {
@@ -174,12 +206,16 @@ export function createLocalApi({ resolveHandler, timeoutMs }: LocalApiOptions): 
       const matched = matchRoute(method, path);
       if (!matched) {
         request.resume();
-        send(response, gatewayError(404, 'Not Found'), requestId);
+        send(response, gatewayError(404, 'Not Found', requestId), requestId);
         return;
       }
       const body = await readBody(request);
       if (!body) {
-        send(response, gatewayError(413, 'Request Entity Too Large'), requestId);
+        send(
+          response,
+          gatewayError(413, `The request body exceeds ${API_GATEWAY_MAX_PAYLOAD_BYTES} bytes`, requestId),
+          requestId,
+        );
         return;
       }
       const event = buildEvent(
@@ -208,4 +244,6 @@ export function createLocalApi({ resolveHandler, timeoutMs }: LocalApiOptions): 
       if (!response.headersSent) send(response, internalError(requestId), requestId);
     }
   });
+  server.on('clientError', refuseUnparsable);
+  return server;
 }

@@ -4,11 +4,17 @@ import { documentClient, tableName } from '#lib/store/client';
 import { ensureTimeLeft } from '#lib/store/deadline';
 import type { Item } from '#lib/store/items';
 import type { Key } from '#lib/store/keys';
+import { dynamoDbLimits, itemBytesAtMost } from '#lib/store/limits';
 import { backoff, type RetryOptions, retryPolicy } from '#lib/store/retry';
 
 /** DynamoDB's own ceilings per call. */
-export const BATCH_GET_LIMIT = 100;
-export const BATCH_WRITE_LIMIT = 25;
+export const BATCH_GET_LIMIT = dynamoDbLimits.batchGetKeys;
+export const BATCH_WRITE_LIMIT = dynamoDbLimits.batchWriteItems;
+
+const requestBytes = (request: WriteRequest) =>
+  'PutRequest' in request
+    ? itemBytesAtMost(request.PutRequest.Item)
+    : itemBytesAtMost(request.DeleteRequest.Key);
 
 export interface BatchOptions extends RetryOptions {
   /** Milliseconds left for the whole request; no new call starts when too little is left. */
@@ -22,6 +28,34 @@ const DEFAULT_CONCURRENCY = 4;
 export function chunk<T>(items: readonly T[], size: number): T[][] {
   const chunks: T[][] = [];
   for (let i = 0; i < items.length; i += size) chunks.push(items.slice(i, i + size));
+  return chunks;
+}
+
+/**
+ * Consecutive groups of at most `maxCount` items and `maxBytes` bytes together, as `bytesOf` counts
+ * them: DynamoDB refuses a call past either. An item larger than `maxBytes` alone goes alone (the
+ * service refuses such items before writing, so the call's own error would be a fault here).
+ */
+export function chunkWithin<T>(
+  items: readonly T[],
+  maxCount: number,
+  maxBytes: number,
+  bytesOf: (item: T) => number,
+): T[][] {
+  const chunks: T[][] = [];
+  let current: T[] = [];
+  let bytes = 0;
+  for (const item of items) {
+    const size = bytesOf(item);
+    if (current.length > 0 && (current.length === maxCount || bytes + size > maxBytes)) {
+      chunks.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push(item);
+    bytes += size;
+  }
+  if (current.length > 0) chunks.push(current);
   return chunks;
 }
 
@@ -95,13 +129,17 @@ export async function batchGetAll(keys: readonly Key[], options: BatchOptions = 
 
 export type WriteRequest = { PutRequest: { Item: Item } } | { DeleteRequest: { Key: Key } };
 
-/** Writes every request (any number), 25 per BatchWrite, several in flight. Puts and deletes are idempotent. */
+/**
+ * Writes every request (any number), 25 and at most 16 MB per BatchWrite, several in flight. Puts and
+ * deletes are idempotent.
+ */
 export async function batchWriteAll(
   requests: readonly WriteRequest[],
   options: BatchOptions = {},
 ): Promise<void> {
   const table = tableName();
-  await inParallel(chunk(requests, BATCH_WRITE_LIMIT), options.concurrency ?? DEFAULT_CONCURRENCY, (slice) =>
+  const calls = chunkWithin(requests, BATCH_WRITE_LIMIT, dynamoDbLimits.batchWriteBytes, requestBytes);
+  await inParallel(calls, options.concurrency ?? DEFAULT_CONCURRENCY, (slice) =>
     untilProcessed(
       slice,
       async (pending) => {

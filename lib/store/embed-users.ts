@@ -5,11 +5,12 @@ import type { NewEmbedRecipient, NotificationRef, StorageOptions } from '#lib/do
 import { normalizeExternalId } from '#lib/domain/recipients-input';
 import type { EmbedUserRef } from '#lib/domain/recipients-resolution';
 import { UnavailableError } from '#lib/errors';
-import { chunk, inParallel } from '#lib/store/batch';
+import { chunkWithin, inParallel } from '#lib/store/batch';
 import { documentClient, tableName } from '#lib/store/client';
 import { ensureTimeLeft } from '#lib/store/deadline';
 import type { Item } from '#lib/store/items';
 import { keys } from '#lib/store/keys';
+import { dynamoDbLimits, itemBytesAtMost } from '#lib/store/limits';
 import { recipientToItem } from '#lib/store/recipient-items';
 import { backoff, type RetryOptions, retryPolicy } from '#lib/store/retry';
 
@@ -25,7 +26,7 @@ export interface TransactionOptions extends StorageOptions, RetryOptions {
 }
 
 /** DynamoDB allows 100 actions per transaction; each embed user takes two (itself and its row). */
-export const EMBED_USERS_PER_TRANSACTION = 50;
+export const EMBED_USERS_PER_TRANSACTION = dynamoDbLimits.transactionItems / 2;
 const DEFAULT_CONCURRENCY = 4;
 
 /** Cancellation reasons that say "try again later" rather than "this cannot succeed". */
@@ -140,7 +141,15 @@ export async function createEmbedUsers(
   recipients: readonly NewEmbedRecipient[],
   options: TransactionOptions = {},
 ): Promise<EmbedUserRef[]> {
-  const batches = chunk(recipients, EMBED_USERS_PER_TRANSACTION);
+  // Fewer than 50 when their items would pass the transaction's 4 MB.
+  const batches = chunkWithin(
+    recipients,
+    EMBED_USERS_PER_TRANSACTION,
+    dynamoDbLimits.transactionBytes,
+    (created) =>
+      itemBytesAtMost(embedUserToItem(created.embedUser)) +
+      itemBytesAtMost(recipientToItem(notification, created.recipient)),
+  );
   const existing = await inParallel(batches, options.concurrency ?? DEFAULT_CONCURRENCY, (batch) =>
     createInOneTransaction(notification, batch, options),
   );

@@ -4,22 +4,14 @@
  * each one serves is listed in docs/data-model.md.
  */
 
+import { dynamoDbLimits } from '#lib/store/limits';
+
 export type Key = { pk: string; sk: string };
 
 /**
- * The longest free-text key parts. DynamoDB holds 2048 bytes in a partition key and 1024 in a sort key,
- * and a percent-encoded character takes up to 9 bytes: longer parts are refused at the edge (400), or,
- * in a credential, not looked up (401), rather than failing the write or read as a 500.
+ * A free-text part as it appears in a key. Callers pass only text that `fitsKeyPart` accepts:
+ * text that is not well-formed Unicode cannot be encoded (encodeURIComponent throws).
  */
-export const keyPartLimits = {
-  /** Any free-text part once percent-encoded, so that a sort key stays under 1024 bytes. */
-  encoded: 768,
-  /** A dashboard's publicId, in characters (URL-safe, so encoded the same). */
-  publicId: 128,
-  /** An embed tenant's name as a token claims it, in characters. */
-  tenantName: 128,
-} as const;
-
 const part = (value: string) => encodeURIComponent(value);
 
 const notificationPartition = (deploymentId: number, notificationId: number) =>
@@ -126,6 +118,26 @@ export const keys = {
   /** Integer id sequences (`embedUser`, …): one item per sequence, advanced with an atomic ADD. */
   counter: (sequence: string): Key => ({ pk: `COUNTER#${sequence}`, sk: 'COUNTER' }),
 };
+
+/** The fixed text around the two free-text parts of the longest sort key (an embed recipient's). */
+const embedRecipientKeyOverhead = keys.embedRecipient(0, 0, '', '').sk.length;
+
+/**
+ * The most bytes one free-text part (tenant name, externalId, e-mail, subject) may take once
+ * percent-encoded: two of them fill an embed recipient's sort key up to DynamoDB's 1024 bytes,
+ * and every other key that holds them is a partition key (2048 bytes) with less around them.
+ */
+export const KEY_PART_MAX_BYTES = Math.floor((dynamoDbLimits.sortKeyBytes - embedRecipientKeyOverhead) / 2);
+
+/** Key parts with a limit of their own, in characters; each well within KEY_PART_MAX_BYTES. */
+export const keyPartLimits = {
+  /** A dashboard's publicId: URL-safe, so encoded the same. */
+  publicId: 128,
+} as const;
+
+/** Whether `value` can be a free-text key part: well-formed (else it cannot be encoded) and at most KEY_PART_MAX_BYTES encoded. */
+export const fitsKeyPart = (value: string): boolean =>
+  value.isWellFormed() && encodeURIComponent(value).length <= KEY_PART_MAX_BYTES;
 
 /** The table's physical shape, shared by the local runtime, the tests and the CDK stack. */
 export const tableKeySchema = {

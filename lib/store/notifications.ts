@@ -5,7 +5,7 @@ import { documentClient, tableName } from '#lib/store/client';
 import { getItem, type Item } from '#lib/store/items';
 import { DUE_INDEX, dueIndexKeys, keys } from '#lib/store/keys';
 
-/** The attributes a notification item holds besides its key and its `version`. */
+/** The fields of a notification, each an attribute of its item besides its key and its `version`. */
 const notificationFields = [
   'id',
   'deploymentId',
@@ -38,6 +38,25 @@ export function dueIndexAttributes(
     : dueIndexKeys.notification(notification.deploymentId, notification.id, next);
 }
 
+/**
+ * Filters and time grains hold free-form JSON (a filter's value can be any JSON), kept as JSON text
+ * (`filtersJson`, `timeGrainsJson`): every number and key comes back exactly as given, which
+ * DynamoDB's own numbers (38 digits, 1e-130..1e126) and maps (32 levels, no empty keys) would not do.
+ */
+const jsonFields = new Set<string>(['filters', 'timeGrains']);
+const attributeOf = (field: string) => (jsonFields.has(field) ? `${field}Json` : field);
+
+/** The attribute values of a notification's fields; an absent or null field has none. */
+function attributesOf(notification: Notification): Record<string, unknown> {
+  const attributes: Record<string, unknown> = {};
+  for (const field of notificationFields) {
+    const value = notification[field];
+    if (value === undefined || value === null) continue;
+    attributes[attributeOf(field)] = jsonFields.has(field) ? JSON.stringify(value) : value;
+  }
+  return attributes;
+}
+
 /** The due entry follows from the schedule as of `createdAt`, when the item is first written. */
 export function notificationToItem(
   notification: Notification,
@@ -47,7 +66,7 @@ export function notificationToItem(
   return {
     ...keys.notification(notification.deploymentId, notification.id),
     entity: 'NOTIFICATION',
-    ...notification,
+    ...attributesOf(notification),
     ...dueIndexAttributes(notification, Date.parse(createdAt)),
     version,
   };
@@ -55,7 +74,14 @@ export function notificationToItem(
 
 export function notificationFromItem(item: Item): Notification {
   const notification: Record<string, unknown> = {};
-  for (const field of notificationFields) if (item[field] !== undefined) notification[field] = item[field];
+  for (const field of notificationFields) {
+    const value = item[attributeOf(field)];
+    // Items written before the JSON text attributes hold the list itself, under the field's name.
+    const legacy = jsonFields.has(field) ? item[field] : undefined;
+    if (value !== undefined)
+      notification[field] = jsonFields.has(field) ? JSON.parse(value as string) : value;
+    else if (legacy !== undefined) notification[field] = legacy;
+  }
   notification.filters ??= null;
   notification.timeGrains ??= null;
   return notification as unknown as Notification;
@@ -74,12 +100,18 @@ export const notificationRepository: NotificationRepository = {
     const values: Record<string, unknown> = { ':expected': expectedVersion, ':next': expectedVersion + 1 };
     const sets = ['#version = :next'];
     const removes: string[] = [];
+    const attributes = attributesOf(next);
     notificationFields.forEach((field, i) => {
-      names[`#f${i}`] = field;
-      if (next[field] === undefined) removes.push(`#f${i}`);
+      const name = attributeOf(field);
+      names[`#f${i}`] = name;
+      if (attributes[name] === undefined) removes.push(`#f${i}`);
       else {
-        values[`:f${i}`] = next[field];
+        values[`:f${i}`] = attributes[name];
         sets.push(`#f${i} = :f${i}`);
+      }
+      if (name !== field) {
+        names[`#legacy${i}`] = field;
+        removes.push(`#legacy${i}`);
       }
     });
     if (scheduleChanged) {

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import {
-  MAX_PROPERTIES_JSON_LENGTH,
+  MAX_PROPERTIES_JSON_BYTES,
   normalizeExternalId,
   recipientKindOf,
 } from '#lib/domain/recipients-input';
 import { check } from '#lib/http/schemas/common';
 import { addRecipientsInput, recipientInput } from '#lib/http/schemas/recipients';
+import { KEY_PART_MAX_BYTES, keys } from '#lib/store/keys';
 
 const parse = (item: unknown) => check(recipientInput, item, ['recipients', 0]);
 
@@ -90,14 +91,38 @@ describe('recipient items', () => {
       { path: 'recipients.0.externalId', message: 'must be at most 256 characters' },
     ]);
     expect(parse({ embedTenantName: 'acme', externalId: '€'.repeat(100) }).problems).toEqual([
-      { path: 'recipients.0.externalId', message: 'must be at most 768 characters once URL-encoded' },
+      {
+        path: 'recipients.0.externalId',
+        message: `must be at most ${KEY_PART_MAX_BYTES} bytes once URL-encoded`,
+      },
     ]);
-    const big = { blob: 'x'.repeat(MAX_PROPERTIES_JSON_LENGTH) };
+    const big = { blob: 'x'.repeat(MAX_PROPERTIES_JSON_BYTES) };
     expect(parse({ embedTenantName: 'acme', externalId: 'x', securityContext: big }).problems).toEqual([
       {
         path: 'recipients.0',
         message: expect.stringMatching(/^securityContext, userAttributes and groups together/),
       },
+    ]);
+    // Counted in bytes: a third as many three-byte characters is already too much.
+    const multiByte = { k: '€'.repeat(Math.ceil(MAX_PROPERTIES_JSON_BYTES / 3)) };
+    expect(
+      parse({ embedTenantName: 'acme', externalId: 'x', securityContext: multiByte }).problems,
+    ).toHaveLength(1);
+  });
+
+  it('keeps a tenant and an externalId together within a sort key, and an e-mail within its key', () => {
+    // Two parts of the most bytes each fill an embed recipient's sort key exactly.
+    const widest = 'a'.repeat(KEY_PART_MAX_BYTES);
+    expect(parse({ embedTenantName: 'acme', externalId: 'a'.repeat(256) }).problems).toEqual([]);
+    expect(keys.embedRecipient(999_999_999_999_999, 1, widest, widest).sk.length).toBe(1024);
+    expect(parse({ embedTenantName: '€'.repeat(56), externalId: 'x' }).problems).toEqual([
+      {
+        path: 'recipients.0.embedTenantName',
+        message: `must be at most ${KEY_PART_MAX_BYTES} bytes once URL-encoded`,
+      },
+    ]);
+    expect(parse({ email: '€'.repeat(227) }).problems).toEqual([
+      { path: 'recipients.0.email', message: `must be at most ${KEY_PART_MAX_BYTES} bytes once URL-encoded` },
     ]);
   });
 });

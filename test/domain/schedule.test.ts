@@ -72,8 +72,8 @@ describe('customCronProblem', () => {
     '0 */2 * * *',
     '55 9,10 * * *',
     '5,55 0,23 * * 1',
-    '0 9 L * *',
     '0 9 * JAN,JUL MON',
+    '0 9 * jan-mar/2 sun-sat',
     '0 9 * * 7',
   ])('accepts %s', (cron) => {
     expect(customCronProblem(cron, 15)).toBeUndefined();
@@ -92,6 +92,12 @@ describe('customCronProblem', () => {
     ['5,55 0,23 * * *', 'within 10 minutes'],
     ['5,55 0,23 * * 1,2', 'within 10 minutes'],
     ['5,55 0,23 31,1 * *', 'within 10 minutes'],
+    // The same, with every list out of order: the check must not depend on how a list is written.
+    ['55,5 10,9 * * *', 'within 10 minutes'],
+    ['55,5 23,0 * * *', 'within 10 minutes'],
+    ['55,5 23,0 1,31 * *', 'within 10 minutes'],
+    // Surrounding blanks do not hide a field.
+    ['  5,55 9,10 * * *  ', 'within 10 minutes'],
   ])('refuses %s, which fires twice within 15 minutes', (cron, words) => {
     expect(customCronProblem(cron, 15)).toContain(words);
   });
@@ -110,10 +116,28 @@ describe('customCronProblem', () => {
     ['61 * * * *', 'not a valid cron expression'],
     ['0 24 * * *', 'not a valid cron expression'],
     ['0 9 32 * *', 'not a valid cron expression'],
-    ['x 9 * * *', 'not a valid cron expression'],
+    ['x 9 * * *', 'outside standard cron in its minute field'],
     ['0 9 1 * 1', 'dayOfMonth and dayOfWeek'],
   ])('refuses %j as malformed', (cron, words) => {
     expect(customCronProblem(cron, 15)).toContain(words);
+  });
+});
+
+describe('customCronProblem refuses what standard 5-field cron does not have', () => {
+  it.each([
+    // Both fire 10 minutes apart (23:55 on the last day, 00:05 on the 1st), past a check that cannot model L.
+    ['5,55 23,0 1,L * *', 'day-of-month field ("1,L")'],
+    ['5,55 23,0 * * 5L,6', 'day-of-week field ("5L,6")'],
+    ['0 9 L * *', 'day-of-month'],
+    ['0 9 LW * *', 'day-of-month'],
+    ['0 9 15W * *', 'day-of-month'],
+    ['0 9 * * 1#2', 'day-of-week'],
+    ['0 9 ? * 1', 'day-of-month'],
+    ['H 9 * * *', 'minute'],
+    ['0 9 * JANUARY *', 'month'],
+    ['0 9 * * MON/', 'day-of-week'],
+  ])('%s', (cron, field) => {
+    expect(customCronProblem(cron, 15)).toContain(`outside standard cron in its ${field}`);
   });
 });
 

@@ -89,10 +89,10 @@ describe('API Gateway answers for what no route serves', () => {
     ['PUT', '/v1/deployments/7/notifications'],
     ['PUT', '/api/v1/deployments/7/notifications/700'],
     ['GET', '/'],
-  ])('%s %s → 404 {"message":"Not Found"}', async (method, path) => {
+  ])('%s %s → 404 not_found, in the error shape', async (method, path) => {
     const response = await api.request(method, path, { token: ADMIN_KEY });
     expect(response.status).toBe(404);
-    expect(response.body).toEqual({ message: 'Not Found' });
+    expect(response.body).toEqual({ message: 'Not Found', code: 'not_found', requestId: expect.any(String) });
   });
 });
 

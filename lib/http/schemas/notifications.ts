@@ -8,6 +8,7 @@ import {
 } from '#lib/domain/notification-fields';
 import { isTimeZone, scheduleTypes } from '#lib/domain/schedule-fields';
 import { intBetween, listUpTo, nullish, pathId, textUpTo } from '#lib/http/schemas/common';
+import { notificationJsonBytes, utf8Bytes } from '#lib/store/limits';
 
 /** The request shapes of the notification operations; `satisfies` holds each to the domain's own type. */
 
@@ -19,6 +20,14 @@ const MAX_TEXT_LENGTH = 1000;
 const text = () => textUpTo(MAX_TEXT_LENGTH);
 const memberPath = () => text().check(z.regex(/.+\..+/, 'must be a member path of the form <Cube>.<member>'));
 const list = <T extends z.ZodMiniType>(item: T) => listUpTo(MAX_LIST_LENGTH, item);
+/** A list kept as JSON text in the notification's item, within its share of the item. */
+const storedList = <T extends z.ZodMiniType>(item: T, maxBytes: number) =>
+  list(item).check(
+    z.refine(
+      (items) => utf8Bytes(JSON.stringify(items)) <= maxBytes,
+      `must be at most ${maxBytes} bytes as JSON (UTF-8)`,
+    ),
+  );
 
 export const dashboardFilterInput = z
   .strictObject({
@@ -70,6 +79,6 @@ export const updateNotificationInput = z.strictObject({
   isEnabled: nullish(z.boolean()),
   notificationEnabled: nullish(z.boolean()),
   notificationFormat: nullish(z.enum(notificationFormats)),
-  filters: nullish(list(dashboardFilterInput)),
-  timeGrains: nullish(list(dashboardTimeGrainInput)),
+  filters: nullish(storedList(dashboardFilterInput, notificationJsonBytes.filters)),
+  timeGrains: nullish(storedList(dashboardTimeGrainInput, notificationJsonBytes.timeGrains)),
 }) satisfies z.ZodMiniType<UpdateNotificationInput>;

@@ -1,0 +1,354 @@
+import { connect } from 'node:net';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_PROPERTIES_JSON_BYTES } from '#lib/domain/recipients-input';
+import { base64url } from '#lib/local/sign-jwt';
+import { documentClient, tableName } from '#lib/store/client';
+import { getItem } from '#lib/store/items';
+import { keys } from '#lib/store/keys';
+import { notificationJsonBytes } from '#lib/store/limits';
+import { notificationFromItem } from '#lib/store/notifications';
+import { storedRows } from '#test/functions/add-recipients-helpers';
+import { type ApiResponse, type LocalApi, startLocalApi } from '#test/support/local-api';
+import { tableSnapshot } from '#test/support/table-snapshot';
+import { freshClaims, generateSigningKey, signJwt } from '#test/support/tokens';
+
+/**
+ * Requests an attacker would send, each once seen to break the service (a 5xx, a partial write, a
+ * value stored altered, an error outside the error shape). Every one is now a clear 4xx decided
+ * before anything is written, or it succeeds and reads back exactly.
+ */
+
+const ADMIN = 'sk-admin';
+const ACME_ISSUER = 'https://auth.acme.example';
+const acmeKey = generateSigningKey('acme-1');
+const PUT_PATH = '/v1/deployments/7/notifications/700';
+const RECIPIENTS_PATH = '/v1/deployments/7/notifications/700/recipients';
+
+let api: LocalApi;
+
+beforeAll(async () => {
+  api = await startLocalApi({
+    users: [{ id: 1, email: 'ada@example.com', username: 'ada', role: 'admin', apiKeys: [ADMIN] }],
+    deployments: [{ id: 7, name: 'Production' }],
+    dashboards: [
+      {
+        id: 70,
+        deploymentId: 7,
+        publicId: 'ops-kpis',
+        title: 'Ops KPIs',
+        published: true,
+        allowEmbed: true,
+        sharedWithAllEmbedUsers: false,
+        sharedWithTenants: ['acme'],
+      },
+    ],
+    embedTenants: [{ name: 'acme', issuer: ACME_ISSUER, jwks: { keys: [acmeKey.publicJwk] } }],
+    notifications: [{ id: 700, deploymentId: 7, dashboardId: 70, scheduleType: 'DAILY', hour: 9 }],
+  });
+});
+afterAll(() => api.close());
+
+/** Sends the JSON text as it is: JSON.stringify cannot write 1e309 or 9007199254740993. */
+const sendJson = (method: string, path: string, json: string) =>
+  api.request(method, path, { token: ADMIN, body: json, headers: { 'content-type': 'application/json' } });
+
+function expectErrorShape(response: ApiResponse, status: number, code: string) {
+  expect(response.status).toBe(status);
+  expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+  expect(response.body).toMatchObject({ message: expect.any(String), code, requestId: expect.any(String) });
+}
+
+const paths = (response: ApiResponse) =>
+  (response.body.errors as { path: string }[]).map((problem) => problem.path);
+
+const storedNotification = async () =>
+  notificationFromItem((await getItem(keys.notification(7, 700))) as Record<string, unknown>);
+
+describe('a junk embed token', () => {
+  it('naming a tenant that is not well-formed Unicode is a 401 on every route, not a 500', async () => {
+    const header = base64url(JSON.stringify({ alg: 'RS256', kid: 'x' }));
+    const payload = base64url('{"tenant":"\\ud800","iss":"x","aud":"embed","sub":"a","exp":9999999999}');
+    const token = `${header}.${payload}.AAAA`;
+    for (const [method, path] of [
+      ['GET', '/v1/embed/dashboard/ops-kpis'],
+      ['PATCH', '/v1/embed/dashboard/ops-kpis'],
+      ['PUT', PUT_PATH],
+      ['POST', RECIPIENTS_PATH],
+    ] as const) {
+      const response = await api.request(method, path, { token, body: method === 'GET' ? undefined : {} });
+      expectErrorShape(response, 401, 'unauthorized');
+    }
+  });
+
+  it('naming a tenant too long for a key is a 401 as well', async () => {
+    const token = signJwt(
+      freshClaims({ iss: ACME_ISSUER, aud: 'embed', sub: 'a', tenant: '€'.repeat(200) }),
+      acmeKey,
+    );
+    expectErrorShape(
+      await api.request('GET', '/v1/embed/dashboard/ops-kpis', { token }),
+      401,
+      'unauthorized',
+    );
+  });
+
+  it('with a crit header is refused, however well signed', async () => {
+    const claims = freshClaims({ iss: ACME_ISSUER, aud: 'embed', sub: 'alice', tenant: 'acme' });
+    const good = signJwt(claims, acmeKey);
+    expect((await api.request('GET', '/v1/embed/dashboard/ops-kpis', { token: good })).status).toBe(200);
+    const critical = signJwt(claims, acmeKey, { crit: ['urn:x-unknown'] });
+    expectErrorShape(
+      await api.request('GET', '/v1/embed/dashboard/ops-kpis', { token: critical }),
+      401,
+      'unauthorized',
+    );
+  });
+});
+
+describe('filters and time grains', () => {
+  const filterWith = (fields: string) => `{"filters":[{"member":"A.b",${fields}}]}`;
+
+  it.each([
+    ['"value":1e20', 1e20],
+    ['"value":-0.5e-7', -0.5e-7],
+    ['"value":[{"":"x"}]', [{ '': 'x' }]],
+    ['"value":[{"constructor":{"prototype":1}}]', [{ constructor: { prototype: 1 } }]],
+    ['"value":"x","caseSensitive":1e-200', 'x'],
+  ])('%s is stored and read back exactly', async (fields, value) => {
+    const json = filterWith(fields);
+    const response = await sendJson('PUT', PUT_PATH, json);
+    expect(response.status).toBe(200);
+    const sent = JSON.parse(json).filters;
+    expect(response.body.filters).toEqual(sent);
+    expect(response.body.filters[0].value).toEqual(value);
+    expect((await storedNotification()).filters).toEqual(sent);
+  });
+
+  it.each([
+    ['"value":9007199254740993', ['filters.0.value']],
+    ['"value":[1e309]', ['filters.0.value.0']],
+    ['"value":-1e400', ['filters.0.value']],
+    ['"value":1e-400', ['filters.0.value']],
+    ['"value":"x","caseSensitive":1e309', ['filters.0.caseSensitive']],
+    ['"value":[{"\\ud800":"x"}]', ['filters.0.value.0']],
+    ['"value":["\\udfff"]', ['filters.0.value.0']],
+    ['"value":{"__proto__":{"admin":true}}', ['filters.0.value.__proto__']],
+  ])('%s is refused naming the field, and nothing is written', async (fields, named) => {
+    const before = await tableSnapshot();
+    const response = await sendJson('PUT', PUT_PATH, filterWith(fields));
+    expectErrorShape(response, 400, 'validation_failed');
+    expect(paths(response)).toEqual(named);
+    expect(await tableSnapshot()).toEqual(before);
+  });
+
+  it('a value nested past the depth limit is refused, naming the limit', async () => {
+    const before = await tableSnapshot();
+    const deep = `${'['.repeat(40)}1${']'.repeat(40)}`;
+    const response = await sendJson('PUT', PUT_PATH, filterWith(`"value":${deep}`));
+    expectErrorShape(response, 400, 'validation_failed');
+    expect(response.body.message).toContain('32 levels');
+    expect(await tableSnapshot()).toEqual(before);
+  });
+
+  it('200 filters and 200 time grains of 1000 characters: over the item, so a 400 naming both', async () => {
+    const text = (i: number) => `A.${'x'.repeat(998 - String(i).length)}${i}`;
+    const body = {
+      filters: Array.from({ length: 200 }, (_, i) => ({
+        member: text(i),
+        operator: 'equals',
+        value: text(i),
+      })),
+      timeGrains: Array.from({ length: 200 }, (_, i) => ({ member: text(i), grain: 'x'.repeat(1000) })),
+    };
+    const before = await tableSnapshot();
+    const response = await api.request('PUT', PUT_PATH, { token: ADMIN, body });
+    expectErrorShape(response, 400, 'validation_failed');
+    expect(paths(response)).toEqual(['filters', 'timeGrains']);
+    expect(await tableSnapshot()).toEqual(before);
+  });
+
+  it('lists that fill their share of the item exactly are stored and read back', async () => {
+    // Multi-byte text: the budget is in bytes, and each € is three of them.
+    const filters = Array.from({ length: 200 }, (_, i) => ({
+      member: `A.${i}`,
+      operator: 'equals',
+      value: '€'.repeat(400),
+    }));
+    const size = () => Buffer.byteLength(JSON.stringify(filters));
+    // Topped up with one-byte characters, each value within its 1000 characters.
+    for (let i = 199; size() < notificationJsonBytes.filters; i--) {
+      const filter = filters[i] as { value: string };
+      filter.value += 'x'.repeat(Math.min(600, notificationJsonBytes.filters - size()));
+    }
+    expect(size()).toBe(notificationJsonBytes.filters);
+    const grain = (i: number) => ({ member: `A.${i}`, grain: '€'.repeat(90) });
+    const timeGrains = Array.from({ length: 200 }, (_, i) => grain(i));
+    const response = await api.request('PUT', PUT_PATH, { token: ADMIN, body: { filters, timeGrains } });
+    expect(response.status, JSON.stringify(response.body).slice(0, 300)).toBe(200);
+    expect(response.body.filters).toEqual(filters);
+    const stored = await storedNotification();
+    expect(stored.filters).toEqual(filters);
+    expect(stored.timeGrains).toEqual(timeGrains);
+  });
+});
+
+describe('a notification item written before filters were kept as JSON text', () => {
+  it('reads its filters, and the next write moves them to the JSON text attribute', async () => {
+    const filters = [{ member: 'A.b', operator: 'equals', value: 'x' }];
+    const item = { ...keys.notification(7, 701), entity: 'NOTIFICATION', id: 701, deploymentId: 7 };
+    await documentClient().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: { ...item, dashboardId: 70, scheduleType: 'DAILY', hour: 9, filters, version: 0 },
+      }),
+    );
+    const response = await api.request('PUT', '/v1/deployments/7/notifications/701', {
+      token: ADMIN,
+      body: { hour: 10 },
+    });
+    expect(response.status).toBe(200);
+    expect(response.body.filters).toEqual(filters);
+    const stored = (await getItem(keys.notification(7, 701))) as Record<string, unknown>;
+    expect(stored.filters).toBeUndefined();
+    expect(JSON.parse(stored.filtersJson as string)).toEqual(filters);
+  });
+});
+
+describe('custom cron', () => {
+  it.each(['5,55 23,0 1,L * *', '5,55 23,0 * * 5L,6', '0 9 * * 1#2', '0 9 ? * 1', '0 9 15W * *'])(
+    '%s (outside standard cron) is a 400 naming customCron',
+    async (customCron) => {
+      const response = await api.request('PUT', PUT_PATH, {
+        token: ADMIN,
+        body: { scheduleType: 'CUSTOM', customCron },
+      });
+      expectErrorShape(response, 400, 'validation_failed');
+      expect(paths(response)).toEqual(['customCron']);
+    },
+  );
+});
+
+describe('add recipients', () => {
+  const embedUser = (i: number, securityContext: unknown) => ({
+    embedTenantName: 'acme',
+    externalId: `user-${i}@customer.example`,
+    securityContext,
+  });
+
+  it('one console user and 50 embed users of 96 KB each: a 400 with nothing written, not a partial 500', async () => {
+    const recipients = [
+      { userId: 1 },
+      ...Array.from({ length: 50 }, (_, i) => embedUser(i, { k: '€'.repeat(32000) })),
+    ];
+    const before = await tableSnapshot();
+    const response = await api.request('POST', RECIPIENTS_PATH, { token: ADMIN, body: { recipients } });
+    expectErrorShape(response, 400, 'validation_failed');
+    expect(paths(response)).toEqual(Array.from({ length: 50 }, (_, i) => `recipients.${i + 1}`));
+    expect(await tableSnapshot()).toEqual(before);
+  });
+
+  it('50 embed users at the byte limit each, with a console user: all stored, properties exact', async () => {
+    // The largest securityContext the limit allows, in three-byte characters.
+    const context = (k: string) => ({ k, n: 10, tiny: 1e-200, big: 1e20 });
+    const overhead = Buffer.byteLength(JSON.stringify({ securityContext: context('') }));
+    const k = '€'.repeat(Math.floor((MAX_PROPERTIES_JSON_BYTES - overhead) / 3));
+    const embedUsers = Array.from({ length: 50 }, (_, i) => embedUser(100 + i, { ...context(k), n: 10 + i }));
+    const recipients = [{ userId: 1 }, ...embedUsers];
+    const response = await api.request('POST', RECIPIENTS_PATH, { token: ADMIN, body: { recipients } });
+    expect(response.status, JSON.stringify(response.body).slice(0, 400)).toBe(200);
+    expect(response.body.createdRecipients).toHaveLength(51);
+    const rows = (await storedRows(700)).filter((row) => row.type === 'EMBED_USER');
+    expect(rows).toHaveLength(50);
+    const sent = new Map(embedUsers.map((item) => [item.externalId, item.securityContext]));
+    for (const row of rows) {
+      expect(JSON.parse(row.securityContextJson as string)).toEqual(sent.get(row.externalId as string));
+    }
+  });
+
+  it('a securityContext number JSON cannot carry is refused, naming it, not stored as null', async () => {
+    const before = await tableSnapshot();
+    const response = await sendJson(
+      'POST',
+      RECIPIENTS_PATH,
+      '{"recipients":[{"embedTenantName":"acme","externalId":"z","securityContext":{"n":1e309}}]}',
+    );
+    expectErrorShape(response, 400, 'validation_failed');
+    expect(paths(response)).toEqual(['recipients.0.securityContext.n']);
+    expect(await tableSnapshot()).toEqual(before);
+  });
+
+  it('an e-mail too long for its key is a 400 naming it, not a 500', async () => {
+    const response = await api.request('POST', RECIPIENTS_PATH, {
+      token: ADMIN,
+      body: { recipients: [{ email: '€'.repeat(227) }] },
+    });
+    expectErrorShape(response, 400, 'validation_failed');
+    expect(paths(response)).toEqual(['recipients.0.email']);
+  });
+});
+
+/** Raw bytes on a socket: what no HTTP client would send. */
+function rawExchange(request: string): Promise<string> {
+  const { port } = new URL(api.baseUrl);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), '127.0.0.1', () => socket.write(request));
+    let received = '';
+    socket.on('data', (chunk) => {
+      received += chunk.toString('utf8');
+    });
+    socket.on('end', () => resolve(received));
+    socket.on('error', reject);
+  });
+}
+
+function parseRaw(raw: string) {
+  const [head = '', body = ''] = raw.split('\r\n\r\n');
+  return { status: Number(head.split(' ')[1]), head, body: JSON.parse(body) };
+}
+
+describe('errors before any handler runs keep the error shape', () => {
+  it('a header section over 16 KiB', async () => {
+    const raw = await rawExchange(
+      `GET /v1/embed/dashboard/ops-kpis HTTP/1.1\r\nHost: x\r\nX-Junk: ${'a'.repeat(17 * 1024)}\r\n\r\n`,
+    );
+    const { status, head, body } = parseRaw(raw);
+    expect(status).toBe(400);
+    expect(head.toLowerCase()).toContain('content-type: application/json');
+    expect(body).toEqual({
+      message: expect.stringContaining('headers'),
+      code: 'validation_failed',
+      requestId: expect.any(String),
+    });
+  });
+
+  it('a malformed request line', async () => {
+    const { status, body } = parseRaw(await rawExchange('GET\u0001 nonsense\r\n\r\n'));
+    expect(status).toBe(400);
+    expect(body).toEqual({
+      message: expect.any(String),
+      code: 'validation_failed',
+      requestId: expect.any(String),
+    });
+  });
+
+  it('a body over 10 MiB', async () => {
+    const response = await sendJson('PUT', PUT_PATH, `"${'x'.repeat(10 * 1024 * 1024 + 1)}"`);
+    expectErrorShape(response, 413, 'payload_too_large');
+  });
+
+  it('JSON nested 3000 deep is refused for its depth, not called malformed', async () => {
+    const response = await sendJson('PUT', PUT_PATH, `{"filters":${'['.repeat(3000)}${']'.repeat(3000)}}`);
+    expectErrorShape(response, 400, 'validation_failed');
+    expect(response.body.message).toContain('32 levels');
+  });
+
+  it('a __proto__ key is an unknown field, and pollutes nothing', async () => {
+    const before = await tableSnapshot();
+    const response = await sendJson('PUT', PUT_PATH, '{"__proto__":{"isEnabled":false},"hour":3}');
+    expectErrorShape(response, 400, 'validation_failed');
+    expect(paths(response)).toEqual(['__proto__']);
+    expect(await tableSnapshot()).toEqual(before);
+    expect(({} as Record<string, unknown>).isEnabled).toBeUndefined();
+  });
+});

@@ -1,0 +1,288 @@
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { config } from '#lib/config';
+import { dispatchPass } from '#lib/domain/dispatch';
+import { parseFixture } from '#lib/fixtures/fixture';
+import { type ApiHandler, handlerSchemas } from '#lib/http/create-handler';
+import { outboxSink } from '#lib/jobs/outbox-sink';
+import { base64url } from '#lib/local/sign-jwt';
+import { type Route, routes } from '#lib/routes';
+import { batchWriteAll } from '#lib/store/batch';
+import { notificationToItem } from '#lib/store/notifications';
+import { dispatchStore } from '#lib/store/runs';
+import { ADMIN_KEY, consoleUsers, MEMBER_KEY } from '#test/support/fixtures';
+import { type ApiResponse, type LocalApi, startLocalApi } from '#test/support/local-api';
+import { tableSnapshot } from '#test/support/table-snapshot';
+import { freshClaims, generateSigningKey, signJwt, unsignedJwt } from '#test/support/tokens';
+import { arbitraryFor, type FieldPools } from '#test/support/zod-arbitrary';
+
+/**
+ * Generated requests against every route of lib/routes.ts, through the local adapter and the real
+ * engine. Bodies and path parameters come from the schemas each route's handler checks with (a new
+ * route joins with its own), mixed with hostile ones: JSON the service cannot keep, deep nesting,
+ * prototype keys, huge and multi-byte text, wrong types, junk ids, tokens and content types.
+ * Invariants: never a 5xx; every 4xx in the error shape; a refused request leaves the table as it
+ * was; an accepted write, sent again, leaves the table as the first one did.
+ */
+
+/** At least 1000 in every `npm test`; PROPERTY_RUNS raises it for a longer hunt. */
+const RUNS_PER_ROUTE = Math.max(1000, Number(process.env.PROPERTY_RUNS ?? 0));
+const SEED = Number(process.env.PROPERTY_SEED ?? Date.now() % 2 ** 31);
+
+const ACME_ISSUER = 'https://auth.acme.example';
+const acmeKey = generateSigningKey('acme-1');
+
+let api: LocalApi;
+
+beforeAll(async () => {
+  api = await startLocalApi({
+    users: consoleUsers.slice(0, 2),
+    deployments: [{ id: 7, name: 'Production' }],
+    dashboards: [
+      {
+        id: 70,
+        deploymentId: 7,
+        publicId: 'ops-kpis',
+        title: 'Ops KPIs',
+        published: true,
+        allowEmbed: true,
+        sharedWithAllEmbedUsers: false,
+        sharedWithTenants: ['acme'],
+      },
+    ],
+    embedTenants: [{ name: 'acme', issuer: ACME_ISSUER, jwks: { keys: [acmeKey.publicJwk] } }],
+    notifications: [{ id: 700, deploymentId: 7, dashboardId: 70, scheduleType: 'DAILY', hour: 9 }],
+  });
+});
+afterAll(() => api.close());
+
+/** The run of notification 700's firing at 09:00 UTC on 2026-11-23, made by a dispatcher pass in beforeAll. */
+const FIRED_RUN = '20261123T090000000Z-s';
+beforeAll(async () => {
+  const [notification] = parseFixture({
+    notifications: [{ id: 700, deploymentId: 7, dashboardId: 70, scheduleType: 'DAILY', hour: 9 }],
+  }).notifications;
+  await batchWriteAll([
+    { PutRequest: { Item: notificationToItem(notification as never, 0, '2026-11-23T08:00:00.000Z') } },
+  ]);
+  const firing = Date.parse('2026-11-23T09:00:30Z');
+  await dispatchPass(dispatchStore, outboxSink(config().outboxDir), { now: firing, misfireGraceMinutes: 60 });
+});
+
+/** Mostly values the fixture holds, so that generated requests also reach existing rows; some hostile. */
+const mostly = <T>(valid: readonly T[], hostile: readonly T[]) =>
+  fc.oneof(
+    { weight: 19, arbitrary: fc.constantFrom(...valid) },
+    { weight: 1, arbitrary: fc.constantFrom(...hostile) },
+  );
+
+const pools: FieldPools = {
+  deploymentId: mostly(['7'], ['8', '0', '-7', '07', '7.0', '1e3', '9'.repeat(16), 'x']),
+  id: mostly(['700'], ['701', '0', '-1', '7e2', '9'.repeat(16), '%F0%9F%98%80']),
+  publicId: mostly(['ops-kpis'], ['missing', '..', '%ED%A0%80', 'a'.repeat(129), '%00']),
+  userId: mostly([1, 2], [99, 0, -1, 2 ** 53]),
+  email: mostly(['ada@example.com', 'BOB@example.com'], ['nobody@example.com', '€'.repeat(227)]),
+  embedTenantName: mostly(['acme'], ['globex', '', '€'.repeat(100)]),
+  externalId: mostly(['u-1', 'U-1 ', 'u-2'], [' ', '€'.repeat(300)]),
+  member: mostly(['Orders.status', 'A.b'], ['nodot', '']),
+  timezone: mostly(['UTC', 'Europe/Berlin'], ['Mars/Base', '']),
+  // Lists of recipients that resolve, so that add-recipients also gets past its checks.
+  recipients: fc.array(
+    fc.constantFrom(
+      { userId: 1 },
+      { email: 'BOB@example.com' },
+      { type: 'USER', userId: 2 },
+      { embedTenantName: 'acme', externalId: 'u-1', securityContext: { region: 'EU', n: 1e20 } },
+      { embedTenantName: 'acme', externalId: 'u-2@example.com', groups: ['€'.repeat(100)] },
+      { embedTenantName: 'acme', externalId: 'U-1 ', userAttributes: [{ name: 'a', value: 'b' }] },
+    ),
+    { minLength: 1, maxLength: 3 },
+  ),
+  runId: mostly([FIRED_RUN], ['20200101T000000000Z-s', 'x', '..', '%00']),
+  customCron: mostly(
+    ['0 9 * * 1', '0 */2 * * *'],
+    ['*/5 * * * *', '5,55 23,0 1,L * *', '0 9 * * 1#2', '* *'],
+  ),
+};
+
+const embedClaims = { iss: ACME_ISSUER, aud: 'embed', sub: 'alice', tenant: 'acme' };
+const loneSurrogate = `${base64url('{"alg":"RS256","kid":"x"}')}.${base64url(
+  '{"tenant":"\\ud800","iss":"x","aud":"embed","sub":"a","exp":9999999999}',
+)}.AAAA`;
+
+/** Authorization header values: good credentials of each kind, and broken or forged ones. */
+const authorization = fc.oneof(
+  { weight: 6, arbitrary: fc.constant(`Bearer ${ADMIN_KEY}`) },
+  {
+    weight: 3,
+    arbitrary: fc.constantFrom(
+      `Bearer ${MEMBER_KEY}`,
+      `Bearer ${signJwt(freshClaims(embedClaims), acmeKey)}`,
+      `Bearer ${signJwt(freshClaims(embedClaims), acmeKey, { crit: ['urn:x-unknown'] })}`,
+      `Bearer ${signJwt(freshClaims({ ...embedClaims, tenant: '€'.repeat(300) }), acmeKey)}`,
+      `Bearer ${unsignedJwt(freshClaims(embedClaims))}`,
+      `Bearer ${loneSurrogate}`,
+      `Basic ${Buffer.from('a:b').toString('base64')}`,
+      'Bearer ',
+      `Bearer ${'a'.repeat(9000)}`,
+    ),
+  },
+  { weight: 1, arbitrary: fc.string({ maxLength: 40 }).map((text) => `Bearer ${text}`) },
+  { weight: 1, arbitrary: fc.constant(undefined) },
+);
+
+/** JSON text no JSON.stringify writes: each replaces a placeholder inside a generated body. */
+const rawHostile = fc.constantFrom(
+  '1e309',
+  '-1e400',
+  '1e-400',
+  '9007199254740993',
+  '"\\ud800"',
+  '{"\\udfff":1}',
+  '{"__proto__":{"admin":true}}',
+  '{"constructor":{"prototype":{"admin":true}}}',
+  `${'['.repeat(40)}${']'.repeat(40)}`,
+  `"${'€'.repeat(2000)}"`,
+  '{"":""}',
+  '-0',
+  'true',
+  '[]',
+);
+const placeholder = '\u0000hostile\u0000';
+/** How JSON.stringify writes the placeholder, to be replaced by the hostile text. */
+const PLACEHOLDER = JSON.stringify(placeholder);
+
+/** Sets one field of a generated body, at any depth, to a placeholder for hostile JSON text. */
+function plant(value: unknown, path: number[]): unknown {
+  if (path.length === 0 || value === null || typeof value !== 'object') return placeholder;
+  const [step = 0, ...rest] = path;
+  if (Array.isArray(value)) {
+    if (value.length === 0) return [placeholder];
+    const copy = [...value];
+    copy[step % copy.length] = plant(copy[step % copy.length], rest);
+    return copy;
+  }
+  const keys = Object.keys(value);
+  const key = keys.length === 0 ? 'extra' : (keys[step % (keys.length + 1)] ?? 'unknownField');
+  return { ...value, [key]: plant((value as Record<string, unknown>)[key], rest) };
+}
+
+function bodyArbitrary(schema: unknown): fc.Arbitrary<string | undefined> {
+  const valid = schema ? arbitraryFor(schema, pools) : fc.jsonValue({ maxDepth: 2 });
+  return fc.oneof(
+    { weight: 6, arbitrary: valid.map((value) => JSON.stringify(value)) },
+    {
+      weight: 3,
+      arbitrary: fc
+        .tuple(valid, fc.array(fc.nat(6), { maxLength: 4 }), rawHostile)
+        .map(([value, path, raw]) => JSON.stringify(plant(value, path)).replace(PLACEHOLDER, raw)),
+    },
+    { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }).map((value) => JSON.stringify(value)) },
+    { weight: 1, arbitrary: fc.string({ maxLength: 30 }) },
+    { weight: 1, arbitrary: fc.constant(undefined) },
+  );
+}
+
+const contentType = fc.oneof(
+  { weight: 8, arbitrary: fc.constant('application/json') },
+  { weight: 1, arbitrary: fc.constantFrom('text/plain', 'application/merge-patch+json', '') },
+);
+
+/** The route's path with each `{name}` filled from its pool, or from the route's own path schema. */
+function pathArbitrary(route: Route, paramsSchema: unknown): fc.Arbitrary<string> {
+  const names = [...route.path.matchAll(/\{(\w+)\}/g)].map((match) => match[1] as string);
+  const fromSchema = paramsSchema
+    ? (arbitraryFor(paramsSchema) as fc.Arbitrary<Record<string, unknown>>)
+    : undefined;
+  const values = fc.record(
+    Object.fromEntries(
+      names.map((name) => [
+        name,
+        fc.oneof(
+          { weight: 8, arbitrary: pools[name] ?? fc.string({ minLength: 1, maxLength: 8 }) },
+          fromSchema ? fromSchema.map((params) => String(params[name] ?? 'x')) : fc.constant('x'),
+          fc.string({ minLength: 1, maxLength: 12 }).map(encodeURIComponent),
+        ),
+      ]),
+    ),
+  );
+  return values.map((params) => route.path.replace(/\{(\w+)\}/g, (_, name: string) => String(params[name])));
+}
+
+const withoutVersions = (snapshot: string[]) =>
+  snapshot.map((item) => item.replace(/"version":\d+,?/, '')).sort();
+
+function expectErrorShape(response: ApiResponse) {
+  expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+  expect(response.body).toMatchObject({
+    message: expect.any(String),
+    code: expect.stringMatching(/^[a-z_]+$/),
+    requestId: expect.any(String),
+  });
+}
+
+/** Each field sent with a value, when the answer carries that field, comes back exactly as sent. */
+function expectReadBack(body: string | undefined, response: ApiResponse) {
+  const sent: unknown = body ? JSON.parse(body) : undefined;
+  if (!sent || typeof sent !== 'object' || Array.isArray(sent)) return;
+  for (const [field, value] of Object.entries(sent)) {
+    if (value !== null && field in response.body) expect(response.body[field], field).toEqual(value);
+  }
+}
+
+/** Routes whose every accepted request makes something new (send-now: a run each time). */
+const notIdempotent = new Set<string>(['send-notification']);
+
+const handlerOf = async (route: Route) =>
+  (await import(`../../functions/${route.operation}.ts`)).handler as ApiHandler;
+
+describe.each(routes.map((route) => [`${route.method} ${route.path}`, route] as const))(
+  '%s under generated requests',
+  (_name, route) => {
+    it(`${RUNS_PER_ROUTE} requests: no 5xx, errors in shape, refused ones write nothing`, async () => {
+      const schemas = handlerSchemas(await handlerOf(route));
+      const request = fc.record({
+        path: pathArbitrary(route, schemas?.params),
+        authorization,
+        body: route.method === 'GET' ? fc.constant(undefined) : bodyArbitrary(schemas?.body),
+        contentType,
+      });
+      let before = await tableSnapshot();
+      type Generated = typeof request extends fc.Arbitrary<infer T> ? T : never;
+      const send = (generated: Generated) => {
+        const headers: Record<string, string> = {};
+        if (generated.authorization !== undefined) headers.authorization = generated.authorization;
+        if (generated.body !== undefined) headers['content-type'] = generated.contentType;
+        return api.request(route.method, generated.path, { headers, body: generated.body });
+      };
+      const statuses = new Map<number, number>();
+      await fc.assert(
+        fc.asyncProperty(request, async (generated) => {
+          const response = await send(generated);
+          statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+          expect(response.status, response.text.slice(0, 300)).toBeLessThan(500);
+          if (response.status >= 400) expectErrorShape(response);
+          // Reads write nothing: the table is compared around writes only, to keep the run short.
+          if (route.method === 'GET') return;
+          const after = await tableSnapshot();
+          if (response.status >= 400) {
+            expect(after).toEqual(before);
+          } else {
+            expectReadBack(generated.body, response);
+            const again = await send(generated);
+            expect(again.status).toBe(response.status);
+            before = await tableSnapshot();
+            if (!notIdempotent.has(route.operation)) {
+              expect(withoutVersions(before)).toEqual(withoutVersions(after));
+            }
+          }
+        }),
+        { seed: SEED, numRuns: RUNS_PER_ROUTE, endOnFailure: true },
+      );
+      // Both sides were reached: some requests got through, and some were refused.
+      const succeeded = [...statuses].filter(([status]) => status < 300).reduce((sum, [, n]) => sum + n, 0);
+      expect(succeeded, JSON.stringify([...statuses])).toBeGreaterThan(0);
+      expect([...statuses.keys()].some((status) => status >= 400)).toBe(true);
+    }, 600_000);
+  },
+);
