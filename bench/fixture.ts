@@ -21,6 +21,11 @@ const ADMIN_SUBJECT = 'idp-sub-ada';
 /** Notifications the add-recipients scenarios fill, one per run of 1000 (ids far from the demo's). */
 export const RECIPIENT_NOTIFICATION_IDS = Array.from({ length: 12 }, (_, i) => 9000 + i);
 
+/** Notifications filled to each size of the cost-at-size scenario. */
+export const SCALE_NOTIFICATION_IDS = [9100, 9101, 9102, 9103];
+/** The concurrency scenario's PUT target, add target, and a notification holding an embed user that exists. */
+export const CONCURRENCY_NOTIFICATION_IDS = [9200, 9201, 9202];
+
 export interface BenchKeys {
   console: SigningKey;
   platform: SigningKey;
@@ -53,14 +58,16 @@ export function benchFixture(keys: BenchKeys): unknown {
     ],
     notifications: [
       ...demo.notifications,
-      ...RECIPIENT_NOTIFICATION_IDS.map((id) => ({
-        id,
-        deploymentId: 7,
-        dashboardId: 70,
-        scheduleType: 'DAILY',
-        hour: 9,
-        timezone: 'UTC',
-      })),
+      ...[...RECIPIENT_NOTIFICATION_IDS, ...SCALE_NOTIFICATION_IDS, ...CONCURRENCY_NOTIFICATION_IDS].map(
+        (id) => ({
+          id,
+          deploymentId: 7,
+          dashboardId: 70,
+          scheduleType: 'DAILY',
+          hour: 9,
+          timezone: 'UTC',
+        }),
+      ),
     ],
   };
 }

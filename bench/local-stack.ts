@@ -29,6 +29,8 @@ export interface LocalStack {
   /** A plain low-level client of its own: the "bare" side of every comparison. */
   bareClient: DynamoDBClient;
   request(method: string, path: string, options?: RequestOptions): Promise<Reply>;
+  /** The same, on connections of its own: requests sent at once reach the handlers at once. */
+  requestInParallel(method: string, path: string, options?: RequestOptions): Promise<Reply>;
   /**
    * The same request through the same adapter to a handler that does nothing: what the local HTTP
    * hop costs (client and server in this process), which API Gateway does in AWS, outside the function.
@@ -79,6 +81,7 @@ export async function startLocalStack(fixtureInput: unknown): Promise<LocalStack
     endpoint,
     bareClient,
     request: api.request,
+    requestInParallel: api.requestInParallel,
     transport: noop.request,
     close: async () => {
       bareClient.destroy();
@@ -89,34 +92,46 @@ export async function startLocalStack(fixtureInput: unknown): Promise<LocalStack
 }
 
 /** Listens on a free port and sends requests to it over one kept-alive connection, as API Gateway keeps its own. */
-async function serve(server: Server): Promise<{ request: LocalStack['request']; close(): Promise<void> }> {
+async function serve(server: Server): Promise<{
+  request: LocalStack['request'];
+  requestInParallel: LocalStack['request'];
+  close(): Promise<void>;
+}> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  const request: LocalStack['request'] = (method, path, options = {}) =>
-    new Promise((resolve, reject) => {
-      const body = options.body === undefined ? undefined : JSON.stringify(options.body);
-      const headers: Record<string, string> = {};
-      if (options.authorization) headers.authorization = options.authorization;
-      if (body !== undefined) {
-        headers['content-type'] = 'application/json';
-        headers['content-length'] = String(Buffer.byteLength(body));
-      }
-      const outgoing = httpRequest({ host: '127.0.0.1', port, method, path, headers, agent }, (response) => {
-        const parts: Buffer[] = [];
-        response.on('data', (part: Buffer) => parts.push(part));
-        response.on('end', () =>
-          resolve({ status: response.statusCode ?? 0, text: Buffer.concat(parts).toString('utf8') }),
+  const parallelAgent = new Agent({ keepAlive: true, maxSockets: 64 });
+  const send =
+    (agent: Agent): LocalStack['request'] =>
+    (method, path, options = {}) =>
+      new Promise((resolve, reject) => {
+        const body = options.body === undefined ? undefined : JSON.stringify(options.body);
+        const headers: Record<string, string> = {};
+        if (options.authorization) headers.authorization = options.authorization;
+        if (body !== undefined) {
+          headers['content-type'] = 'application/json';
+          headers['content-length'] = String(Buffer.byteLength(body));
+        }
+        const outgoing = httpRequest(
+          { host: '127.0.0.1', port, method, path, headers, agent },
+          (response) => {
+            const parts: Buffer[] = [];
+            response.on('data', (part: Buffer) => parts.push(part));
+            response.on('end', () =>
+              resolve({ status: response.statusCode ?? 0, text: Buffer.concat(parts).toString('utf8') }),
+            );
+            response.on('error', reject);
+          },
         );
-        response.on('error', reject);
+        outgoing.on('error', reject);
+        outgoing.end(body);
       });
-      outgoing.on('error', reject);
-      outgoing.end(body);
-    });
   return {
-    request,
+    request: send(agent),
+    requestInParallel: send(parallelAgent),
     close: async () => {
       agent.destroy();
+      parallelAgent.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };

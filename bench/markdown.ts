@@ -6,6 +6,7 @@ import {
   coldStartTable,
   validationTable,
 } from './section-cold-start.ts';
+import { type CostResults, concurrencyTable, sizesTable } from './section-cost.ts';
 import {
   addRecipientsTable,
   coldAuthenticationTable,
@@ -31,6 +32,7 @@ export interface RunResults extends Partial<RequestResults> {
   coldStart: { functions: ColdStartRow[]; validation: ColdStartRow[] };
   tokens: TokenFigures[];
   budgets: Budget[];
+  cost?: CostResults;
 }
 
 const START = '<!-- bench:figures:start -->';
@@ -73,6 +75,15 @@ export function renderFigures(r: RunResults): string {
       `### Add recipients: ${a.recipients} new embed recipients, then the same request again (medians over ${a.newMs.samples} runs)`,
       mdTable(addRecipientsTable(a)),
     );
+  }
+  if (r.cost?.sizes.length) {
+    parts.push(
+      '### Add recipients at size: the same add on notifications holding 0 to 50,000 recipients (time: median of 10)',
+      mdTable(sizesTable(r.cost.sizes, r.budgets)),
+    );
+  }
+  if (r.cost?.concurrency) {
+    parts.push('### Concurrency', mdTable(concurrencyTable(r.cost.concurrency)));
   }
   parts.push(
     '### 4. Token verification, warm caches',

@@ -9,6 +9,7 @@ import { startLocalStack } from './local-stack.ts';
 import { updateBenchmarksDocument } from './markdown.ts';
 import { type Bench, log, part, section } from './output.ts';
 import { coldStartSection } from './section-cold-start.ts';
+import { type CostResults, costSection } from './section-cost.ts';
 import { type RequestResults, requestsSection } from './section-requests.ts';
 import { tokensSection } from './section-tokens.ts';
 import { round } from './stats.ts';
@@ -63,10 +64,12 @@ async function main(): Promise<number> {
   const keys = generateKeys();
   const tokens = await tokensSection(bench, keys);
   let requests: RequestResults | undefined;
+  let cost: CostResults | undefined;
   const stack = await part(bench, 'DynamoDB Local', () => startLocalStack(benchFixture(keys)));
   if (stack) {
     try {
       requests = await requestsSection(bench, stack, keys);
+      if (bench.available.includes('add-recipients')) cost = await costSection(bench, stack);
     } finally {
       await stack.close();
     }
@@ -87,6 +90,7 @@ async function main(): Promise<number> {
     coldStart,
     tokens,
     ...requests,
+    cost,
     budgets: budgets.all,
     errors: bench.errors,
   };

@@ -48,31 +48,6 @@ const coldAdmin = () => `Bearer ${coldAdminKey()}`;
 /** A small replayed request: the steady state of a client that re-sends its recipient list. */
 export const OVERHEAD_RECIPIENTS = 10;
 
-type DynamoNumber = { N: string };
-
-/**
- * The PUT writes on the condition that the version it read is still stored; the bare replay must
- * do the same with the version its own read returned, or its write would fail the condition.
- */
-function writeAtVersionRead(call: RecordedCall, results: unknown[]): Record<string, unknown> {
-  if (call.operation !== 'UpdateItem') return call.input;
-  const read = results.findLast((result) => (result as { Item?: unknown } | undefined)?.Item) as
-    | { Item: { version?: DynamoNumber } }
-    | undefined;
-  const values = call.input.ExpressionAttributeValues as Record<string, DynamoNumber> | undefined;
-  if (!read || !values?.[':expected'] || !values[':next'])
-    throw new Error('update-notification no longer writes at :expected/:next; adjust bench/scenarios.ts');
-  const version = Number(read.Item.version?.N ?? 0);
-  return {
-    ...call.input,
-    ExpressionAttributeValues: {
-      ...values,
-      ':expected': { N: String(version) },
-      ':next': { N: String(version + 1) },
-    },
-  };
-}
-
 /**
  * Send-now claims a new run with a conditional put and then writes under its lease: each bare replay
  * does the same on a run key of its own (the run's sort key plus a suffix per replay).
@@ -100,10 +75,9 @@ export const scenarios: Record<Operation, Scenario> = {
     coldAuthorization: coldAdmin,
     body: (i) => ({ hour: 6 + (i % 12) }),
     expectedStatus: 200,
-    adjustReplay: writeAtVersionRead,
-    // Read (strongly consistent, < 4 KB) then a conditional write (< 1 KB); the key lookup adds 2 reads.
-    // A new hour moves the notification's entry in the due index: a delete and a put there (2 WCU).
-    budget: { warmRequests: 2, coldRequests: 4, readUnits: 1, writeUnits: 3 },
+    // One conditional write (< 1 KB) without a read; the key lookup adds 2 reads. A new hour moves the
+    // notification's due entry in the same write: a delete and a put in the due index.
+    budget: { warmRequests: 1, coldRequests: 3, readUnits: 0, writeUnits: 3 },
   },
   'add-recipients': {
     operation: 'add-recipients',
@@ -118,8 +92,8 @@ export const scenarios: Record<Operation, Scenario> = {
       })),
     }),
     expectedStatus: 200,
-    // The issue's replay budget (13 for 1000: a Query, 10 BatchGets, 2 lookups) scaled to one BatchGet.
-    budget: { warmRequests: 4, coldRequests: 6, readUnits: OVERHEAD_RECIPIENTS + 3, writeUnits: 0 },
+    // One BatchGet: the notification, its 10 rows, the tenant; the key lookup adds 2 reads.
+    budget: { warmRequests: 1, coldRequests: 3, readUnits: OVERHEAD_RECIPIENTS + 3, writeUnits: 0 },
   },
   'set-dashboard-embedding': {
     operation: 'set-dashboard-embedding',

@@ -35,7 +35,7 @@ const AUTHENTICATION: readonly TableAction[] = ['dynamodb:GetItem'];
 
 export const operationSettings = {
   'update-notification': {
-    // Read the notification with its version, then a conditional UpdateItem (lib/store/notifications.ts).
+    // One conditional UpdateItem; a GetItem only for an empty body or a refused schedule change (lib/store/notifications.ts).
     tableActions: [...AUTHENTICATION, 'dynamodb:UpdateItem'],
     timeoutSeconds: functionTimeoutSeconds['update-notification'],
     memoryMiB: 1024,
@@ -43,16 +43,14 @@ export const operationSettings = {
   'add-recipients': {
     tableActions: [
       ...AUTHENTICATION,
-      // The notification and its recipients: one paginated Query on their shared partition.
-      'dynamodb:Query',
-      // Users, e-mail links, tenants and embed users by key.
+      // The notification, the request's own recipient rows, users, e-mail links, tenants, embed users by key.
       'dynamodb:BatchGetItem',
-      // Reserving embed user ids: an atomic ADD on the counter item.
+      // The id counter (also GetItem, as authentication), reserved with ADD or advanced in a transaction;
+      // changed properties of recipient rows.
       'dynamodb:UpdateItem',
-      // TransactWriteItems has no IAM action of its own: each Put in it is authorized as a PutItem.
+      // TransactWriteItems has no IAM action of its own: each Put in it is authorized as a PutItem. Also
+      // the conditional puts of new recipient rows.
       'dynamodb:PutItem',
-      // New and changed recipient rows, 25 per call.
-      'dynamodb:BatchWriteItem',
     ],
     timeoutSeconds: functionTimeoutSeconds['add-recipients'],
     memoryMiB: 1024,

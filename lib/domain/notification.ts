@@ -10,7 +10,9 @@ import {
   customCronProblem,
   describeCron,
   missingScheduleFields,
+  requiredTimeFields,
   type Schedule,
+  type TimeField,
 } from '#lib/domain/schedule';
 import { ConflictError, type FieldProblem, NotFoundError, ValidationError } from '#lib/errors';
 import { backoff } from '#lib/store/retry';
@@ -33,14 +35,29 @@ export interface VersionedNotification {
   version: number;
 }
 
+/** What an update writes: the supplied fields, and the time fields it relies on finding stored. */
+export interface NotificationChanges {
+  set: Partial<Record<keyof Notification, unknown>>;
+  /** Fields the updated schedule needs that the update does not set: the write happens only if they are stored. */
+  requires: readonly TimeField[];
+}
+
 export interface NotificationRepository {
   find(deploymentId: number, id: number): Promise<VersionedNotification | undefined>;
   /**
-   * Stores `next` if the stored version is still `expectedVersion`; false when someone wrote in between.
-   * `scheduleChanged` says whether its firing instants are new (schedule, zone or isEnabled changed):
-   * only then does the due index move, so an edit of anything else never drops an instant due now.
+   * Writes the changes in one atomic step, touching no other field, and returns the notification as
+   * stored after it; `undefined` when it does not exist, `unmet` when a required field is not stored
+   * (or, with requirements, when it does not exist: the caller reads to tell).
    */
-  replace(next: Notification, expectedVersion: number, scheduleChanged: boolean): Promise<boolean>;
+  update(
+    target: NotificationTarget,
+    changes: NotificationChanges,
+  ): Promise<Notification | undefined | 'unmet'>;
+}
+
+export interface NotificationTarget {
+  deploymentId: number;
+  id: number;
 }
 
 export interface NotificationSettings {
@@ -66,15 +83,6 @@ export interface NotificationDto {
 /** The instant a notification fires next after `now` (epoch ms), or undefined while it is disabled or never matches. */
 export function nextRunOf(notification: Notification, now: number): number | undefined {
   return notification.isEnabled ? nextFiringAfter(notification, now) : undefined;
-}
-
-/** Whether `next` fires at other instants than `previous`. */
-export function scheduleChanged(previous: Notification, next: Notification): boolean {
-  return (
-    previous.isEnabled !== next.isEnabled ||
-    previous.timezone !== next.timezone ||
-    cronExpressionOf(previous) !== cronExpressionOf(next)
-  );
 }
 
 export function toNotificationDto(notification: Notification, now: number = Date.now()): NotificationDto {
@@ -130,24 +138,59 @@ export function applyNotificationUpdate(
   return updated;
 }
 
-const MAX_ATTEMPTS = 5;
+/** Writes before a PUT that keeps meeting a concurrent schedule change answers 409. */
+export const MAX_ATTEMPTS = 5;
 
 /**
- * Updates a notification of a deployment. Read, apply, write-if-unchanged: a concurrent update of the
- * same notification makes the write fail, and the update is applied again on what that one stored.
+ * The write an update makes, decided from the input alone. Supplied fields only ever add to a complete
+ * schedule, so the result can be incomplete only when `scheduleType` changes: then the fields the new
+ * type needs and the update does not supply become conditions of the write instead of a prior read.
+ */
+export function notificationChanges(
+  input: UpdateNotificationInput,
+  settings: NotificationSettings,
+): NotificationChanges {
+  if (typeof input.customCron === 'string') {
+    const problem = customCronProblem(input.customCron, settings.customCronMinIntervalMinutes);
+    if (problem) throw new ValidationError([{ path: 'customCron', message: problem }]);
+  }
+  const set: NotificationChanges['set'] = {};
+  for (const [field, value] of Object.entries(input) as [keyof UpdateNotificationInput, unknown][]) {
+    if (value === undefined || (value === null && !clearedByNull.has(field))) continue;
+    set[field] = value;
+  }
+  const requires = input.scheduleType
+    ? requiredTimeFields(input.scheduleType).filter((field) => set[field] === undefined)
+    : [];
+  return { set, requires };
+}
+
+/**
+ * Updates a notification of a deployment in one conditional write without reading it first, so that
+ * concurrent updates of one notification neither lose each other's fields nor have to retry. A write
+ * refused because the new schedule type lacks a field is read back: the field is missing (400 naming
+ * it), or a concurrent update stored it in between, and the write is tried again after a jittered pause.
  */
 export async function updateNotification(
   repository: NotificationRepository,
-  target: { deploymentId: number; id: number },
+  target: NotificationTarget,
   input: UpdateNotificationInput,
   settings: NotificationSettings,
 ): Promise<NotificationDto> {
-  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+  const notFound = () => new NotFoundError(`Notification ${target.id} of deployment ${target.deploymentId}`);
+  const changes = notificationChanges(input, settings);
+  if (Object.keys(changes.set).length === 0) {
     const stored = await repository.find(target.deploymentId, target.id);
-    if (!stored) throw new NotFoundError(`Notification ${target.id} of deployment ${target.deploymentId}`);
-    const next = applyNotificationUpdate(stored.notification, input, settings);
-    const changed = scheduleChanged(stored.notification, next);
-    if (await repository.replace(next, stored.version, changed)) return toNotificationDto(next, Date.now());
+    if (!stored) throw notFound();
+    return toNotificationDto(stored.notification);
+  }
+  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+    const result = await repository.update(target, changes);
+    if (result === undefined) throw notFound();
+    if (result !== 'unmet') return toNotificationDto(result);
+    const stored = await repository.find(target.deploymentId, target.id);
+    if (!stored) throw notFound();
+    applyNotificationUpdate(stored.notification, input, settings);
     // The store's backoff (full jitter): contenders spread out instead of colliding again at once.
     if (attempt < MAX_ATTEMPTS) await backoff(attempt);
   }

@@ -4,6 +4,7 @@ import { mergeProperties, propertiesChanged, suppliedProperties } from '#lib/dom
 import {
   type Directory,
   type EmbedUserRef,
+  embedUserRefOf,
   identityOf,
   indexDirectory,
   namesToLookUp,
@@ -16,7 +17,7 @@ import {
   type StoredUserRecipient,
   type SupportedRecipientInput,
 } from '#lib/domain/recipients-resolution';
-import { NotFoundError, UnavailableError } from '#lib/errors';
+import { ConflictError, NotFoundError, UnavailableError } from '#lib/errors';
 
 /**
  * Adds recipients to a notification: every check first (nothing is written while any item is
@@ -40,39 +41,65 @@ export interface NewEmbedRecipient {
   recipient: StoredEmbedRecipient;
 }
 
+/** A recipient row as its key names it: known from the request alone for every embed user and every `userId`. */
+export type RecipientRef = StoredUserRecipient | (EmbedUserRef & { type: 'EMBED_USER' });
+
 export interface DirectoryRequest {
   tenants?: readonly string[];
   userIds?: readonly number[];
   /** Lower-cased. */
   emails?: readonly string[];
   embedUsers?: readonly EmbedUserRef[];
+  /** The notification item itself: whether it exists. */
+  notification?: NotificationRef;
+  /** A notification's rows for these recipients. */
+  recipients?: { of: NotificationRef; refs: readonly RecipientRef[] };
 }
 
+/** What one round of reads found; what is not stored is absent. */
+export interface Found extends Directory {
+  notificationExists: boolean;
+  recipients: StoredRecipient[];
+}
+
+/** A changed embed recipient: the row as read, and as it is to be. */
+export interface RecipientUpdate {
+  previous: StoredEmbedRecipient;
+  next: StoredEmbedRecipient;
+}
+
+/**
+ * Every write is conditional on what the request read, so that each answer tells what its own request
+ * did: a row another request created or changed in between fails the condition and is read again.
+ */
 export interface RecipientRepository {
-  /** Every recipient row of the notification, or undefined when the notification does not exist. */
-  recipientsOf(
-    notification: NotificationRef,
-    options: StorageOptions,
-  ): Promise<StoredRecipient[] | undefined>;
-  /** One round of reads for any mix of names; what is not stored is absent from the answer. */
-  lookUp(request: DirectoryRequest, options: StorageOptions): Promise<Directory>;
-  /** Reserves `count` consecutive embed user ids in one step and returns the first. */
-  reserveEmbedUserIds(count: number, options: StorageOptions): Promise<number>;
+  /** One round of reads (BatchGet) for any mix of keys the request names; never a whole partition. */
+  lookUp(request: DirectoryRequest, options: StorageOptions): Promise<Found>;
   /**
-   * Creates each embed user together with its recipient row, unless the embed user exists by then
-   * (another request made it); those are left unwritten and returned.
+   * Creates each embed user together with its recipient row and gives it a new `embedUserId` (the
+   * one supplied is not used), unless the embed user (or the row) exists by then (another request
+   * made it): those are left unwritten. Returns the id of each, or undefined for those.
    */
   createEmbedUsers(
     notification: NotificationRef,
     recipients: readonly NewEmbedRecipient[],
     options: StorageOptions,
-  ): Promise<EmbedUserRef[]>;
-  /** Stores the rows as given (new ones and changed ones alike). */
-  putRecipients(
+  ): Promise<(number | undefined)[]>;
+  /** Creates each row unless it exists by then; returns those that did exist. */
+  createRecipients(
     notification: NotificationRef,
     recipients: readonly StoredRecipient[],
     options: StorageOptions,
-  ): Promise<void>;
+  ): Promise<StoredRecipient[]>;
+  /**
+   * Sets the changed properties of each row, touching no other attribute, if the row still holds the
+   * properties it was read with; returns the updates whose row had changed meanwhile.
+   */
+  updateRecipients(
+    notification: NotificationRef,
+    updates: readonly RecipientUpdate[],
+    options: StorageOptions,
+  ): Promise<RecipientUpdate[]>;
 }
 
 export type RecipientOutput =
@@ -91,68 +118,68 @@ export type Outcome =
   | { bucket: Bucket; type: 'USER'; user: ConsoleUser; recipient: StoredUserRecipient }
   | { bucket: Bucket; type: 'EMBED_USER'; recipient: StoredEmbedRecipient };
 
-/** What a request changes, decided before anything is written. */
-export interface ChangePlan {
-  /** One per item, in request order. */
-  outcomes: Outcome[];
-  /** Rows to store as they are: console users, embed users that exist, changed properties. */
-  puts: StoredRecipient[];
-  /** Outcomes whose embed user is created with its row; their `embedUserId` is assigned once reserved. */
-  creations: number[];
+/** What one item writes, decided before anything is written. */
+export type Write =
+  /** The row of a user that exists, created unless it exists by then. */
+  | { kind: 'create'; recipient: StoredRecipient }
+  /** Changed properties of an existing row. */
+  | { kind: 'update'; update: RecipientUpdate }
+  /** A new embed user with its row; its `embedUserId` is assigned once the ids are reserved. */
+  | { kind: 'provision' };
+
+export interface PlannedItem {
+  outcome: Outcome;
+  write?: Write;
 }
 
 export function indexRecipients(recipients: readonly StoredRecipient[]): Map<string, StoredRecipient> {
   return new Map(recipients.map((recipient) => [identityOf(recipient), recipient]));
 }
 
-/** Sorts each resolved item into its bucket and lists the rows to write for it. */
-export function planChanges(
-  resolved: readonly ResolvedRecipient[],
+/** Sorts a resolved item into its bucket and says what to write for it. */
+export function planItem(
+  item: ResolvedRecipient,
   existing: ReadonlyMap<string, StoredRecipient>,
-): ChangePlan {
-  const plan: ChangePlan = { outcomes: [], puts: [], creations: [] };
-  for (const item of resolved) {
-    if (item.type === 'USER') {
-      const stored = existing.get(identityOf({ type: 'USER', userId: item.user.id }));
-      const recipient: StoredUserRecipient = { type: 'USER', userId: item.user.id };
-      if (!stored) plan.puts.push(recipient);
-      plan.outcomes.push({
-        bucket: stored ? 'unchanged' : 'created',
-        type: 'USER',
-        user: item.user,
-        recipient,
-      });
-      continue;
-    }
-    if (item.recipient) {
-      const stored = item.recipient;
-      if (!propertiesChanged(stored.properties, item.supplied)) {
-        plan.outcomes.push({ bucket: 'unchanged', type: 'EMBED_USER', recipient: stored });
-        continue;
-      }
-      const recipient = { ...stored, properties: mergeProperties(stored.properties, item.supplied) };
-      plan.puts.push(recipient);
-      plan.outcomes.push({ bucket: 'updated', type: 'EMBED_USER', recipient });
-      continue;
-    }
-    // A new embed user's id is only known once the ids are reserved, after every check has passed.
-    const source = item.embedUser ?? {
-      embedUserId: 0,
-      ...(item.creation as { externalId: string; email: string }),
+): PlannedItem {
+  if (item.type === 'USER') {
+    const recipient: StoredUserRecipient = { type: 'USER', userId: item.user.id };
+    const stored = existing.has(identityOf(recipient));
+    const outcome: Outcome = {
+      bucket: stored ? 'unchanged' : 'created',
+      type: 'USER',
+      user: item.user,
+      recipient,
     };
-    const recipient: StoredEmbedRecipient = {
-      type: 'EMBED_USER',
-      ...item.ref,
-      externalId: source.externalId,
-      embedUserId: source.embedUserId,
-      email: source.email,
-      properties: suppliedProperties(item.supplied),
-    };
-    if (item.embedUser) plan.puts.push(recipient);
-    else plan.creations.push(plan.outcomes.length);
-    plan.outcomes.push({ bucket: 'created', type: 'EMBED_USER', recipient });
+    return stored ? { outcome } : { outcome, write: { kind: 'create', recipient } };
   }
-  return plan;
+  if (item.recipient) {
+    const previous = item.recipient;
+    if (!propertiesChanged(previous.properties, item.supplied)) {
+      return { outcome: { bucket: 'unchanged', type: 'EMBED_USER', recipient: previous } };
+    }
+    const next = { ...previous, properties: mergeProperties(previous.properties, item.supplied) };
+    return {
+      outcome: { bucket: 'updated', type: 'EMBED_USER', recipient: next },
+      write: { kind: 'update', update: { previous, next } },
+    };
+  }
+  // A new embed user's id is only known once the ids are reserved, after every check has passed.
+  const source = item.embedUser ?? {
+    embedUserId: 0,
+    ...(item.creation as { externalId: string; email: string }),
+  };
+  const recipient: StoredEmbedRecipient = {
+    type: 'EMBED_USER',
+    ...item.ref,
+    externalId: source.externalId,
+    embedUserId: source.embedUserId,
+    email: source.email,
+    properties: suppliedProperties(item.supplied),
+  };
+  return {
+    outcome: { bucket: 'created', type: 'EMBED_USER', recipient },
+    write: item.embedUser ? { kind: 'create', recipient } : { kind: 'provision' },
+  };
 }
 
 export function toOutput(outcome: Outcome): RecipientOutput {
@@ -180,85 +207,182 @@ export function toResult(outcomes: readonly Outcome[]): AddRecipientsResult {
   };
 }
 
-/** Users found through an e-mail link are read in a second round, unless the first one read them by id. */
-async function lookUpDirectory(
+const refOfRow = (item: SupportedRecipientInput): RecipientRef | undefined =>
+  item.type === 'EMBED_USER'
+    ? { type: 'EMBED_USER', ...embedUserRefOf(item) }
+    : item.userId !== undefined
+      ? { type: 'USER', userId: item.userId }
+      : undefined;
+
+/**
+ * Reads only what the request names, in at most two rounds of BatchGets whatever the notification
+ * holds: first the notification, the rows whose keys the request gives (every embed user, every
+ * `userId`), the tenants and the e-mail links; then the embed users that have no row yet, and the
+ * users (with their rows) found through an e-mail link.
+ */
+async function readWhatTheRequestNames(
   repository: RecipientRepository,
+  notification: NotificationRef,
   items: readonly SupportedRecipientInput[],
-  existing: ReadonlyMap<string, StoredRecipient>,
   options: StorageOptions,
-): Promise<Directory> {
-  const first = await repository.lookUp(namesToLookUp(items, existing), options);
+): Promise<{ existing: Map<string, StoredRecipient>; directory: Directory }> {
+  const names = namesToLookUp(items, new Map());
+  const rows = items.flatMap((item) => refOfRow(item) ?? []);
+  const first = await repository.lookUp(
+    {
+      notification,
+      recipients: { of: notification, refs: rows },
+      tenants: names.tenants,
+      userIds: names.userIds,
+      emails: names.emails,
+    },
+    options,
+  );
+  if (!first.notificationExists) {
+    throw new NotFoundError(`Notification ${notification.id} of deployment ${notification.deploymentId}`);
+  }
+  const existing = indexRecipients(first.recipients);
   const read = new Set(first.users.map((user) => user.id));
   const linked = [...new Set(first.emailLinks.map((link) => link.userId))].filter((id) => !read.has(id));
-  if (linked.length === 0) return first;
-  const second = await repository.lookUp({ userIds: linked }, options);
-  return { ...first, users: [...first.users, ...second.users] };
+  const embedUsers = names.embedUsers.filter((ref) => !existing.has(identityOf(ref)));
+  if (linked.length === 0 && embedUsers.length === 0) return { existing, directory: first };
+  const second = await repository.lookUp(
+    {
+      userIds: linked,
+      embedUsers,
+      recipients: { of: notification, refs: linked.map((userId) => ({ type: 'USER', userId })) },
+    },
+    options,
+  );
+  for (const recipient of second.recipients) existing.set(identityOf(recipient), recipient);
+  return {
+    existing,
+    directory: {
+      ...first,
+      users: [...first.users, ...second.users],
+      embedUsers: second.embedUsers,
+    },
+  };
 }
 
 /** Waits for every write in flight before failing: nothing keeps running after the answer is sent. */
-async function bothSettled<A, B>(a: Promise<A>, b: Promise<B>): Promise<[A, B]> {
-  const [first, second] = await Promise.allSettled([a, b]);
-  if (first.status === 'rejected') throw first.reason;
-  if (second.status === 'rejected') throw second.reason;
-  return [first.value, second.value];
+async function allSettled<T extends unknown[]>(writes: { [K in keyof T]: Promise<T[K]> }): Promise<T> {
+  const settled = await Promise.allSettled(writes);
+  const failed = settled.find((result) => result.status === 'rejected');
+  if (failed) throw (failed as PromiseRejectedResult).reason;
+  return settled.map((result) => (result as PromiseFulfilledResult<unknown>).value) as T;
 }
+
+/** Rounds of conditional writes before a request that keeps meeting concurrent changes answers 409. */
+export const MAX_WRITE_ROUNDS = 4;
 
 /**
- * Another request created some of our new embed users first: their stored ids (and externalId and
- * e-mail) are adopted, so that exactly one embed user exists and every answer shows its id.
+ * Sends the planned writes, all conditional on what was read. The items whose condition failed were
+ * written by a concurrent request in between: they are read again (their rows, and the embed users
+ * that another request created first) and planned again, so that a row another request created is
+ * reported unchanged, an embed user another request provisioned keeps its one id, and a property
+ * another request set is compared with what is stored now.
  */
-async function adoptExistingEmbedUsers(
-  repository: RecipientRepository,
-  notification: NotificationRef,
-  plan: ChangePlan,
-  conflicts: readonly EmbedUserRef[],
-  options: StorageOptions,
-): Promise<void> {
-  const directory = await repository.lookUp({ embedUsers: conflicts }, options);
-  const stored = indexDirectory(directory).embedUsers;
-  const conflicted = new Set(conflicts.map((ref) => identityOf(ref)));
-  const rows: StoredRecipient[] = [];
-  for (const index of plan.creations) {
-    const outcome = plan.outcomes[index] as Outcome & { type: 'EMBED_USER' };
-    const identity = identityOf(outcome.recipient);
-    if (!conflicted.has(identity)) continue;
-    const embedUser = stored.get(identity);
-    // Only a deletion in between could cause this; a repeat of the request starts afresh.
-    if (!embedUser)
-      throw new UnavailableError('An embed user changed during the request; it is safe to repeat');
-    outcome.recipient = {
-      ...outcome.recipient,
-      externalId: embedUser.externalId,
-      embedUserId: embedUser.embedUserId,
-      email: embedUser.email,
-    };
-    rows.push(outcome.recipient);
-  }
-  await repository.putRecipients(notification, rows, options);
-}
-
 async function applyPlan(
   repository: RecipientRepository,
   notification: NotificationRef,
-  plan: ChangePlan,
+  resolved: ResolvedRecipient[],
+  planned: PlannedItem[],
   options: StorageOptions,
 ): Promise<void> {
-  const created: NewEmbedRecipient[] = [];
-  if (plan.creations.length > 0) {
-    const firstId = await repository.reserveEmbedUserIds(plan.creations.length, options);
-    plan.creations.forEach((index, i) => {
-      const outcome = plan.outcomes[index] as Outcome & { type: 'EMBED_USER' };
-      const recipient = { ...outcome.recipient, embedUserId: firstId + i };
-      outcome.recipient = recipient;
-      const { embedTenantName, externalId, embedUserId, email } = recipient;
-      created.push({ embedUser: { embedTenantName, externalId, embedUserId, email }, recipient });
+  const provisions = planned.flatMap((item, index) => (item.write?.kind === 'provision' ? [index] : []));
+  const provisioned: NewEmbedRecipient[] = provisions.map((index) => {
+    const { recipient } = (planned[index] as PlannedItem).outcome as Outcome & { type: 'EMBED_USER' };
+    const { embedTenantName, externalId, embedUserId, email } = recipient;
+    return { embedUser: { embedTenantName, externalId, embedUserId, email }, recipient };
+  });
+  for (let round = 1; ; round++) {
+    const pending = planned.flatMap((item, index) => (item.write ? [index] : []));
+    if (pending.length === 0) return;
+    if (round > MAX_WRITE_ROUNDS) {
+      throw new ConflictError('The recipients are being changed by others; retry the request');
+    }
+    const creates = pending.flatMap((index) => {
+      const write = planned[index]?.write;
+      return write?.kind === 'create' ? [write.recipient] : [];
     });
+    const updates = pending.flatMap((index) => {
+      const write = planned[index]?.write;
+      return write?.kind === 'update' ? [write.update] : [];
+    });
+    const provisionNow = round === 1 ? provisioned : [];
+    const [ids, existed, stale] = await allSettled<
+      [(number | undefined)[], StoredRecipient[], RecipientUpdate[]]
+    >([
+      provisionNow.length > 0
+        ? repository.createEmbedUsers(notification, provisionNow, options)
+        : Promise.resolve([]),
+      creates.length > 0 ? repository.createRecipients(notification, creates, options) : Promise.resolve([]),
+      updates.length > 0 ? repository.updateRecipients(notification, updates, options) : Promise.resolve([]),
+    ]);
+    const taken: StoredEmbedRecipient[] = [];
+    ids.forEach((embedUserId, i) => {
+      const outcome = planned[provisions[i] as number]?.outcome as Outcome & { type: 'EMBED_USER' };
+      if (embedUserId === undefined) taken.push(outcome.recipient);
+      else outcome.recipient = { ...outcome.recipient, embedUserId };
+    });
+    const contested = new Set([
+      ...taken.map((recipient) => identityOf(recipient)),
+      ...existed.map((recipient) => identityOf(recipient)),
+      ...stale.map((update) => identityOf(update.next)),
+    ]);
+    const again = pending.filter((index) =>
+      contested.has(identityOf(planned[index]?.outcome.recipient as StoredRecipient)),
+    );
+    for (const index of pending) if (!again.includes(index)) delete (planned[index] as PlannedItem).write;
+    if (again.length === 0) return;
+    await planAgain(repository, notification, resolved, planned, again, options);
   }
-  const [conflicts] = await bothSettled(
-    created.length > 0 ? repository.createEmbedUsers(notification, created, options) : Promise.resolve([]),
-    plan.puts.length > 0 ? repository.putRecipients(notification, plan.puts, options) : Promise.resolve(),
+}
+
+/** Reads the contested rows (and the embed users of those that have none) and plans their items again. */
+async function planAgain(
+  repository: RecipientRepository,
+  notification: NotificationRef,
+  resolved: ResolvedRecipient[],
+  planned: PlannedItem[],
+  indexes: readonly number[],
+  options: StorageOptions,
+): Promise<void> {
+  const embedRefs = indexes.flatMap((index) => {
+    const item = resolved[index] as ResolvedRecipient;
+    return item.type === 'EMBED_USER' ? [item.ref] : [];
+  });
+  const found = await repository.lookUp(
+    {
+      recipients: {
+        of: notification,
+        refs: indexes.map((index) => planned[index]?.outcome.recipient as StoredRecipient),
+      },
+      embedUsers: embedRefs,
+    },
+    options,
   );
-  if (conflicts.length > 0) await adoptExistingEmbedUsers(repository, notification, plan, conflicts, options);
+  const rows = indexRecipients(found.recipients);
+  const embedUsers = indexDirectory(found).embedUsers;
+  for (const index of indexes) {
+    const item = resolved[index] as ResolvedRecipient;
+    let next: ResolvedRecipient = item;
+    if (item.type === 'EMBED_USER') {
+      const identity = identityOf(item.ref);
+      const recipient = rows.get(identity) as StoredEmbedRecipient | undefined;
+      const embedUser = embedUsers.get(identity);
+      // Only a deletion in between could cause this; a repeat of the request starts afresh.
+      if (!recipient && !embedUser)
+        throw new UnavailableError('An embed user changed during the request; it is safe to repeat');
+      next = recipient
+        ? { type: 'EMBED_USER', ref: item.ref, supplied: item.supplied, recipient }
+        : { type: 'EMBED_USER', ref: item.ref, supplied: item.supplied, embedUser };
+    }
+    // A row another request created is found now, so it is reported unchanged (or updated), never created.
+    resolved[index] = next;
+    planned[index] = planItem(next, rows);
+  }
 }
 
 export async function addRecipients(
@@ -269,13 +393,9 @@ export async function addRecipients(
 ): Promise<AddRecipientsResult> {
   const supported = refuseSlack(items);
   refuseDuplicates(supported);
-  const stored = await repository.recipientsOf(notification, options);
-  if (!stored) {
-    throw new NotFoundError(`Notification ${notification.id} of deployment ${notification.deploymentId}`);
-  }
-  const existing = indexRecipients(stored);
-  const directory = await lookUpDirectory(repository, supported, existing, options);
-  const plan = planChanges(resolveRecipients(supported, existing, directory), existing);
-  await applyPlan(repository, notification, plan, options);
-  return toResult(plan.outcomes);
+  const { existing, directory } = await readWhatTheRequestNames(repository, notification, supported, options);
+  const resolved = resolveRecipients(supported, existing, directory);
+  const planned = resolved.map((item) => planItem(item, existing));
+  await applyPlan(repository, notification, resolved, planned, options);
+  return toResult(planned.map((item) => item.outcome));
 }

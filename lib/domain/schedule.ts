@@ -17,7 +17,7 @@ export interface Schedule {
   customCron?: string;
 }
 
-type TimeField = 'hour' | 'dayOfWeek' | 'dayOfMonth' | 'customCron';
+export type TimeField = 'hour' | 'dayOfWeek' | 'dayOfMonth' | 'customCron';
 
 const requiredFields: Record<ScheduleType, TimeField[]> = {
   HOURLY: [],
@@ -26,6 +26,11 @@ const requiredFields: Record<ScheduleType, TimeField[]> = {
   MONTHLY: ['hour', 'dayOfMonth'],
   CUSTOM: ['customCron'],
 };
+
+/** The time fields a schedule of this type cannot do without. */
+export function requiredTimeFields(scheduleType: ScheduleType): readonly TimeField[] {
+  return requiredFields[scheduleType];
+}
 
 /** The fields a schedule type needs and that are not set; `minute` is never missing (it defaults to 0). */
 export function missingScheduleFields(schedule: Schedule): FieldProblem[] {

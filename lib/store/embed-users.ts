@@ -1,9 +1,8 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { EmbedUser } from '#lib/domain/entities';
 import type { NewEmbedRecipient, NotificationRef, StorageOptions } from '#lib/domain/recipients';
 import { normalizeExternalId } from '#lib/domain/recipients-input';
-import type { EmbedUserRef } from '#lib/domain/recipients-resolution';
 import { UnavailableError } from '#lib/errors';
 import { chunkWithin, inParallel } from '#lib/store/batch';
 import { documentClient, tableName } from '#lib/store/client';
@@ -17,7 +16,14 @@ import { backoff, type RetryOptions, retryPolicy } from '#lib/store/retry';
 /**
  * Embed users: one item per tenant and normalized externalId, created at most once. Creation is
  * conditional (`attribute_not_exists`), so it goes through TransactWriteItems, together with the
- * recipient row that needs the new id: 50 embed users and their 50 rows per transaction.
+ * recipient row that needs the new id (conditional too: the request whose transaction commits is
+ * the one that created the recipient): 50 embed users and their 50 rows per transaction.
+ *
+ * Ids: when the new embed users fit in one transaction (with the counter as its 100th action), the
+ * transaction itself advances the counter, on the condition that it still holds the value read, so an
+ * id is used only if its embed user is created: a request that loses the race for an embed user takes
+ * no id. More embed users than that reserve their ids beforehand with one ADD, so that their
+ * transactions can run in parallel; an embed user another request created in between leaves a gap.
  */
 
 export interface TransactionOptions extends StorageOptions, RetryOptions {
@@ -27,6 +33,8 @@ export interface TransactionOptions extends StorageOptions, RetryOptions {
 
 /** DynamoDB allows 100 actions per transaction; each embed user takes two (itself and its row). */
 export const EMBED_USERS_PER_TRANSACTION = dynamoDbLimits.transactionItems / 2;
+/** With the counter as one more action of the transaction: 49 embed users and their rows. */
+export const NUMBERED_IN_ONE_TRANSACTION = Math.floor((dynamoDbLimits.transactionItems - 1) / 2);
 const DEFAULT_CONCURRENCY = 4;
 
 /** Cancellation reasons that say "try again later" rather than "this cannot succeed". */
@@ -73,9 +81,30 @@ export async function reserveEmbedUserIds(count: number, options: StorageOptions
   return (Attributes?.value as number) - count + 1;
 }
 
-const refOf = ({ embedUser }: NewEmbedRecipient): EmbedUserRef => ({
-  embedTenantName: embedUser.embedTenantName,
-  normalizedExternalId: normalizeExternalId(embedUser.externalId),
+async function counterValue(): Promise<number> {
+  const { Item } = await documentClient().send(
+    new GetCommand({ TableName: tableName(), Key: keys.counter('embedUser'), ConsistentRead: true }),
+  );
+  return (Item?.value as number | undefined) ?? 0;
+}
+
+/** Advances the counter past `count` ids, if it still holds `seen`. */
+function counterAction(seen: number, count: number) {
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: keys.counter('embedUser'),
+      UpdateExpression: 'SET #value = :next, #entity = :entity',
+      ConditionExpression: seen === 0 ? 'attribute_not_exists(#value) OR #value = :seen' : '#value = :seen',
+      ExpressionAttributeNames: { '#value': 'value', '#entity': 'entity' },
+      ExpressionAttributeValues: { ':seen': seen, ':next': seen + count, ':entity': 'COUNTER' },
+    },
+  };
+}
+
+const withId = ({ embedUser, recipient }: NewEmbedRecipient, embedUserId: number): NewEmbedRecipient => ({
+  embedUser: { ...embedUser, embedUserId },
+  recipient: { ...recipient, embedUserId },
 });
 
 function transactItems(notification: NotificationRef, pending: readonly NewEmbedRecipient[]) {
@@ -88,42 +117,62 @@ function transactItems(notification: NotificationRef, pending: readonly NewEmbed
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     },
-    { Put: { TableName: table, Item: recipientToItem(notification, recipient) } },
+    {
+      Put: {
+        TableName: table,
+        Item: recipientToItem(notification, recipient),
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
   ]);
 }
 
 /**
- * Writes one transaction's worth. An embed user that exists by now cancels the whole transaction;
- * the reasons name it, so it is set aside (returned) and the rest is sent again at once. A cancellation
- * for throttling or a conflicting transaction is retried with backoff.
+ * Writes one transaction's worth. An embed user (or row) that exists by now cancels the whole
+ * transaction; the reasons name it, so it is set aside and the rest is sent again at once. With
+ * `numbered`, the ids are given here and the counter is the first action: a counter moved by another
+ * request is read again and the transaction sent again after a jittered pause. A cancellation for
+ * throttling or a conflicting transaction is retried with backoff. Returns the id of each, or
+ * undefined where another request created it first.
  */
 async function createInOneTransaction(
   notification: NotificationRef,
   batch: readonly NewEmbedRecipient[],
-  options: TransactionOptions,
-): Promise<EmbedUserRef[]> {
+  options: TransactionOptions & { numbered?: boolean },
+): Promise<(number | undefined)[]> {
   const { maxAttempts = retryPolicy.maxAttempts, baseDelayMs = retryPolicy.baseDelayMs } = options;
-  const existing: EmbedUserRef[] = [];
+  const ids = new Map<NewEmbedRecipient, number | undefined>(batch.map((item) => [item, undefined]));
   let pending = batch;
+  let seen = options.numbered ? await counterValue() : 0;
   let retries = 0;
   while (pending.length > 0) {
     ensureTimeLeft(options.remainingTimeMs);
+    const sent = options.numbered ? pending.map((item, i) => withId(item, seen + 1 + i)) : pending;
+    const offset = options.numbered ? 1 : 0;
     try {
       await documentClient().send(
-        new TransactWriteCommand({ TransactItems: transactItems(notification, pending) }),
+        new TransactWriteCommand({
+          TransactItems: [
+            ...(options.numbered ? [counterAction(seen, pending.length)] : []),
+            ...transactItems(notification, sent),
+          ],
+        }),
       );
-      return existing;
+      for (const [i, item] of pending.entries()) ids.set(item, sent[i]?.embedUser.embedUserId);
+      break;
     } catch (error) {
       const reasons = error instanceof TransactionCanceledException ? error.CancellationReasons : undefined;
-      const taken = reasons
-        ? pending.filter((_, i) => reasons[2 * i]?.Code === 'ConditionalCheckFailed')
-        : [];
+      const failed = (action: number) => reasons?.[offset + action]?.Code === 'ConditionalCheckFailed';
+      // The embed user, or its row, exists: another request wrote them in between.
+      const taken = pending.filter((_, i) => failed(2 * i) || failed(2 * i + 1));
+      const counterMoved = options.numbered && reasons?.[0]?.Code === 'ConditionalCheckFailed';
+      if (counterMoved) seen = await counterValue();
       if (taken.length > 0) {
-        existing.push(...taken.map(refOf));
-        pending = pending.filter((recipient) => !taken.includes(recipient));
+        pending = pending.filter((item) => !taken.includes(item));
         continue;
       }
       const transient =
+        counterMoved ||
         reasons?.some((reason) => transientReasons.has(reason.Code ?? '')) ||
         (error as Error).name === 'TransactionConflictException';
       if (!transient) throw error;
@@ -132,26 +181,31 @@ async function createInOneTransaction(
       await backoff(retries, baseDelayMs);
     }
   }
-  return existing;
+  return batch.map((item) => ids.get(item));
 }
 
-/** Creates every embed user with its recipient row; returns the embed users that someone else created first. */
+/**
+ * Creates every embed user with its recipient row, giving each its id (the `embedUserId` supplied is
+ * not used); returns the id of each, or undefined where another request created the embed user first.
+ */
 export async function createEmbedUsers(
   notification: NotificationRef,
   recipients: readonly NewEmbedRecipient[],
   options: TransactionOptions = {},
-): Promise<EmbedUserRef[]> {
+): Promise<(number | undefined)[]> {
+  const bytes = (created: NewEmbedRecipient) =>
+    itemBytesAtMost(embedUserToItem(created.embedUser)) +
+    itemBytesAtMost(recipientToItem(notification, created.recipient));
+  const total = recipients.reduce((sum, created) => sum + bytes(created), 0);
+  if (recipients.length <= NUMBERED_IN_ONE_TRANSACTION && total < dynamoDbLimits.transactionBytes) {
+    return createInOneTransaction(notification, recipients, { ...options, numbered: true });
+  }
+  const first = await reserveEmbedUserIds(recipients.length, options);
+  const numbered = recipients.map((item, i) => withId(item, first + i));
   // Fewer than 50 when their items would pass the transaction's 4 MB.
-  const batches = chunkWithin(
-    recipients,
-    EMBED_USERS_PER_TRANSACTION,
-    dynamoDbLimits.transactionBytes,
-    (created) =>
-      itemBytesAtMost(embedUserToItem(created.embedUser)) +
-      itemBytesAtMost(recipientToItem(notification, created.recipient)),
-  );
-  const existing = await inParallel(batches, options.concurrency ?? DEFAULT_CONCURRENCY, (batch) =>
+  const batches = chunkWithin(numbered, EMBED_USERS_PER_TRANSACTION, dynamoDbLimits.transactionBytes, bytes);
+  const ids = await inParallel(batches, options.concurrency ?? DEFAULT_CONCURRENCY, (batch) =>
     createInOneTransaction(notification, batch, options),
   );
-  return existing.flat();
+  return ids.flat();
 }

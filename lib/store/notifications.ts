@@ -87,6 +87,56 @@ export function notificationFromItem(item: Item): Notification {
   return notification as unknown as Notification;
 }
 
+/**
+ * An item written before the JSON text attributes keeps its lists under the field's name until a write
+ * moves them; the update does not read first, so it moves them once it has seen them in its result,
+ * on the condition that no other write moved or replaced them in between.
+ */
+async function moveLegacyLists(item: Item): Promise<void> {
+  const legacy = [...jsonFields].filter(
+    (field) => item[field] !== undefined && item[attributeOf(field)] === undefined,
+  );
+  if (legacy.length === 0) return;
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const sets: string[] = [];
+  const conditions: string[] = [];
+  legacy.forEach((field, i) => {
+    names[`#l${i}`] = field;
+    names[`#j${i}`] = attributeOf(field);
+    values[`:j${i}`] = JSON.stringify(item[field]);
+    sets.push(`#j${i} = :j${i}`);
+    conditions.push(`attribute_exists(#l${i}) AND attribute_not_exists(#j${i})`);
+  });
+  try {
+    await documentClient().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: { pk: item.pk, sk: item.sk },
+        UpdateExpression: `SET ${sets.join(', ')} REMOVE ${legacy.map((_, i) => `#l${i}`).join(', ')}`,
+        ConditionExpression: conditions.join(' AND '),
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      }),
+    );
+  } catch (error) {
+    // Another write moved them first.
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+  }
+}
+
+/** The fields whose change moves a notification's firing instants. */
+const firingFields = new Set<string>([
+  'scheduleType',
+  'minute',
+  'hour',
+  'dayOfWeek',
+  'dayOfMonth',
+  'customCron',
+  'timezone',
+  'isEnabled',
+]);
+
 export const notificationRepository: NotificationRepository = {
   async find(deploymentId, id) {
     const item = await getItem(keys.notification(deploymentId, id));
@@ -94,19 +144,22 @@ export const notificationRepository: NotificationRepository = {
     return { notification: notificationFromItem(item), version: (item.version as number | undefined) ?? 0 };
   },
 
-  async replace(next, expectedVersion, scheduleChanged) {
-    // SET what has a value and REMOVE what does not; attributes outside `notificationFields` stay as they are.
+  /**
+   * One UpdateItem: SET the supplied fields and ADD 1 to `version`; attributes it does not name (other
+   * fields, other features' attributes) stay as they are. Required time fields become conditions.
+   */
+  async update(target, changes) {
     const names: Record<string, string> = { '#version': 'version' };
-    const values: Record<string, unknown> = { ':expected': expectedVersion, ':next': expectedVersion + 1 };
-    const sets = ['#version = :next'];
+    const values: Record<string, unknown> = { ':one': 1 };
+    const sets: string[] = [];
     const removes: string[] = [];
-    const attributes = attributesOf(next);
-    notificationFields.forEach((field, i) => {
+    Object.entries(changes.set).forEach(([field, value], i) => {
       const name = attributeOf(field);
       names[`#f${i}`] = name;
-      if (attributes[name] === undefined) removes.push(`#f${i}`);
+      // A cleared list (null) has no attribute, as in attributesOf.
+      if (value === null) removes.push(`#f${i}`);
       else {
-        values[`:f${i}`] = attributes[name];
+        values[`:f${i}`] = jsonFields.has(field) ? JSON.stringify(value) : value;
         sets.push(`#f${i} = :f${i}`);
       }
       if (name !== field) {
@@ -114,32 +167,43 @@ export const notificationRepository: NotificationRepository = {
         removes.push(`#legacy${i}`);
       }
     });
-    if (scheduleChanged) {
-      // The new schedule counts from its next instant; a disabled notification leaves the index.
+    if (Object.keys(changes.set).some((field) => firingFields.has(field))) {
+      // The schedule changed: its due entry comes due now, and the next pass moves it to the new
+      // schedule's next instant, firing nothing earlier than this write (docs/scheduling.md).
+      const due = dueIndexKeys.notification(target.deploymentId, target.id, Date.now());
       names['#duePk'] = DUE_INDEX.partitionKey;
       names['#dueSk'] = DUE_INDEX.sortKey;
-      const due = dueIndexAttributes(next, Date.now());
-      if (due) {
-        values[':duePk'] = due.gsi3pk;
-        values[':dueSk'] = due.gsi3sk;
-        sets.push('#duePk = :duePk', '#dueSk = :dueSk');
-      } else removes.push('#duePk', '#dueSk');
+      values[':duePk'] = due.gsi3pk;
+      values[':dueSk'] = due.gsi3sk;
+      sets.push('#duePk = :duePk', '#dueSk = :dueSk');
     }
+    const conditions = ['attribute_exists(pk)'];
+    changes.requires.forEach((field, i) => {
+      names[`#r${i}`] = field;
+      values[`:r${i}`] = field === 'customCron' ? 'S' : 'N';
+      conditions.push(`attribute_type(#r${i}, :r${i})`);
+    });
     try {
-      await documentClient().send(
+      const { Attributes: item } = await documentClient().send(
         new UpdateCommand({
           TableName: tableName(),
-          Key: keys.notification(next.deploymentId, next.id),
-          UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
-          ConditionExpression: 'attribute_exists(pk) AND #version = :expected',
+          Key: keys.notification(target.deploymentId, target.id),
+          UpdateExpression: [
+            sets.length > 0 ? `SET ${sets.join(', ')}` : '',
+            removes.length > 0 ? `REMOVE ${removes.join(', ')}` : '',
+            'ADD #version :one',
+          ].join(' '),
+          ConditionExpression: conditions.join(' AND '),
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: values,
+          ReturnValues: 'ALL_NEW',
         }),
       );
-      return true;
+      await moveLegacyLists(item as Item);
+      return notificationFromItem(item as Item);
     } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return false;
-      throw error;
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      return changes.requires.length > 0 ? 'unmet' : undefined;
     }
   },
 };

@@ -1,9 +1,9 @@
-import type { NotificationRef } from '#lib/domain/recipients';
+import type { NotificationRef, RecipientRef } from '#lib/domain/recipients';
 import type { RecipientProperties } from '#lib/domain/recipients-input';
 import { canonicalJson, propertyNames } from '#lib/domain/recipients-properties';
 import type { StoredRecipient } from '#lib/domain/recipients-resolution';
 import type { Item } from '#lib/store/items';
-import { keys } from '#lib/store/keys';
+import { type Key, keys } from '#lib/store/keys';
 
 /**
  * A recipient row in its notification's partition. An embed recipient's properties are kept as
@@ -13,22 +13,39 @@ import { keys } from '#lib/store/keys';
 
 const jsonAttribute = (name: (typeof propertyNames)[number]) => `${name}Json`;
 
+/** The key of a recipient row, from the recipient's identity alone. */
+export function recipientKey(notification: NotificationRef, recipient: RecipientRef): Key {
+  return recipient.type === 'USER'
+    ? keys.userRecipient(notification.deploymentId, notification.id, recipient.userId)
+    : keys.embedRecipient(
+        notification.deploymentId,
+        notification.id,
+        recipient.embedTenantName,
+        recipient.normalizedExternalId,
+      );
+}
+
+/** The property attributes (`securityContextJson`, ...) as stored: absent when the property is not set. */
+export function propertyAttributes(properties: RecipientProperties): Record<string, string | undefined> {
+  return Object.fromEntries(
+    propertyNames.map((name) => [
+      jsonAttribute(name),
+      properties[name] === undefined ? undefined : canonicalJson(properties[name]),
+    ]),
+  );
+}
+
 export function recipientToItem(notification: NotificationRef, recipient: StoredRecipient): Item {
   if (recipient.type === 'USER') {
     return {
-      ...keys.userRecipient(notification.deploymentId, notification.id, recipient.userId),
+      ...recipientKey(notification, recipient),
       entity: 'RECIPIENT',
       type: 'USER',
       userId: recipient.userId,
     };
   }
   const item: Item = {
-    ...keys.embedRecipient(
-      notification.deploymentId,
-      notification.id,
-      recipient.embedTenantName,
-      recipient.normalizedExternalId,
-    ),
+    ...recipientKey(notification, recipient),
     entity: 'RECIPIENT',
     type: 'EMBED_USER',
     embedTenantName: recipient.embedTenantName,
@@ -37,9 +54,8 @@ export function recipientToItem(notification: NotificationRef, recipient: Stored
     embedUserId: recipient.embedUserId,
     email: recipient.email,
   };
-  for (const name of propertyNames) {
-    if (recipient.properties[name] !== undefined)
-      item[jsonAttribute(name)] = canonicalJson(recipient.properties[name]);
+  for (const [attribute, json] of Object.entries(propertyAttributes(recipient.properties))) {
+    if (json !== undefined) item[attribute] = json;
   }
   return item;
 }

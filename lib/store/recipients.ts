@@ -1,101 +1,148 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { RecipientRepository } from '#lib/domain/recipients';
-import type { Directory, StoredRecipient } from '#lib/domain/recipients-resolution';
-import { batchGetAll, batchWriteAll } from '#lib/store/batch';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { Found, NotificationRef, RecipientRepository } from '#lib/domain/recipients';
+import { batchGetAll, inParallel } from '#lib/store/batch';
 import { documentClient, tableName } from '#lib/store/client';
 import { ensureTimeLeft } from '#lib/store/deadline';
-import { createEmbedUsers, embedUserFromItem, reserveEmbedUserIds } from '#lib/store/embed-users';
+import { createEmbedUsers, embedUserFromItem } from '#lib/store/embed-users';
 import type { Item } from '#lib/store/items';
-import { type Key, keys, RECIPIENT_PREFIX } from '#lib/store/keys';
-import { recipientFromItem, recipientToItem } from '#lib/store/recipient-items';
+import { type Key, keys } from '#lib/store/keys';
+import {
+  propertyAttributes,
+  recipientFromItem,
+  recipientKey,
+  recipientToItem,
+} from '#lib/store/recipient-items';
 import { userFromItem } from '#lib/store/users';
 
 /** BatchGet calls in flight at once: 1000 embed users and their tenants take 11 calls, read in two waves. */
 const READ_CONCURRENCY = 8;
-/** BatchWrite calls in flight at once. */
-const WRITE_CONCURRENCY = 4;
-
-/**
- * The notification and all its recipient rows share a partition: one Query (paged past 1 MB) tells
- * whether the notification exists and lists every recipient it has.
- */
-async function recipientsOf(
-  notification: { deploymentId: number; id: number },
-  options: { remainingTimeMs?: () => number },
-): Promise<StoredRecipient[] | undefined> {
-  const { pk, sk: notificationSk } = keys.notification(notification.deploymentId, notification.id);
-  const recipients: StoredRecipient[] = [];
-  let exists = false;
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    ensureTimeLeft(options.remainingTimeMs);
-    const page = await documentClient().send(
-      new QueryCommand({
-        TableName: tableName(),
-        // Runs and deliveries share the partition; the range reads only the notification and its recipients.
-        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :notification AND :lastRecipient',
-        ExpressionAttributeValues: {
-          ':pk': pk,
-          ':notification': notificationSk,
-          ':lastRecipient': `${RECIPIENT_PREFIX}\uffff`,
-        },
-        ConsistentRead: true,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of page.Items ?? []) {
-      if (item.sk === notificationSk) exists = true;
-      else if (String(item.sk).startsWith(RECIPIENT_PREFIX)) recipients.push(recipientFromItem(item));
-    }
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return exists ? recipients : undefined;
-}
+/** Conditional single-item writes in flight at once. */
+const WRITE_CONCURRENCY = 16;
+/** Transactions in flight at once: 1000 new embed users take 20. */
+const TRANSACTION_CONCURRENCY = 8;
 
 const keyId = (key: { pk: unknown; sk: unknown }) => `${key.pk}\u0000${key.sk}`;
 
-export const recipientRepository: RecipientRepository = {
-  recipientsOf,
+/** Runs a conditional write: false when its condition failed. */
+async function conditionally(send: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await send();
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}
 
-  /** Tenants, users, e-mail links and embed users, all in the same BatchGet calls (100 keys each). */
+export const recipientRepository: RecipientRepository = {
+  /**
+   * The notification, its rows for the recipients named, tenants, users, e-mail links and embed
+   * users, all in the same BatchGet calls (100 keys each): the cost follows the request, never the
+   * number of recipients the notification has.
+   */
   async lookUp(request, options) {
-    const directory: Directory = { tenants: [], users: [], emailLinks: [], embedUsers: [] };
+    const found: Found = {
+      notificationExists: false,
+      recipients: [],
+      tenants: [],
+      users: [],
+      emailLinks: [],
+      embedUsers: [],
+    };
     const wanted = new Map<string, { key: Key; take: (item: Item) => void }>();
     const want = (key: Key, take: (item: Item) => void) => wanted.set(keyId(key), { key, take });
-    for (const name of request.tenants ?? [])
-      want(keys.embedTenant(name), () => directory.tenants.push(name));
+    const { notification, recipients } = request;
+    if (notification) {
+      want(keys.notification(notification.deploymentId, notification.id), () => {
+        found.notificationExists = true;
+      });
+    }
+    for (const ref of recipients?.refs ?? []) {
+      want(recipientKey(recipients?.of as NotificationRef, ref), (item) =>
+        found.recipients.push(recipientFromItem(item)),
+      );
+    }
+    for (const name of request.tenants ?? []) want(keys.embedTenant(name), () => found.tenants.push(name));
     for (const id of request.userIds ?? []) {
-      want(keys.user(id), (item) => directory.users.push(userFromItem(item)));
+      want(keys.user(id), (item) => found.users.push(userFromItem(item)));
     }
     for (const email of request.emails ?? []) {
       want(keys.userByEmail(email), (item) =>
-        directory.emailLinks.push({ email, userId: item.userId as number }),
+        found.emailLinks.push({ email, userId: item.userId as number }),
       );
     }
     for (const ref of request.embedUsers ?? []) {
       want(keys.embedUser(ref.embedTenantName, ref.normalizedExternalId), (item) =>
-        directory.embedUsers.push(embedUserFromItem(item)),
+        found.embedUsers.push(embedUserFromItem(item)),
       );
     }
-    const found = await batchGetAll(
+    const items = await batchGetAll(
       [...wanted.values()].map(({ key }) => key),
       { remainingTimeMs: options.remainingTimeMs, concurrency: READ_CONCURRENCY },
     );
-    for (const item of found) wanted.get(keyId(item as Key))?.take(item);
-    return directory;
+    for (const item of items) wanted.get(keyId(item as Key))?.take(item);
+    return found;
   },
 
-  reserveEmbedUserIds,
-  createEmbedUsers,
+  createEmbedUsers: (notification, recipients, options) =>
+    createEmbedUsers(notification, recipients, { ...options, concurrency: TRANSACTION_CONCURRENCY }),
 
-  /** BatchWrite, 25 rows per call, several in flight; a failure lets the calls in flight end and starts no more. */
-  async putRecipients(notification, recipients, options) {
-    const requests = recipients.map((recipient) => ({
-      PutRequest: { Item: recipientToItem(notification, recipient) },
-    }));
-    await batchWriteAll(requests, {
-      remainingTimeMs: options.remainingTimeMs,
-      concurrency: WRITE_CONCURRENCY,
+  /** One conditional PutItem per row (1 WCU each; BatchWrite takes no condition), several in flight. */
+  async createRecipients(notification, recipients, options) {
+    const created = await inParallel(recipients, WRITE_CONCURRENCY, (recipient) => {
+      ensureTimeLeft(options.remainingTimeMs);
+      return conditionally(() =>
+        documentClient().send(
+          new PutCommand({
+            TableName: tableName(),
+            Item: recipientToItem(notification, recipient),
+            ConditionExpression: 'attribute_not_exists(pk)',
+          }),
+        ),
+      );
     });
+    return recipients.filter((_, i) => !created[i]);
+  },
+
+  /**
+   * One UpdateItem per row, setting only the property attributes that change: attributes this code
+   * does not know (added by other features) stay as they are. The condition is the row as read.
+   */
+  async updateRecipients(notification, updates, options) {
+    const applied = await inParallel(updates, WRITE_CONCURRENCY, ({ previous, next }) => {
+      ensureTimeLeft(options.remainingTimeMs);
+      const before = propertyAttributes(previous.properties);
+      const after = propertyAttributes(next.properties);
+      const names: Record<string, string> = {};
+      const values: Record<string, unknown> = {};
+      const sets: string[] = [];
+      const conditions = ['attribute_exists(pk)'];
+      Object.keys(after)
+        .filter((attribute) => after[attribute] !== before[attribute])
+        .forEach((attribute, i) => {
+          names[`#p${i}`] = attribute;
+          values[`:p${i}`] = after[attribute];
+          sets.push(`#p${i} = :p${i}`);
+          if (before[attribute] === undefined) conditions.push(`attribute_not_exists(#p${i})`);
+          else {
+            values[`:was${i}`] = before[attribute];
+            conditions.push(`#p${i} = :was${i}`);
+          }
+        });
+      return conditionally(() =>
+        documentClient().send(
+          new UpdateCommand({
+            TableName: tableName(),
+            Key: recipientKey(notification, next),
+            UpdateExpression: `SET ${sets.join(', ')}`,
+            ConditionExpression: conditions.join(' AND '),
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: values,
+          }),
+        ),
+      );
+    });
+    return updates.filter((_, i) => !applied[i]);
   },
 };

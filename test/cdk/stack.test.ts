@@ -246,7 +246,7 @@ describe('the dev stage', () => {
     expect(rate?.Properties.Threshold).toBe(5);
     expect(metricsOf(rate as Resource)).toContain('"MetricName":"5xx"');
     expect(metricsOf(rate as Resource)).toContain('"MetricName":"Count"');
-    for (const operation of ['GetItem', 'UpdateItem', 'BatchWriteItem', 'TransactWriteItems']) {
+    for (const operation of ['GetItem', 'UpdateItem', 'PutItem', 'BatchGetItem', 'TransactWriteItems']) {
       expect(metricsOf(tableThrottles as Resource)).toContain(`"Value":"${operation}"`);
     }
     expect(metricsOf(tableThrottles as Resource)).toContain('"MetricName":"ThrottledRequests"');

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   applyNotificationUpdate,
+  MAX_ATTEMPTS,
   type Notification,
   type NotificationRepository,
   updateNotification,
@@ -101,29 +102,34 @@ describe('applyNotificationUpdate', () => {
   });
 });
 
-/** An in-memory repository with the same optimistic-concurrency contract as the DynamoDB one. */
+/** An in-memory repository with the DynamoDB one's contract; `interfere` plays a concurrent writer. */
 function memoryRepository(
   initial: Notification | undefined,
-  interfere: (attempt: number) => boolean = () => false,
+  interfere: {
+    beforeWrite?: (n: Notification) => Notification;
+    beforeRead?: (n: Notification) => Notification;
+  } = {},
 ) {
   let current = initial;
-  let version = 0;
-  let attempts = 0;
+  let writes = 0;
+  let reads = 0;
   const repository: NotificationRepository = {
     async find() {
-      return current && { notification: current, version };
+      reads += 1;
+      if (current && interfere.beforeRead) current = interfere.beforeRead(current);
+      return current && { notification: current, version: writes };
     },
-    async replace(next, expectedVersion) {
-      attempts += 1;
-      // Simulates another writer landing between our read and our write.
-      if (interfere(attempts)) version += 1;
-      if (expectedVersion !== version) return false;
-      current = next;
-      version += 1;
-      return true;
+    async update(_, changes) {
+      writes += 1;
+      if (current && interfere.beforeWrite) current = interfere.beforeWrite(current);
+      if (!current) return changes.requires.length > 0 ? 'unmet' : undefined;
+      const stored = current;
+      if (changes.requires.some((field) => stored[field] === undefined)) return 'unmet';
+      current = { ...stored, ...changes.set } as Notification;
+      return current;
     },
   };
-  return { repository, attempts: () => attempts, current: () => current };
+  return { repository, writes: () => writes, reads: () => reads, current: () => current };
 }
 
 describe('updateNotification', () => {
@@ -159,24 +165,50 @@ describe('updateNotification', () => {
     expect(memory.current()?.dayOfWeek).toBe(1);
   });
 
-  it('is not found when the notification is not there', async () => {
-    await expect(
-      updateNotification(memoryRepository(undefined).repository, target, {}, settings),
-    ).rejects.toBeInstanceOf(NotFoundError);
+  it('writes without reading first', async () => {
+    const memory = memoryRepository(stored);
+    await updateNotification(memory.repository, target, { hour: 10, filters: null }, settings);
+    expect([memory.writes(), memory.reads()]).toEqual([1, 0]);
+    expect(memory.current()).toMatchObject({ hour: 10, filters: null });
   });
 
-  it('applies the update again when another write landed first', async () => {
-    const memory = memoryRepository(stored, (attempt) => attempt === 1);
-    await updateNotification(memory.repository, target, { hour: 10 }, settings);
-    expect(memory.attempts()).toBe(2);
-    expect(memory.current()?.hour).toBe(10);
+  it('is not found when the notification is not there', async () => {
+    for (const input of [{}, { hour: 10 }, { scheduleType: 'WEEKLY' as const }]) {
+      await expect(
+        updateNotification(memoryRepository(undefined).repository, target, input, settings),
+      ).rejects.toBeInstanceOf(NotFoundError);
+    }
+  });
+
+  it('refuses a schedule type whose fields are neither supplied nor stored, naming them', async () => {
+    const memory = memoryRepository(stored);
+    const error = await updateNotification(
+      memory.repository,
+      target,
+      { scheduleType: 'WEEKLY' },
+      settings,
+    ).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as ValidationError).problems.map((problem) => problem.path)).toEqual(['dayOfWeek']);
+    expect(memory.current()).toEqual(stored);
+  });
+
+  it('writes again when a concurrent update stored the missing field in between', async () => {
+    const memory = memoryRepository(stored, { beforeRead: (n) => ({ ...n, dayOfWeek: 3 }) });
+    await updateNotification(memory.repository, target, { scheduleType: 'WEEKLY' }, settings);
+    expect(memory.writes()).toBe(2);
+    expect(memory.current()).toMatchObject({ scheduleType: 'WEEKLY', dayOfWeek: 3 });
   });
 
   it('gives up with a conflict when every attempt is overtaken', async () => {
-    const memory = memoryRepository(stored, () => true);
+    const memory = memoryRepository(stored, {
+      beforeWrite: ({ dayOfWeek: _, ...n }) => n,
+      beforeRead: (n) => ({ ...n, dayOfWeek: 3 }),
+    });
     await expect(
-      updateNotification(memory.repository, target, { hour: 10 }, settings),
+      updateNotification(memory.repository, target, { scheduleType: 'WEEKLY' }, settings),
     ).rejects.toBeInstanceOf(ConflictError);
-    expect(memory.current()?.hour).toBe(9);
+    expect(memory.writes()).toBe(MAX_ATTEMPTS);
+    expect(memory.current()?.scheduleType).toBe('DAILY');
   });
 });

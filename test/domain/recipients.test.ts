@@ -46,13 +46,14 @@ function memoryRepository(options: { beforeCreate?: (embedUsers: Map<string, Emb
   let counter = 0;
 
   const repository: RecipientRepository = {
-    async recipientsOf(target) {
-      calls.push({ method: 'recipientsOf' });
-      return target.id === notification.id ? [...rows.values()] : undefined;
-    },
     async lookUp(request: DirectoryRequest) {
       calls.push({ method: 'lookUp', detail: request });
+      const ofOurs = request.recipients?.of.id === notification.id;
       return {
+        notificationExists: request.notification?.id === notification.id,
+        recipients: ofOurs
+          ? (request.recipients?.refs ?? []).flatMap((ref) => rows.get(identityOf(ref)) ?? [])
+          : [],
         tenants: (request.tenants ?? []).filter((name) => name === 'acme'),
         users: (request.userIds ?? []).flatMap((id) => users.get(id) ?? []),
         emailLinks: (request.emails ?? []).flatMap((email) => {
@@ -62,34 +63,38 @@ function memoryRepository(options: { beforeCreate?: (embedUsers: Map<string, Emb
         embedUsers: (request.embedUsers ?? []).flatMap((ref) => embedUsers.get(identityOf(ref)) ?? []),
       };
     },
-    async reserveEmbedUserIds(count) {
-      calls.push({ method: 'reserveEmbedUserIds', detail: count });
-      counter += count;
-      return counter - count + 1;
-    },
     async createEmbedUsers(_target, created) {
       calls.push({ method: 'createEmbedUsers', detail: created.length });
       options.beforeCreate?.(embedUsers);
-      const taken: EmbedUserRef[] = [];
-      for (const { embedUser, recipient } of created) {
+      // Like the counter in the creating transaction: an id only for an embed user that is created.
+      return created.map(({ embedUser, recipient }) => {
         const identity = identityOf(refOf(embedUser));
-        if (embedUsers.has(identity)) {
-          taken.push(refOf(embedUser));
-          continue;
-        }
-        embedUsers.set(identity, embedUser);
-        rows.set(identityOf(recipient), recipient);
-      }
-      return taken;
+        if (embedUsers.has(identity) || rows.has(identityOf(recipient))) return undefined;
+        counter += 1;
+        embedUsers.set(identity, { ...embedUser, embedUserId: counter });
+        rows.set(identityOf(recipient), { ...recipient, embedUserId: counter });
+        return counter;
+      });
     },
-    async putRecipients(_target, recipients) {
-      calls.push({ method: 'putRecipients', detail: recipients.length });
-      for (const recipient of recipients) rows.set(identityOf(recipient), recipient);
+    async createRecipients(_target, recipients) {
+      calls.push({ method: 'createRecipients', detail: recipients.length });
+      const existed = recipients.filter((recipient) => rows.has(identityOf(recipient)));
+      for (const recipient of recipients)
+        if (!rows.has(identityOf(recipient))) rows.set(identityOf(recipient), recipient);
+      return existed;
+    },
+    async updateRecipients(_target, updates) {
+      calls.push({ method: 'updateRecipients', detail: updates.length });
+      // A row is what was read as long as no other write replaced it.
+      const stale = updates.filter(({ previous }) => rows.get(identityOf(previous)) !== previous);
+      for (const update of updates)
+        if (!stale.includes(update)) rows.set(identityOf(update.next), update.next);
+      return stale;
     },
   };
   const written = () =>
     calls.filter((call) =>
-      ['reserveEmbedUserIds', 'createEmbedUsers', 'putRecipients'].includes(call.method),
+      ['createEmbedUsers', 'createRecipients', 'updateRecipients'].includes(call.method),
     );
   return { repository, calls, written, rows, embedUsers };
 }
@@ -112,12 +117,72 @@ describe('addRecipients', () => {
     expect(memory.calls).toEqual([]);
   });
 
-  it('is not found for a notification that does not exist, before any other read', async () => {
+  it('is not found for a notification that does not exist, after one round of reads', async () => {
     const memory = memoryRepository();
     await expect(
       addRecipients(memory.repository, { deploymentId: 7, id: 701 }, [{ type: 'USER', userId: 999 }]),
     ).rejects.toBeInstanceOf(NotFoundError);
-    expect(memory.calls.map((call) => call.method)).toEqual(['recipientsOf']);
+    expect(memory.calls.map((call) => call.method)).toEqual(['lookUp']);
+  });
+
+  it('reads the notification and only the rows the request names, never the others', async () => {
+    const memory = memoryRepository();
+    await addRecipients(memory.repository, notification, [{ type: 'USER', userId: 12 }]);
+    memory.calls.length = 0;
+    await addRecipients(memory.repository, notification, [
+      { type: 'USER', userId: 11 },
+      embed('A@x.example'),
+      { type: 'USER', email: 'linus@example.com' },
+    ]);
+    const lookUps = memory.calls.filter((call) => call.method === 'lookUp').map((call) => call.detail);
+    expect(lookUps).toEqual([
+      {
+        notification,
+        recipients: {
+          of: notification,
+          refs: [
+            { type: 'USER', userId: 11 },
+            { type: 'EMBED_USER', embedTenantName: 'acme', normalizedExternalId: 'a@x.example' },
+          ],
+        },
+        tenants: ['acme'],
+        userIds: [11],
+        emails: ['linus@example.com'],
+      },
+      {
+        userIds: [12],
+        embedUsers: [{ embedTenantName: 'acme', normalizedExternalId: 'a@x.example' }],
+        recipients: { of: notification, refs: [{ type: 'USER', userId: 12 }] },
+      },
+    ]);
+  });
+
+  it('reports a row another request created in between as unchanged, and one it changed as compared anew', async () => {
+    const memory = memoryRepository();
+    const first = await addRecipients(memory.repository, notification, [
+      embed('a@x.example', { groups: ['old'] } as Partial<RecipientInput>),
+    ]);
+    expect(first.createdRecipients).toHaveLength(1);
+    // Another request lands between our read and our write, each time.
+    const create = memory.repository.createRecipients;
+    memory.repository.createRecipients = async (target, recipients, storage) => {
+      await create(target, recipients, storage);
+      return create(target, recipients, storage);
+    };
+    const result = await addRecipients(memory.repository, notification, [{ type: 'USER', userId: 11 }]);
+    expect(result.createdRecipients).toEqual([]);
+    expect(result.unchangedRecipients.map((item) => item.type)).toEqual(['USER']);
+
+    const update = memory.repository.updateRecipients;
+    memory.repository.updateRecipients = async (target, updates, storage) => {
+      await update(target, updates, storage);
+      return update(target, updates, storage);
+    };
+    const changed = await addRecipients(memory.repository, notification, [
+      embed('a@x.example', { groups: ['new'] } as Partial<RecipientInput>),
+    ]);
+    expect(changed.updatedRecipients).toEqual([]);
+    expect(changed.unchangedRecipients).toHaveLength(1);
   });
 
   it('writes nothing at all while any item does not resolve', async () => {
@@ -148,12 +213,22 @@ describe('addRecipients', () => {
     await addRecipients(byEmail.repository, notification, [{ type: 'USER', email: 'grace@EXAMPLE.com' }]);
     const lookUps = byEmail.calls.filter((call) => call.method === 'lookUp').map((call) => call.detail);
     expect(lookUps).toEqual([
-      { tenants: [], userIds: [], emails: ['grace@example.com'], embedUsers: [] },
-      { userIds: [11] },
+      {
+        notification,
+        recipients: { of: notification, refs: [] },
+        tenants: [],
+        userIds: [],
+        emails: ['grace@example.com'],
+      },
+      {
+        userIds: [11],
+        embedUsers: [],
+        recipients: { of: notification, refs: [{ type: 'USER', userId: 11 }] },
+      },
     ]);
   });
 
-  it('reserves ids once per request for all new embed users, and none when there are none', async () => {
+  it('creates all new embed users in one call, and makes none when there are none', async () => {
     const memory = memoryRepository();
     const result = await addRecipients(memory.repository, notification, [
       embed('a@x.example'),
@@ -163,8 +238,8 @@ describe('addRecipients', () => {
     expect(
       result.createdRecipients.map((item) => ('embedUserId' in item ? item.embedUserId : item.userId)),
     ).toEqual([1, 11, 2]);
-    expect(memory.calls.filter((call) => call.method === 'reserveEmbedUserIds')).toEqual([
-      { method: 'reserveEmbedUserIds', detail: 2 },
+    expect(memory.calls.filter((call) => call.method === 'createEmbedUsers')).toEqual([
+      { method: 'createEmbedUsers', detail: 2 },
     ]);
 
     memory.calls.length = 0;
@@ -198,7 +273,8 @@ describe('addRecipients', () => {
         type: 'EMBED_USER',
         embedTenantName: 'acme',
         externalId: 'calm@x.example',
-        embedUserId: 2,
+        // The embed user another request created took no id of ours.
+        embedUserId: 1,
         email: 'calm@x.example',
       },
     ]);
@@ -211,8 +287,7 @@ describe('addRecipients', () => {
 
   it('answers 503 when an embed user that cancelled our creation cannot be read back', async () => {
     const memory = memoryRepository();
-    memory.repository.createEmbedUsers = async (_target, created) =>
-      created.map(({ embedUser }) => refOf(embedUser));
+    memory.repository.createEmbedUsers = async (_target, created) => created.map(() => undefined);
     await expect(
       addRecipients(memory.repository, notification, [embed('gone@x.example')]),
     ).rejects.toBeInstanceOf(UnavailableError);
@@ -224,11 +299,12 @@ describe('addRecipients', () => {
     memory.repository.createEmbedUsers = async () => {
       throw new UnavailableError();
     };
-    const put = memory.repository.putRecipients;
-    memory.repository.putRecipients = async (...args) => {
+    const create = memory.repository.createRecipients;
+    memory.repository.createRecipients = async (...args) => {
       await new Promise((resolve) => setTimeout(resolve, 20));
-      await put(...args);
+      const existed = await create(...args);
       putFinished = true;
+      return existed;
     };
     await expect(
       addRecipients(memory.repository, notification, [embed('n@x.example'), { type: 'USER', userId: 11 }]),

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type DynamoMeter, meterDynamoDb } from '#lib/local/dynamodb-meter';
 import { documentClient } from '#lib/store/client';
+import { getItem } from '#lib/store/items';
+import { keys } from '#lib/store/keys';
 import { type LocalApi, startLocalApi } from '#test/support/local-api';
 import {
   ADMIN,
@@ -127,13 +129,23 @@ describe('embed users', () => {
     expect(meter.byOperation.TransactWriteItems).toBeUndefined();
   });
 
-  it('reserves new embed user ids with one counter update per request, whatever the number', async () => {
+  it('numbers up to 49 new embed users in their creating transaction, and more with one counter update', async () => {
     const response = await addRecipients(api, 709, embedItems(7, 'ids'));
     const ids = response.body.createdRecipients.map((item: { embedUserId: number }) => item.embedUserId);
     expect(new Set(ids).size).toBe(7);
     expect(ids.every((id: number) => Number.isInteger(id))).toBe(true);
-    expect(meter.byOperation.UpdateItem?.requests).toBe(1);
+    // The counter is read, then advanced by the transaction that creates the users.
+    expect(meter.byOperation.UpdateItem).toBeUndefined();
+    expect(meter.byOperation.GetItem?.requests).toBe(3);
     expect(meter.byOperation.TransactWriteItems?.requests).toBe(1);
+    const counter = await getItem(keys.counter('embedUser'));
+    expect(counter?.value).toBe(Math.max(...ids));
+
+    meter.reset();
+    const many = await addRecipients(api, 709, embedItems(60, 'many'));
+    expect(many.body.createdRecipients).toHaveLength(60);
+    expect(meter.byOperation.UpdateItem?.requests).toBe(1);
+    expect(meter.byOperation.TransactWriteItems?.requests).toBe(2);
   });
 });
 

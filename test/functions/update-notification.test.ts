@@ -405,18 +405,41 @@ describe('PUT /v1/deployments/{deploymentId}/notifications/{id}', () => {
     });
   });
 
-  it('costs two DynamoDB requests past authentication: one read, one conditional write', async () => {
+  it('costs one DynamoDB request past authentication: a conditional write, no read', async () => {
     const path = await freshNotification();
     const meter = meterDynamoDb(documentClient());
     try {
       await put(path, { hour: 7 });
       // Authentication by API key reads the key link and the user (the test env disables the principal cache).
-      expect(meter.byOperation.GetItem?.requests).toBe(3);
+      expect(meter.byOperation.GetItem?.requests).toBe(2);
       expect(meter.byOperation.UpdateItem?.requests).toBe(1);
-      expect(meter.totalRequests()).toBe(4);
+      expect(meter.totalRequests()).toBe(3);
     } finally {
       meter.detach();
     }
+  });
+
+  it('applies all of 50 concurrent single-field updates, losing none', async () => {
+    const path = await freshNotification();
+    const fields = [
+      (i: number) => ({ minute: i }),
+      (i: number) => ({ hour: i % 24 }),
+      (i: number) => ({ isEnabled: i % 2 === 0 }),
+      (i: number) => ({ notificationFormat: i % 2 === 0 ? 'pdf' : 'png' }),
+      (i: number) => ({ timezone: i % 2 === 0 ? 'Asia/Tokyo' : 'UTC' }),
+    ];
+    // Each field is set 10 times; the last value of each is i = 45..49.
+    const updates = Array.from({ length: 50 }, (_, i) => (fields[i % 5] as (i: number) => object)(i));
+    const meter = meterDynamoDb(documentClient());
+    try {
+      const responses = await Promise.all(updates.map((body) => put(path, body)));
+      expect(responses.filter((response) => response.status === 200)).toHaveLength(50);
+      expect(meter.byOperation.UpdateItem?.requests).toBe(50);
+    } finally {
+      meter.detach();
+    }
+    const item = await getItem(keys.notification(7, Number(path.split('/').pop())));
+    expect(item?.version).toBe(50);
   });
 
   describe('authorization comes before any lookup or validation', () => {
