@@ -26,7 +26,13 @@ const deliveryPrefix = (runId: string) => `DELIVERY#${runId}#`;
  * progress by the end of their lease. Sharded so that no index partition takes every write of a busy
  * minute; a pass reads every shard.
  */
-export const DUE_INDEX = { name: 'gsi3', partitionKey: 'gsi3pk', sortKey: 'gsi3sk' } as const;
+export const DUE_INDEX = {
+  name: 'gsi3',
+  partitionKey: 'gsi3pk',
+  sortKey: 'gsi3sk',
+  /** The entry a schedule change set, kept until a pass moves it on: the same change again sets the same entry. */
+  changedSortKey: 'gsi3changed',
+} as const;
 export const DUE_INDEX_SHARDS = 16;
 
 /** The shards split into `groups` disjoint sets, one per concurrent dispatcher invocation. */

@@ -170,12 +170,18 @@ export const notificationRepository: NotificationRepository = {
     if (Object.keys(changes.set).some((field) => firingFields.has(field))) {
       // The schedule changed: its due entry comes due now, and the next pass moves it to the new
       // schedule's next instant, firing nothing earlier than this write (docs/scheduling.md).
+      // Until then the same change sent again sets the very same entry.
       const due = dueIndexKeys.notification(target.deploymentId, target.id, Date.now());
       names['#duePk'] = DUE_INDEX.partitionKey;
       names['#dueSk'] = DUE_INDEX.sortKey;
+      names['#dueChanged'] = DUE_INDEX.changedSortKey;
       values[':duePk'] = due.gsi3pk;
       values[':dueSk'] = due.gsi3sk;
-      sets.push('#duePk = :duePk', '#dueSk = :dueSk');
+      sets.push(
+        '#duePk = :duePk',
+        '#dueSk = if_not_exists(#dueChanged, :dueSk)',
+        '#dueChanged = if_not_exists(#dueChanged, :dueSk)',
+      );
     }
     const conditions = ['attribute_exists(pk)'];
     changes.requires.forEach((field, i) => {

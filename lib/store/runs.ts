@@ -128,14 +128,18 @@ export const dispatchStore: DispatchStore = {
   },
 
   advanceDue(ref, fromDueKey, next) {
-    const names: Record<string, string> = { '#pk': DUE_INDEX.partitionKey, '#sk': DUE_INDEX.sortKey };
+    const names: Record<string, string> = {
+      '#pk': DUE_INDEX.partitionKey,
+      '#sk': DUE_INDEX.sortKey,
+      '#changed': DUE_INDEX.changedSortKey,
+    };
     const values: Record<string, unknown> = { ':from': fromDueKey };
-    let update = 'REMOVE #pk, #sk';
+    let update = 'REMOVE #pk, #sk, #changed';
     if (next !== undefined) {
       const due = dueIndexKeys.notification(ref.deploymentId, ref.id, next);
       values[':pkNext'] = due.gsi3pk;
       values[':skNext'] = due.gsi3sk;
-      update = 'SET #pk = :pkNext, #sk = :skNext';
+      update = 'SET #pk = :pkNext, #sk = :skNext REMOVE #changed';
     }
     return conditionally(() =>
       documentClient().send(
