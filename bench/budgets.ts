@@ -48,21 +48,21 @@ export const VERIFY_MICROSECONDS = 200;
  * on any further growth. BENCHMARKS.md says why each misses and what meets it. Remove an entry when
  * its fix lands; the bench says when one is no longer needed.
  */
+/** The lifecycle functions share the notification rules (and so cron-parser) with the update, and Powertools. */
+const NOTIFICATION_DTO_FIX =
+  'the same cron-parser miss as update-notification (the notification rules and DTO come with it); the same own parser meets it';
+
 export const knownMisses: Record<string, { ceiling: number; fix: string }> = {
   'update-notification: bundle bytes': {
-    // 540 KB before the Powertools logger and metrics (about 33 KB in every function).
-    ceiling: 580_000,
+    // 540 KB before the Powertools logger and metrics (about 33 KB in every function); about 1 KB more
+    // since the shared chain checks query and headers and the function declares its answer's schema.
+    ceiling: 586_000,
     fix: "cron-parser (CommonJS, with luxon: 98 KB) is the design card's choice for strict cron parsing; a ~50-line own 5-field parser would meet the budget",
   },
   'send-notification: bundle bytes': {
     // 579 KB before the Powertools logger and metrics (about 33 KB in every function).
     ceiling: 625_000,
     fix: 'cron-parser (as above) and @aws-sdk/client-sqs for the delivery queue (~130 KB); writing the run alone and leaving its deliveries to the dispatcher would keep the SQS client out of this function',
-  },
-  'get-embedded-dashboard: bundle bytes': {
-    // 443.5 KB on main; the query and success-status handling of the shared chain adds a few hundred bytes.
-    ceiling: 446_000,
-    fix: 'the Powertools logger and metrics cost about 33 KB in every function (see add-recipients)',
   },
   'list-runs: bundle bytes': {
     ceiling: 452_000,
@@ -72,11 +72,50 @@ export const knownMisses: Record<string, { ceiling: number; fix: string }> = {
     ceiling: 452_000,
     fix: 'the Powertools logger and metrics (about 33 KB in every function) and the run schemas; see add-recipients',
   },
+  'list-notifications: bundle bytes': {
+    ceiling: 600_000,
+    fix: NOTIFICATION_DTO_FIX,
+  },
+  'create-notification: bundle bytes': {
+    ceiling: 600_000,
+    fix: NOTIFICATION_DTO_FIX,
+  },
+  'get-notification: bundle bytes': {
+    ceiling: 600_000,
+    fix: NOTIFICATION_DTO_FIX,
+  },
+  'delete-notification: bundle bytes': {
+    ceiling: 600_000,
+    fix: NOTIFICATION_DTO_FIX,
+  },
+  'list-recipients: bundle bytes': {
+    ceiling: 600_000,
+    fix: NOTIFICATION_DTO_FIX,
+  },
+  'remove-recipients: bundle bytes': {
+    ceiling: 600_000,
+    fix: NOTIFICATION_DTO_FIX,
+  },
   'add-recipients: bundle bytes': {
     // 433 KB before the Powertools logger (17 KB), metrics (11 KB) and their commons; 2.4 KB more for
-    // conditional row writes and embed user ids numbered in their creating transaction.
-    ceiling: 475_000,
+    // conditional row writes and embed user ids numbered in their creating transaction, and about 2 KB
+    // since the shared chain checks query and headers and the function declares its answer's schema.
+    ceiling: 480_000,
     fix: 'the Powertools logger and metrics cost about 33 KB in every function; writing the EMF lines ourselves would save 11 KB, and the rest needs add-recipients itself to shrink',
+  },
+  'set-dashboard-embedding: bundle bytes': {
+    // 1 KB over since the shared chain checks query parameters and headers.
+    ceiling: 452_000,
+    fix: 'the Powertools logger and metrics cost about 33 KB in every function (see add-recipients); writing the EMF lines ourselves would meet it',
+  },
+  'get-embedded-dashboard: bundle bytes': {
+    // 0.5 KB over since the shared chain checks query parameters and headers.
+    ceiling: 450_000,
+    fix: 'the Powertools logger and metrics cost about 33 KB in every function (see add-recipients); writing the EMF lines ourselves would meet it',
+  },
+  'get-api-spec: bundle bytes': {
+    ceiling: 476_000,
+    fix: 'the document itself is about 25 KB of the bundle; the shared chain (Powertools included) is the rest. A chain without authentication, logging and metrics for this one public route would meet it',
   },
 };
 

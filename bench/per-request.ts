@@ -81,7 +81,7 @@ export async function measureOperation(
   options: { iterations: number; warmup: number },
 ): Promise<OperationFigures> {
   const route = routeOf(scenario.operation);
-  const path = pathOf(route, scenario.params);
+  const path = `${pathOf(route, scenario.params)}${scenario.query ? `?${scenario.query}` : ''}`;
   // Signed once: signing a JWT takes longer than verifying it and is the client's cost, not ours.
   const warmAuthorization = scenario.authorization(keys);
   let i = 0;
@@ -151,7 +151,7 @@ export async function measureColdAuthentication(
   samples: number,
 ): Promise<{ coldMs: Summary; warmMs: Summary }> {
   const route = routeOf(scenario.operation);
-  const path = pathOf(route, scenario.params);
+  const path = `${pathOf(route, scenario.params)}${scenario.query ? `?${scenario.query}` : ''}`;
   const warmAuthorization = scenario.authorization(keys);
   const coldMs: number[] = [];
   const warmMs: number[] = [];

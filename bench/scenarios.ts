@@ -13,6 +13,8 @@ export interface Scenario {
   /** What the request does, for the table. */
   description: string;
   params: Record<string, string>;
+  /** A query string, without the `?`. */
+  query?: string;
   /** The caller of the warm requests (its lookup is cached after the first). */
   authorization: (keys: BenchKeys) => string;
   /** A caller never seen before by this process: its lookup meets an empty cache. */
@@ -48,6 +50,14 @@ const coldAdmin = () => `Bearer ${coldAdminKey()}`;
 /** A small replayed request: the steady state of a client that re-sends its recipient list. */
 export const OVERHEAD_RECIPIENTS = 10;
 
+/** Each create's replayed put gets a key of its own: the recorded one is taken by the request's own put. */
+let replayedCreates = 0;
+function putUnderFreshKey(call: RecordedCall): Record<string, unknown> {
+  if (call.operation !== 'PutItem') return call.input;
+  const item = call.input.Item as Record<string, { S?: string }>;
+  return { ...call.input, Item: { ...item, pk: { S: `${item.pk?.S}#replay-${++replayedCreates}` } } };
+}
+
 /**
  * Send-now claims a new run with a conditional put and then writes under its lease: each bare replay
  * does the same on a run key of its own (the run's sort key plus a suffix per replay).
@@ -75,9 +85,10 @@ export const scenarios: Record<Operation, Scenario> = {
     coldAuthorization: coldAdmin,
     body: (i) => ({ hour: 6 + (i % 12) }),
     expectedStatus: 200,
-    // One conditional write (< 1 KB) without a read; the key lookup adds 2 reads. A new hour moves the
-    // notification's due entry in the same write: a delete and a put in the due index.
-    budget: { warmRequests: 1, coldRequests: 3, readUnits: 0, writeUnits: 3 },
+    // One conditional write (< 1 KB) without a read; the key lookup adds 2 reads. The item is in gsi1
+    // and gsi2 with all its attributes: each write of it rewrites both entries too. A new hour also moves
+    // its entry in the due index (gsi3): a delete and a put there.
+    budget: { warmRequests: 1, coldRequests: 3, readUnits: 0, writeUnits: 5 },
   },
   'add-recipients': {
     operation: 'add-recipients',
@@ -115,6 +126,80 @@ export const scenarios: Record<Operation, Scenario> = {
     expectedStatus: 200,
     // The dashboard read (the issue allows 2); the tenant's keys add one read on an empty cache.
     budget: { warmRequests: 2, coldRequests: 3, readUnits: 2, writeUnits: 0 },
+  },
+  'list-notifications': {
+    operation: 'list-notifications',
+    description: "first page (first=10) of deployment 7's notifications",
+    params: { deploymentId: '7' },
+    query: 'first=10',
+    authorization: admin,
+    coldAuthorization: coldAdmin,
+    expectedStatus: 200,
+    // One Query on gsi1 for eleven items (the page and the look-ahead), eventually consistent.
+    budget: { warmRequests: 1, coldRequests: 3, readUnits: 2, writeUnits: 0 },
+  },
+  'create-notification': {
+    operation: 'create-notification',
+    description: 'create a DAILY notification on a dashboard given by id',
+    params: { deploymentId: '7' },
+    authorization: admin,
+    coldAuthorization: coldAdmin,
+    body: (i) => ({ dashboardId: 70, scheduleType: 'DAILY', hour: i % 24 }),
+    expectedStatus: 201,
+    adjustReplay: putUnderFreshKey,
+    // The dashboard link, the id counter's ADD, the conditional put (the item and its two index entries).
+    budget: { warmRequests: 3, coldRequests: 5, readUnits: 1, writeUnits: 4 },
+  },
+  'get-notification': {
+    operation: 'get-notification',
+    description: 'read one notification',
+    params: { deploymentId: '7', id: '700' },
+    authorization: admin,
+    coldAuthorization: coldAdmin,
+    expectedStatus: 200,
+    budget: { warmRequests: 1, coldRequests: 3, readUnits: 1, writeUnits: 0 },
+  },
+  'delete-notification': {
+    operation: 'delete-notification',
+    description: 'delete a notification that does not exist (the 404 path; a delete can run only once)',
+    params: { deploymentId: '7', id: '999999' },
+    authorization: admin,
+    coldAuthorization: coldAdmin,
+    expectedStatus: 404,
+    // The delete of the item, then the sweep's Query of its (empty) partition.
+    budget: { warmRequests: 2, coldRequests: 4, readUnits: 1, writeUnits: 1 },
+  },
+  'list-recipients': {
+    operation: 'list-recipients',
+    description: 'first page (first=10) of the recipients of a notification',
+    params: { deploymentId: '7', id: '701' },
+    query: 'first=10',
+    authorization: admin,
+    coldAuthorization: coldAdmin,
+    expectedStatus: 200,
+    // The notification (the 404), one Query on gsi1, one BatchGetItem for console users' names.
+    budget: { warmRequests: 3, coldRequests: 5, readUnits: 3, writeUnits: 0 },
+  },
+  'remove-recipients': {
+    operation: 'remove-recipients',
+    description: 'unsubscribe a console user who is not subscribed (idempotent)',
+    params: { deploymentId: '7', id: '700' },
+    authorization: admin,
+    coldAuthorization: coldAdmin,
+    body: () => ({ recipients: [{ type: 'USER', id: 999 }] }),
+    expectedStatus: 204,
+    // The notification (the 404), one BatchWriteItem of one delete (DynamoDB Local bills it with the index's).
+    budget: { warmRequests: 2, coldRequests: 4, readUnits: 1, writeUnits: 2 },
+  },
+  'get-api-spec': {
+    operation: 'get-api-spec',
+    description: 'the OpenAPI document, unauthenticated',
+    params: {},
+    authorization: () => '',
+    coldAuthorization: () => '',
+    expectedStatus: 200,
+    // Built into the bundle: no table access.
+    budget: { warmRequests: 0, coldRequests: 0, readUnits: 0, writeUnits: 0 },
   },
   'send-notification': {
     operation: 'send-notification',

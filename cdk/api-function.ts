@@ -62,15 +62,17 @@ export class ApiFunction extends NodejsFunction {
     this.entry = props.entry;
   }
 
-  /** Grants exactly `actions` on the table and its indexes, and tells the code its name. */
+  /** Grants exactly `actions` on the table (and its indexes, for a Query) and tells the code its name. */
   bindTable(table: ITable, actions: readonly TableAction[]): void {
+    this.addEnvironment('TABLE_NAME', table.tableName);
     if (actions.length === 0) return;
     this.addToRolePolicy(
       new PolicyStatement({
         actions: [...new Set(actions)].sort(),
-        resources: [table.tableArn, `${table.tableArn}/index/*`],
+        resources: actions.includes('dynamodb:Query')
+          ? [table.tableArn, `${table.tableArn}/index/*`]
+          : [table.tableArn],
       }),
     );
-    this.addEnvironment('TABLE_NAME', table.tableName);
   }
 }

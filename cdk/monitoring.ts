@@ -39,6 +39,9 @@ const PERIOD = Duration.minutes(5);
 /** Above this share of 5xx answers over a period, someone should look. */
 export const SERVER_ERROR_RATE_PERCENT = 5;
 
+/** CloudWatch's limit on the metrics of one alarm's math expression. */
+const MAX_METRICS_PER_ALARM = 10;
+
 /**
  * What an operator watches: alarms on the 5xx rate and on throttling (the table's and the functions'),
  * sent to one SNS topic to subscribe to, and a dashboard of the same figures per operation. There is
@@ -79,21 +82,29 @@ export class Monitoring extends Construct {
       evaluationPeriods: 1,
     });
 
-    const functionThrottles = new MathExpression({
-      expression: [...functions.keys()].map((_, index) => `t${index}`).join(' + '),
-      usingMetrics: Object.fromEntries(
-        [...functions.values()].map((fn, index) => [
-          `t${index}`,
-          fn.metricThrottles({ period: PERIOD, statistic: 'Sum' }),
-        ]),
-      ),
-      period: PERIOD,
-      label: 'Lambda throttles',
-    });
-    this.alarm('FunctionThrottling', functionThrottles, 0, {
-      description: 'Lambda refused invocations for lack of concurrency',
-      evaluationPeriods: 1,
-    });
+    // An alarm's math may use at most 10 metrics: one alarm per 10 functions.
+    const fns = [...functions.values()];
+    const functionThrottles: MathExpression[] = [];
+    for (let start = 0; start < fns.length; start += MAX_METRICS_PER_ALARM) {
+      const group = fns.slice(start, start + MAX_METRICS_PER_ALARM);
+      const throttles = new MathExpression({
+        expression: group.map((_, index) => `t${start + index}`).join(' + '),
+        usingMetrics: Object.fromEntries(
+          group.map((fn, index) => [
+            `t${start + index}`,
+            fn.metricThrottles({ period: PERIOD, statistic: 'Sum' }),
+          ]),
+        ),
+        period: PERIOD,
+        label: 'Lambda throttles',
+      });
+      functionThrottles.push(throttles);
+      const suffix = start === 0 ? '' : String(start / MAX_METRICS_PER_ALARM + 1);
+      this.alarm(`FunctionThrottling${suffix}`, throttles, 0, {
+        description: 'Lambda refused invocations for lack of concurrency',
+        evaluationPeriods: 1,
+      });
+    }
 
     const perOperation = (metricName: string, statistic: string) =>
       [...functions.keys()].map(
@@ -146,7 +157,7 @@ export class Monitoring extends Construct {
         [
           new GraphWidget({
             title: 'Throttling',
-            left: [tableThrottles, functionThrottles],
+            left: [tableThrottles, ...functionThrottles],
             width: 12,
           }),
           new GraphWidget({

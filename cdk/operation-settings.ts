@@ -11,6 +11,7 @@ export type TableAction =
   | 'dynamodb:GetItem'
   | 'dynamodb:UpdateItem'
   | 'dynamodb:PutItem'
+  | 'dynamodb:DeleteItem'
   | 'dynamodb:Query'
   | 'dynamodb:BatchGetItem'
   | 'dynamodb:BatchWriteItem';
@@ -97,6 +98,78 @@ export const operationSettings = {
     // One page on the notification's partition; the notification and the run for the 404 of an empty page.
     tableActions: [...AUTHENTICATION, 'dynamodb:Query'],
     timeoutSeconds: functionTimeoutSeconds['list-deliveries'],
+    memoryMiB: 1024,
+  },
+  'list-notifications': {
+    tableActions: [
+      // The dashboard by public id, the user by e-mail or the embed user: the filter's one lookup.
+      ...AUTHENTICATION,
+      // One page: one Query on gsi1 or gsi2.
+      'dynamodb:Query',
+      // With a recipient filter, the page's notifications by key.
+      'dynamodb:BatchGetItem',
+    ],
+    timeoutSeconds: functionTimeoutSeconds['list-notifications'],
+    memoryMiB: 1024,
+  },
+  'create-notification': {
+    tableActions: [
+      // The dashboard (or its link by id); an Idempotency-Key record already there.
+      ...AUTHENTICATION,
+      // The id counter's ADD; taking over an abandoned key; marking the key done (in the transaction).
+      'dynamodb:UpdateItem',
+      // The key's record; the notification (in the transaction).
+      'dynamodb:PutItem',
+    ],
+    timeoutSeconds: functionTimeoutSeconds['create-notification'],
+    memoryMiB: 1024,
+  },
+  'get-notification': {
+    tableActions: [...AUTHENTICATION],
+    timeoutSeconds: functionTimeoutSeconds['get-notification'],
+    memoryMiB: 1024,
+  },
+  'delete-notification': {
+    tableActions: [
+      ...AUTHENTICATION,
+      // The notification item first, on its own.
+      'dynamodb:DeleteItem',
+      // What else its partition holds, then deleted 25 per call.
+      'dynamodb:Query',
+      'dynamodb:BatchWriteItem',
+    ],
+    timeoutSeconds: functionTimeoutSeconds['delete-notification'],
+    memoryMiB: 1024,
+  },
+  'list-recipients': {
+    tableActions: [
+      // The notification (the 404).
+      ...AUTHENTICATION,
+      // One page on gsi1; the console users' e-mail and username by key.
+      'dynamodb:Query',
+      'dynamodb:BatchGetItem',
+    ],
+    timeoutSeconds: functionTimeoutSeconds['list-recipients'],
+    memoryMiB: 1024,
+  },
+  'remove-recipients': {
+    tableActions: [
+      // The notification (the 404).
+      ...AUTHENTICATION,
+      // An embed recipient's row found by its embed user id on gsi2.
+      'dynamodb:Query',
+      // The rows, 25 per call.
+      'dynamodb:BatchWriteItem',
+    ],
+    timeoutSeconds: functionTimeoutSeconds['remove-recipients'],
+    memoryMiB: 1024,
+  },
+  'get-api-spec': {
+    // A document built into the bundle: no table access at all.
+    tableActions: [],
+    // The shared chain's authenticator, which this public route never runs.
+    bundledButNotCalled: ['dynamodb:GetItem'],
+    timeoutSeconds: functionTimeoutSeconds['get-api-spec'],
     memoryMiB: 1024,
   },
 } as const satisfies Record<Operation, OperationSettings>;

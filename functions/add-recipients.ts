@@ -1,6 +1,7 @@
 import { addRecipients } from '#lib/domain/recipients';
 import { createHandler } from '#lib/http/create-handler';
 import { notificationPath } from '#lib/http/schemas/notifications';
+import { addRecipientsOutput } from '#lib/http/schemas/recipient-outputs';
 import { addRecipientsInput } from '#lib/http/schemas/recipients';
 import { recordBusinessMetric } from '#lib/metrics';
 import { recipientRepository } from '#lib/store/recipients';
@@ -12,6 +13,7 @@ export const handler = createHandler({
   credentials: credentialDirectory,
   params: notificationPath,
   body: addRecipientsInput,
+  response: addRecipientsOutput,
   operation: async ({ params, body, remainingTimeMs }) => {
     const result = await addRecipients(recipientRepository, params, body.recipients, { remainingTimeMs });
     recordBusinessMetric('RecipientsCreated', result.createdRecipients.length);

@@ -1,6 +1,7 @@
 import { getEmbeddedDashboard } from '#lib/domain/embedding';
 import { createHandler } from '#lib/http/create-handler';
 import { dashboardPath } from '#lib/http/schemas/embedding';
+import { embeddedDashboardOutput } from '#lib/http/schemas/embedding-outputs';
 import { dashboardRepository } from '#lib/store/dashboards';
 import { credentialDirectory } from '#lib/store/users';
 
@@ -9,5 +10,6 @@ export const handler = createHandler({
   access: 'embed-read',
   credentials: credentialDirectory,
   params: dashboardPath,
+  response: embeddedDashboardOutput,
   operation: ({ params, principal }) => getEmbeddedDashboard(dashboardRepository, principal, params.publicId),
 });

@@ -1,7 +1,7 @@
 import { listDeliveries } from '#lib/domain/run-lists';
 import { createHandler } from '#lib/http/create-handler';
 import { pagingQuery } from '#lib/http/schemas/paging';
-import { runPath } from '#lib/http/schemas/runs';
+import { deliveryPage, runPath } from '#lib/http/schemas/runs';
 import { runListRepository } from '#lib/store/run-lists';
 import { credentialDirectory } from '#lib/store/users';
 
@@ -11,5 +11,6 @@ export const handler = createHandler({
   credentials: credentialDirectory,
   params: runPath,
   query: pagingQuery,
+  response: deliveryPage,
   operation: ({ params, query }) => listDeliveries(runListRepository, params, query),
 });

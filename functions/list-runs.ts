@@ -2,6 +2,7 @@ import { listRuns } from '#lib/domain/run-lists';
 import { createHandler } from '#lib/http/create-handler';
 import { notificationPath } from '#lib/http/schemas/notifications';
 import { pagingQuery } from '#lib/http/schemas/paging';
+import { runPage } from '#lib/http/schemas/runs';
 import { runListRepository } from '#lib/store/run-lists';
 import { credentialDirectory } from '#lib/store/users';
 
@@ -11,5 +12,6 @@ export const handler = createHandler({
   credentials: credentialDirectory,
   params: notificationPath,
   query: pagingQuery,
+  response: runPage,
   operation: ({ params, query }) => listRuns(runListRepository, params, query),
 });

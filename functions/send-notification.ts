@@ -1,7 +1,7 @@
 import { sendNow } from '#lib/domain/dispatch';
 import { createHandler } from '#lib/http/create-handler';
 import { notificationPath } from '#lib/http/schemas/notifications';
-import { sendNowInput } from '#lib/http/schemas/runs';
+import { runOutput, sendNowInput } from '#lib/http/schemas/runs';
 import { jobSink } from '#lib/jobs/job-sink';
 import { dispatchStore } from '#lib/store/runs';
 import { credentialDirectory } from '#lib/store/users';
@@ -14,6 +14,7 @@ export const handler = createHandler({
   body: sendNowInput,
   bodyOptional: true,
   success: { status: 202 },
+  response: runOutput,
   operation: ({ params, remainingTimeMs }) =>
     sendNow(dispatchStore, jobSink(), params, { now: Date.now(), remainingTimeMs }),
 });

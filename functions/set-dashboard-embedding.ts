@@ -1,6 +1,7 @@
 import { setDashboardEmbedding } from '#lib/domain/embedding';
 import { createHandler } from '#lib/http/create-handler';
 import { dashboardPath, updateDashboardEmbeddingInput } from '#lib/http/schemas/embedding';
+import { dashboardEmbeddingOutput } from '#lib/http/schemas/embedding-outputs';
 import { dashboardRepository } from '#lib/store/dashboards';
 import { credentialDirectory } from '#lib/store/users';
 
@@ -10,5 +11,6 @@ export const handler = createHandler({
   credentials: credentialDirectory,
   params: dashboardPath,
   body: updateDashboardEmbeddingInput,
+  response: dashboardEmbeddingOutput,
   operation: ({ params, body }) => setDashboardEmbedding(dashboardRepository, params.publicId, body),
 });

@@ -1,6 +1,7 @@
 import { config } from '#lib/config';
 import { updateNotification } from '#lib/domain/notification';
 import { createHandler } from '#lib/http/create-handler';
+import { notificationOutput } from '#lib/http/schemas/notification-outputs';
 import { notificationPath, updateNotificationInput } from '#lib/http/schemas/notifications';
 import { notificationRepository } from '#lib/store/notifications';
 import { credentialDirectory } from '#lib/store/users';
@@ -11,6 +12,7 @@ export const handler = createHandler({
   credentials: credentialDirectory,
   params: notificationPath,
   body: updateNotificationInput,
+  response: notificationOutput,
   bodyOptional: true,
   operation: ({ params, body }) =>
     updateNotification(notificationRepository, params, body, {

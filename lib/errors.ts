@@ -23,6 +23,7 @@ export type ErrorCode =
   | 'conflict'
   | 'payload_too_large'
   | 'unsupported_media_type'
+  | 'idempotency_key_mismatch'
   | 'internal'
   | 'unavailable';
 
@@ -110,6 +111,16 @@ export class NotFoundError extends ServiceError {
 export class ConflictError extends ServiceError {
   constructor(message: string) {
     super('conflict', message);
+  }
+}
+
+/** An Idempotency-Key used again with another request body: the client has mixed up two requests. */
+export class IdempotencyKeyMismatchError extends ServiceError {
+  constructor() {
+    super(
+      'idempotency_key_mismatch',
+      'This Idempotency-Key was used with a different request body; use a new key for a new request',
+    );
   }
 }
 

@@ -26,6 +26,25 @@ export const routes = [
     method: 'GET',
     path: '/v1/deployments/{deploymentId}/notifications/{id}/runs/{runId}/deliveries',
   },
+  { operation: 'list-notifications', method: 'GET', path: '/v1/deployments/{deploymentId}/notifications' },
+  { operation: 'create-notification', method: 'POST', path: '/v1/deployments/{deploymentId}/notifications' },
+  { operation: 'get-notification', method: 'GET', path: '/v1/deployments/{deploymentId}/notifications/{id}' },
+  {
+    operation: 'delete-notification',
+    method: 'DELETE',
+    path: '/v1/deployments/{deploymentId}/notifications/{id}',
+  },
+  {
+    operation: 'list-recipients',
+    method: 'GET',
+    path: '/v1/deployments/{deploymentId}/notifications/{id}/recipients',
+  },
+  {
+    operation: 'remove-recipients',
+    method: 'DELETE',
+    path: '/v1/deployments/{deploymentId}/notifications/{id}/recipients',
+  },
+  { operation: 'get-api-spec', method: 'GET', path: '/v1/spec' },
 ] as const;
 
 export type Route = (typeof routes)[number];

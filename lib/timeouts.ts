@@ -18,6 +18,15 @@ export const functionTimeoutSeconds: Record<Operation, number> = {
   'send-notification': 29,
   'list-runs': 10,
   'list-deliveries': 10,
+  'list-notifications': 10,
+  'create-notification': 10,
+  'get-notification': 10,
+  // A notification with many recipients takes a few hundred batch writes.
+  'delete-notification': 29,
+  'list-recipients': 10,
+  // Up to 1000 recipients.
+  'remove-recipients': 29,
+  'get-api-spec': 10,
 };
 
 /** Kept back from the function's limit so that a late request still gets a proper 503, not a kill. */

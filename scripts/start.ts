@@ -1,6 +1,7 @@
 import { ValidationError } from '#lib/errors';
 import { ensureTable, loadFixture } from '#lib/fixtures/load-fixture';
 import { startDispatchLoop } from '#lib/local/dispatch-loop';
+import { docsPage } from '#lib/local/docs-page';
 import { EngineUnavailableError, startDynamoDbLocal } from '#lib/local/dynamodb-local';
 import { functionsFrom } from '#lib/local/handlers';
 import { createLocalApi } from '#lib/local/http-adapter';
@@ -33,7 +34,10 @@ async function main(): Promise<void> {
   await ensureTable();
   const items = await loadFixture(fixture);
 
-  const server = createLocalApi({ resolveHandler: functionsFrom(new URL('../functions/', import.meta.url)) });
+  const server = createLocalApi({
+    resolveHandler: functionsFrom(new URL('../functions/', import.meta.url)),
+    pages: docsPage,
+  });
   server.on('error', (error: NodeJS.ErrnoException) => {
     const reason =
       error.code === 'EADDRINUSE' ? `port ${port} is in use (set PORT to another one)` : error.message;
@@ -48,6 +52,7 @@ async function main(): Promise<void> {
       `DynamoDB: ${process.env.DYNAMODB_ENDPOINT} (table ${process.env.TABLE_NAME}, ${items} fixture items)`,
     );
     if (adminKey) console.log(`Demo admin key: ${adminKey}`);
+    console.log(`API reference: http://localhost:${port}/docs (description: /v1/spec)`);
     if (demoKey) console.log(demoEmbedHint(`http://localhost:${port}`));
     console.log('Press Ctrl-C to stop.');
     dispatcher = startDispatchLoop((line) => console.log(line));

@@ -37,3 +37,5 @@ export function toPage<T, U>(stored: StoredPage<T>, request: PageRequest, map: (
     },
   };
 }
+
+export const emptyPage = <T>(): StoredPage<T> => ({ items: [], cursors: [], hasNextPage: false });

@@ -31,6 +31,8 @@ export interface EmbedUserRef {
 export interface StoredUserRecipient {
   type: 'USER';
   userId: number;
+  /** When the row was first written (ISO-8601 UTC); kept by later rewrites of the row. */
+  subscribedAt?: string;
 }
 
 /** A recipient row keeps its embed user's id, externalId and e-mail, so a replay need not read the embed user. */
@@ -40,6 +42,8 @@ export interface StoredEmbedRecipient extends EmbedUserRef {
   embedUserId: number;
   email: string;
   properties: RecipientProperties;
+  /** When the row was first written (ISO-8601 UTC); kept by later rewrites of the row. */
+  subscribedAt?: string;
 }
 
 export type StoredRecipient = StoredUserRecipient | StoredEmbedRecipient;

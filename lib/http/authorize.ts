@@ -7,11 +7,12 @@ import { ForbiddenError } from '#lib/errors';
 
 /**
  * Who may call a route. `admin`: an active admin console user. `embed-read`: whoever may read embedded
- * dashboards (the embedding rules), whose access to the target is then decided by the domain.
+ * dashboards (the embedding rules), whose access to the target is then decided by the domain. `public`:
+ * anyone, unauthenticated (the API description).
  */
-export type AccessPolicy = 'admin' | 'embed-read';
+export type AccessPolicy = 'admin' | 'embed-read' | 'public';
 
-const allows: Record<AccessPolicy, (principal: Principal) => boolean> = {
+const allows: Record<Exclude<AccessPolicy, 'public'>, (principal: Principal) => boolean> = {
   admin: isAdmin,
   'embed-read': mayReadEmbeddedDashboards,
 };
@@ -22,6 +23,7 @@ export function authorize(
   authenticator: () => Authenticate,
 ): MiddlewareObj<APIGatewayProxyEventV2> {
   const authorizeMiddlewareBefore = async (request: Request<APIGatewayProxyEventV2>) => {
+    if (policy === 'public') return;
     const principal = await authenticator()(request.event.headers?.authorization);
     if (!allows[policy](principal)) throw new ForbiddenError();
     Object.assign(request.context, { principal });

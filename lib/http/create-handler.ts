@@ -62,10 +62,22 @@ export interface HandlerDefinition<
   bodyOptional?: boolean;
   /** 200 with the result when absent. */
   success?: Success<R>;
+  /** The shape of the success answer, for the API description (not checked at run time). */
+  response?: Schema;
   operation: (input: OperationInput<Output<PS>, Output<BS>, Output<QS>, Output<HS>>) => Promise<R>;
 }
 
-export type ApiHandler = (
+/** A handler carries its definition, from which the API description is built. */
+export type ApiHandler = ApiHandlerFunction & {
+  definition: HandlerDefinition<
+    Schema | undefined,
+    Schema | undefined,
+    Schema | undefined,
+    Schema | undefined
+  >;
+};
+
+type ApiHandlerFunction = (
   event: APIGatewayProxyEventV2,
   context: Context,
 ) => Promise<APIGatewayProxyStructuredResultV2>;
@@ -111,6 +123,10 @@ function lazyAuthenticator(credentials: CredentialDirectory): () => Authenticato
   return get;
 }
 
+const noAuthenticator = (): Authenticator => {
+  throw new Error('A public route authenticates no one');
+};
+
 const outOfTime = () => {
   throw new UnavailableError('The request ran out of time; it is safe to repeat');
 };
@@ -136,7 +152,13 @@ export function createHandler<
     .use(logMetrics(metrics, { captureColdStartMetric: true }))
     .use(requestLog())
     .use(errorHandler())
-    .use(authorize(definition.access, lazyAuthenticator(definition.credentials)));
+    .use(
+      authorize(
+        definition.access,
+        // A public route authenticates no one: no authenticator, no keys fetched at init.
+        definition.access === 'public' ? noAuthenticator : lazyAuthenticator(definition.credentials),
+      ),
+    );
   if (definition.body) chain.use(jsonBody({ optional: definition.bodyOptional ?? false }));
   chain.use(
     validate({
@@ -161,7 +183,10 @@ export function createHandler<
     if (success.status === 204) return { statusCode: 204, headers: {}, body: '' };
     if (success.status === 201) return jsonResponse(201, result, { location: success.location(result) });
     return jsonResponse(success.status, result);
-  }) as ApiHandler;
-  schemasOfHandler.set(handler, { params: definition.params, body: definition.body });
-  return handler;
+  });
+  const apiHandler: ApiHandler = Object.assign(handler as ApiHandlerFunction, {
+    definition: definition as ApiHandler['definition'],
+  });
+  schemasOfHandler.set(apiHandler, { params: definition.params, body: definition.body });
+  return apiHandler;
 }

@@ -15,6 +15,7 @@ export const statusByCode: Record<ErrorCode, number> = {
   conflict: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  idempotency_key_mismatch: 422,
   internal: 500,
   unavailable: 503,
 };

@@ -20,6 +20,8 @@ export type LambdaHandler = (
 export type ResolveHandler = (operation: Operation) => Promise<LambdaHandler>;
 
 export interface LocalApiOptions {
+  /** Pages served beside the API where no route matches (the local reference at /docs). */
+  pages?: (method: string, path: string) => Promise<APIGatewayProxyStructuredResultV2 | undefined>;
   resolveHandler: ResolveHandler;
   /** The function timeout; by default the one the stack configures for the operation. */
   timeoutMs?: number;
@@ -196,7 +198,7 @@ async function readBody(request: IncomingMessage): Promise<Buffer | undefined> {
   return Buffer.concat(parts);
 }
 
-export function createLocalApi({ resolveHandler, timeoutMs }: LocalApiOptions): Server {
+export function createLocalApi({ resolveHandler, timeoutMs, pages }: LocalApiOptions): Server {
   const server = createServer(async (request, response) => {
     let requestId: string = randomUUID();
     let operation: Operation | undefined;
@@ -204,6 +206,12 @@ export function createLocalApi({ resolveHandler, timeoutMs }: LocalApiOptions): 
       const method = request.method ?? 'GET';
       const path = new URL(request.url ?? '/', 'http://localhost').pathname;
       const matched = matchRoute(method, path);
+      const page = matched ? undefined : await pages?.(method, path);
+      if (page) {
+        request.resume();
+        send(response, page, requestId);
+        return;
+      }
       if (!matched) {
         request.resume();
         send(response, gatewayError(404, 'Not Found', requestId), requestId);

@@ -107,7 +107,14 @@ async function untilProcessed<T>(
 }
 
 /** Reads every key (any number), 100 per BatchGet, strongly consistent. Missing items are simply absent. */
-export async function batchGetAll(keys: readonly Key[], options: BatchOptions = {}): Promise<Item[]> {
+/**
+ * `eventuallyConsistent`: half the read units, for reads that join what an index query (itself
+ * never strongly consistent) returned.
+ */
+export async function batchGetAll(
+  keys: readonly Key[],
+  options: BatchOptions & { eventuallyConsistent?: boolean } = {},
+): Promise<Item[]> {
   const table = tableName();
   const found: Item[] = [];
   await inParallel(chunk(keys, BATCH_GET_LIMIT), options.concurrency ?? DEFAULT_CONCURRENCY, (slice) =>
@@ -115,7 +122,9 @@ export async function batchGetAll(keys: readonly Key[], options: BatchOptions = 
       slice as Record<string, unknown>[],
       async (pending) => {
         const result = await documentClient().send(
-          new BatchGetCommand({ RequestItems: { [table]: { Keys: pending, ConsistentRead: true } } }),
+          new BatchGetCommand({
+            RequestItems: { [table]: { Keys: pending, ConsistentRead: !options.eventuallyConsistent } },
+          }),
         );
         found.push(...(result.Responses?.[table] ?? []));
         const unprocessed = result.UnprocessedKeys?.[table]?.Keys;

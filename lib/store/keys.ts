@@ -64,6 +64,25 @@ export const dueIndexKeys = {
   }),
 };
 
+/** Index attributes of the three sparse global secondary indexes; an item without them is in none. */
+export type IndexKeys = Partial<Record<'gsi1pk' | 'gsi1sk' | 'gsi2pk' | 'gsi2sk', string>>;
+export const indexNames = { gsi1: 'gsi1', gsi2: 'gsi2', gsi3: 'gsi3' } as const;
+
+/**
+ * Notification ids in a sort key: zero-padded to the 15 digits a path id may have, so that the
+ * string order is the numeric order. Ids only grow, so the highest id is the newest notification.
+ */
+const ID_DIGITS = 15;
+export const sortableId = (id: number) => String(id).padStart(ID_DIGITS, '0');
+const sortableIdShape = new RegExp(`^[0-9]{${ID_DIGITS}}$`);
+
+/** A recipient as the per-deployment recipient index names it: console users by id, embed users by id. */
+export type RecipientIdentity =
+  | { type: 'USER'; userId: number }
+  | { type: 'EMBED_USER'; embedUserId: number };
+const recipientIdentityPart = (identity: RecipientIdentity) =>
+  identity.type === 'USER' ? `USER#${identity.userId}` : `EMBED_USER#${identity.embedUserId}`;
+
 export const keys = {
   deployment: (deploymentId: number): Key => ({ pk: `DEPLOYMENT#${deploymentId}`, sk: 'DEPLOYMENT' }),
 
@@ -120,6 +139,11 @@ export const keys = {
     sk: `${deliveryPrefix(runId)}${recipientSk.slice(RECIPIENT_PREFIX.length)}`,
   }),
   deliveryPrefix,
+  /** A create's Idempotency-Key, scoped to the deployment and the caller. */
+  idempotencyRecord: (deploymentId: number, caller: string, key: string): Key => ({
+    pk: `DEPLOYMENT#${deploymentId}#IDEMPOTENCY#${part(caller)}#${part(key)}`,
+    sk: 'IDEMPOTENCY',
+  }),
 
   /** Integer id sequences (`embedUser`, …): one item per sequence, advanced with an atomic ADD. */
   counter: (sequence: string): Key => ({ pk: `COUNTER#${sequence}`, sk: 'COUNTER' }),
@@ -144,6 +168,63 @@ export const keyPartLimits = {
 /** Whether `value` can be a free-text key part: well-formed (else it cannot be encoded) and at most KEY_PART_MAX_BYTES encoded. */
 export const fitsKeyPart = (value: string): boolean =>
   value.isWellFormed() && encodeURIComponent(value).length <= KEY_PART_MAX_BYTES;
+
+const recipientSortKey = (subscribedAt: string, rowSk: string) => `${subscribedAt}#${rowSk}`;
+
+/** The index partitions, each a list the API serves (docs/data-model.md lists them). */
+export const indexPartitions = {
+  /** gsi1: the notifications of a deployment. */
+  notificationsOfDeployment: (deploymentId: number) => `DEPLOYMENT#${deploymentId}#NOTIFICATIONS`,
+  /** gsi2: the notifications of a dashboard. */
+  notificationsOfDashboard: (deploymentId: number, dashboardId: number) =>
+    `DEPLOYMENT#${deploymentId}#DASHBOARD#${dashboardId}#NOTIFICATIONS`,
+  /** gsi2: the recipient rows of one recipient in a deployment, one per notification. */
+  notificationsOfRecipient: (deploymentId: number, identity: RecipientIdentity) =>
+    `DEPLOYMENT#${deploymentId}#RECIPIENT#${recipientIdentityPart(identity)}#NOTIFICATIONS`,
+  /** gsi1: the recipient rows of a notification. */
+  recipientsOfNotification: (deploymentId: number, notificationId: number) =>
+    `${notificationPartition(deploymentId, notificationId)}#RECIPIENTS`,
+};
+
+/**
+ * The index entries of each item kind. gsi1: children of a parent, newest first. gsi2: the filtered
+ * lists. Sort keys are fixed at creation (ids, subscription instants), so keyset paging is stable.
+ */
+export const indexKeys = {
+  notification: (deploymentId: number, notificationId: number, dashboardId: number): IndexKeys => ({
+    gsi1pk: indexPartitions.notificationsOfDeployment(deploymentId),
+    gsi1sk: sortableId(notificationId),
+    gsi2pk: indexPartitions.notificationsOfDashboard(deploymentId, dashboardId),
+    gsi2sk: sortableId(notificationId),
+  }),
+  /** Rows of a recipient sort by subscription instant, then by the row's own key (unique in the partition). */
+  recipient: (
+    deploymentId: number,
+    notificationId: number,
+    identity: RecipientIdentity,
+    subscribedAt: string,
+    rowSk: string,
+  ): IndexKeys => ({
+    gsi1pk: indexPartitions.recipientsOfNotification(deploymentId, notificationId),
+    gsi1sk: recipientSortKey(subscribedAt, rowSk),
+    gsi2pk: indexPartitions.notificationsOfRecipient(deploymentId, identity),
+    gsi2sk: sortableId(notificationId),
+  }),
+};
+
+/** The parts of a recipient row's gsi1 sort key, or undefined when `value` is not one. */
+export function parseRecipientSortKey(value: string): { subscribedAt: string; rowSk: string } | undefined {
+  const match = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z)#(RECIPIENT#.+)$/.exec(value);
+  return match ? { subscribedAt: match[1] as string, rowSk: match[2] as string } : undefined;
+}
+
+export const isSortableId = (value: string) => sortableIdShape.test(value);
+
+/** The notification a partition key of a notification's partition names, or undefined. */
+export function parseNotificationPartition(pk: string): { deploymentId: number; id: number } | undefined {
+  const match = /^DEPLOYMENT#(\d+)#NOTIFICATION#(\d+)$/.exec(pk);
+  return match ? { deploymentId: Number(match[1]), id: Number(match[2]) } : undefined;
+}
 
 /** The table's physical shape, shared by the local runtime, the tests and the CDK stack. */
 export const tableKeySchema = {

@@ -3,7 +3,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type Notification, type NotificationRepository, nextRunOf } from '#lib/domain/notification';
 import { documentClient, tableName } from '#lib/store/client';
 import { getItem, type Item } from '#lib/store/items';
-import { DUE_INDEX, dueIndexKeys, keys } from '#lib/store/keys';
+import { DUE_INDEX, dueIndexKeys, indexKeys, keys } from '#lib/store/keys';
 
 /** The fields of a notification, each an attribute of its item besides its key and its `version`. */
 const notificationFields = [
@@ -57,7 +57,10 @@ function attributesOf(notification: Notification): Record<string, unknown> {
   return attributes;
 }
 
-/** The due entry follows from the schedule as of `createdAt`, when the item is first written. */
+/**
+ * `createdAt` is when the item was first written; the index entries follow from its id and dashboard,
+ * and its due entry from its schedule as of that moment.
+ */
 export function notificationToItem(
   notification: Notification,
   version = 0,
@@ -65,9 +68,11 @@ export function notificationToItem(
 ): Item {
   return {
     ...keys.notification(notification.deploymentId, notification.id),
+    ...indexKeys.notification(notification.deploymentId, notification.id, notification.dashboardId),
     entity: 'NOTIFICATION',
     ...attributesOf(notification),
     ...dueIndexAttributes(notification, Date.parse(createdAt)),
+    createdAt,
     version,
   };
 }

@@ -3,7 +3,7 @@ import type { RecipientProperties } from '#lib/domain/recipients-input';
 import { canonicalJson, propertyNames } from '#lib/domain/recipients-properties';
 import type { StoredRecipient } from '#lib/domain/recipients-resolution';
 import type { Item } from '#lib/store/items';
-import { type Key, keys } from '#lib/store/keys';
+import { indexKeys, type Key, keys } from '#lib/store/keys';
 
 /**
  * A recipient row in its notification's partition. An embed recipient's properties are kept as
@@ -12,6 +12,22 @@ import { type Key, keys } from '#lib/store/keys';
  */
 
 const jsonAttribute = (name: (typeof propertyNames)[number]) => `${name}Json`;
+
+/**
+ * `subscribedAt` is the row's first write, kept when a stored row is written again, so that the
+ * row's place in the "recipients of a notification" index never moves.
+ */
+function recipientIndexKeys(notification: NotificationRef, recipient: StoredRecipient, rowSk: string): Item {
+  const subscribedAt = recipient.subscribedAt ?? new Date().toISOString();
+  const identity =
+    recipient.type === 'USER'
+      ? { type: 'USER' as const, userId: recipient.userId }
+      : { type: 'EMBED_USER' as const, embedUserId: recipient.embedUserId };
+  return {
+    subscribedAt,
+    ...indexKeys.recipient(notification.deploymentId, notification.id, identity, subscribedAt, rowSk),
+  };
+}
 
 /** The key of a recipient row, from the recipient's identity alone. */
 export function recipientKey(notification: NotificationRef, recipient: RecipientRef): Key {
@@ -36,16 +52,19 @@ export function propertyAttributes(properties: RecipientProperties): Record<stri
 }
 
 export function recipientToItem(notification: NotificationRef, recipient: StoredRecipient): Item {
+  const key = recipientKey(notification, recipient);
   if (recipient.type === 'USER') {
     return {
-      ...recipientKey(notification, recipient),
+      ...key,
+      ...recipientIndexKeys(notification, recipient, key.sk),
       entity: 'RECIPIENT',
       type: 'USER',
       userId: recipient.userId,
     };
   }
   const item: Item = {
-    ...recipientKey(notification, recipient),
+    ...key,
+    ...recipientIndexKeys(notification, recipient, key.sk),
     entity: 'RECIPIENT',
     type: 'EMBED_USER',
     embedTenantName: recipient.embedTenantName,
@@ -61,7 +80,8 @@ export function recipientToItem(notification: NotificationRef, recipient: Stored
 }
 
 export function recipientFromItem(item: Item): StoredRecipient {
-  if (item.type === 'USER') return { type: 'USER', userId: item.userId as number };
+  const subscribedAt = typeof item.subscribedAt === 'string' ? { subscribedAt: item.subscribedAt } : {};
+  if (item.type === 'USER') return { type: 'USER', userId: item.userId as number, ...subscribedAt };
   const properties: RecipientProperties = {};
   for (const name of propertyNames) {
     const json = item[jsonAttribute(name)];
@@ -75,5 +95,6 @@ export function recipientFromItem(item: Item): StoredRecipient {
     embedUserId: item.embedUserId as number,
     email: item.email as string,
     properties,
+    ...subscribedAt,
   };
 }

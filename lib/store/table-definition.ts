@@ -1,10 +1,15 @@
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
-import { DUE_INDEX, tableKeySchema } from '#lib/store/keys';
+import { indexNames, tableKeySchema } from '#lib/store/keys';
 
 /** The sparse secondary indexes: only items that carry an index's two attributes are in it. */
-export const globalSecondaryIndexes = [
-  { name: DUE_INDEX.name, partitionKey: DUE_INDEX.partitionKey, sortKey: DUE_INDEX.sortKey },
-];
+export const globalSecondaryIndexes = Object.values(indexNames).map((name) => ({
+  name,
+  partitionKey: `${name}pk`,
+  sortKey: `${name}sk`,
+}));
+
+/** The attribute DynamoDB's TTL reads: idempotency records expire on their own. */
+export const TIME_TO_LIVE_ATTRIBUTE = 'expiresAt';
 
 /** The table as the local runtime and the tests create it; the CDK stack declares the same keys. */
 export function tableDefinition(tableName: string): CreateTableCommandInput {

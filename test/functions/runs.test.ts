@@ -1,8 +1,14 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { config } from '#lib/config';
+import { dispatchPass } from '#lib/domain/dispatch';
 import { deliveryPage, runOutput, runPage } from '#lib/http/schemas/runs';
+import { outboxSink } from '#lib/jobs/outbox-sink';
+import { documentClient, tableName } from '#lib/store/client';
+import { keys } from '#lib/store/keys';
+import { dispatchStore } from '#lib/store/runs';
 import { ADMIN_KEY, consoleUsers, MEMBER_KEY } from '#test/support/fixtures';
 import { type LocalApi, startLocalApi } from '#test/support/local-api';
 
@@ -44,6 +50,14 @@ beforeAll(async () => {
         ],
       },
       { id: 701, deploymentId: 7, dashboardId: 70, scheduleType: 'DAILY', minute: 0, hour: 9 },
+      {
+        id: 702,
+        deploymentId: 7,
+        dashboardId: 70,
+        scheduleType: 'HOURLY',
+        minute: 0,
+        recipients: [{ userId: 1 }],
+      },
     ],
   });
 });
@@ -177,5 +191,25 @@ describe('GET …/{id}/runs and …/runs/{runId}/deliveries', () => {
       token: ADMIN_KEY,
     });
     expect(unknownRun.status).toBe(404);
+  });
+
+  it('goes with its notification: its runs and deliveries are deleted, and it fires no more', async () => {
+    const run = (await send(702)).body;
+    expect(run.recipients).toEqual({ queued: 1, skipped: 0 });
+    expect((await api.request('DELETE', `${base}/702`, { token: ADMIN_KEY })).status).toBe(204);
+    expect((await api.request('GET', `${base}/702/runs`, { token: ADMIN_KEY })).status).toBe(404);
+    const { Items = [] } = await documentClient().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': keys.notification(7, 702).pk },
+      }),
+    );
+    expect(Items).toEqual([]);
+    const summary = await dispatchPass(dispatchStore, outboxSink(config().outboxDir), {
+      now: Date.now() + 2 * 3_600_000,
+      misfireGraceMinutes: 60,
+    });
+    expect(summary.runs.filter((fired) => fired.notificationId === 702)).toEqual([]);
   });
 });

@@ -84,8 +84,8 @@ describe('storage failures', () => {
 
 describe('API Gateway answers for what no route serves', () => {
   it.each([
-    ['GET', PATH],
-    ['DELETE', PATH],
+    ['PATCH', PATH],
+    ['POST', PATH],
     ['PUT', '/v1/deployments/7/notifications'],
     ['PUT', '/api/v1/deployments/7/notifications/700'],
     ['GET', '/'],

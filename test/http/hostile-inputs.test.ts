@@ -200,7 +200,19 @@ describe('a notification item written before filters were kept as JSON text', ()
     await documentClient().send(
       new PutCommand({
         TableName: tableName(),
-        Item: { ...item, dashboardId: 70, scheduleType: 'DAILY', hour: 9, filters, version: 0 },
+        // As the previous version wrote it: every field of the DTO, filters as a map.
+        Item: {
+          ...item,
+          dashboardId: 70,
+          scheduleType: 'DAILY',
+          hour: 9,
+          timezone: 'UTC',
+          isEnabled: true,
+          notificationEnabled: true,
+          notificationFormat: 'png',
+          filters,
+          version: 0,
+        },
       }),
     );
     const response = await api.request('PUT', '/v1/deployments/7/notifications/701', {

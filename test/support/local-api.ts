@@ -4,6 +4,7 @@ import { parseFixture } from '#lib/fixtures/fixture';
 import { ensureTable, loadFixture } from '#lib/fixtures/load-fixture';
 import { functionsFrom } from '#lib/local/handlers';
 import { createLocalApi } from '#lib/local/http-adapter';
+import { assertConformsToDescription } from '#test/support/openapi-check';
 
 export interface LocalApi {
   baseUrl: string;
@@ -61,7 +62,9 @@ export async function startLocalApi(fixtureInput: unknown = {}): Promise<LocalAp
     } catch {
       parsed = undefined;
     }
-    return { status: response.status, headers: response.headers, body: parsed, text };
+    const answer = { status: response.status, headers: response.headers, body: parsed, text };
+    assertConformsToDescription(method, path, answer);
+    return answer;
   }
 
   return {

@@ -27,7 +27,7 @@ export const pagingQueryShape = {
 
 export const pagingQuery = z.strictObject(pagingQueryShape);
 
-export const pageInfoOutput = z.strictObject({
+export const pageInfoOutput = z.object({
   startCursor: z.nullable(z.string()),
   endCursor: z.nullable(z.string()),
   hasNextPage: z.boolean(),
@@ -35,4 +35,4 @@ export const pageInfoOutput = z.strictObject({
 });
 
 export const pageOf = <T extends z.ZodMiniType>(item: T) =>
-  z.strictObject({ items: z.array(item), pageInfo: pageInfoOutput });
+  z.object({ items: z.array(item), pageInfo: pageInfoOutput });

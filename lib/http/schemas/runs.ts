@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import { RUN_ID_PATTERN } from '#lib/domain/runs';
 import { pathId } from '#lib/http/schemas/common';
 import { pageOf } from '#lib/http/schemas/paging';
+import { recipientOutput } from '#lib/http/schemas/recipient-outputs';
 
 /** Requests and answers of send-now and the run and delivery lists. */
 
@@ -27,17 +28,6 @@ export const runOutput = z.strictObject({
   skipReason: z.nullable(z.enum(['delivery_disabled', 'dashboard_unavailable'])),
   recipients: recipientCounts,
 });
-
-const recipientOutput = z.discriminatedUnion('type', [
-  z.strictObject({ type: z.literal('USER'), userId: z.int(), email: z.string(), username: z.string() }),
-  z.strictObject({
-    type: z.literal('EMBED_USER'),
-    embedTenantName: z.string(),
-    externalId: z.string(),
-    embedUserId: z.int(),
-    email: z.string(),
-  }),
-]);
 
 export const deliveryOutput = z.strictObject({
   recipient: recipientOutput,

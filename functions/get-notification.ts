@@ -1,0 +1,15 @@
+import { getNotification } from '#lib/domain/notification-lifecycle';
+import { createHandler } from '#lib/http/create-handler';
+import { notificationOutput } from '#lib/http/schemas/notification-outputs';
+import { notificationPath } from '#lib/http/schemas/notifications';
+import { findNotification } from '#lib/store/notification-lifecycle';
+import { credentialDirectory } from '#lib/store/users';
+
+/** GET /v1/deployments/{deploymentId}/notifications/{id}: one notification. */
+export const handler = createHandler({
+  access: 'admin',
+  credentials: credentialDirectory,
+  params: notificationPath,
+  response: notificationOutput,
+  operation: ({ params }) => getNotification({ find: findNotification }, params),
+});

@@ -1,0 +1,16 @@
+import { listNotifications } from '#lib/domain/notification-lifecycle';
+import { createHandler } from '#lib/http/create-handler';
+import { deploymentPath, listNotificationsQuery } from '#lib/http/schemas/lifecycle';
+import { notificationPageOutput } from '#lib/http/schemas/notification-outputs';
+import { listNotifications as list } from '#lib/store/notification-lists';
+import { credentialDirectory } from '#lib/store/users';
+
+/** GET /v1/deployments/{deploymentId}/notifications: a page, newest first, optionally filtered. */
+export const handler = createHandler({
+  access: 'admin',
+  credentials: credentialDirectory,
+  params: deploymentPath,
+  query: listNotificationsQuery,
+  response: notificationPageOutput,
+  operation: ({ params, query }) => listNotifications({ list }, params.deploymentId, query),
+});

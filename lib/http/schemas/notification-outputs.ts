@@ -1,0 +1,28 @@
+import * as z from 'zod/mini';
+import { dashboardFilterInput, dashboardTimeGrainInput } from '#lib/http/schemas/notifications';
+import { pageOf } from '#lib/http/schemas/paging';
+
+/**
+ * What the operations answer, as zod schemas. The handlers do not check their answers against them
+ * (that would cost every request); the API description is built from them and the HTTP tests check
+ * every answer against that description, so they cannot drift from what the code returns (a field
+ * the code adds without adding it here fails them).
+ */
+
+export const notificationOutput = z.object({
+  id: z.int(),
+  dashboardId: z.int(),
+  deploymentId: z.int(),
+  cronExpression: z.string(),
+  timezone: z.string(),
+  isEnabled: z.boolean(),
+  humanReadableSchedule: z.string(),
+  notificationEnabled: z.boolean(),
+  notificationFormat: z.enum(['png', 'pdf']),
+  filters: z.nullable(z.array(dashboardFilterInput)),
+  timeGrains: z.nullable(z.array(dashboardTimeGrainInput)),
+  /** The first firing instant after the answer was made, with seconds; null while disabled. */
+  nextRunAt: z.nullable(z.string()),
+});
+
+export const notificationPageOutput = pageOf(notificationOutput);

@@ -1,0 +1,59 @@
+import { readFile } from 'node:fs/promises';
+import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+
+/**
+ * GET /docs under `npm start`: the API description rendered by Scalar, whose browser bundle is
+ * served from node_modules (a development dependency), nothing from a CDN; its web fonts are off
+ * so that the page makes no request beyond this server. Deployed stages serve /v1/spec only.
+ */
+
+export const DOCS_PATH = '/docs';
+const SCRIPT_PATH = '/docs/scalar.js';
+const SCALAR_BUNDLE = new URL(
+  '../../node_modules/@scalar/api-reference/dist/browser/standalone.js',
+  import.meta.url,
+);
+
+const page = `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8" />
+    <meta name="viewport" content="width=device-width, initial-scale=1" />
+    <title>Notifications and embedding admin API: reference</title>
+  </head>
+  <body>
+    <div id="reference"></div>
+    <script src="${SCRIPT_PATH}"></script>
+    <script>
+      Scalar.createApiReference('#reference', {
+        url: '/v1/spec',
+        withDefaultFonts: false,
+        hideClientButton: true,
+        telemetry: false,
+      });
+    </script>
+  </body>
+</html>
+`;
+
+let script: Promise<string> | undefined;
+
+/** The answer to a request for the reference page or its script, or undefined for any other path. */
+export async function docsPage(
+  method: string,
+  path: string,
+): Promise<APIGatewayProxyStructuredResultV2 | undefined> {
+  if (method !== 'GET') return undefined;
+  if (path === DOCS_PATH) {
+    return { statusCode: 200, headers: { 'content-type': 'text/html; charset=utf-8' }, body: page };
+  }
+  if (path === SCRIPT_PATH) {
+    script ??= readFile(SCALAR_BUNDLE, 'utf8');
+    return {
+      statusCode: 200,
+      headers: { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'max-age=3600' },
+      body: await script,
+    };
+  }
+  return undefined;
+}

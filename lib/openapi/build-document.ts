@@ -1,0 +1,197 @@
+import * as z from 'zod/mini';
+import type { ApiHandler } from '#lib/http/create-handler';
+import { errorOutput } from '#lib/openapi/document-schemas';
+import { type Operation, type Route, routes } from '#lib/routes';
+
+/**
+ * The OpenAPI 3.1 description of the API, built from what each handler declares: its access policy,
+ * the zod schemas it validates path, query, headers and body with, its success status and the shape
+ * of its answer. `npm run openapi` writes it to lib/openapi/openapi.json, which GET /v1/spec serves
+ * as it is: no function builds it at run time, so none pays for it at cold start.
+ */
+
+export const API_VERSION = '1.0.0';
+
+type Definition = ApiHandler['definition'];
+type JsonSchema = Record<string, unknown>;
+
+const summaries: Partial<Record<Operation, string>> = {
+  'update-notification': 'Update a notification',
+  'add-recipients': 'Add recipients to a notification',
+  'set-dashboard-embedding': 'Turn signed embedding of a dashboard on or off',
+  'get-embedded-dashboard': 'Fetch a dashboard for signed embedding',
+  'list-notifications': 'List the notifications of a deployment',
+  'create-notification': 'Create a notification',
+  'get-notification': 'Get a notification',
+  'delete-notification': 'Delete a notification, its recipients and its runs',
+  'list-recipients': 'List the recipients of a notification',
+  'remove-recipients': 'Remove recipients from a notification',
+  'get-api-spec': 'This API description (OpenAPI 3.1)',
+  'send-notification': 'Send a notification now (a manual run)',
+  'list-runs': 'List the runs of a notification, newest first',
+  'list-deliveries': "List a run's deliveries",
+};
+
+const errorDescriptions: Record<number, string> = {
+  400: 'The request is malformed or invalid; `errors` names every field at fault',
+  401: 'No credential, or one that is not valid',
+  403: 'The caller may not do this',
+  404: 'No such resource, or none that this caller may see',
+  409: 'A concurrent change won; the request is safe to repeat',
+  413: 'The body is larger than 5 MiB',
+  415: 'The body is not application/json',
+  422: 'This Idempotency-Key was used with another body',
+  500: 'An internal error; the answer carries nothing more than its request id',
+  503: 'Storage or an identity provider is unavailable; the request is safe to repeat after Retry-After',
+};
+
+function jsonSchema(schema: z.ZodMiniType, io: 'input' | 'output'): JsonSchema {
+  // Refinements (time zones, cron rules, "exactly one of") have no JSON Schema form: they stay code.
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as JsonSchema;
+  return rest;
+}
+
+const camelCase = (operation: string) =>
+  operation.replace(/-(\w)/g, (_, letter: string) => letter.toUpperCase());
+
+function parameters(schema: z.ZodMiniType | undefined, location: 'path' | 'query' | 'header'): JsonSchema[] {
+  if (!schema) return [];
+  const object = jsonSchema(schema, 'input');
+  const properties = (object.properties ?? {}) as Record<string, JsonSchema>;
+  const required = new Set((object.required ?? []) as string[]);
+  return Object.entries(properties).map(([name, property]) => {
+    const { description, ...propertySchema } = property;
+    return {
+      name,
+      in: location,
+      required: location === 'path' || required.has(name),
+      ...(description !== undefined && { description }),
+      schema: propertySchema,
+    };
+  });
+}
+
+function errorStatuses(route: Route, definition: Definition): number[] {
+  const statuses = new Set([400, 500]);
+  if (definition.access !== 'public') for (const status of [401, 403, 503]) statuses.add(status);
+  if (definition.params) statuses.add(404);
+  if (definition.body) for (const status of [413, 415]) statuses.add(status);
+  if (route.operation === 'create-notification') for (const status of [404, 409, 422]) statuses.add(status);
+  if (route.operation === 'update-notification' || route.operation === 'add-recipients') statuses.add(409);
+  return [...statuses].sort((a, b) => a - b);
+}
+
+function successResponse(definition: Definition): [string, JsonSchema] {
+  const status = definition.success?.status ?? 200;
+  if (status === 204) return ['204', { description: 'Done; no content' }];
+  return [
+    String(status),
+    {
+      description: status === 201 ? 'Created' : 'OK',
+      ...(status === 201 && {
+        headers: {
+          Location: {
+            description: 'The path of the new resource',
+            required: true,
+            schema: { type: 'string' },
+          },
+        },
+      }),
+      content: {
+        'application/json': { schema: definition.response ? jsonSchema(definition.response, 'output') : {} },
+      },
+    },
+  ];
+}
+
+function operationObject(route: Route, definition: Definition): JsonSchema {
+  const body = definition.body;
+  return {
+    operationId: camelCase(route.operation),
+    summary: summaries[route.operation as Operation] ?? route.operation,
+    ...(definition.access === 'public' && { security: [] }),
+    parameters: [
+      ...parameters(definition.params, 'path'),
+      ...parameters(definition.query, 'query'),
+      ...parameters(definition.headers, 'header'),
+    ],
+    ...(body && {
+      requestBody: {
+        required: !definition.bodyOptional,
+        content: { 'application/json': { schema: jsonSchema(body, 'input') } },
+      },
+    }),
+    responses: Object.fromEntries([
+      successResponse(definition),
+      ...errorStatuses(route, definition).map((status) => [
+        String(status),
+        { $ref: `#/components/responses/Error${status}` },
+      ]),
+    ]),
+  };
+}
+
+export function buildOpenApiDocument(definitions: ReadonlyMap<string, Definition>): JsonSchema {
+  const paths: Record<string, Record<string, JsonSchema>> = {};
+  for (const route of routes) {
+    const definition = definitions.get(route.operation);
+    if (!definition) throw new Error(`No handler definition for ${route.operation}`);
+    paths[route.path] ??= {};
+    (paths[route.path] as Record<string, JsonSchema>)[route.method.toLowerCase()] = operationObject(
+      route,
+      definition,
+    );
+  }
+  const error = jsonSchema(errorOutput, 'output');
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Notifications and embedding admin API',
+      version: API_VERSION,
+      description:
+        'Scheduled dashboard notifications and signed embedding. Every route except this description needs `Authorization: Bearer <credential>`: an API key (`sk-…`, also accepted as `Api-Key <key>`) or a JWT.',
+    },
+    servers: [{ url: 'http://localhost:3000', description: 'npm start' }],
+    security: [{ bearer: [] }],
+    paths,
+    components: {
+      securitySchemes: {
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'An API key (`sk-…`) or a console, platform or embed JWT',
+        },
+      },
+      schemas: { Error: error },
+      responses: Object.fromEntries(
+        Object.entries(errorDescriptions).map(([status, description]) => [
+          `Error${status}`,
+          {
+            description,
+            ...(status === '401' && {
+              headers: {
+                'WWW-Authenticate': { required: true, schema: { type: 'string', const: 'Bearer' } },
+              },
+            }),
+            ...(status === '503' && {
+              headers: { 'Retry-After': { description: 'Seconds to wait', schema: { type: 'string' } } },
+            }),
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+          },
+        ]),
+      ),
+    },
+  };
+}
+
+/** Loads each route's handler the way the local runtime does, and builds the document from them. */
+export async function buildFromFunctions(functionsDirectory: URL): Promise<JsonSchema> {
+  const definitions = new Map<string, Definition>();
+  for (const route of routes) {
+    const module = (await import(new URL(`${route.operation}.ts`, functionsDirectory).href)) as {
+      handler: ApiHandler;
+    };
+    definitions.set(route.operation, module.handler.definition);
+  }
+  return buildOpenApiDocument(definitions);
+}

@@ -1,0 +1,169 @@
+import {
+  ConditionalCheckFailedException,
+  DescribeTableCommand,
+  type GlobalSecondaryIndexDescription,
+  UpdateTableCommand,
+} from '@aws-sdk/client-dynamodb';
+import { PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { documentClient, tableName } from '#lib/store/client';
+import { dashboardLinkItem } from '#lib/store/dashboards';
+import type { Item } from '#lib/store/items';
+import { type IndexKeys, indexKeys, parseNotificationPartition } from '#lib/store/keys';
+import { reserveNotificationIdsThrough } from '#lib/store/notification-ids';
+import { dueIndexAttributes, notificationFromItem } from '#lib/store/notifications';
+import { globalSecondaryIndexes, tableDefinition } from '#lib/store/table-definition';
+
+/**
+ * Brings a table written by the version before the lifecycle routes up to date, and can run any
+ * number of times: it adds the secondary indexes the table lacks (a local engine; deployed, the CDK
+ * stack declares them), gives notification and recipient items their index attributes, writes the
+ * dashboards' by-id links, and moves the notification id counter past every stored id. Each write
+ * is conditional on the attribute being absent, so a second run, or a run beside live traffic,
+ * changes nothing that is already right and never overwrites what it does not add.
+ */
+
+export interface MigrationReport {
+  indexesCreated: string[];
+  scanned: number;
+  notifications: number;
+  recipients: number;
+  dashboardLinks: number;
+  highestNotificationId: number;
+}
+
+const WAIT_MS = 200;
+
+async function describeIndexes(): Promise<GlobalSecondaryIndexDescription[] | undefined> {
+  const { Table } = await documentClient().send(new DescribeTableCommand({ TableName: tableName() }));
+  return Table?.GlobalSecondaryIndexes;
+}
+
+async function waitUntilIndexesActive(): Promise<void> {
+  for (let attempt = 0; attempt < 3000; attempt++) {
+    const indexes = (await describeIndexes()) ?? [];
+    if (indexes.every((index) => index.IndexStatus === 'ACTIVE')) return;
+    await new Promise((resolve) => setTimeout(resolve, WAIT_MS));
+  }
+  throw new Error('The secondary indexes did not become active');
+}
+
+/** DynamoDB creates one index per UpdateTable call. */
+async function addMissingIndexes(): Promise<string[]> {
+  const present = new Set(((await describeIndexes()) ?? []).map((index) => index.IndexName));
+  const wanted = tableDefinition(tableName()).GlobalSecondaryIndexes ?? [];
+  const created: string[] = [];
+  for (const index of wanted) {
+    if (present.has(index.IndexName)) continue;
+    const names = globalSecondaryIndexes.find((candidate) => candidate.name === index.IndexName);
+    if (!names) continue;
+    await documentClient().send(
+      new UpdateTableCommand({
+        TableName: tableName(),
+        AttributeDefinitions: [
+          { AttributeName: names.partitionKey, AttributeType: 'S' },
+          { AttributeName: names.sortKey, AttributeType: 'S' },
+        ],
+        GlobalSecondaryIndexUpdates: [{ Create: index }],
+      }),
+    );
+    await waitUntilIndexesActive();
+    created.push(index.IndexName as string);
+  }
+  return created;
+}
+
+/** Sets `values` on the item unless it already has `guard`; false when it had. */
+async function addAttributes(item: Item, values: Record<string, unknown>, guard: string): Promise<boolean> {
+  const names = Object.keys(values);
+  try {
+    await documentClient().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: { pk: item.pk, sk: item.sk },
+        UpdateExpression: `SET ${names.map((_, i) => `#n${i} = :v${i}`).join(', ')}`,
+        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(#guard)',
+        ExpressionAttributeNames: {
+          ...Object.fromEntries(names.map((name, i) => [`#n${i}`, name])),
+          '#guard': guard,
+        },
+        ExpressionAttributeValues: Object.fromEntries(names.map((name, i) => [`:v${i}`, values[name]])),
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}
+
+async function putIfAbsent(item: Item): Promise<boolean> {
+  try {
+    await documentClient().send(
+      new PutCommand({ TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}
+
+function recipientIndexValues(item: Item, subscribedAt: string): IndexKeys | undefined {
+  const notification = parseNotificationPartition(item.pk as string);
+  if (!notification) return undefined;
+  const identity =
+    item.type === 'USER'
+      ? { type: 'USER' as const, userId: item.userId as number }
+      : { type: 'EMBED_USER' as const, embedUserId: item.embedUserId as number };
+  return indexKeys.recipient(
+    notification.deploymentId,
+    notification.id,
+    identity,
+    subscribedAt,
+    item.sk as string,
+  );
+}
+
+export async function migrateTable(now = new Date()): Promise<MigrationReport> {
+  const report: MigrationReport = {
+    indexesCreated: await addMissingIndexes(),
+    scanned: 0,
+    notifications: 0,
+    recipients: 0,
+    dashboardLinks: 0,
+    highestNotificationId: 0,
+  };
+  // Rows subscribed before the index existed have no subscription instant: the migration's own
+  // instant stands in for it, so they list after every later subscription.
+  const subscribedAt = now.toISOString();
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await documentClient().send(
+      new ScanCommand({ TableName: tableName(), ExclusiveStartKey: startKey, ConsistentRead: true }),
+    );
+    startKey = page.LastEvaluatedKey;
+    for (const item of page.Items ?? []) {
+      report.scanned++;
+      if (item.entity === 'NOTIFICATION') {
+        report.highestNotificationId = Math.max(report.highestNotificationId, item.id as number);
+        const values = indexKeys.notification(
+          item.deploymentId as number,
+          item.id as number,
+          item.dashboardId as number,
+        );
+        if (await addAttributes(item, values, 'gsi1pk')) report.notifications++;
+        // Notifications written before the scheduler existed enter its due index at their next instant.
+        const due = dueIndexAttributes(notificationFromItem(item), now.getTime());
+        if (due) await addAttributes(item, due, 'gsi3pk');
+      } else if (item.entity === 'RECIPIENT') {
+        const values = recipientIndexValues(item, subscribedAt);
+        if (values && (await addAttributes(item, { subscribedAt, ...values }, 'gsi1pk'))) report.recipients++;
+      } else if (item.entity === 'DASHBOARD') {
+        const link = dashboardLinkItem(item as Item & { id: number; deploymentId: number; publicId: string });
+        if (await putIfAbsent(link)) report.dashboardLinks++;
+      }
+    }
+  } while (startKey);
+  if (report.highestNotificationId > 0) await reserveNotificationIdsThrough(report.highestNotificationId);
+  return report;
+}

@@ -1,0 +1,45 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { documentClient, tableName } from '#lib/store/client';
+import { keys } from '#lib/store/keys';
+
+/**
+ * Notification ids come from one counter. Whoever writes notifications with ids of their own (the
+ * fixture loader, the migration) first moves the counter past them, so a created id never lands on
+ * a loaded one; the create's conditional put is the backstop should one still be taken.
+ */
+
+const SEQUENCE = 'notification';
+
+/** The next id: one atomic ADD. */
+export async function nextNotificationId(): Promise<number> {
+  const { Attributes } = await documentClient().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.counter(SEQUENCE),
+      UpdateExpression: 'ADD #value :one SET #entity = :entity',
+      ExpressionAttributeNames: { '#value': 'value', '#entity': 'entity' },
+      ExpressionAttributeValues: { ':one': 1, ':entity': 'COUNTER' },
+      ReturnValues: 'UPDATED_NEW',
+    }),
+  );
+  return Attributes?.value as number;
+}
+
+/** Moves the counter to at least `id` (never back): ids handed out later are all above it. */
+export async function reserveNotificationIdsThrough(id: number): Promise<void> {
+  try {
+    await documentClient().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.counter(SEQUENCE),
+        UpdateExpression: 'SET #value = :id, #entity = :entity',
+        ConditionExpression: 'attribute_not_exists(#value) OR #value < :id',
+        ExpressionAttributeNames: { '#value': 'value', '#entity': 'entity' },
+        ExpressionAttributeValues: { ':id': id, ':entity': 'COUNTER' },
+      }),
+    );
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+  }
+}

@@ -1,0 +1,223 @@
+import { randomUUID } from 'node:crypto';
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import {
+  DeleteCommand,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import type { Notification } from '#lib/domain/notification';
+import type { DashboardRef, IdempotencyClaim } from '#lib/domain/notification-lifecycle';
+import { ConflictError, IdempotencyKeyMismatchError } from '#lib/errors';
+import { batchWriteAll } from '#lib/store/batch';
+import { documentClient, tableName } from '#lib/store/client';
+import { getItem } from '#lib/store/items';
+import { keys } from '#lib/store/keys';
+import { nextNotificationId } from '#lib/store/notification-ids';
+import { notificationFromItem, notificationToItem } from '#lib/store/notifications';
+
+/** An Idempotency-Key is remembered this long (DynamoDB's TTL removes the record some time after). */
+const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
+/**
+ * How long a claimed key counts as in flight. Longer than any create can run (its function times
+ * out after 10 s), so a live request is never taken over; a crashed one is after this.
+ */
+const IDEMPOTENCY_LEASE_MS = 60_000;
+/** A created id found taken (only a foreign write could do that) is skipped this many times. */
+const MAX_ID_ATTEMPTS = 3;
+
+const conditionFailed = (error: unknown) => error instanceof ConditionalCheckFailedException;
+
+interface Claimed {
+  owner: string;
+  /** Set when the key's first request completed: its notification, answered again. */
+  done?: Notification;
+}
+
+/**
+ * Takes the key for this request: a new record (or one past its 24 h), a matching record whose
+ * request completed, or a matching record whose holder's lease ran out (taken over).
+ */
+async function claim(deploymentId: number, claimed: IdempotencyClaim): Promise<Claimed> {
+  const key = keys.idempotencyRecord(deploymentId, claimed.caller, claimed.key);
+  const owner = randomUUID();
+  const now = Date.now();
+  try {
+    await documentClient().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: {
+          ...key,
+          entity: 'IDEMPOTENCY',
+          state: 'pending',
+          fingerprint: claimed.fingerprint,
+          owner,
+          leaseUntil: now + IDEMPOTENCY_LEASE_MS,
+          expiresAt: Math.floor(now / 1000) + IDEMPOTENCY_TTL_SECONDS,
+        },
+        ConditionExpression: 'attribute_not_exists(pk) OR expiresAt < :now',
+        ExpressionAttributeValues: { ':now': Math.floor(now / 1000) },
+      }),
+    );
+    return { owner };
+  } catch (error) {
+    if (!conditionFailed(error)) throw error;
+  }
+  const record = await getItem(key);
+  if (!record) throw new ConflictError('A request with this Idempotency-Key is in progress; retry it');
+  if (record.fingerprint !== claimed.fingerprint) throw new IdempotencyKeyMismatchError();
+  if (record.state === 'done')
+    return { owner, done: JSON.parse(record.notificationJson as string) as Notification };
+  if ((record.leaseUntil as number) > now) {
+    throw new ConflictError('A request with this Idempotency-Key is in progress; retry it');
+  }
+  try {
+    await documentClient().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: key,
+        UpdateExpression: 'SET #owner = :owner, leaseUntil = :lease',
+        ConditionExpression: '#owner = :previous AND #state = :pending',
+        ExpressionAttributeNames: { '#owner': 'owner', '#state': 'state' },
+        ExpressionAttributeValues: {
+          ':owner': owner,
+          ':lease': now + IDEMPOTENCY_LEASE_MS,
+          ':previous': record.owner,
+          ':pending': 'pending',
+        },
+      }),
+    );
+    return { owner };
+  } catch (error) {
+    if (conditionFailed(error))
+      throw new ConflictError('A request with this Idempotency-Key is in progress; retry it');
+    throw error;
+  }
+}
+
+/**
+ * The notification, only if its id is free, and with a key, in the same transaction, the key's
+ * record marked done (only if this request still holds it): a crash before leaves nothing, after,
+ * both. False when the id is taken.
+ */
+async function insert(
+  notification: Notification,
+  deploymentId: number,
+  claimed?: IdempotencyClaim,
+  owner?: string,
+): Promise<boolean> {
+  const table = tableName();
+  const put = {
+    TableName: table,
+    Item: notificationToItem(notification),
+    ConditionExpression: 'attribute_not_exists(pk)',
+  };
+  if (!claimed) {
+    // Alone, the put needs no transaction (which would cost twice the write units).
+    try {
+      await documentClient().send(new PutCommand(put));
+      return true;
+    } catch (error) {
+      if (conditionFailed(error)) return false;
+      throw error;
+    }
+  }
+  try {
+    await documentClient().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          { Put: put },
+          {
+            Update: {
+              TableName: table,
+              Key: keys.idempotencyRecord(deploymentId, claimed.caller, claimed.key),
+              UpdateExpression: 'SET #state = :done, notificationJson = :notification REMOVE leaseUntil',
+              ConditionExpression: '#owner = :owner AND #state = :pending',
+              ExpressionAttributeNames: { '#state': 'state', '#owner': 'owner' },
+              ExpressionAttributeValues: {
+                ':done': 'done',
+                ':pending': 'pending',
+                ':owner': owner,
+                // JSON text, as the notification item keeps its filters: values come back exactly.
+                ':notification': JSON.stringify(notification),
+              },
+            },
+          },
+        ],
+      }),
+    );
+    return true;
+  } catch (error) {
+    const reasons = error instanceof TransactionCanceledException ? error.CancellationReasons : undefined;
+    if (reasons?.[1]?.Code === 'ConditionalCheckFailed') {
+      throw new ConflictError('A request with this Idempotency-Key is in progress; retry it');
+    }
+    if (reasons?.[0]?.Code === 'ConditionalCheckFailed') return false;
+    throw error;
+  }
+}
+
+async function create(draft: Omit<Notification, 'id'>, claimed?: IdempotencyClaim): Promise<Notification> {
+  const held = claimed ? await claim(draft.deploymentId, claimed) : undefined;
+  if (held?.done) return held.done;
+  for (let attempt = 1; ; attempt++) {
+    const notification: Notification = { ...draft, id: await nextNotificationId() };
+    if (await insert(notification, draft.deploymentId, claimed, held?.owner)) return notification;
+    // The id was taken by an item written past the counter: draw the next one.
+    if (attempt >= MAX_ID_ATTEMPTS) throw new ConflictError('No free notification id was found; retry');
+  }
+}
+
+/**
+ * The notification item goes first, in one conditional-free delete: from then on it reads as 404
+ * and the scheduler no longer sees it. Everything else in its partition (recipient rows and what
+ * runs leave there) follows in batches; the sweep runs on a repeat too, so a delete cut off half-way
+ * is finished by repeating it.
+ */
+async function deleteNotification(deploymentId: number, id: number): Promise<boolean> {
+  const { Attributes } = await documentClient().send(
+    new DeleteCommand({
+      TableName: tableName(),
+      Key: keys.notification(deploymentId, id),
+      ReturnValues: 'ALL_OLD',
+    }),
+  );
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await documentClient().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': keys.notificationPartition(deploymentId, id) },
+        ProjectionExpression: 'pk, sk',
+        ConsistentRead: true,
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    const rows = (page.Items ?? []) as { pk: string; sk: string }[];
+    await batchWriteAll(rows.map((row) => ({ DeleteRequest: { Key: { pk: row.pk, sk: row.sk } } })));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return Attributes !== undefined;
+}
+
+/**
+ * Each operation's function takes only the parts it calls, so that its bundle holds no other
+ * operation's storage code (and its IAM grant can be exactly what it calls).
+ */
+export async function findNotification(deploymentId: number, id: number): Promise<Notification | undefined> {
+  const item = await getItem(keys.notification(deploymentId, id));
+  return item ? notificationFromItem(item) : undefined;
+}
+
+export async function dashboardIdOf(deploymentId: number, ref: DashboardRef): Promise<number | undefined> {
+  if ('dashboardId' in ref) {
+    const link = await getItem(keys.dashboardById(deploymentId, ref.dashboardId));
+    return link ? ref.dashboardId : undefined;
+  }
+  const dashboard = await getItem(keys.dashboard(ref.dashboardPublicId));
+  return dashboard?.deploymentId === deploymentId ? (dashboard.id as number) : undefined;
+}
+
+export { create as createNotification, deleteNotification };

@@ -1,0 +1,87 @@
+import { CreateTableCommand, DescribeTableCommand } from '@aws-sdk/client-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fixtureItems, parseFixture } from '#lib/fixtures/fixture';
+import { batchWriteAll } from '#lib/store/batch';
+import { documentClient, tableName } from '#lib/store/client';
+import type { Item } from '#lib/store/items';
+import { migrateTable } from '#lib/store/migrate';
+import { recipientToItem } from '#lib/store/recipient-items';
+import { tableDefinition } from '#lib/store/table-definition';
+import { type LocalApi, startLocalApi } from '#test/support/local-api';
+import { lifecycleClient, lifecycleFixture } from '../functions/lifecycle-helpers.ts';
+
+/** What the version before the lifecycle routes wrote: no indexes, no index attributes, no links. */
+const NEW_ATTRIBUTES = ['gsi1pk', 'gsi1sk', 'gsi2pk', 'gsi2sk', 'subscribedAt', 'createdAt'];
+const asPreviousVersion = (item: Item): Item =>
+  Object.fromEntries(Object.entries(item).filter(([name]) => !NEW_ATTRIBUTES.includes(name)));
+
+let api: LocalApi;
+let client: ReturnType<typeof lifecycleClient>;
+
+beforeAll(async () => {
+  const {
+    GlobalSecondaryIndexes: _none,
+    AttributeDefinitions = [],
+    ...previous
+  } = tableDefinition(tableName());
+  await documentClient().send(
+    new CreateTableCommand({
+      ...previous,
+      AttributeDefinitions: AttributeDefinitions.filter((definition) =>
+        ['pk', 'sk'].includes(definition.AttributeName as string),
+      ),
+    }),
+  );
+  const fixture = parseFixture(lifecycleFixture);
+  const items = fixtureItems(fixture)
+    .filter((item) => item.entity !== 'DASHBOARD_LINK')
+    .map(asPreviousVersion);
+  const notification = { deploymentId: 7, id: 700 };
+  const rows = [1, 4].map((userId) =>
+    asPreviousVersion(recipientToItem(notification, { type: 'USER', userId })),
+  );
+  await batchWriteAll([...items, ...rows].map((item) => ({ PutRequest: { Item: item } })));
+});
+afterAll(() => api?.close());
+
+describe('npm run migrate', () => {
+  it('adds the indexes and index attributes, after which every list works', async () => {
+    const report = await migrateTable();
+    expect(report).toMatchObject({
+      indexesCreated: ['gsi1', 'gsi2', 'gsi3'],
+      notifications: 3,
+      recipients: 2,
+      dashboardLinks: 3,
+      highestNotificationId: 800,
+    });
+    const { Table } = await documentClient().send(new DescribeTableCommand({ TableName: tableName() }));
+    expect(Table?.GlobalSecondaryIndexes?.map((index) => index.IndexName).sort()).toEqual([
+      'gsi1',
+      'gsi2',
+      'gsi3',
+    ]);
+
+    api = await startLocalApi({});
+    client = lifecycleClient(api);
+    expect((await client.list()).body.items.map((item: { id: number }) => item.id)).toEqual([701, 700]);
+    expect((await client.list('dashboardId=70')).body.items.map((item: { id: number }) => item.id)).toEqual([
+      700,
+    ]);
+    expect(
+      (await client.list('recipientUserId=4')).body.items.map((item: { id: number }) => item.id),
+    ).toEqual([700]);
+    const recipients = (await client.recipients(700)).body.items.map(
+      (item: { userId: number }) => item.userId,
+    );
+    expect(recipients.sort()).toEqual([1, 4]);
+    const created = await client.create({ dashboardId: 71, scheduleType: 'HOURLY' });
+    expect(created.status).toBe(201);
+    expect(created.body.id).toBeGreaterThan(800);
+  });
+
+  it('changes nothing when run again', async () => {
+    const again = await migrateTable();
+    expect(again).toMatchObject({ indexesCreated: [], notifications: 0, recipients: 0, dashboardLinks: 0 });
+    expect((await client.list()).body.items).toHaveLength(3);
+  });
+});
