@@ -242,7 +242,13 @@ function expectErrorShape(response: ApiResponse) {
 
 /** Each field sent with a value, when the answer carries that field, comes back exactly as sent. */
 function expectReadBack(body: string | undefined, response: ApiResponse) {
-  const sent: unknown = body ? JSON.parse(body) : undefined;
+  let sent: unknown;
+  try {
+    sent = body ? JSON.parse(body) : undefined;
+  } catch {
+    // Accepted with a body that is no JSON: a route that takes no body (a delete) ignored it.
+    return;
+  }
   // A 204 carries nothing to read back.
   if (!sent || typeof sent !== 'object' || Array.isArray(sent) || response.body === undefined) return;
   for (const [field, value] of Object.entries(sent)) {
