@@ -58,6 +58,24 @@ function putUnderFreshKey(call: RecordedCall): Record<string, unknown> {
   return { ...call.input, Item: { ...item, pk: { S: `${item.pk?.S}#replay-${++replayedCreates}` } } };
 }
 
+/**
+ * Send-now claims a new run with a conditional put and then writes under its lease: each bare replay
+ * does the same on a run key of its own (the run's sort key plus a suffix per replay).
+ */
+const replays = new WeakMap<unknown[], string>();
+function onFreshRun(call: RecordedCall, results: unknown[]): Record<string, unknown> {
+  let suffix = replays.get(results);
+  if (!suffix) {
+    suffix = `-replay-${Math.random().toString(36).slice(2)}`;
+    replays.set(results, suffix);
+  }
+  const input = call.input as { Item?: { sk?: { S: string } }; Key?: { sk?: { S: string } } };
+  const target = input.Item ?? input.Key;
+  const sk = target?.sk?.S;
+  if (!target || !sk?.startsWith('RUN#')) return call.input;
+  return { ...call.input, [input.Item ? 'Item' : 'Key']: { ...target, sk: { S: `${sk}${suffix}` } } };
+}
+
 export const scenarios: Record<Operation, Scenario> = {
   'update-notification': {
     operation: 'update-notification',
@@ -68,8 +86,9 @@ export const scenarios: Record<Operation, Scenario> = {
     body: (i) => ({ hour: 6 + (i % 12) }),
     expectedStatus: 200,
     // One conditional write (< 1 KB) without a read; the key lookup adds 2 reads. The item is in gsi1
-    // and gsi2 with all its attributes: each write of it rewrites both entries too.
-    budget: { warmRequests: 1, coldRequests: 3, readUnits: 0, writeUnits: 3 },
+    // and gsi2 with all its attributes: each write of it rewrites both entries too. A new hour also moves
+    // its entry in the due index (gsi3): a delete and a put there.
+    budget: { warmRequests: 1, coldRequests: 3, readUnits: 0, writeUnits: 5 },
   },
   'add-recipients': {
     operation: 'add-recipients',
@@ -181,5 +200,37 @@ export const scenarios: Record<Operation, Scenario> = {
     expectedStatus: 200,
     // Built into the bundle: no table access.
     budget: { warmRequests: 0, coldRequests: 0, readUnits: 0, writeUnits: 0 },
+  },
+  'send-notification': {
+    operation: 'send-notification',
+    description: 'send a notification now (demo recipients, jobs to the outbox)',
+    params: { deploymentId: '7', id: '700' },
+    authorization: admin,
+    coldAuthorization: coldAdmin,
+    expectedStatus: 202,
+    adjustReplay: onFreshRun,
+    // The notification, its dashboard link and the dashboard; the run; the recipients (one Query);
+    // their console users (one BatchGet); the deliveries (one BatchWrite); the run finished.
+    budget: { warmRequests: 8, coldRequests: 10, readUnits: 6, writeUnits: 7 },
+  },
+  'list-runs': {
+    operation: 'list-runs',
+    description: 'first page of the runs of a notification',
+    params: { deploymentId: '7', id: '700' },
+    authorization: admin,
+    coldAuthorization: coldAdmin,
+    expectedStatus: 200,
+    // One Query for the page (one item more than asked says whether a next page exists).
+    budget: { warmRequests: 1, coldRequests: 3, readUnits: 0.5, writeUnits: 0 },
+  },
+  'list-deliveries': {
+    operation: 'list-deliveries',
+    description: 'deliveries of a run that does not exist (the longest path: page, notification, run)',
+    params: { deploymentId: '7', id: '700', runId: '20261123T080000000Z-s' },
+    authorization: admin,
+    coldAuthorization: coldAdmin,
+    expectedStatus: 404,
+    // The empty page, then the notification and the run, to tell which is missing.
+    budget: { warmRequests: 3, coldRequests: 5, readUnits: 2, writeUnits: 0 },
   },
 };

@@ -4,9 +4,13 @@ import {
   ADD_RECIPIENTS_RATIO,
   ADD_RECIPIENTS_REPLAY_REQUESTS,
   type Budget,
+  DISPATCH_REQUESTS_PER_FIRED,
+  DISPATCH_REQUESTS_PER_RECIPIENT,
+  DISPATCH_WRITE_UNITS_PER_FIRED,
   met,
   REQUEST_RATIO,
 } from './budgets.ts';
+import { type DispatchFigures, measureDispatch } from './dispatch.ts';
 import type { BenchKeys } from './fixture.ts';
 import type { LocalStack } from './local-stack.ts';
 import { type Bench, log, part, section } from './output.ts';
@@ -26,6 +30,7 @@ export interface RequestResults {
   perRequest: OperationFigures[];
   coldAuthentication: { credential: string; operation: string; coldMs: Summary; warmMs: Summary }[];
   addRecipients?: AddRecipientsFigures;
+  dispatch?: DispatchFigures;
 }
 
 /** The handler's own time against the bare calls: the local HTTP hop is API Gateway's part in AWS. */
@@ -153,8 +158,52 @@ export async function requestsSection(
     false,
   );
   log(table(addRecipientsTable(a)));
+
+  section(
+    'Dispatch: one pass with many notifications due in the same minute, and one run of many recipients',
+  );
+  const [dueNotifications, runRecipients] = bench.smoke ? [200, 500] : [10_000, 10_000];
+  const d = await part(bench, 'dispatch', () => measureDispatch(dueNotifications, runRecipients));
+  if (!d) return results;
+  results.dispatch = d;
+  budgets.atMost(
+    'dispatch: DynamoDB requests per fired notification',
+    round(d.requestsPerFired, 3),
+    DISPATCH_REQUESTS_PER_FIRED,
+    'requests',
+    true,
+  );
+  budgets.atMost(
+    'dispatch: write units per fired notification',
+    round(d.billedWriteUnitsPerFired, 3),
+    DISPATCH_WRITE_UNITS_PER_FIRED,
+    'WCU',
+    true,
+  );
+  budgets.atMost(
+    'dispatch run: DynamoDB requests per recipient',
+    round(d.requestsPerRecipient, 3),
+    DISPATCH_REQUESTS_PER_RECIPIENT,
+    'requests',
+    true,
+  );
+  log(table(dispatchTable(d)));
   return results;
 }
+
+export const dispatchTable = (d: DispatchFigures): Table => ({
+  headers: ['figure', 'value'],
+  rows: [
+    ['notifications due in the minute', String(d.notifications)],
+    ['pass wall time', ms(d.passMs)],
+    ['DynamoDB requests per fired notification', String(round(d.requestsPerFired, 3))],
+    ['write units per fired notification (table, billed)', String(round(d.billedWriteUnitsPerFired, 3))],
+    ['recipients of the one run', String(d.recipients)],
+    ['time to queue every delivery', ms(d.queueAllMs)],
+    ['DynamoDB requests per recipient', String(round(d.requestsPerRecipient, 3))],
+    ['jobs written to the outbox', String(d.jobsWritten)],
+  ],
+});
 
 export const perRequestTable = (perRequest: OperationFigures[], budgets: Budget[]): Table => ({
   headers: [

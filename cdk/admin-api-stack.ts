@@ -19,6 +19,7 @@ import { ApiFunction } from './api-function.ts';
 import { functionEnvironment } from './function-environment.ts';
 import { Monitoring } from './monitoring.ts';
 import { operationSettings } from './operation-settings.ts';
+import { Scheduler } from './scheduler.ts';
 import type { StageConfig } from './stages.ts';
 
 export interface AdminApiStackProps extends StackProps {
@@ -49,6 +50,7 @@ export class AdminApiStack extends Stack {
   readonly table: Table;
   readonly api: HttpApi;
   readonly functions = new Map<Operation, ApiFunction>();
+  readonly scheduler: Scheduler;
   readonly monitoring: Monitoring;
 
   constructor(scope: Construct, id: string, props: AdminApiStackProps) {
@@ -125,6 +127,14 @@ export class AdminApiStack extends Stack {
       this.functions.set(route.operation, fn);
     }
 
+    this.scheduler = new Scheduler(this, 'Scheduler', {
+      stage,
+      table: this.table,
+      environment,
+      removalPolicy,
+      producers: [this.functions.get('send-notification') as ApiFunction],
+    });
+
     // TransactWriteItems is granted as its PutItem/UpdateItem actions, but throttled under its own name.
     const tableOperations = new Set<string>(['TransactWriteItems']);
     for (const settings of Object.values(operationSettings)) {
@@ -137,6 +147,7 @@ export class AdminApiStack extends Stack {
       functions: this.functions,
       tableOperations: [...tableOperations],
     });
+    this.scheduler.alarmTo(this.monitoring.alarmTopic);
 
     new CfnOutput(this, 'ApiUrl', { value: apiStage.url, description: 'Base URL of the API' });
     new CfnOutput(this, 'TableName', { value: this.table.tableName, description: 'The DynamoDB table' });

@@ -70,6 +70,36 @@ export const operationSettings = {
     timeoutSeconds: functionTimeoutSeconds['get-embedded-dashboard'],
     memoryMiB: 1024,
   },
+  'send-notification': {
+    tableActions: [
+      // The notification, its dashboard link and the dashboard.
+      ...AUTHENTICATION,
+      // The run, created only if its id is new.
+      'dynamodb:PutItem',
+      // The recipients, a page at a time, on the notification's partition.
+      'dynamodb:Query',
+      // Console users of a page by key.
+      'dynamodb:BatchGetItem',
+      // The deliveries of a page.
+      'dynamodb:BatchWriteItem',
+      // The run's progress, lease and end (lib/store/runs.ts).
+      'dynamodb:UpdateItem',
+    ],
+    timeoutSeconds: functionTimeoutSeconds['send-notification'],
+    memoryMiB: 1024,
+  },
+  'list-runs': {
+    // One page on the notification's partition; the notification for the 404 of an empty page.
+    tableActions: [...AUTHENTICATION, 'dynamodb:Query'],
+    timeoutSeconds: functionTimeoutSeconds['list-runs'],
+    memoryMiB: 1024,
+  },
+  'list-deliveries': {
+    // One page on the notification's partition; the notification and the run for the 404 of an empty page.
+    tableActions: [...AUTHENTICATION, 'dynamodb:Query'],
+    timeoutSeconds: functionTimeoutSeconds['list-deliveries'],
+    memoryMiB: 1024,
+  },
   'list-notifications': {
     tableActions: [
       // The dashboard by public id, the user by e-mail or the embed user: the filter's one lookup.

@@ -38,6 +38,10 @@ const environment = z.object({
   TRUSTED_ISSUERS: z._default(z.string(), '[]'),
   PRINCIPAL_CACHE_SECONDS: wholeNumber(30),
   EMBED_KEYS_CACHE_SECONDS: wholeNumber(300),
+  MISFIRE_GRACE_MINUTES: wholeNumber(60),
+  DISPATCH_CONCURRENCY: wholeNumber(32),
+  DELIVERY_QUEUE_URL: z.optional(z.url()),
+  OUTBOX_DIR: z._default(z.string().check(z.minLength(1)), '.local/outbox'),
 });
 
 export interface Config {
@@ -49,6 +53,13 @@ export interface Config {
   trustedIssuers: TrustedIssuer[];
   principalCacheMs: number;
   embedKeysCacheMs: number;
+  /** Missed instants older than this are not fired. */
+  misfireGraceMinutes: number;
+  /** Notifications a dispatcher invocation works on at once. */
+  dispatchConcurrency: number;
+  /** Where delivery jobs go when deployed; without it they are files in `outboxDir`. */
+  deliveryQueueUrl: string | undefined;
+  outboxDir: string;
 }
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -67,6 +78,10 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustedIssuers: parseTrustedIssuers(vars.TRUSTED_ISSUERS),
     principalCacheMs: vars.PRINCIPAL_CACHE_SECONDS * 1000,
     embedKeysCacheMs: vars.EMBED_KEYS_CACHE_SECONDS * 1000,
+    misfireGraceMinutes: vars.MISFIRE_GRACE_MINUTES,
+    dispatchConcurrency: Math.max(1, vars.DISPATCH_CONCURRENCY),
+    deliveryQueueUrl: vars.DELIVERY_QUEUE_URL,
+    outboxDir: vars.OUTBOX_DIR,
   };
 }
 

@@ -15,6 +15,17 @@ export const routes = [
   },
   { operation: 'set-dashboard-embedding', method: 'PATCH', path: '/v1/embed/dashboard/{publicId}' },
   { operation: 'get-embedded-dashboard', method: 'GET', path: '/v1/embed/dashboard/{publicId}' },
+  {
+    operation: 'send-notification',
+    method: 'POST',
+    path: '/v1/deployments/{deploymentId}/notifications/{id}/send',
+  },
+  { operation: 'list-runs', method: 'GET', path: '/v1/deployments/{deploymentId}/notifications/{id}/runs' },
+  {
+    operation: 'list-deliveries',
+    method: 'GET',
+    path: '/v1/deployments/{deploymentId}/notifications/{id}/runs/{runId}/deliveries',
+  },
   { operation: 'list-notifications', method: 'GET', path: '/v1/deployments/{deploymentId}/notifications' },
   { operation: 'create-notification', method: 'POST', path: '/v1/deployments/{deploymentId}/notifications' },
   { operation: 'get-notification', method: 'GET', path: '/v1/deployments/{deploymentId}/notifications/{id}' },

@@ -14,6 +14,10 @@ export const functionTimeoutSeconds: Record<Operation, number> = {
   'set-dashboard-embedding': 10,
   // An embed token may make the function fetch the tenant's JWKS over the internet.
   'get-embedded-dashboard': 10,
+  // Delivers what fits; a run cut short is finished by the dispatcher under its lease.
+  'send-notification': 29,
+  'list-runs': 10,
+  'list-deliveries': 10,
   'list-notifications': 10,
   'create-notification': 10,
   'get-notification': 10,

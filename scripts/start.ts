@@ -1,5 +1,6 @@
 import { ValidationError } from '#lib/errors';
 import { ensureTable, loadFixture } from '#lib/fixtures/load-fixture';
+import { startDispatchLoop } from '#lib/local/dispatch-loop';
 import { docsPage } from '#lib/local/docs-page';
 import { EngineUnavailableError, startDynamoDbLocal } from '#lib/local/dynamodb-local';
 import { functionsFrom } from '#lib/local/handlers';
@@ -14,7 +15,8 @@ import { DEFAULT_TABLE_NAME, DEMO_FIXTURE, readFixture, trustIssuersOf } from '.
 
 /**
  * `npm start`: DynamoDB Local (unless DYNAMODB_ENDPOINT names an engine), the table, the fixture
- * (SEED_FILE, default the demo), and the API on http://localhost:$PORT until Ctrl-C.
+ * (SEED_FILE, default the demo), the API on http://localhost:$PORT and the dispatcher (a pass every
+ * minute, one line each, jobs to OUTBOX_DIR) until Ctrl-C.
  */
 async function main(): Promise<void> {
   const port = Number(process.env.PORT ?? 3000);
@@ -53,9 +55,12 @@ async function main(): Promise<void> {
     console.log(`API reference: http://localhost:${port}/docs (description: /v1/spec)`);
     if (demoKey) console.log(demoEmbedHint(`http://localhost:${port}`));
     console.log('Press Ctrl-C to stop.');
+    dispatcher = startDispatchLoop((line) => console.log(line));
   });
+  let dispatcher: { stop: () => void } | undefined;
 
   const stop = () => {
+    dispatcher?.stop();
     server.close();
     engine?.stop();
     process.exit(0);

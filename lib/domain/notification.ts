@@ -1,3 +1,4 @@
+import { isoInstant, nextFiringAfter } from '#lib/domain/firing-instants';
 import type {
   DashboardFilter,
   DashboardTimeGrain,
@@ -75,10 +76,18 @@ export interface NotificationDto {
   notificationFormat: NotificationFormat;
   filters: DashboardFilter[] | null;
   timeGrains: DashboardTimeGrain[] | null;
+  /** The first firing instant after the answer was made (`2026-11-24T08:00:00Z`); null while disabled. */
+  nextRunAt: string | null;
 }
 
-export function toNotificationDto(notification: Notification): NotificationDto {
+/** The instant a notification fires next after `now` (epoch ms), or undefined while it is disabled or never matches. */
+export function nextRunOf(notification: Notification, now: number): number | undefined {
+  return notification.isEnabled ? nextFiringAfter(notification, now) : undefined;
+}
+
+export function toNotificationDto(notification: Notification, now: number = Date.now()): NotificationDto {
   const cronExpression = cronExpressionOf(notification);
+  const nextRun = nextRunOf(notification, now);
   return {
     id: notification.id,
     dashboardId: notification.dashboardId,
@@ -91,6 +100,7 @@ export function toNotificationDto(notification: Notification): NotificationDto {
     notificationFormat: notification.notificationFormat,
     filters: notification.filters,
     timeGrains: notification.timeGrains,
+    nextRunAt: nextRun === undefined ? null : isoInstant(nextRun),
   };
 }
 

@@ -27,6 +27,9 @@ const summaries: Partial<Record<Operation, string>> = {
   'list-recipients': 'List the recipients of a notification',
   'remove-recipients': 'Remove recipients from a notification',
   'get-api-spec': 'This API description (OpenAPI 3.1)',
+  'send-notification': 'Send a notification now (a manual run)',
+  'list-runs': 'List the runs of a notification, newest first',
+  'list-deliveries': "List a run's deliveries",
 };
 
 const errorDescriptions: Record<number, string> = {

@@ -18,6 +18,51 @@ const notificationPartition = (deploymentId: number, notificationId: number) =>
   `DEPLOYMENT#${deploymentId}#NOTIFICATION#${notificationId}`;
 
 export const RECIPIENT_PREFIX = 'RECIPIENT#';
+export const RUN_PREFIX = 'RUN#';
+const deliveryPrefix = (runId: string) => `DELIVERY#${runId}#`;
+
+/**
+ * The scheduler's due index (gsi3): enabled notifications by their next firing instant, and runs in
+ * progress by the end of their lease. Sharded so that no index partition takes every write of a busy
+ * minute; a pass reads every shard.
+ */
+export const DUE_INDEX = {
+  name: 'gsi3',
+  partitionKey: 'gsi3pk',
+  sortKey: 'gsi3sk',
+  /** The entry a schedule change set, kept until a pass moves it on: the same change again sets the same entry. */
+  changedSortKey: 'gsi3changed',
+} as const;
+export const DUE_INDEX_SHARDS = 16;
+
+/** The shards split into `groups` disjoint sets, one per concurrent dispatcher invocation. */
+export const dueShardGroups = (groups: number): number[][] =>
+  Array.from({ length: groups }, (_, group) =>
+    Array.from({ length: DUE_INDEX_SHARDS }, (_, shard) => shard).filter((shard) => shard % groups === group),
+  );
+
+/** A stable small hash of the notification's identity: its runs share its shard. */
+function dueShard(deploymentId: number, notificationId: number): number {
+  let hash = 0;
+  for (const char of `${deploymentId}#${notificationId}`) hash = (hash * 31 + char.charCodeAt(0)) >>> 0;
+  return hash % DUE_INDEX_SHARDS;
+}
+
+export const dueIndexKeys = {
+  shard: (shard: number) => `DUE#${shard}`,
+  /** The instant an entry is due at (epoch ms): its sort key starts with it. */
+  instantOf: (sortKey: string) => Date.parse(sortKey.slice(0, sortKey.indexOf('#'))),
+  /** Everything in a shard due at or before `instant` sorts below this bound. */
+  dueBound: (instant: number) => new Date(instant + 1).toISOString(),
+  notification: (deploymentId: number, notificationId: number, instant: number) => ({
+    gsi3pk: `DUE#${dueShard(deploymentId, notificationId)}`,
+    gsi3sk: `${new Date(instant).toISOString()}#NOTIFICATION#${deploymentId}#${notificationId}`,
+  }),
+  run: (deploymentId: number, notificationId: number, runId: string, leaseUntil: number) => ({
+    gsi3pk: `DUE#${dueShard(deploymentId, notificationId)}`,
+    gsi3sk: `${new Date(leaseUntil).toISOString()}#RUN#${deploymentId}#${notificationId}#${runId}`,
+  }),
+};
 
 /** Index attributes of the three sparse global secondary indexes; an item without them is in none. */
 export type IndexKeys = Partial<Record<'gsi1pk' | 'gsi1sk' | 'gsi2pk' | 'gsi2sk', string>>;
@@ -81,6 +126,19 @@ export const keys = {
     sk: 'DASHBOARD_LINK',
   }),
 
+  /**
+   * A run and its deliveries live in their notification's partition, so deleting the partition
+   * deletes them. A run id starts with its instant, so runs sort by it; deliveries sort by recipient.
+   */
+  run: (deploymentId: number, notificationId: number, runId: string): Key => ({
+    pk: notificationPartition(deploymentId, notificationId),
+    sk: `${RUN_PREFIX}${runId}`,
+  }),
+  delivery: (deploymentId: number, notificationId: number, runId: string, recipientSk: string): Key => ({
+    pk: notificationPartition(deploymentId, notificationId),
+    sk: `${deliveryPrefix(runId)}${recipientSk.slice(RECIPIENT_PREFIX.length)}`,
+  }),
+  deliveryPrefix,
   /** A create's Idempotency-Key, scoped to the deployment and the caller. */
   idempotencyRecord: (deploymentId: number, caller: string, key: string): Key => ({
     pk: `DEPLOYMENT#${deploymentId}#IDEMPOTENCY#${part(caller)}#${part(key)}`,

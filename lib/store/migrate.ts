@@ -7,7 +7,7 @@ import {
 import { PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient, tableName } from '#lib/store/client';
 import { decodeDashboard, encodeDashboardLink } from '#lib/store/codecs/dashboards';
-import { decodeNotification } from '#lib/store/codecs/notifications';
+import { decodeNotification, dueIndexAttributes } from '#lib/store/codecs/notifications';
 import { decodeRecipient, identityOf } from '#lib/store/codecs/recipients';
 import type { Item } from '#lib/store/items';
 import { type IndexKeys, indexKeys, parseNotificationPartition } from '#lib/store/keys';
@@ -151,6 +151,9 @@ export async function migrateTable(now = new Date()): Promise<MigrationReport> {
           notification.dashboardId,
         );
         if (await addAttributes(item, values, 'gsi1pk')) report.notifications++;
+        // Notifications written before the scheduler existed enter its due index at their next instant.
+        const due = dueIndexAttributes(notification, now.getTime());
+        if (due) await addAttributes(item, due, 'gsi3pk');
       } else if (item.entity === 'RECIPIENT') {
         const values = recipientIndexValues(item, subscribedAt);
         if (values && (await addAttributes(item, { subscribedAt, ...values }, 'gsi1pk'))) report.recipients++;

@@ -10,7 +10,7 @@ import {
   notificationAttribute,
 } from '#lib/store/codecs/notifications';
 import { getItem, type Item } from '#lib/store/items';
-import { type Key, keys } from '#lib/store/keys';
+import { DUE_INDEX, dueIndexKeys, type Key, keys } from '#lib/store/keys';
 
 /**
  * An item written before the JSON text attributes keeps its lists under the field's name until a write
@@ -48,6 +48,18 @@ async function moveLegacyLists(key: Key, item: Item): Promise<void> {
   }
 }
 
+/** The fields whose change moves a notification's firing instants. */
+const firingFields = new Set<string>([
+  'scheduleType',
+  'minute',
+  'hour',
+  'dayOfWeek',
+  'dayOfMonth',
+  'customCron',
+  'timezone',
+  'isEnabled',
+]);
+
 export const notificationRepository: NotificationRepository = {
   async find(deploymentId, id) {
     const item = await getItem(keys.notification(deploymentId, id));
@@ -77,6 +89,22 @@ export const notificationRepository: NotificationRepository = {
         removes.push(`#legacy${i}`);
       }
     });
+    if (Object.keys(changes.set).some((field) => firingFields.has(field))) {
+      // The schedule changed: its due entry comes due now, and the next pass moves it to the new
+      // schedule's next instant, firing nothing earlier than this write (docs/scheduling.md).
+      // Until then the same change sent again sets the very same entry.
+      const due = dueIndexKeys.notification(target.deploymentId, target.id, Date.now());
+      names['#duePk'] = DUE_INDEX.partitionKey;
+      names['#dueSk'] = DUE_INDEX.sortKey;
+      names['#dueChanged'] = DUE_INDEX.changedSortKey;
+      values[':duePk'] = due.gsi3pk;
+      values[':dueSk'] = due.gsi3sk;
+      sets.push(
+        '#duePk = :duePk',
+        '#dueSk = if_not_exists(#dueChanged, :dueSk)',
+        '#dueChanged = if_not_exists(#dueChanged, :dueSk)',
+      );
+    }
     const conditions = ['attribute_exists(pk)'];
     changes.requires.forEach((field, i) => {
       names[`#r${i}`] = field;

@@ -1,6 +1,14 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { dispatchPass } from '#lib/domain/dispatch';
 import { ensureTable, loadFixture } from '#lib/fixtures/load-fixture';
+import { outboxSink } from '#lib/jobs/outbox-sink';
 import { routeKey, routes } from '#lib/routes';
+import { batchWriteAll } from '#lib/store/batch';
+import { encodeNotification } from '#lib/store/codecs/notifications';
+import { dispatchStore } from '#lib/store/runs';
 import { invoke, printable, readEvent } from '../../scripts/invoke.ts';
 import { DEMO_FIXTURE, readFixture } from '../../scripts/local-env.ts';
 
@@ -8,13 +16,29 @@ const successStatus: Record<string, number> = {
   'create-notification': 201,
   'delete-notification': 204,
   'remove-recipients': 204,
+  'send-notification': 202,
 };
 
 /** The example events are documentation (`npm run invoke`, `sam local invoke -e`): they must keep working. */
 describe('the example events in events/', () => {
   beforeAll(async () => {
     await ensureTable();
-    await loadFixture(await readFixture(DEMO_FIXTURE));
+    const demo = await readFixture(DEMO_FIXTURE);
+    await loadFixture(demo);
+    // The run events/list-deliveries.json names: the 09:00 Berlin firing of 2026-11-23, dispatched.
+    const { recipients: _, ...notification } = demo.notifications.find((n) => n.id === 700) ?? {};
+    const firing = Date.parse('2026-11-23T08:00:00Z');
+    await batchWriteAll([
+      {
+        PutRequest: {
+          Item: encodeNotification(notification as never, 0, new Date(firing - 60_000).toISOString()),
+        },
+      },
+    ]);
+    await dispatchPass(dispatchStore, outboxSink(await mkdtemp(join(tmpdir(), 'events-outbox-'))), {
+      now: firing,
+      misfireGraceMinutes: 60,
+    });
   });
 
   it.each(routes.map((route) => [route.operation, route] as const))(

@@ -5,9 +5,16 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readConfig } from '#lib/config';
 import { routeKey, routes } from '#lib/routes';
+import { DUE_INDEX_SHARDS } from '#lib/store/keys';
 import { addStageStack } from '../../cdk/admin-api-app.ts';
 import type { AdminApiStack } from '../../cdk/admin-api-stack.ts';
 import { operationSettings } from '../../cdk/operation-settings.ts';
+import {
+  DISPATCH_INVOCATIONS,
+  DISPATCHER_TABLE_ACTIONS,
+  DISPATCHER_TIMEOUT_SECONDS,
+  MAX_RECEIVE_COUNT,
+} from '../../cdk/scheduler.ts';
 import { type StageConfig, StageConfigError, stages } from '../../cdk/stages.ts';
 
 /**
@@ -82,7 +89,8 @@ describe('the dev stage', () => {
   );
 
   it('runs one function per operation on nodejs24.x, arm64, ESM (index.handler), with its memory and timeout', () => {
-    expect(Object.keys(template.findResources('AWS::Lambda::Function'))).toHaveLength(routes.length);
+    // One per route, and the dispatcher.
+    expect(Object.keys(template.findResources('AWS::Lambda::Function'))).toHaveLength(routes.length + 1);
     for (const { operation } of routes) {
       const fn = stack.functions.get(operation) as NonNullable<ReturnType<typeof stack.functions.get>>;
       const properties = (template.toJSON().Resources[logicalId(stack, fn)] as Resource).Properties;
@@ -96,7 +104,7 @@ describe('the dev stage', () => {
     }
   });
 
-  it('grants each function exactly the table actions its code uses, on the table alone', () => {
+  it('grants each function exactly the table actions its code uses, on the table and its indexes', () => {
     const tableId = stack.getLogicalId(stack.table.node.defaultChild as never);
     for (const { operation } of routes) {
       const fn = stack.functions.get(operation) as NonNullable<ReturnType<typeof stack.functions.get>>;
@@ -112,8 +120,11 @@ describe('the dev stage', () => {
       const table = { 'Fn::GetAtt': [tableId, 'Arn'] };
       // A Query may read the indexes too; nothing else may.
       const indexes = { 'Fn::Join': ['', [table, '/index/*']] };
-      // CloudFormation takes a lone action as a string.
-      expect(statements.map((statement) => ({ ...statement, Action: [statement.Action].flat() }))).toEqual(
+      // CloudFormation takes a lone action as a string. Queueing delivery jobs is granted on the queue alone.
+      const tableStatements = statements
+        .map((statement) => ({ ...statement, Action: [statement.Action].flat() }))
+        .filter((statement) => statement.Action.some((action) => action.startsWith('dynamodb:')));
+      expect(tableStatements).toEqual(
         actions.length === 0
           ? []
           : [
@@ -124,6 +135,7 @@ describe('the dev stage', () => {
               },
             ],
       );
+      expect(statements).toHaveLength(tableStatements.length + (operation === 'send-notification' ? 1 : 0));
       // Besides the table, only CloudWatch Logs: the managed basic execution policy.
       const role = template.toJSON().Resources[roleId] as Resource;
       expect(JSON.stringify(role.Properties.ManagedPolicyArns)).toContain(
@@ -137,7 +149,9 @@ describe('the dev stage', () => {
     const dev = stages.dev as StageConfig;
     const tableId = stack.getLogicalId(stack.table.node.defaultChild as never);
     for (const fn of Object.values(template.findResources('AWS::Lambda::Function')) as Resource[]) {
-      const variables = (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+      const { DELIVERY_QUEUE_URL: _, ...variables } = (
+        fn.Properties.Environment as { Variables: Record<string, unknown> }
+      ).Variables;
       expect(variables).toEqual({
         TABLE_NAME: { Ref: tableId },
         EMBED_AUDIENCE: dev.embedAudience,
@@ -232,7 +246,8 @@ describe('the dev stage', () => {
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')) as Resource[];
     // An alarm's math may use at most 10 metrics: the functions' throttles take one alarm per 10.
     const functionAlarms = Math.ceil(routes.length / 10);
-    expect(alarms).toHaveLength(2 + functionAlarms);
+    // And one on delivery jobs in the dead-letter queue.
+    expect(alarms).toHaveLength(3 + functionAlarms);
     const topic = logicalId(stack, { node: { defaultChild: stack.monitoring.alarmTopic.node.defaultChild } });
     for (const alarm of alarms) {
       expect(alarm.Properties).toMatchObject({
@@ -242,7 +257,9 @@ describe('the dev stage', () => {
       });
     }
     const metricsOf = (alarm: Resource) => JSON.stringify(alarm.Properties.Metrics);
-    const [rate, tableThrottles, ...functionThrottles] = alarms;
+    const [rate, tableThrottles, ...functionThrottles] = alarms.filter(
+      (alarm) => alarm.Properties.Namespace !== 'AWS/SQS',
+    );
     expect(rate?.Properties.Threshold).toBe(5);
     expect(metricsOf(rate as Resource)).toContain('"MetricName":"5xx"');
     expect(metricsOf(rate as Resource)).toContain('"MetricName":"Count"');
@@ -253,8 +270,23 @@ describe('the dev stage', () => {
     expect(
       functionThrottles.flatMap((alarm) => metricsOf(alarm).match(/"MetricName":"Throttles"/g) ?? []),
     ).toHaveLength(routes.length);
-    // No queue, no dead-letter alarm: the stack alarms only on what it has.
-    expect(template.findResources('AWS::SQS::Queue')).toEqual({});
+    const deadLetters = alarms.find((alarm) => alarm.Properties.Namespace === 'AWS/SQS') as Resource;
+    expect(deadLetters.Properties).toMatchObject({
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Namespace: 'AWS/SQS',
+      Threshold: 0,
+      Dimensions: [
+        {
+          Name: 'QueueName',
+          Value: {
+            'Fn::GetAtt': [
+              stack.getLogicalId(stack.scheduler.deadLetterQueue.node.defaultChild as never),
+              'QueueName',
+            ],
+          },
+        },
+      ],
+    });
   });
 
   it('draws a dashboard of the per-operation metrics the functions emit', () => {
@@ -272,9 +304,21 @@ describe('the dev stage', () => {
     for (const route of routes) expect(body).toContain(route.operation);
   });
 
-  it('outputs the API URL, the table name and the alarm topic', () => {
+  it('outputs the API URL, the table name, the alarm topic and the delivery queues', () => {
     const outputs = template.toJSON().Outputs;
-    expect(Object.keys(outputs).sort()).toEqual(['AlarmTopicArn', 'ApiUrl', 'TableName']);
+    expect(Object.keys(outputs).sort()).toEqual([
+      'AlarmTopicArn',
+      'ApiUrl',
+      'DeliveryDeadLetterQueueName',
+      'DeliveryQueueName',
+      'DeliveryQueueUrl',
+      'TableName',
+    ]);
+    const queueId = stack.getLogicalId(stack.scheduler.queue.node.defaultChild as never);
+    const deadLetterId = stack.getLogicalId(stack.scheduler.deadLetterQueue.node.defaultChild as never);
+    expect(outputs.DeliveryQueueUrl.Value).toEqual({ Ref: queueId });
+    expect(outputs.DeliveryQueueName.Value).toEqual({ 'Fn::GetAtt': [queueId, 'QueueName'] });
+    expect(outputs.DeliveryDeadLetterQueueName.Value).toEqual({ 'Fn::GetAtt': [deadLetterId, 'QueueName'] });
     expect(JSON.stringify(outputs.ApiUrl.Value)).toContain('.execute-api.');
     expect(outputs.TableName.Value).toEqual({
       Ref: stack.getLogicalId(stack.table.node.defaultChild as never),
@@ -321,6 +365,90 @@ describe('the prod stage', () => {
   });
 });
 
+describe('the scheduler of the dev stage', () => {
+  let stack: AdminApiStack;
+  let template: Template;
+  beforeAll(() => {
+    ({ stack, template } = stage('dev'));
+  });
+
+  it('starts the dispatcher every minute, once per group of due-index shards, retrying a failed start', () => {
+    const [, rule] = only(template.findResources('AWS::Events::Rule'));
+    const dispatcherId = stack.getLogicalId(stack.scheduler.dispatcher.node.defaultChild as never);
+    expect(rule.Properties).toMatchObject({
+      ScheduleExpression: 'rate(1 minute)',
+      State: 'ENABLED',
+    });
+    const targets = rule.Properties.Targets as { Arn: unknown; Input: string; RetryPolicy: unknown }[];
+    expect(targets).toHaveLength(DISPATCH_INVOCATIONS);
+    for (const target of targets) {
+      expect(target.Arn).toEqual({ 'Fn::GetAtt': [dispatcherId, 'Arn'] });
+      expect(target.RetryPolicy).toEqual({ MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 120 });
+    }
+    // Every shard is read by exactly one invocation.
+    const shards = targets.flatMap((target) => JSON.parse(target.Input).shards as number[]);
+    expect(shards.sort((a, b) => a - b)).toEqual(Array.from({ length: DUE_INDEX_SHARDS }, (_, i) => i));
+    template.hasResourceProperties('AWS::Lambda::Permission', {
+      Action: 'lambda:InvokeFunction',
+      Principal: 'events.amazonaws.com',
+      FunctionName: { 'Fn::GetAtt': [dispatcherId, 'Arn'] },
+    });
+    expect((template.toJSON().Resources[dispatcherId] as Resource).Properties).toMatchObject({
+      Runtime: 'nodejs24.x',
+      Timeout: DISPATCHER_TIMEOUT_SECONDS,
+      Environment: {
+        Variables: {
+          DELIVERY_QUEUE_URL: { Ref: stack.getLogicalId(stack.scheduler.queue.node.defaultChild as never) },
+        },
+      },
+    });
+  });
+
+  it('queues delivery jobs on an encrypted queue whose failures go to a dead-letter queue', () => {
+    const queueId = stack.getLogicalId(stack.scheduler.queue.node.defaultChild as never);
+    const deadLetterId = stack.getLogicalId(stack.scheduler.deadLetterQueue.node.defaultChild as never);
+    const resources = template.toJSON().Resources;
+    expect(resources[queueId].Properties).toMatchObject({
+      QueueName: 'notification-delivery-jobs-dev',
+      SqsManagedSseEnabled: true,
+      RedrivePolicy: {
+        deadLetterTargetArn: { 'Fn::GetAtt': [deadLetterId, 'Arn'] },
+        maxReceiveCount: MAX_RECEIVE_COUNT,
+      },
+    });
+    expect(resources[deadLetterId].Properties).toMatchObject({
+      QueueName: 'notification-delivery-jobs-dlq-dev',
+      MessageRetentionPeriod: 14 * 24 * 3600,
+    });
+  });
+
+  it('lets the dispatcher and send-now, and nothing else, send to the queue; the dispatcher reads the due index', () => {
+    const queueId = stack.getLogicalId(stack.scheduler.queue.node.defaultChild as never);
+    const senders = Object.values(template.findResources('AWS::IAM::Policy'))
+      .filter((policy) =>
+        JSON.stringify((policy as Resource).Properties.PolicyDocument).includes('sqs:SendMessage'),
+      )
+      .flatMap((policy) =>
+        ((policy as Resource).Properties.Roles as { Ref: string }[]).map((role) => role.Ref),
+      )
+      .sort();
+    const roleOf = (fn: { role?: { node: { defaultChild?: unknown } } }) =>
+      stack.getLogicalId(fn.role?.node.defaultChild as never);
+    expect(senders).toEqual(
+      [roleOf(stack.scheduler.dispatcher), roleOf(stack.functions.get('send-notification') as never)].sort(),
+    );
+    const dispatcherPolicy = Object.values(
+      template.findResources('AWS::IAM::Policy', {
+        Properties: { Roles: [{ Ref: roleOf(stack.scheduler.dispatcher) }] },
+      }),
+    ) as Resource[];
+    const document = JSON.stringify(dispatcherPolicy.map((policy) => policy.Properties.PolicyDocument));
+    for (const action of DISPATCHER_TABLE_ACTIONS) expect(document).toContain(action);
+    expect(document).toContain('/index/*');
+    expect(document).toContain(queueId);
+  });
+});
+
 describe('the template as sam local reads it', () => {
   it("names each function's code asset in its metadata, as the CDK CLI synthesizes it", () => {
     // The CLI sets this context; `sam local invoke <operation>` finds the bundle through this metadata.
@@ -331,7 +459,7 @@ describe('the template as sam local reads it', () => {
     const functions = Object.values(template.findResources('AWS::Lambda::Function')) as (Resource & {
       Metadata?: Record<string, string>;
     })[];
-    expect(functions).toHaveLength(routes.length);
+    expect(functions).toHaveLength(routes.length + 1);
     for (const fn of functions) {
       // With bundling skipped the path is a placeholder; a real synth names `asset.<hash>` in cdk.out.
       expect(fn.Metadata?.['aws:asset:path']).toEqual(expect.any(String));

@@ -155,7 +155,13 @@ describe('updateNotification', () => {
       notificationFormat: 'png',
       filters: stored.filters,
       timeGrains: stored.timeGrains,
+      nextRunAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T09:00:00Z$/),
     });
+    // The first Monday 09:00 UTC after the answer.
+    const next = Date.parse(dto.nextRunAt as string);
+    expect(new Date(next).getUTCDay()).toBe(1);
+    expect(next).toBeGreaterThan(Date.now());
+    expect(next - Date.now()).toBeLessThanOrEqual(7 * 24 * 3_600_000);
     expect(memory.current()?.dayOfWeek).toBe(1);
   });
 

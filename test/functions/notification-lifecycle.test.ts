@@ -51,7 +51,10 @@ describe('POST /v1/deployments/{deploymentId}/notifications', () => {
       notificationFormat: 'png',
       filters: null,
       timeGrains: null,
+      // The next Monday 08:00 UTC after the answer.
+      nextRunAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T08:00:00Z$/),
     });
+    expect(new Date(response.body.nextRunAt).getUTCDay()).toBe(1);
     const read = await client.get(id);
     expect(read.status).toBe(200);
     expect(read.body).toEqual(response.body);

@@ -72,7 +72,10 @@ describe('PUT /v1/deployments/{deploymentId}/notifications/{id}', () => {
       notificationFormat: 'pdf',
       filters: [{ member: 'Orders.status', operator: 'equals', value: 'paid' }],
       timeGrains: [{ member: 'Orders.createdAt', grain: 'week' }],
+      // Monday 09:00 in Berlin: 08:00Z in winter, 07:00Z in summer.
+      nextRunAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T0[78]:00:00Z$/),
     });
+    expect(new Date(response.body.nextRunAt).getUTCDay()).toBe(1);
     const again = await put(path, {});
     expect(again.body).toEqual(response.body);
   });

@@ -1,9 +1,16 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { config } from '#lib/config';
+import { dispatchPass } from '#lib/domain/dispatch';
+import { parseFixture } from '#lib/fixtures/fixture';
 import { loadFixture } from '#lib/fixtures/load-fixture';
 import { type ApiHandler, handlerSchemas } from '#lib/http/create-handler';
+import { outboxSink } from '#lib/jobs/outbox-sink';
 import { base64url } from '#lib/local/sign-jwt';
 import { type Route, routes } from '#lib/routes';
+import { batchWriteAll } from '#lib/store/batch';
+import { encodeNotification } from '#lib/store/codecs/notifications';
+import { dispatchStore } from '#lib/store/runs';
 import { ADMIN_KEY, consoleUsers, MEMBER_KEY } from '#test/support/fixtures';
 import { type ApiResponse, startLocalApi } from '#test/support/local-api';
 import { tableSnapshot } from '#test/support/table-snapshot';
@@ -50,6 +57,19 @@ beforeAll(async () => {
 });
 afterAll(() => api.close());
 
+/** The run of notification 700's firing at 09:00 UTC on 2026-11-23, made by a dispatcher pass in beforeAll. */
+const FIRED_RUN = '20261123T090000000Z-s';
+beforeAll(async () => {
+  const [notification] = parseFixture({
+    notifications: [{ id: 700, deploymentId: 7, dashboardId: 70, scheduleType: 'DAILY', hour: 9 }],
+  }).notifications;
+  await batchWriteAll([
+    { PutRequest: { Item: encodeNotification(notification as never, 0, '2026-11-23T08:00:00.000Z') } },
+  ]);
+  const firing = Date.parse('2026-11-23T09:00:30Z');
+  await dispatchPass(dispatchStore, outboxSink(config().outboxDir), { now: firing, misfireGraceMinutes: 60 });
+});
+
 /** Mostly values the fixture holds, so that generated requests also reach existing rows; some hostile. */
 const mostly = <T>(valid: readonly T[], hostile: readonly T[]) =>
   fc.oneof(
@@ -82,6 +102,7 @@ const pools: FieldPools = {
     ),
     { minLength: 1, maxLength: 3 },
   ),
+  runId: mostly([FIRED_RUN], ['20200101T000000000Z-s', 'x', '..', '%00']),
   customCron: mostly(
     ['0 9 * * 1', '0 */2 * * *'],
     ['*/5 * * * *', '5,55 23,0 1,L * *', '0 9 * * 1#2', '* *'],
@@ -221,13 +242,22 @@ function expectErrorShape(response: ApiResponse) {
 
 /** Each field sent with a value, when the answer carries that field, comes back exactly as sent. */
 function expectReadBack(body: string | undefined, response: ApiResponse) {
-  const sent: unknown = body ? JSON.parse(body) : undefined;
+  let sent: unknown;
+  try {
+    sent = body ? JSON.parse(body) : undefined;
+  } catch {
+    // Accepted with a body that is no JSON: a route that takes no body (a delete) ignored it.
+    return;
+  }
   // A 204 carries nothing to read back.
   if (!sent || typeof sent !== 'object' || Array.isArray(sent) || response.body === undefined) return;
   for (const [field, value] of Object.entries(sent)) {
     if (value !== null && field in response.body) expect(response.body[field], field).toEqual(value);
   }
 }
+
+/** Routes whose every accepted request makes something new (send-now: a run each time). */
+const notIdempotent = new Set<string>(['send-notification']);
 
 const handlerOf = async (route: Route) =>
   (await import(`../../functions/${route.operation}.ts`)).handler as ApiHandler;
@@ -273,7 +303,9 @@ describe.each(routes.map((route) => [`${route.method} ${route.path}`, route] as 
             // A delete done is done: its repeat finds nothing (404) and changes nothing.
             expect(again.status).toBe(route.operation === 'delete-notification' ? 404 : response.status);
             before = await tableSnapshot();
-            expect(withoutVersions(before)).toEqual(withoutVersions(after));
+            if (!notIdempotent.has(route.operation)) {
+              expect(withoutVersions(before)).toEqual(withoutVersions(after));
+            }
           }
         }),
         { seed: SEED, numRuns: RUNS_PER_ROUTE, endOnFailure: true },

@@ -19,7 +19,9 @@ export type Fault =
   /** A TransactWriteItems is cancelled with this reason on its first action. */
   | { kind: 'cancel'; code: string }
   /** Runs before the call goes on (a barrier, a clock that jumps). */
-  | { kind: 'hook'; run: () => Promise<void> | void };
+  | { kind: 'hook'; run: () => Promise<void> | void }
+  /** The call reaches DynamoDB and takes effect, but the process dies before it reads the answer. */
+  | { kind: 'lost' };
 
 export interface FaultRule {
   /** Operation names (`BatchWriteItem`, `TransactWriteItems`, ...); the rule counts the calls of these. */
@@ -43,7 +45,7 @@ export const throttling = (): Fault => ({
 });
 
 /** What the code sees when the process dies mid-request: the call never completes. */
-export const crash = (): Fault => ({
+export const crash = (): Fault & { kind: 'error' } => ({
   kind: 'error',
   error: () => Object.assign(new Error('Injected crash'), { name: 'InjectedCrash' }),
 });
@@ -110,6 +112,9 @@ export function injectDynamoDbFaults(client: DynamoDBDocumentClient): DynamoFaul
         case 'hook':
           await fault.run();
           return next(args);
+        case 'lost':
+          await next(args);
+          throw crash().error();
         case 'cancel': {
           const { code } = fault;
           const actions = (args.input as Input).TransactItems ?? [];

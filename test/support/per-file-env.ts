@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { inject } from 'vitest';
 
 // Runs before each test file's own imports: its modules read this configuration on first use.
@@ -10,3 +12,5 @@ process.env.LOG_LEVEL ??= 'silent';
 process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 // Every request looks its caller up again, so a test sees the effect of a change at once.
 process.env.PRINCIPAL_CACHE_SECONDS ??= '0';
+// Delivery jobs of the file's runs go to a folder of its own, never into the working copy.
+process.env.OUTBOX_DIR = join(tmpdir(), `outbox-${process.env.TABLE_NAME}`);

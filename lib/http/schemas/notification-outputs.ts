@@ -21,6 +21,8 @@ export const notificationOutput = z.object({
   notificationFormat: z.enum(['png', 'pdf']),
   filters: z.nullable(z.array(dashboardFilterInput)),
   timeGrains: z.nullable(z.array(dashboardTimeGrainInput)),
+  /** The first firing instant after the answer was made, with seconds; null while disabled. */
+  nextRunAt: z.nullable(z.string()),
 });
 
 export const notificationPageOutput = pageOf(notificationOutput);

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import type { Notification, VersionedNotification } from '#lib/domain/notification';
+import { type Notification, nextRunOf, type VersionedNotification } from '#lib/domain/notification';
 import {
   type DashboardFilter,
   type DashboardTimeGrain,
@@ -8,7 +8,7 @@ import {
 import { scheduleTypes } from '#lib/domain/schedule-fields';
 import { checkItem, itemKey, MalformedItemError, parseJsonAttribute } from '#lib/store/codecs/stored-item';
 import type { Item } from '#lib/store/items';
-import { indexKeys, keys } from '#lib/store/keys';
+import { dueIndexKeys, indexKeys, keys } from '#lib/store/keys';
 
 /** The fields of a notification, each an attribute of its item besides its key and its `version`. */
 const notificationFields = [
@@ -56,7 +56,24 @@ function attributesOf(notification: Notification): Item {
   return attributes;
 }
 
-/** `createdAt` is when the item was first written; the index entries follow from its id and dashboard. */
+/**
+ * The due-index attributes of a notification as of `now`: its next firing instant while it is
+ * enabled, none otherwise. Every writer of a notification stores what this returns.
+ */
+export function dueIndexAttributes(
+  notification: Notification,
+  now: number,
+): { gsi3pk: string; gsi3sk: string } | undefined {
+  const next = nextRunOf(notification, now);
+  return next === undefined
+    ? undefined
+    : dueIndexKeys.notification(notification.deploymentId, notification.id, next);
+}
+
+/**
+ * `createdAt` is when the item was first written; the index entries follow from its id and dashboard,
+ * and its due entry from its schedule as of that moment.
+ */
 export function encodeNotification(
   notification: Notification,
   version = 0,
@@ -67,6 +84,7 @@ export function encodeNotification(
     ...indexKeys.notification(notification.deploymentId, notification.id, notification.dashboardId),
     entity: 'NOTIFICATION',
     ...attributesOf(notification),
+    ...dueIndexAttributes(notification, Date.parse(createdAt)),
     createdAt,
     version,
   };

@@ -1,0 +1,144 @@
+import { fileURLToPath } from 'node:url';
+import { CfnOutput, Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { Rule, RuleTargetInput, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { chunk } from '#lib/store/batch';
+import { dueShardGroups } from '#lib/store/keys';
+import { ApiFunction } from './api-function.ts';
+import type { TableAction } from './operation-settings.ts';
+import type { StageConfig } from './stages.ts';
+
+/**
+ * What makes schedules fire: the renderer's job queue with its dead-letter queue, and the
+ * dispatcher function started every minute. docs/scheduling.md gives the design.
+ */
+
+/** The dispatcher's table actions, read off lib/store/runs.ts. */
+export const DISPATCHER_TABLE_ACTIONS: readonly TableAction[] = [
+  // The due index (gsi3), every shard; the recipients of a notification, a page at a time.
+  'dynamodb:Query',
+  // The notification, its dashboard link and the dashboard.
+  'dynamodb:GetItem',
+  // A run, created only if its id is new.
+  'dynamodb:PutItem',
+  // The notification's due entry, a run's lease, progress and end.
+  'dynamodb:UpdateItem',
+  // Console users of a page of recipients.
+  'dynamodb:BatchGetItem',
+  // Deliveries, 25 per call.
+  'dynamodb:BatchWriteItem',
+];
+
+export const DISPATCHER_TIMEOUT_SECONDS = 60;
+/**
+ * Dispatcher invocations per minute, each over its own shards of the due index (at most
+ * DUE_INDEX_SHARDS). docs/scheduling.md says when to raise it.
+ */
+export const DISPATCH_INVOCATIONS = 4;
+const TARGETS_PER_RULE = 5;
+/** A job the renderer failed this often goes to the dead-letter queue. */
+export const MAX_RECEIVE_COUNT = 5;
+
+export interface SchedulerProps {
+  stage: StageConfig;
+  table: ITable;
+  environment: Record<string, string>;
+  removalPolicy: RemovalPolicy;
+  /** Functions besides the dispatcher that queue jobs (send-now). */
+  producers: readonly ApiFunction[];
+}
+
+export class Scheduler extends Construct {
+  readonly queue: Queue;
+  readonly deadLetterQueue: Queue;
+  readonly dispatcher: ApiFunction;
+  readonly rules: Rule[];
+
+  constructor(scope: Construct, id: string, props: SchedulerProps) {
+    super(scope, id);
+    const { stage } = props;
+    this.deadLetterQueue = new Queue(this, 'DeliveryJobsDeadLetter', {
+      queueName: `notification-delivery-jobs-dlq-${stage.name}`,
+      retentionPeriod: Duration.days(14),
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      removalPolicy: props.removalPolicy,
+    });
+    this.queue = new Queue(this, 'DeliveryJobs', {
+      queueName: `notification-delivery-jobs-${stage.name}`,
+      retentionPeriod: Duration.days(4),
+      visibilityTimeout: Duration.minutes(5),
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: MAX_RECEIVE_COUNT },
+      removalPolicy: props.removalPolicy,
+    });
+
+    this.dispatcher = new ApiFunction(scope, 'dispatch', {
+      entry: fileURLToPath(new URL('../functions/dispatch.ts', import.meta.url)),
+      description: `Fires due notifications every minute (${stage.name})`,
+      memoryMiB: 1024,
+      timeoutSeconds: DISPATCHER_TIMEOUT_SECONDS,
+      environment: props.environment,
+      logRetention: stage.logRetention,
+      logRemovalPolicy: props.removalPolicy,
+    });
+    this.dispatcher.bindTable(props.table, DISPATCHER_TABLE_ACTIONS);
+    for (const fn of [this.dispatcher, ...props.producers]) {
+      this.queue.grantSendMessages(fn);
+      fn.addEnvironment('DELIVERY_QUEUE_URL', this.queue.queueUrl);
+    }
+
+    // A rule takes at most five targets: one target per shard group, as many rules as that needs.
+    const targets = dueShardGroups(DISPATCH_INVOCATIONS).map(
+      (shards) =>
+        new LambdaFunction(this.dispatcher, {
+          event: RuleTargetInput.fromObject({ shards }),
+          // A failed start is retried; a pass is safe to repeat, and the next minute's would do it too.
+          retryAttempts: 2,
+          maxEventAge: Duration.minutes(2),
+        }),
+    );
+    this.rules = chunk(targets, TARGETS_PER_RULE).map(
+      (ruleTargets, i) =>
+        new Rule(this, i === 0 ? 'EveryMinute' : `EveryMinute${i + 1}`, {
+          description: `Starts the notification dispatcher (${stage.name})`,
+          schedule: Schedule.rate(Duration.minutes(1)),
+          targets: ruleTargets,
+        }),
+    );
+
+    new CfnOutput(scope, 'DeliveryQueueUrl', {
+      value: this.queue.queueUrl,
+      description: "The renderer's input: one delivery job per message",
+    });
+    new CfnOutput(scope, 'DeliveryQueueName', {
+      value: this.queue.queueName,
+      description: 'Delivery job queue',
+    });
+    new CfnOutput(scope, 'DeliveryDeadLetterQueueName', {
+      value: this.deadLetterQueue.queueName,
+      description: `Jobs the renderer failed ${MAX_RECEIVE_COUNT} times`,
+    });
+  }
+
+  /** A job in the dead-letter queue is one the renderer gave up on: someone should look. */
+  alarmTo(topic: ITopic): Alarm {
+    const alarm = new Alarm(this, 'DeadLetterJobs', {
+      alarmDescription: 'Delivery jobs the renderer failed repeatedly are waiting in the dead-letter queue',
+      metric: this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5) }),
+      threshold: 0,
+      evaluationPeriods: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+    alarm.addAlarmAction(new SnsAction(topic));
+    return alarm;
+  }
+}

@@ -1,0 +1,40 @@
+import type { Context } from 'aws-lambda';
+import * as z from 'zod/mini';
+import { config } from '#lib/config';
+import { dispatchPass } from '#lib/domain/dispatch';
+import { passCounts, summaryLine } from '#lib/domain/dispatch-summary';
+import { jobSink } from '#lib/jobs/job-sink';
+import { logger } from '#lib/log';
+import { DUE_INDEX_SHARDS } from '#lib/store/keys';
+import { dispatchStore } from '#lib/store/runs';
+
+/** What the rule sends: the due-index shards this invocation reads. */
+const dispatchEvent = z.object({
+  shards: z.array(z.int().check(z.gte(0), z.lt(DUE_INDEX_SHARDS))).check(z.minLength(1)),
+});
+
+/**
+ * The dispatcher, started every minute by an EventBridge rule, once per group of due-index shards:
+ * one pass over those shards. An
+ * entry that fails is logged and left for the next pass; the function itself fails only when the
+ * index cannot be read, and then Lambda's retry is just another pass.
+ */
+export async function handler(event: unknown, context: Pick<Context, 'getRemainingTimeInMillis'>) {
+  const now = Date.now();
+  const shards = dispatchEvent.safeParse(event);
+  const summary = await dispatchPass(
+    dispatchStore,
+    jobSink(),
+    {
+      now,
+      misfireGraceMinutes: config().misfireGraceMinutes,
+      concurrency: config().dispatchConcurrency,
+      // The rule names each invocation's shards; anything else (a test event) reads them all.
+      shards: shards.success ? shards.data.shards : undefined,
+      remainingTimeMs: () => context.getRemainingTimeInMillis(),
+    },
+    (error, entry) => logger.error('dispatch entry failed', { entry, error: (error as Error).name }),
+  );
+  logger.info(summaryLine(now, summary), passCounts(summary));
+  return passCounts(summary);
+}

@@ -1,0 +1,16 @@
+import { listDeliveries } from '#lib/domain/run-lists';
+import { createHandler } from '#lib/http/create-handler';
+import { pagingQuery } from '#lib/http/schemas/paging';
+import { deliveryPage, runPath } from '#lib/http/schemas/runs';
+import { runListRepository } from '#lib/store/run-lists';
+import { credentialDirectory } from '#lib/store/users';
+
+/** GET /v1/deployments/{deploymentId}/notifications/{id}/runs/{runId}/deliveries: a page of a run's deliveries. */
+export const handler = createHandler({
+  access: 'admin',
+  credentials: credentialDirectory,
+  params: runPath,
+  query: pagingQuery,
+  response: deliveryPage,
+  operation: ({ params, query }) => listDeliveries(runListRepository, params, query),
+});

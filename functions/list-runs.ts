@@ -1,0 +1,17 @@
+import { listRuns } from '#lib/domain/run-lists';
+import { createHandler } from '#lib/http/create-handler';
+import { notificationPath } from '#lib/http/schemas/notifications';
+import { pagingQuery } from '#lib/http/schemas/paging';
+import { runPage } from '#lib/http/schemas/runs';
+import { runListRepository } from '#lib/store/run-lists';
+import { credentialDirectory } from '#lib/store/users';
+
+/** GET /v1/deployments/{deploymentId}/notifications/{id}/runs: a page of runs, newest first. */
+export const handler = createHandler({
+  access: 'admin',
+  credentials: credentialDirectory,
+  params: notificationPath,
+  query: pagingQuery,
+  response: runPage,
+  operation: ({ params, query }) => listRuns(runListRepository, params, query),
+});

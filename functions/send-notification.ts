@@ -1,0 +1,20 @@
+import { sendNow } from '#lib/domain/dispatch';
+import { createHandler } from '#lib/http/create-handler';
+import { notificationPath } from '#lib/http/schemas/notifications';
+import { runOutput, sendNowInput } from '#lib/http/schemas/runs';
+import { jobSink } from '#lib/jobs/job-sink';
+import { dispatchStore } from '#lib/store/runs';
+import { credentialDirectory } from '#lib/store/users';
+
+/** POST /v1/deployments/{deploymentId}/notifications/{id}/send: a manual run now, answered 202 with its RunDto. */
+export const handler = createHandler({
+  access: 'admin',
+  credentials: credentialDirectory,
+  params: notificationPath,
+  body: sendNowInput,
+  bodyOptional: true,
+  success: { status: 202 },
+  response: runOutput,
+  operation: ({ params, remainingTimeMs }) =>
+    sendNow(dispatchStore, jobSink(), params, { now: Date.now(), remainingTimeMs }),
+});

@@ -1,0 +1,13 @@
+import type { PassSummary } from '#lib/domain/dispatch';
+
+/** The one line a pass prints locally and logs deployed. */
+export function summaryLine(now: number, summary: PassSummary): string {
+  return (
+    `dispatch ${new Date(now).toISOString()}: ${summary.due} due, ${summary.fired} fired, ` +
+    `${summary.queued} queued, ${summary.skipped} skipped, ${summary.missed} missed, ` +
+    `${summary.resumed} resumed, ${summary.unfinished} unfinished, ${summary.failed} failed`
+  );
+}
+
+/** The counts of a pass without its runs, for logs and answers. */
+export const passCounts = ({ runs: _, ...counts }: PassSummary) => counts;

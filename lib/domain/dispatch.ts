@@ -1,0 +1,375 @@
+import { randomBytes } from 'node:crypto';
+import type { ConsoleUser, Dashboard } from '#lib/domain/entities';
+import { latestFiringAtOrBefore, nextFiringAfter } from '#lib/domain/firing-instants';
+import type { Notification } from '#lib/domain/notification';
+import type { NotificationRef } from '#lib/domain/recipients';
+import {
+  countDeliveries,
+  type Delivery,
+  type DeliveryJob,
+  decideDeliveries,
+  manualRunId,
+  type RecipientCounts,
+  type RecipientRow,
+  type Run,
+  type RunDto,
+  type RunTrigger,
+  runSkipReason,
+  scheduledRunId,
+  toRunDto,
+} from '#lib/domain/runs';
+import { NotFoundError } from '#lib/errors';
+
+/**
+ * The dispatcher. A pass reads the due index (notifications whose next instant has come, runs whose
+ * lease has ended) and, for each notification:
+ *
+ *   1. claim: create the run of the instant, keyed by the instant, only if it does not exist;
+ *   2. advance: move the notification's index entry to its next instant, only from the entry it read;
+ *   3. deliver: page through the recipients; per page write the deliveries, hand their jobs to the
+ *      sink, record the page as done (only while holding the run's lease);
+ *   4. finish: mark the run dispatched and take it out of the index.
+ *
+ * Every step is safe to repeat and a crash after any of them is completed by a later pass: a claimed
+ * run sits in the index under its lease's end until it is finished, and step 1 refuses a second run
+ * for the same instant whoever tries. See docs/scheduling.md for the argument.
+ */
+
+export interface Lease {
+  owner: string;
+  until: number;
+}
+
+export type DueEntry =
+  | { kind: 'notification'; deploymentId: number; notificationId: number; dueKey: string; dueAt: number }
+  | { kind: 'run'; deploymentId: number; notificationId: number; runId: string };
+
+export interface RunRef extends NotificationRef {
+  runId: string;
+}
+
+export interface StoredNotification {
+  notification: Notification;
+  /** Its current due-index entry; undefined while disabled. */
+  dueKey: string | undefined;
+}
+
+export interface RunProgress {
+  run: Run;
+  /** The last recipient row already delivered; undefined before the first page. */
+  cursor: string | undefined;
+}
+
+export interface DispatchStore {
+  /** Every due-index entry at or before `now`, in the given shards of the index (every shard when absent). */
+  dueEntries(now: number, shards?: readonly number[]): Promise<DueEntry[]>;
+  findNotification(ref: NotificationRef): Promise<StoredNotification | undefined>;
+  findDashboard(deploymentId: number, dashboardId: number): Promise<Dashboard | undefined>;
+  /** Creates the run unless its id exists (false then). A pending run enters the due index under its lease. */
+  createRun(run: Run, lease: Lease | undefined): Promise<boolean>;
+  /** Moves the notification's entry from `fromDueKey` to `next` (out when undefined); false if it had moved already. */
+  advanceDue(ref: NotificationRef, fromDueKey: string, next: number | undefined): Promise<boolean>;
+  /** Takes over a pending run whose lease ended by `now`; undefined when it is finished, gone or held. */
+  takeOver(ref: RunRef, now: number, lease: Lease): Promise<RunProgress | undefined>;
+  recipientsPage(
+    ref: NotificationRef,
+    after: string | undefined,
+    limit: number,
+  ): Promise<{ rows: RecipientRow[]; last: string | undefined }>;
+  users(ids: readonly number[]): Promise<Map<number, ConsoleUser>>;
+  putDeliveries(run: Run, deliveries: readonly Delivery[]): Promise<void>;
+  /** Records a delivered page, renewing the lease; false when the lease is no longer ours. */
+  saveProgress(
+    ref: RunRef,
+    lease: Lease,
+    cursor: string,
+    counts: RecipientCounts,
+    renewed: number,
+  ): Promise<boolean>;
+  /** Marks the run dispatched with its counts and takes it out of the index; false when the lease is no longer ours. */
+  finishRun(ref: RunRef, lease: Lease, counts: RecipientCounts): Promise<boolean>;
+  /** Ends the lease now, so the next pass resumes the run at once. */
+  releaseLease(ref: RunRef, lease: Lease, now: number): Promise<void>;
+}
+
+/** Where delivery jobs go: a queue when deployed, files locally. Sending the same job again is harmless. */
+export interface JobSink {
+  send(jobs: readonly DeliveryJob[]): Promise<void>;
+}
+
+export interface DispatchOptions {
+  /** The instant the pass runs as of (epoch ms); the pass's clock runs on from it. */
+  now: number;
+  misfireGraceMinutes: number;
+  /** Milliseconds left before the invocation ends; work stops in time and a later pass resumes it. */
+  remainingTimeMs?: () => number;
+  leaseMs?: number;
+  pageSize?: number;
+  concurrency?: number;
+  /** The due-index shards this pass reads; passes over disjoint shards share a busy minute. */
+  shards?: readonly number[];
+}
+
+export interface PassSummary {
+  /** Entries read from the due index. */
+  due: number;
+  /** Runs made for scheduled instants (dispatched or skipped). */
+  fired: number;
+  /** Instants older than the grace, not fired. */
+  missed: number;
+  /** Runs resumed after their lease ended (a crash or a stop for time). */
+  resumed: number;
+  queued: number;
+  skipped: number;
+  /** Runs left for a later pass (out of time). */
+  unfinished: number;
+  /** Entries that failed; a later pass retries them. */
+  failed: number;
+  runs: Run[];
+}
+
+const DEFAULT_LEASE_MS = 2 * 60_000;
+const DEFAULT_PAGE_SIZE = 100;
+const DEFAULT_CONCURRENCY = 8;
+/** Less than this left and no new page or entry is started. */
+const TIME_RESERVE_MS = 5_000;
+
+interface Context {
+  store: DispatchStore;
+  sink: JobSink;
+  clock: () => number;
+  options: DispatchOptions;
+  owner: string;
+  summary: PassSummary;
+  /** Dashboards read in this pass: many notifications of a busy minute share a few dashboards. */
+  dashboards: Map<string, Promise<Dashboard | undefined>>;
+}
+
+function dashboardOf(
+  context: Context,
+  deploymentId: number,
+  dashboardId: number,
+): Promise<Dashboard | undefined> {
+  const key = `${deploymentId}/${dashboardId}`;
+  let dashboard = context.dashboards.get(key);
+  if (!dashboard) {
+    dashboard = context.store.findDashboard(deploymentId, dashboardId);
+    context.dashboards.set(key, dashboard);
+  }
+  return dashboard;
+}
+
+const timeLeft = (context: Context) =>
+  (context.options.remainingTimeMs?.() ?? Number.POSITIVE_INFINITY) > TIME_RESERVE_MS;
+
+const leaseFrom = (context: Context): Lease => ({
+  owner: context.owner,
+  until: context.clock() + (context.options.leaseMs ?? DEFAULT_LEASE_MS),
+});
+
+const newRun = (
+  ref: NotificationRef,
+  trigger: RunTrigger,
+  runId: string,
+  scheduledFor: number,
+  createdAt: number,
+  skipReason: Run['skipReason'],
+): Run => ({
+  runId,
+  deploymentId: ref.deploymentId,
+  notificationId: ref.id,
+  trigger,
+  scheduledFor: new Date(scheduledFor).toISOString(),
+  createdAt: new Date(createdAt).toISOString(),
+  status: skipReason ? 'skipped' : 'pending',
+  skipReason,
+  recipients: { queued: 0, skipped: 0 },
+});
+
+/** Step 3 and 4: delivers page after page from the cursor; returns the run as it stands. */
+async function deliver(
+  context: Context,
+  progress: RunProgress,
+  lease: Lease,
+  notification: Notification,
+  dashboard: Dashboard,
+): Promise<Run> {
+  const { store, sink } = context;
+  const { run } = progress;
+  const ref: RunRef = { deploymentId: run.deploymentId, id: run.notificationId, runId: run.runId };
+  let { cursor } = progress;
+  let counts = { ...run.recipients };
+  for (;;) {
+    if (!timeLeft(context)) {
+      await store.releaseLease(ref, lease, context.clock());
+      context.summary.unfinished += 1;
+      return { ...run, recipients: counts };
+    }
+    const page = await store.recipientsPage(ref, cursor, context.options.pageSize ?? DEFAULT_PAGE_SIZE);
+    if (page.rows.length > 0) {
+      const userIds = page.rows.flatMap(({ recipient }) =>
+        recipient.type === 'USER' ? [recipient.userId] : [],
+      );
+      const users = userIds.length > 0 ? await store.users(userIds) : new Map<number, ConsoleUser>();
+      const { deliveries, jobs } = decideDeliveries(run, notification, dashboard, page.rows, users);
+      await store.putDeliveries(run, deliveries);
+      if (jobs.length > 0) await sink.send(jobs);
+      const added = countDeliveries(deliveries);
+      counts = { queued: counts.queued + added.queued, skipped: counts.skipped + added.skipped };
+    }
+    if (page.last === undefined) {
+      if (!(await store.finishRun(ref, lease, counts))) return { ...run, recipients: counts };
+      context.summary.queued += counts.queued;
+      context.summary.skipped += counts.skipped;
+      return { ...run, status: 'dispatched', recipients: counts };
+    }
+    lease.until = context.clock() + (context.options.leaseMs ?? DEFAULT_LEASE_MS);
+    if (!(await store.saveProgress(ref, lease, page.last, counts, lease.until)))
+      return { ...run, recipients: counts };
+    cursor = page.last;
+  }
+}
+
+/** Steps 1 to 4 for one due notification. */
+async function fireNotification(context: Context, entry: DueEntry & { kind: 'notification' }): Promise<void> {
+  const { store, options } = context;
+  const ref = { deploymentId: entry.deploymentId, id: entry.notificationId };
+  // The index is read eventually consistent: the item itself says what is due now.
+  const stored = await store.findNotification(ref);
+  if (!stored || stored.dueKey !== entry.dueKey) return;
+  const { notification } = stored;
+  if (!notification.isEnabled) {
+    // An entry a disabling write left behind: it leaves the index, nothing fires.
+    await store.advanceDue(ref, entry.dueKey, undefined);
+    return;
+  }
+  const latest = latestFiringAtOrBefore(notification, options.now);
+  const next = nextFiringAfter(notification, options.now);
+  // An entry fires no instant earlier than its own: those were before the schedule it was made from.
+  if (
+    latest === undefined ||
+    latest < entry.dueAt ||
+    options.now - latest > options.misfireGraceMinutes * 60_000
+  ) {
+    if (await store.advanceDue(ref, entry.dueKey, next)) context.summary.missed += 1;
+    return;
+  }
+  const dashboard = await dashboardOf(context, notification.deploymentId, notification.dashboardId);
+  const skipReason = runSkipReason('schedule', notification, dashboard);
+  const run = newRun(ref, 'schedule', scheduledRunId(latest), latest, context.clock(), skipReason);
+  const lease = skipReason ? undefined : leaseFrom(context);
+  const claimed = await store.createRun(run, lease);
+  await store.advanceDue(ref, entry.dueKey, next);
+  if (!claimed) return;
+  context.summary.fired += 1;
+  context.summary.runs.push(run);
+  if (lease && dashboard) await deliver(context, { run, cursor: undefined }, lease, notification, dashboard);
+}
+
+/** A run whose lease ended unfinished: take it over and deliver from where it stopped. */
+async function resumeRun(context: Context, entry: DueEntry & { kind: 'run' }): Promise<void> {
+  const { store } = context;
+  const ref: RunRef = { deploymentId: entry.deploymentId, id: entry.notificationId, runId: entry.runId };
+  const lease = leaseFrom(context);
+  const progress = await store.takeOver(ref, context.clock(), lease);
+  if (!progress) return;
+  context.summary.resumed += 1;
+  const stored = await store.findNotification(ref);
+  const dashboard = stored && (await dashboardOf(context, ref.deploymentId, stored.notification.dashboardId));
+  if (!stored || !dashboard) {
+    // Gone since the run was made: nothing more can be delivered; what was queued stands.
+    await store.finishRun(ref, lease, progress.run.recipients);
+    return;
+  }
+  await deliver(context, progress, lease, stored.notification, dashboard);
+}
+
+/** One pass as of `options.now`. Entries fail one by one; a failed one is retried by a later pass. */
+export async function dispatchPass(
+  store: DispatchStore,
+  sink: JobSink,
+  options: DispatchOptions,
+  onError: (error: unknown, entry: DueEntry) => void = () => {},
+): Promise<PassSummary> {
+  const started = Date.now();
+  const context: Context = {
+    store,
+    sink,
+    options,
+    clock: () => options.now + (Date.now() - started),
+    owner: randomBytes(8).toString('hex'),
+    dashboards: new Map(),
+    summary: {
+      due: 0,
+      fired: 0,
+      missed: 0,
+      resumed: 0,
+      queued: 0,
+      skipped: 0,
+      unfinished: 0,
+      failed: 0,
+      runs: [],
+    },
+  };
+  const entries = await store.dueEntries(options.now, options.shards);
+  context.summary.due = entries.length;
+  let next = 0;
+  const worker = async () => {
+    while (next < entries.length && timeLeft(context)) {
+      const entry = entries[next++] as DueEntry;
+      try {
+        if (entry.kind === 'notification') await fireNotification(context, entry);
+        else await resumeRun(context, entry);
+      } catch (error) {
+        context.summary.failed += 1;
+        onError(error, entry);
+      }
+    }
+  };
+  const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
+  await Promise.all(Array.from({ length: Math.min(concurrency, entries.length) }, worker));
+  return context.summary;
+}
+
+/**
+ * Send now: a manual run at once, on the same path as a scheduled one, whether or not the schedule
+ * or delivery is enabled (an unavailable dashboard still skips it). Deliveries the request has no
+ * time for are finished by the dispatcher, which finds the run under its lease.
+ */
+export async function sendNow(
+  store: DispatchStore,
+  sink: JobSink,
+  ref: NotificationRef,
+  options: Omit<DispatchOptions, 'misfireGraceMinutes'>,
+): Promise<RunDto> {
+  const stored = await store.findNotification(ref);
+  if (!stored) throw new NotFoundError(`Notification ${ref.id} of deployment ${ref.deploymentId}`);
+  const { notification } = stored;
+  const dashboard = await store.findDashboard(notification.deploymentId, notification.dashboardId);
+  const skipReason = runSkipReason('manual', notification, dashboard);
+  const run = newRun(ref, 'manual', manualRunId(options.now), options.now, options.now, skipReason);
+  const started = Date.now();
+  const context: Context = {
+    store,
+    sink,
+    options: { ...options, misfireGraceMinutes: 0 },
+    clock: () => options.now + (Date.now() - started),
+    owner: randomBytes(8).toString('hex'),
+    dashboards: new Map(),
+    summary: {
+      due: 0,
+      fired: 0,
+      missed: 0,
+      resumed: 0,
+      queued: 0,
+      skipped: 0,
+      unfinished: 0,
+      failed: 0,
+      runs: [],
+    },
+  };
+  const lease = skipReason ? undefined : leaseFrom(context);
+  await store.createRun(run, lease);
+  if (!lease || !dashboard) return toRunDto(run);
+  return toRunDto(await deliver(context, { run, cursor: undefined }, lease, notification, dashboard));
+}

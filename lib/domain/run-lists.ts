@@ -1,0 +1,54 @@
+import type { Page, PageRequest, StoredPage } from '#lib/domain/paging';
+import { toPage } from '#lib/domain/paging';
+import type { NotificationRef } from '#lib/domain/recipients';
+import {
+  type Delivery,
+  type DeliveryDto,
+  type Run,
+  type RunDto,
+  toDeliveryDto,
+  toRunDto,
+} from '#lib/domain/runs';
+import { NotFoundError } from '#lib/errors';
+
+export interface RunRefInput extends NotificationRef {
+  runId: string;
+}
+
+/** The two lists of what was sent: a notification's runs (newest first) and a run's deliveries. */
+export interface RunListRepository {
+  notificationExists(ref: NotificationRef): Promise<boolean>;
+  runExists(ref: RunRefInput): Promise<boolean>;
+  /** A page of runs, newest first; a cursor this list did not issue is a 400 naming `after`. */
+  runsPage(ref: NotificationRef, page: PageRequest): Promise<StoredPage<Run>>;
+  /** A page of a run's deliveries in recipient order. */
+  deliveriesPage(ref: RunRefInput, page: PageRequest): Promise<StoredPage<Delivery>>;
+}
+
+const notFound = (ref: NotificationRef) =>
+  new NotFoundError(`Notification ${ref.id} of deployment ${ref.deploymentId}`);
+
+export async function listRuns(
+  repository: RunListRepository,
+  ref: NotificationRef,
+  page: PageRequest,
+): Promise<Page<RunDto>> {
+  // The page first: a foreign cursor is refused without a lookup of the notification.
+  const stored = await repository.runsPage(ref, page);
+  if (stored.items.length === 0 && !(await repository.notificationExists(ref))) throw notFound(ref);
+  return toPage(stored, page, toRunDto);
+}
+
+export async function listDeliveries(
+  repository: RunListRepository,
+  ref: RunRefInput,
+  page: PageRequest,
+): Promise<Page<DeliveryDto>> {
+  const stored = await repository.deliveriesPage(ref, page);
+  if (stored.items.length === 0) {
+    if (!(await repository.notificationExists(ref))) throw notFound(ref);
+    if (!(await repository.runExists(ref)))
+      throw new NotFoundError(`Run ${ref.runId} of notification ${ref.id}`);
+  }
+  return toPage(stored, page, toDeliveryDto);
+}

@@ -1,0 +1,37 @@
+import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
+import type { JobSink } from '#lib/domain/dispatch';
+import { chunk, inParallel } from '#lib/store/batch';
+import { backoff } from '#lib/store/retry';
+
+/** SQS takes at most ten messages per batch call. */
+export const SQS_BATCH_LIMIT = 10;
+const MAX_ATTEMPTS = 5;
+const CONCURRENCY = 8;
+
+/**
+ * The deployed sink: one message per job on the renderer's queue, ten per call. Entries SQS refuses
+ * are sent again with backoff; when they keep failing the pass fails and the run's lease lets a later
+ * pass send the page again. The message id is the job id, so a job sent twice can be dropped by it.
+ */
+export function sqsSink(queueUrl: string, client?: SQSClient, region?: string): JobSink {
+  const sqs = client ?? new SQSClient({ region });
+  return {
+    async send(jobs) {
+      await inParallel(chunk(jobs, SQS_BATCH_LIMIT), CONCURRENCY, async (slice) => {
+        let pending = slice;
+        for (let attempt = 1; pending.length > 0; attempt++) {
+          if (attempt > MAX_ATTEMPTS) throw new Error(`SQS refused ${pending.length} delivery job(s)`);
+          if (attempt > 1) await backoff(attempt - 1, 50);
+          const { Failed = [] } = await sqs.send(
+            new SendMessageBatchCommand({
+              QueueUrl: queueUrl,
+              Entries: pending.map((job) => ({ Id: job.jobId, MessageBody: JSON.stringify(job) })),
+            }),
+          );
+          const failed = new Set(Failed.map((entry) => entry.Id));
+          pending = pending.filter((job) => failed.has(job.jobId));
+        }
+      });
+    },
+  };
+}

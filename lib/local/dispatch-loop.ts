@@ -1,0 +1,43 @@
+import { config } from '#lib/config';
+import { dispatchPass, type PassSummary } from '#lib/domain/dispatch';
+import { summaryLine } from '#lib/domain/dispatch-summary';
+import { jobSink } from '#lib/jobs/job-sink';
+import { dispatchStore } from '#lib/store/runs';
+
+/** One pass as of `now` against the configured table and sink, with its one-line summary. */
+export async function dispatchOnce(now: number): Promise<{ summary: PassSummary; line: string }> {
+  const summary = await dispatchPass(dispatchStore, jobSink(), {
+    now,
+    misfireGraceMinutes: config().misfireGraceMinutes,
+  });
+  return { summary, line: summaryLine(now, summary) };
+}
+
+/** Into each minute by this much, so that an instant on the minute is due when the pass reads. */
+const PASS_OFFSET_MS = 1_000;
+
+/**
+ * The deployed rule's stand-in under `npm start`: a pass at once, then one a second into every
+ * minute, each printing its line. Passes never overlap; a failed one is printed and the next goes on.
+ */
+export function startDispatchLoop(print: (line: string) => void): { stop: () => void } {
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
+  const run = async () => {
+    try {
+      print((await dispatchOnce(Date.now())).line);
+    } catch (error) {
+      print(`dispatch failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    if (stopped) return;
+    const now = Date.now();
+    timer = setTimeout(run, 60_000 - (now % 60_000) + PASS_OFFSET_MS);
+  };
+  void run();
+  return {
+    stop: () => {
+      stopped = true;
+      clearTimeout(timer);
+    },
+  };
+}

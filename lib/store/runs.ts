@@ -1,0 +1,298 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { DispatchStore, DueEntry, Lease, RunProgress, RunRef } from '#lib/domain/dispatch';
+import type { ConsoleUser, Dashboard } from '#lib/domain/entities';
+import type { RecipientRow } from '#lib/domain/runs';
+import { batchGetAll, batchWriteAll } from '#lib/store/batch';
+import { documentClient, tableName } from '#lib/store/client';
+import { decodeDashboard, decodeDashboardLink } from '#lib/store/codecs/dashboards';
+import { decodeNotification } from '#lib/store/codecs/notifications';
+import { decodeRecipient } from '#lib/store/codecs/recipients';
+import { decodeConsoleUser } from '#lib/store/codecs/users';
+import { getItem, type Item } from '#lib/store/items';
+import { DUE_INDEX, DUE_INDEX_SHARDS, dueIndexKeys, keys, RECIPIENT_PREFIX } from '#lib/store/keys';
+import { runFromItem } from '#lib/store/run-items';
+
+/**
+ * Runs and deliveries in their notification's partition, and the scheduler's due index. Every write
+ * here is conditional on what the dispatcher read (the index entry it saw, the lease it holds), so
+ * two dispatchers, or one and its own retry, can both try a step and only one of them does it.
+ */
+
+export const runKey = (ref: RunRef) => keys.run(ref.deploymentId, ref.id, ref.runId);
+
+/** Runs a conditional write; false when its condition did not hold. */
+async function conditionally(write: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await write();
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}
+
+function entryFromItem(item: Item): DueEntry | undefined {
+  if (item.entity === 'NOTIFICATION') {
+    return {
+      kind: 'notification',
+      deploymentId: item.deploymentId as number,
+      notificationId: item.id as number,
+      dueKey: item[DUE_INDEX.sortKey] as string,
+      dueAt: dueIndexKeys.instantOf(item[DUE_INDEX.sortKey] as string),
+    };
+  }
+  if (item.entity === 'RUN') {
+    return {
+      kind: 'run',
+      deploymentId: item.deploymentId as number,
+      notificationId: item.notificationId as number,
+      runId: item.runId as string,
+    };
+  }
+  return undefined;
+}
+
+/** Every entry of one shard due at or before `now`, oldest first, paged past 1 MB. */
+async function dueInShard(shard: number, now: number): Promise<DueEntry[]> {
+  const entries: DueEntry[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await documentClient().send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: DUE_INDEX.name,
+        KeyConditionExpression: '#pk = :shard AND #sk < :bound',
+        ExpressionAttributeNames: { '#pk': DUE_INDEX.partitionKey, '#sk': DUE_INDEX.sortKey },
+        ExpressionAttributeValues: {
+          ':shard': dueIndexKeys.shard(shard),
+          ':bound': dueIndexKeys.dueBound(now),
+        },
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      const entry = entryFromItem(item);
+      if (entry) entries.push(entry);
+    }
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return entries;
+}
+
+const allShards = Array.from({ length: DUE_INDEX_SHARDS }, (_, shard) => shard);
+
+export const dispatchStore: DispatchStore = {
+  async dueEntries(now, shards = allShards) {
+    return (await Promise.all(shards.map((shard) => dueInShard(shard, now)))).flat();
+  },
+
+  async findNotification(ref) {
+    const item = await getItem(keys.notification(ref.deploymentId, ref.id));
+    if (!item) return undefined;
+    return {
+      notification: decodeNotification(item),
+      dueKey: item[DUE_INDEX.sortKey] as string | undefined,
+    };
+  },
+
+  async findDashboard(deploymentId, dashboardId) {
+    const link = await getItem(keys.dashboardById(deploymentId, dashboardId));
+    if (!link) return undefined;
+    const item = await getItem(keys.dashboard(decodeDashboardLink(link, deploymentId).publicId));
+    const dashboard: Dashboard | undefined = item ? decodeDashboard(item) : undefined;
+    return dashboard?.deploymentId === deploymentId && dashboard.id === dashboardId ? dashboard : undefined;
+  },
+
+  createRun(run, lease) {
+    const ref: RunRef = { deploymentId: run.deploymentId, id: run.notificationId, runId: run.runId };
+    return conditionally(() =>
+      documentClient().send(
+        new PutCommand({
+          TableName: tableName(),
+          Item: {
+            ...runKey(ref),
+            entity: 'RUN',
+            ...run,
+            ...(lease && {
+              leaseOwner: lease.owner,
+              leaseUntil: lease.until,
+              ...dueIndexKeys.run(run.deploymentId, run.notificationId, run.runId, lease.until),
+            }),
+          },
+          // The claim: an instant's run id is the instant, so only one writer can create it.
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      ),
+    );
+  },
+
+  advanceDue(ref, fromDueKey, next) {
+    const names: Record<string, string> = {
+      '#pk': DUE_INDEX.partitionKey,
+      '#sk': DUE_INDEX.sortKey,
+      '#changed': DUE_INDEX.changedSortKey,
+    };
+    const values: Record<string, unknown> = { ':from': fromDueKey };
+    let update = 'REMOVE #pk, #sk, #changed';
+    if (next !== undefined) {
+      const due = dueIndexKeys.notification(ref.deploymentId, ref.id, next);
+      values[':pkNext'] = due.gsi3pk;
+      values[':skNext'] = due.gsi3sk;
+      update = 'SET #pk = :pkNext, #sk = :skNext REMOVE #changed';
+    }
+    return conditionally(() =>
+      documentClient().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.notification(ref.deploymentId, ref.id),
+          UpdateExpression: update,
+          // Only from the entry that was read: a schedule changed meanwhile keeps its own entry.
+          ConditionExpression: '#sk = :from',
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+        }),
+      ),
+    );
+  },
+
+  async takeOver(ref, now, lease) {
+    try {
+      const { Attributes } = await documentClient().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: runKey(ref),
+          UpdateExpression: 'SET leaseOwner = :owner, leaseUntil = :until, #sk = :sk',
+          ConditionExpression: '#status = :pending AND leaseUntil <= :now',
+          ExpressionAttributeNames: { '#sk': DUE_INDEX.sortKey, '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':owner': lease.owner,
+            ':until': lease.until,
+            ':sk': dueIndexKeys.run(ref.deploymentId, ref.id, ref.runId, lease.until).gsi3sk,
+            ':pending': 'pending',
+            ':now': now,
+          },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      if (!Attributes) return undefined;
+      const progress: RunProgress = {
+        run: runFromItem(Attributes),
+        cursor: Attributes.cursor as string | undefined,
+      };
+      return progress;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return undefined;
+      throw error;
+    }
+  },
+
+  async recipientsPage(ref, after, limit) {
+    const { pk } = keys.notification(ref.deploymentId, ref.id);
+    const page = await documentClient().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :recipients)',
+        ExpressionAttributeValues: { ':pk': pk, ':recipients': RECIPIENT_PREFIX },
+        ConsistentRead: true,
+        Limit: limit,
+        ...(after !== undefined && { ExclusiveStartKey: { pk, sk: after } }),
+      }),
+    );
+    const rows: RecipientRow[] = (page.Items ?? []).map((item) => ({
+      key: item.sk as string,
+      recipient: decodeRecipient(item),
+    }));
+    return { rows, last: page.LastEvaluatedKey?.sk as string | undefined };
+  },
+
+  async users(ids) {
+    const items = await batchGetAll([...new Set(ids)].map((id) => keys.user(id)));
+    const users = items.map(decodeConsoleUser);
+    return new Map<number, ConsoleUser>(users.map((user) => [user.id, user]));
+  },
+
+  async putDeliveries(run, deliveries) {
+    // Puts of items keyed by run and recipient: writing a page again after a crash writes the same items.
+    await batchWriteAll(
+      deliveries.map((delivery) => ({
+        PutRequest: {
+          Item: {
+            ...keys.delivery(run.deploymentId, run.notificationId, run.runId, delivery.recipientKey),
+            entity: 'DELIVERY',
+            ...delivery,
+          },
+        },
+      })),
+    );
+  },
+
+  saveProgress(ref, lease, cursor, counts, renewed) {
+    return conditionally(() =>
+      documentClient().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: runKey(ref),
+          UpdateExpression: 'SET #cursor = :cursor, recipients = :counts, leaseUntil = :until, #sk = :sk',
+          ConditionExpression: leaseHeld,
+          ExpressionAttributeNames: { '#cursor': 'cursor', '#sk': DUE_INDEX.sortKey, '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':cursor': cursor,
+            ':counts': counts,
+            ':until': renewed,
+            ':sk': dueIndexKeys.run(ref.deploymentId, ref.id, ref.runId, renewed).gsi3sk,
+            ...leaseValues(lease),
+          },
+        }),
+      ),
+    );
+  },
+
+  finishRun(ref, lease, counts) {
+    return conditionally(() =>
+      documentClient().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: runKey(ref),
+          UpdateExpression:
+            'SET #status = :dispatched, recipients = :counts REMOVE leaseOwner, leaseUntil, #cursor, #pk, #sk',
+          ConditionExpression: leaseHeld,
+          ExpressionAttributeNames: {
+            '#cursor': 'cursor',
+            '#pk': DUE_INDEX.partitionKey,
+            '#sk': DUE_INDEX.sortKey,
+            '#status': 'status',
+          },
+          ExpressionAttributeValues: {
+            ':dispatched': 'dispatched',
+            ':counts': counts,
+            ...leaseValues(lease),
+          },
+        }),
+      ),
+    );
+  },
+
+  async releaseLease(ref, lease, now) {
+    await conditionally(() =>
+      documentClient().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: runKey(ref),
+          UpdateExpression: 'SET leaseUntil = :now, #sk = :sk',
+          ConditionExpression: leaseHeld,
+          ExpressionAttributeNames: { '#sk': DUE_INDEX.sortKey, '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':now': now,
+            ':sk': dueIndexKeys.run(ref.deploymentId, ref.id, ref.runId, now).gsi3sk,
+            ...leaseValues(lease),
+          },
+        }),
+      ),
+    );
+  },
+};
+
+/** A lease is ours while the run is pending and names us as its owner. */
+const leaseHeld = '#status = :pending AND leaseOwner = :owner';
+const leaseValues = (lease: Lease) => ({ ':pending': 'pending', ':owner': lease.owner });

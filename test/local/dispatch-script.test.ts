@@ -1,0 +1,71 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, readdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ensureTable, loadFixture } from '#lib/fixtures/load-fixture';
+import { startDispatchLoop } from '#lib/local/dispatch-loop';
+import { batchWriteAll } from '#lib/store/batch';
+import { encodeNotification } from '#lib/store/codecs/notifications';
+import { DEMO_FIXTURE, readFixture } from '../../scripts/local-env.ts';
+
+/** The README's walk-through of `npm run dispatch -- --now <ISO instant>` against the demo fixture. */
+
+const run = promisify(execFile);
+const script = fileURLToPath(new URL('../../scripts/dispatch.ts', import.meta.url));
+let outbox: string;
+
+const dispatch = (...args: string[]) =>
+  run(process.execPath, [script, ...args], { env: { ...process.env, OUTBOX_DIR: outbox } });
+
+beforeAll(async () => {
+  outbox = await mkdtemp(join(tmpdir(), 'dispatch-script-'));
+  await ensureTable();
+  const demo = await readFixture(DEMO_FIXTURE);
+  await loadFixture(demo);
+  // As if notification 700 (daily 09:00 Berlin) had been saved on the evening before 2026-11-24.
+  const { recipients: _, ...notification } = demo.notifications.find((n) => n.id === 700) ?? {};
+  const item = encodeNotification(notification as never, 0, '2026-11-23T18:00:00.000Z');
+  await batchWriteAll([{ PutRequest: { Item: item } }]);
+});
+
+describe('npm run dispatch', () => {
+  it('runs one pass as of --now, prints one line, and writes one job per queued delivery', async () => {
+    const { stdout } = await dispatch('--now', '2026-11-24T08:00:30Z');
+    expect(stdout.trim()).toBe(
+      'dispatch 2026-11-24T08:00:30.000Z: 1 due, 1 fired, 2 queued, 1 skipped, 0 missed, 0 resumed, 0 unfinished, 0 failed',
+    );
+    const jobs = await readdir(outbox);
+    expect(jobs).toHaveLength(2);
+    expect(jobs.every((file) => /^[0-9a-f]{32}\.json$/.test(file))).toBe(true);
+
+    const again = await dispatch('--now', '2026-11-24T08:00:50Z');
+    expect(again.stdout).toMatch(/: 0 due, 0 fired, 0 queued/);
+    expect(await readdir(outbox)).toHaveLength(2);
+  });
+
+  it('refuses an instant it cannot read, with exit code 1', async () => {
+    await expect(dispatch('--now', 'next tuesday')).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('--now next tuesday is not an ISO-8601 instant'),
+    });
+  });
+});
+
+// After the walk-through: this pass runs as of the real clock, which may be any day.
+describe('the dispatcher under npm start', () => {
+  it('runs a pass at once and prints its one line', async () => {
+    const lines: string[] = [];
+    const loop = startDispatchLoop((line) => lines.push(line));
+    try {
+      await expect.poll(() => lines.length, { timeout: 10_000 }).toBeGreaterThanOrEqual(1);
+    } finally {
+      loop.stop();
+    }
+    expect(lines[0]).toMatch(
+      /^dispatch \d{4}-\d{2}-\d{2}T[\d:.]+Z: \d+ due, \d+ fired, \d+ queued, .* 0 failed$/,
+    );
+  });
+});
