@@ -5,9 +5,9 @@ import type { RunListRepository } from '#lib/domain/run-lists';
 import { RUN_ID_PATTERN } from '#lib/domain/runs';
 import { ValidationError } from '#lib/errors';
 import { documentClient, tableName } from '#lib/store/client';
+import { decodeDelivery, decodeRun } from '#lib/store/codecs/runs';
 import { getItem, type Item } from '#lib/store/items';
 import { keys, RUN_PREFIX } from '#lib/store/keys';
-import { deliveryFromItem, runFromItem } from '#lib/store/run-items';
 
 /**
  * Keyset paging over the notification's partition. A cursor is base64url JSON `[list, position]`:
@@ -84,7 +84,7 @@ export const runListRepository: RunListRepository = {
       newestFirst: true,
       isPosition: (position: string) => RUN_ID_PATTERN.test(position),
     };
-    return partitionPage(ref, list, page, runFromItem);
+    return partitionPage(ref, list, page, decodeRun);
   },
 
   deliveriesPage(ref, page) {
@@ -94,6 +94,6 @@ export const runListRepository: RunListRepository = {
       newestFirst: false,
       isPosition: isRecipientPosition,
     };
-    return partitionPage(ref, list, page, deliveryFromItem);
+    return partitionPage(ref, list, page, decodeDelivery);
   },
 };

@@ -8,10 +8,10 @@ import { documentClient, tableName } from '#lib/store/client';
 import { decodeDashboard, decodeDashboardLink } from '#lib/store/codecs/dashboards';
 import { decodeNotification } from '#lib/store/codecs/notifications';
 import { decodeRecipient } from '#lib/store/codecs/recipients';
+import { decodeRun, encodeDelivery, encodeRun } from '#lib/store/codecs/runs';
 import { decodeConsoleUser } from '#lib/store/codecs/users';
 import { getItem, type Item } from '#lib/store/items';
 import { DUE_INDEX, DUE_INDEX_SHARDS, dueIndexKeys, keys, RECIPIENT_PREFIX } from '#lib/store/keys';
-import { runFromItem } from '#lib/store/run-items';
 
 /**
  * Runs and deliveries in their notification's partition, and the scheduler's due index. Every write
@@ -105,21 +105,11 @@ export const dispatchStore: DispatchStore = {
   },
 
   createRun(run, lease) {
-    const ref: RunRef = { deploymentId: run.deploymentId, id: run.notificationId, runId: run.runId };
     return conditionally(() =>
       documentClient().send(
         new PutCommand({
           TableName: tableName(),
-          Item: {
-            ...runKey(ref),
-            entity: 'RUN',
-            ...run,
-            ...(lease && {
-              leaseOwner: lease.owner,
-              leaseUntil: lease.until,
-              ...dueIndexKeys.run(run.deploymentId, run.notificationId, run.runId, lease.until),
-            }),
-          },
+          Item: encodeRun(run, lease),
           // The claim: an instant's run id is the instant, so only one writer can create it.
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
@@ -177,7 +167,7 @@ export const dispatchStore: DispatchStore = {
       );
       if (!Attributes) return undefined;
       const progress: RunProgress = {
-        run: runFromItem(Attributes),
+        run: decodeRun(Attributes),
         cursor: Attributes.cursor as string | undefined,
       };
       return progress;
@@ -216,13 +206,7 @@ export const dispatchStore: DispatchStore = {
     // Puts of items keyed by run and recipient: writing a page again after a crash writes the same items.
     await batchWriteAll(
       deliveries.map((delivery) => ({
-        PutRequest: {
-          Item: {
-            ...keys.delivery(run.deploymentId, run.notificationId, run.runId, delivery.recipientKey),
-            entity: 'DELIVERY',
-            ...delivery,
-          },
-        },
+        PutRequest: { Item: encodeDelivery(run, delivery) },
       })),
     );
   },

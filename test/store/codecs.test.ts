@@ -23,6 +23,7 @@ import {
   encodeNotification,
 } from '#lib/store/codecs/notifications';
 import { decodeRecipient, encodeRecipient } from '#lib/store/codecs/recipients';
+import { decodeDelivery, decodeRun, encodeDelivery, encodeRun } from '#lib/store/codecs/runs';
 import { MalformedItemError } from '#lib/store/codecs/stored-item';
 import {
   decodeConsoleUser,
@@ -227,6 +228,8 @@ describe('round trips: decode(stored(encode(value))) is the value', () => {
       'gsi1sk',
       'gsi2pk',
       'gsi2sk',
+      'gsi3pk',
+      'gsi3sk',
       'hour',
       'id',
       'isEnabled',
@@ -325,6 +328,67 @@ describe('round trips: decode(stored(encode(value))) is the value', () => {
       owner: 'owner-1',
       done: notification,
     });
+  });
+
+  it('run, with and without its lease, and a delivery', async () => {
+    const run = {
+      runId: '20260102T030405006Z',
+      deploymentId: 9,
+      notificationId: 901,
+      trigger: 'schedule',
+      scheduledFor: '2026-01-02T03:04:05.006Z',
+      createdAt: '2026-01-02T03:04:06.000Z',
+      status: 'pending',
+      skipReason: null,
+      recipients: { queued: 2, skipped: 1 },
+    } as const;
+    const leased = await stored(encodeRun(run, { owner: 'o', until: 1_767_323_106_000 }));
+    expect(decodeRun(leased)).toEqual(run);
+    expect(attributeNames(leased)).toEqual([
+      'createdAt',
+      'deploymentId',
+      'entity',
+      'gsi3pk',
+      'gsi3sk',
+      'leaseOwner',
+      'leaseUntil',
+      'notificationId',
+      'pk',
+      'recipients',
+      'runId',
+      'scheduledFor',
+      'sk',
+      'skipReason',
+      'status',
+      'trigger',
+    ]);
+    const done = {
+      ...run,
+      runId: 'manual-1',
+      trigger: 'manual',
+      status: 'skipped',
+      skipReason: 'delivery_disabled',
+    } as const;
+    expect(decodeRun(await stored(encodeRun(done)))).toEqual(done);
+    const delivery = {
+      recipientKey: 'RECIPIENT#USER#71',
+      recipient: { type: 'USER', userId: 71, email: 'eve@example.com', username: 'eve' },
+      status: 'skipped',
+      reason: 'user_deactivated',
+      jobId: null,
+    } as const;
+    const item = await stored(encodeDelivery(run, delivery));
+    expect(decodeDelivery(item)).toEqual(delivery);
+    expect(attributeNames(item)).toEqual([
+      'entity',
+      'jobId',
+      'pk',
+      'reason',
+      'recipient',
+      'recipientKey',
+      'sk',
+      'status',
+    ]);
   });
 
   it('counter: the value the sequence stands at, 0 before its first id', async () => {
@@ -432,6 +496,23 @@ describe('a malformed stored item is an error naming the entity, its key and the
       decodeIdempotencyRecord,
       { ...keys.idempotencyRecord(9, 'USER#1', 'k'), state: 'done', fingerprint: 'f', owner: 'o' },
       'Stored idempotency record item DEPLOYMENT#9#IDEMPOTENCY#…#… / IDEMPOTENCY is malformed: notificationJson is missing',
+    ],
+    [
+      'run',
+      decodeRun,
+      {
+        ...keys.run(9, 901, 'r1'),
+        runId: 'r1',
+        deploymentId: 9,
+        notificationId: 901,
+        trigger: 'schedule',
+        scheduledFor: 'x',
+        createdAt: 'x',
+        status: 'done',
+        skipReason: null,
+        recipients: { queued: 0, skipped: 0 },
+      },
+      'Stored run item DEPLOYMENT#9#NOTIFICATION#901 / RUN#… is malformed: status is not an allowed value',
     ],
     [
       'counter',
