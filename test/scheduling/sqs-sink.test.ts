@@ -1,4 +1,4 @@
-import { SendMessageBatchCommand, type SendMessageBatchCommandInput, SQSClient } from '@aws-sdk/client-sqs';
+import { type SendMessageBatchCommandInput, SQSClient } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
 import type { DeliveryJob } from '#lib/domain/runs';
 import { SQS_BATCH_BYTES, SQS_BATCH_LIMIT, sqsSink } from '#lib/jobs/sqs-sink';
