@@ -8,7 +8,7 @@ import demo from '../fixtures/demo.json' with { type: 'json' };
  */
 
 export const ADMIN_KEY = 'sk-demo-admin';
-export const COLD_ADMIN_KEYS = Array.from({ length: 12 }, (_, i) => `sk-bench-cold-${i + 1}`);
+export const COLD_ADMIN_KEYS = Array.from({ length: 20 }, (_, i) => `sk-bench-cold-${i + 1}`);
 /** Tenants that share acme's keys and dashboards, each used once, for the embed cold path. */
 export const COLD_TENANTS = Array.from({ length: 6 }, (_, i) => `acme-cold-${i + 1}`);
 

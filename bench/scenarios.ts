@@ -147,8 +147,8 @@ export const scenarios: Record<Operation, Scenario> = {
     body: (i) => ({ dashboardId: 70, scheduleType: 'DAILY', hour: i % 24 }),
     expectedStatus: 201,
     adjustReplay: putUnderFreshKey,
-    // The dashboard link, the id counter's ADD, the conditional put (the item and its two index entries).
-    budget: { warmRequests: 3, coldRequests: 5, readUnits: 1, writeUnits: 4 },
+    // The dashboard link, the id counter's ADD, the conditional put (the item, its two index entries and its due entry).
+    budget: { warmRequests: 3, coldRequests: 5, readUnits: 1, writeUnits: 5 },
   },
   'get-notification': {
     operation: 'get-notification',

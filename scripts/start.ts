@@ -21,6 +21,8 @@ import { DEFAULT_TABLE_NAME, DEMO_FIXTURE, readFixture, trustIssuersOf } from '.
 async function main(): Promise<void> {
   const port = Number(process.env.PORT ?? 3000);
   process.env.TABLE_NAME ??= DEFAULT_TABLE_NAME;
+  // One process serves every route here, concurrently: a per-process metrics buffer would mix requests.
+  process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
   const seedFile = process.env.SEED_FILE ?? DEMO_FIXTURE;
   // The demo tenant's private key is made here on first start, never committed (scripts/demo-embed-key.ts).
   const demoKey = isDemoFixture(seedFile) ? await loadOrCreateDemoEmbedKey() : undefined;

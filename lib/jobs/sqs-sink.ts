@@ -1,10 +1,11 @@
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { JobSink } from '#lib/domain/dispatch';
-import { chunk, inParallel } from '#lib/store/batch';
+import { chunkWithin, inParallel } from '#lib/store/batch';
 import { backoff } from '#lib/store/retry';
 
-/** SQS takes at most ten messages per batch call. */
+/** SQS takes at most ten messages per batch call, and 1 MiB of message bodies together. */
 export const SQS_BATCH_LIMIT = 10;
+export const SQS_BATCH_BYTES = 1024 * 1024;
 const MAX_ATTEMPTS = 5;
 const CONCURRENCY = 8;
 
@@ -17,7 +18,13 @@ export function sqsSink(queueUrl: string, client?: SQSClient, region?: string): 
   const sqs = client ?? new SQSClient({ region });
   return {
     async send(jobs) {
-      await inParallel(chunk(jobs, SQS_BATCH_LIMIT), CONCURRENCY, async (slice) => {
+      // A job carries the notification's filters and the recipient's properties (hundreds of KB at
+      // most): ten of them can pass the call's byte limit, which SQS refuses as a whole, on every retry.
+      const messages = jobs.map((job) => ({ job, body: JSON.stringify(job) }));
+      const calls = chunkWithin(messages, SQS_BATCH_LIMIT, SQS_BATCH_BYTES, ({ body }) =>
+        Buffer.byteLength(body),
+      );
+      await inParallel(calls, CONCURRENCY, async (slice) => {
         let pending = slice;
         for (let attempt = 1; pending.length > 0; attempt++) {
           if (attempt > MAX_ATTEMPTS) throw new Error(`SQS refused ${pending.length} delivery job(s)`);
@@ -25,11 +32,11 @@ export function sqsSink(queueUrl: string, client?: SQSClient, region?: string): 
           const { Failed = [] } = await sqs.send(
             new SendMessageBatchCommand({
               QueueUrl: queueUrl,
-              Entries: pending.map((job) => ({ Id: job.jobId, MessageBody: JSON.stringify(job) })),
+              Entries: pending.map(({ job, body }) => ({ Id: job.jobId, MessageBody: body })),
             }),
           );
           const failed = new Set(Failed.map((entry) => entry.Id));
-          pending = pending.filter((job) => failed.has(job.jobId));
+          pending = pending.filter(({ job }) => failed.has(job.jobId));
         }
       });
     },
