@@ -1,8 +1,10 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import {
   type BusinessMetric,
+  DISPATCH_OPERATION,
   LATENCY_METRIC,
   METRICS_NAMESPACE,
+  OPERATION_DIMENSION,
   SERVICE_NAME,
   type StatusClass,
   statusClassMetrics,
@@ -28,4 +30,21 @@ export function recordRequest(statusClass: StatusClass, latencyMs: number): void
 /** Counts a business event of the current request; nothing is emitted for zero. */
 export function recordBusinessMetric(name: BusinessMetric, count: number): void {
   if (count > 0) metrics.addMetric(name, MetricUnit.Count, count);
+}
+
+/** A dispatcher pass's counts, flushed at once: the pass runs outside the request chain that flushes the rest. */
+export function publishDispatchMetrics(counts: {
+  fired: number;
+  queued: number;
+  skipped: number;
+  missed: number;
+  failed: number;
+}): void {
+  metrics.addDimension(OPERATION_DIMENSION, DISPATCH_OPERATION);
+  metrics.addMetric('RunsCreated', MetricUnit.Count, counts.fired);
+  metrics.addMetric('DeliveriesQueued', MetricUnit.Count, counts.queued);
+  metrics.addMetric('DeliveriesSkipped', MetricUnit.Count, counts.skipped);
+  metrics.addMetric('InstantsMissed', MetricUnit.Count, counts.missed);
+  metrics.addMetric('DispatchFailures', MetricUnit.Count, counts.failed);
+  metrics.publishStoredMetrics();
 }
