@@ -1,4 +1,5 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { logger } from '#lib/log';
 import {
   type BusinessMetric,
   DISPATCH_OPERATION,
@@ -18,6 +19,8 @@ import {
 export const metrics = new Metrics({
   namespace: METRICS_NAMESPACE,
   serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? SERVICE_NAME,
+  // Its own warnings as our JSON lines at the configured level, not bare console output.
+  logger,
 });
 
 export function recordRequest(statusClass: StatusClass, latencyMs: number): void {
