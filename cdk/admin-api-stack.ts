@@ -19,7 +19,7 @@ import { ApiFunction } from './api-function.ts';
 import { functionEnvironment } from './function-environment.ts';
 import { Monitoring } from './monitoring.ts';
 import { operationSettings } from './operation-settings.ts';
-import { Scheduler } from './scheduler.ts';
+import { DISPATCHER_TABLE_ACTIONS, Scheduler } from './scheduler.ts';
 import type { StageConfig } from './stages.ts';
 
 export interface AdminApiStackProps extends StackProps {
@@ -137,14 +137,18 @@ export class AdminApiStack extends Stack {
 
     // TransactWriteItems is granted as its PutItem/UpdateItem actions, but throttled under its own name.
     const tableOperations = new Set<string>(['TransactWriteItems']);
-    for (const settings of Object.values(operationSettings)) {
-      for (const action of settings.tableActions) tableOperations.add(action.replace('dynamodb:', ''));
+    for (const actions of [
+      ...Object.values(operationSettings).map((settings) => settings.tableActions),
+      DISPATCHER_TABLE_ACTIONS,
+    ]) {
+      for (const action of actions) tableOperations.add(action.replace('dynamodb:', ''));
     }
     this.monitoring = new Monitoring(this, 'Monitoring', {
       stageName: stage.name,
       api: this.api,
       table: this.table,
       functions: this.functions,
+      dispatcher: this.scheduler.dispatcher,
       tableOperations: [...tableOperations],
     });
     this.scheduler.alarmTo(this.monitoring.alarmTopic);

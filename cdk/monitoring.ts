@@ -18,6 +18,7 @@ import { Construct } from 'constructs';
 import type { Operation } from '#lib/routes';
 import {
   businessMetrics,
+  DISPATCH_OPERATION,
   LATENCY_METRIC,
   METRICS_NAMESPACE,
   OPERATION_DIMENSION,
@@ -31,6 +32,8 @@ export interface MonitoringProps {
   api: HttpApi;
   table: Table;
   functions: ReadonlyMap<Operation, ApiFunction>;
+  /** The scheduler's function, started every minute (it answers no route). */
+  dispatcher: ApiFunction;
   /** The DynamoDB operations the functions call: the ones whose throttling is watched. */
   tableOperations: readonly string[];
 }
@@ -42,10 +45,14 @@ export const SERVER_ERROR_RATE_PERCENT = 5;
 /** CloudWatch's limit on the metrics of one alarm's math expression. */
 const MAX_METRICS_PER_ALARM = 10;
 
+/** A dispatcher whose entries keep failing for this many periods in a row is not healing by itself. */
+const DISPATCH_FAILURE_PERIODS = 3;
+
 /**
- * What an operator watches: alarms on the 5xx rate and on throttling (the table's and the functions'),
- * sent to one SNS topic to subscribe to, and a dashboard of the same figures per operation. There is
- * no dead-letter queue in the stack (every invocation is synchronous), so there is no alarm for one.
+ * What an operator watches: alarms on the 5xx rate, on throttling (the table's and the functions'),
+ * on the dispatcher failing, sent to one SNS topic to subscribe to, and a dashboard of the same
+ * figures per operation. The delivery jobs' dead-letter queue has its alarm beside the queue (the
+ * scheduler), sent to the same topic.
  */
 export class Monitoring extends Construct {
   readonly alarmTopic: Topic;
@@ -54,7 +61,7 @@ export class Monitoring extends Construct {
 
   constructor(scope: Construct, id: string, props: MonitoringProps) {
     super(scope, id);
-    const { api, table, functions } = props;
+    const { api, table, functions, dispatcher } = props;
     this.alarmTopic = new Topic(this, 'AlarmTopic', { displayName: `Admin API alarms (${props.stageName})` });
 
     // API Gateway's own counts: they include answers of functions that crashed or timed out.
@@ -83,7 +90,7 @@ export class Monitoring extends Construct {
     });
 
     // An alarm's math may use at most 10 metrics: one alarm per 10 functions.
-    const fns = [...functions.values()];
+    const fns = [...functions.values(), dispatcher];
     const functionThrottles: MathExpression[] = [];
     for (let start = 0; start < fns.length; start += MAX_METRICS_PER_ALARM) {
       const group = fns.slice(start, start + MAX_METRICS_PER_ALARM);
@@ -105,6 +112,26 @@ export class Monitoring extends Construct {
         evaluationPeriods: 1,
       });
     }
+
+    const emitted = (operation: string, metricName: string, statistic: string) =>
+      new Metric({
+        namespace: METRICS_NAMESPACE,
+        metricName,
+        dimensionsMap: { service: SERVICE_NAME, [OPERATION_DIMENSION]: operation },
+        statistic,
+        period: PERIOD,
+        label: `${operation} ${metricName}`,
+      });
+
+    // An entry that fails is retried by the next pass: one failure is noise, failures every pass are not.
+    this.alarm('DispatchFailures', emitted(DISPATCH_OPERATION, 'DispatchFailures', 'Sum'), 0, {
+      description: `Dispatcher entries failed in each of ${DISPATCH_FAILURE_PERIODS} periods of 5 minutes: notifications are not firing`,
+      evaluationPeriods: DISPATCH_FAILURE_PERIODS,
+    });
+    this.alarm('DispatcherErrors', dispatcher.metricErrors({ period: PERIOD, statistic: 'Sum' }), 0, {
+      description: 'The dispatcher function failed (the due index could not be read, or it crashed)',
+      evaluationPeriods: 1,
+    });
 
     const perOperation = (metricName: string, statistic: string) =>
       [...functions.keys()].map(
@@ -162,17 +189,22 @@ export class Monitoring extends Construct {
           }),
           new GraphWidget({
             title: 'Business events',
-            left: businessMetrics.map(
-              (metricName) =>
-                new Metric({
-                  namespace: METRICS_NAMESPACE,
-                  metricName,
-                  dimensionsMap: { service: SERVICE_NAME, [OPERATION_DIMENSION]: 'add-recipients' },
-                  statistic: 'Sum',
-                  period: PERIOD,
-                }),
+            left: (['add-recipients', 'send-notification'] as const).flatMap((operation) =>
+              businessMetrics[operation].map((metricName) => emitted(operation, metricName, 'Sum')),
             ),
             width: 12,
+          }),
+        ],
+        [
+          new GraphWidget({
+            title: 'Dispatcher passes',
+            left: businessMetrics[DISPATCH_OPERATION].map((metricName) =>
+              emitted(DISPATCH_OPERATION, metricName, 'Sum'),
+            ),
+            right: [
+              dispatcher.metricErrors({ period: PERIOD, statistic: 'Sum', label: 'dispatcher errors' }),
+            ],
+            width: 24,
           }),
         ],
       ],

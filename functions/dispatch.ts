@@ -5,6 +5,7 @@ import { dispatchPass } from '#lib/domain/dispatch';
 import { passCounts, summaryLine } from '#lib/domain/dispatch-summary';
 import { jobSink } from '#lib/jobs/job-sink';
 import { logger } from '#lib/log';
+import { publishDispatchMetrics } from '#lib/metrics';
 import { DUE_INDEX_SHARDS } from '#lib/store/keys';
 import { dispatchStore } from '#lib/store/runs';
 
@@ -35,6 +36,8 @@ export async function handler(event: unknown, context: Pick<Context, 'getRemaini
     },
     (error, entry) => logger.error('dispatch entry failed', { entry, error: (error as Error).name }),
   );
-  logger.info(summaryLine(now, summary), passCounts(summary));
-  return passCounts(summary);
+  const counts = passCounts(summary);
+  logger.info(summaryLine(now, summary), counts);
+  publishDispatchMetrics(counts);
+  return counts;
 }

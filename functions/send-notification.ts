@@ -3,6 +3,7 @@ import { createHandler } from '#lib/http/create-handler';
 import { notificationPath } from '#lib/http/schemas/notifications';
 import { runOutput, sendNowInput } from '#lib/http/schemas/runs';
 import { jobSink } from '#lib/jobs/job-sink';
+import { recordBusinessMetric } from '#lib/metrics';
 import { dispatchStore } from '#lib/store/runs';
 import { credentialDirectory } from '#lib/store/users';
 
@@ -15,6 +16,11 @@ export const handler = createHandler({
   bodyOptional: true,
   success: { status: 202 },
   response: runOutput,
-  operation: ({ params, remainingTimeMs }) =>
-    sendNow(dispatchStore, jobSink(), params, { now: Date.now(), remainingTimeMs }),
+  operation: async ({ params, remainingTimeMs }) => {
+    const run = await sendNow(dispatchStore, jobSink(), params, { now: Date.now(), remainingTimeMs });
+    recordBusinessMetric('RunsCreated', 1);
+    recordBusinessMetric('DeliveriesQueued', run.recipients.queued);
+    recordBusinessMetric('DeliveriesSkipped', run.recipients.skipped);
+    return run;
+  },
 });

@@ -1,8 +1,11 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { logger } from '#lib/log';
 import {
   type BusinessMetric,
+  DISPATCH_OPERATION,
   LATENCY_METRIC,
   METRICS_NAMESPACE,
+  OPERATION_DIMENSION,
   SERVICE_NAME,
   type StatusClass,
   statusClassMetrics,
@@ -16,6 +19,8 @@ import {
 export const metrics = new Metrics({
   namespace: METRICS_NAMESPACE,
   serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? SERVICE_NAME,
+  // Its own warnings as our JSON lines at the configured level, not bare console output.
+  logger,
 });
 
 export function recordRequest(statusClass: StatusClass, latencyMs: number): void {
@@ -28,4 +33,21 @@ export function recordRequest(statusClass: StatusClass, latencyMs: number): void
 /** Counts a business event of the current request; nothing is emitted for zero. */
 export function recordBusinessMetric(name: BusinessMetric, count: number): void {
   if (count > 0) metrics.addMetric(name, MetricUnit.Count, count);
+}
+
+/** A dispatcher pass's counts, flushed at once: the pass runs outside the request chain that flushes the rest. */
+export function publishDispatchMetrics(counts: {
+  fired: number;
+  queued: number;
+  skipped: number;
+  missed: number;
+  failed: number;
+}): void {
+  metrics.addDimension(OPERATION_DIMENSION, DISPATCH_OPERATION);
+  metrics.addMetric('RunsCreated', MetricUnit.Count, counts.fired);
+  metrics.addMetric('DeliveriesQueued', MetricUnit.Count, counts.queued);
+  metrics.addMetric('DeliveriesSkipped', MetricUnit.Count, counts.skipped);
+  metrics.addMetric('InstantsMissed', MetricUnit.Count, counts.missed);
+  metrics.addMetric('DispatchFailures', MetricUnit.Count, counts.failed);
+  metrics.publishStoredMetrics();
 }

@@ -19,6 +19,13 @@ export type StatusClass = keyof typeof statusClassMetrics;
 /** From the event's arrival in the handler to the response, in milliseconds. */
 export const LATENCY_METRIC = 'Latency';
 
-/** What happened in the business, counted per request. */
-export const businessMetrics = ['RecipientsCreated', 'RecipientsUpdated'] as const;
-export type BusinessMetric = (typeof businessMetrics)[number];
+/** What happened in the business, counted per request (or per dispatcher pass), by the operation that emits it. */
+export const businessMetrics = {
+  'add-recipients': ['RecipientsCreated', 'RecipientsUpdated'],
+  'send-notification': ['RunsCreated', 'DeliveriesQueued', 'DeliveriesSkipped'],
+  dispatch: ['RunsCreated', 'DeliveriesQueued', 'DeliveriesSkipped', 'InstantsMissed', 'DispatchFailures'],
+} as const;
+export type BusinessMetric = (typeof businessMetrics)[keyof typeof businessMetrics][number];
+
+/** The dispatcher's operation name in metrics and logs (it answers no route). */
+export const DISPATCH_OPERATION = 'dispatch';

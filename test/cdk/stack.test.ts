@@ -242,12 +242,13 @@ describe('the dev stage', () => {
     });
   });
 
-  it('alarms on the 5xx rate and on throttling of the table and the functions, to one SNS topic', () => {
+  it('alarms on the 5xx rate, throttling, the dispatcher and dead letters, to one SNS topic', () => {
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')) as Resource[];
-    // An alarm's math may use at most 10 metrics: the functions' throttles take one alarm per 10.
-    const functionAlarms = Math.ceil(routes.length / 10);
-    // And one on delivery jobs in the dead-letter queue.
-    expect(alarms).toHaveLength(3 + functionAlarms);
+    // An alarm's math may use at most 10 metrics: the functions' throttles (the routes' and the
+    // dispatcher's) take one alarm per 10.
+    const functionAlarms = Math.ceil((routes.length + 1) / 10);
+    // Plus the 5xx rate, the table's throttling, dispatch failures, dispatcher errors, dead letters.
+    expect(alarms).toHaveLength(5 + functionAlarms);
     const topic = logicalId(stack, { node: { defaultChild: stack.monitoring.alarmTopic.node.defaultChild } });
     for (const alarm of alarms) {
       expect(alarm.Properties).toMatchObject({
@@ -257,19 +258,36 @@ describe('the dev stage', () => {
       });
     }
     const metricsOf = (alarm: Resource) => JSON.stringify(alarm.Properties.Metrics);
+    const measuring = (metricName: string) =>
+      alarms.find((alarm) => JSON.stringify(alarm.Properties).includes(`"MetricName":"${metricName}"`));
+    const dispatchFailures = measuring('DispatchFailures');
+    const dispatcherErrors = measuring('Errors');
+    expect(dispatchFailures?.Properties).toMatchObject({ Threshold: 0, EvaluationPeriods: 3 });
+    expect(JSON.stringify(dispatchFailures?.Properties)).toContain('"Value":"dispatch"');
+    expect(JSON.stringify(dispatcherErrors?.Properties)).toContain(
+      stack.getLogicalId(stack.scheduler.dispatcher.node.defaultChild as never),
+    );
     const [rate, tableThrottles, ...functionThrottles] = alarms.filter(
-      (alarm) => alarm.Properties.Namespace !== 'AWS/SQS',
+      (alarm) =>
+        alarm.Properties.Namespace !== 'AWS/SQS' && alarm !== dispatchFailures && alarm !== dispatcherErrors,
     );
     expect(rate?.Properties.Threshold).toBe(5);
     expect(metricsOf(rate as Resource)).toContain('"MetricName":"5xx"');
     expect(metricsOf(rate as Resource)).toContain('"MetricName":"Count"');
-    for (const operation of ['GetItem', 'UpdateItem', 'PutItem', 'BatchGetItem', 'TransactWriteItems']) {
+    for (const operation of [
+      'GetItem',
+      'UpdateItem',
+      'PutItem',
+      'BatchGetItem',
+      'BatchWriteItem',
+      'TransactWriteItems',
+    ]) {
       expect(metricsOf(tableThrottles as Resource)).toContain(`"Value":"${operation}"`);
     }
     expect(metricsOf(tableThrottles as Resource)).toContain('"MetricName":"ThrottledRequests"');
     expect(
       functionThrottles.flatMap((alarm) => metricsOf(alarm).match(/"MetricName":"Throttles"/g) ?? []),
-    ).toHaveLength(routes.length);
+    ).toHaveLength(routes.length + 1);
     const deadLetters = alarms.find((alarm) => alarm.Properties.Namespace === 'AWS/SQS') as Resource;
     expect(deadLetters.Properties).toMatchObject({
       MetricName: 'ApproximateNumberOfMessagesVisible',
@@ -298,6 +316,11 @@ describe('the dev stage', () => {
       'Latency',
       'RecipientsCreated',
       'RecipientsUpdated',
+      'RunsCreated',
+      'DeliveriesQueued',
+      'DeliveriesSkipped',
+      'InstantsMissed',
+      'DispatchFailures',
     ]) {
       expect(body).toContain(metric);
     }

@@ -13,7 +13,11 @@ let api: LocalApi;
 let logs: LogCapture;
 
 beforeAll(async () => {
-  api = await startLocalApi(recipientsFixture());
+  // Notification 700 shows dashboard 70: with it stored and published, a send-now queues deliveries.
+  api = await startLocalApi({
+    ...recipientsFixture(),
+    dashboards: [{ id: 70, deploymentId: 7, publicId: 'sales-overview', title: 'Sales', published: true }],
+  });
 });
 afterAll(() => api.close());
 afterEach(() => logs?.end());
@@ -69,5 +73,34 @@ describe('request metrics', () => {
     expect(second).toMatchObject({ Responses2xx: 1 });
     expect(second).not.toHaveProperty('RecipientsCreated');
     expect(second).not.toHaveProperty('RecipientsUpdated');
+  });
+});
+
+describe('scheduling metrics', () => {
+  it('count a send-now run and its deliveries', async () => {
+    logs = captureLogs();
+    const subscribe = { recipients: [{ userId: 11 }, { userId: 12 }] };
+    expect((await api.request('POST', RECIPIENTS, { token: ADMIN, body: subscribe })).status).toBe(200);
+    const sent = await api.request('POST', '/v1/deployments/7/notifications/700/send', { token: ADMIN });
+    expect(sent.status).toBe(202);
+    const { recipients } = sent.body as { recipients: { queued: number; skipped: number } };
+    const [line] = emfLines().filter((emf) => emf.operation === 'send-notification');
+    expect(line).toMatchObject({ Responses2xx: 1, RunsCreated: 1, DeliveriesQueued: recipients.queued });
+    expect(recipients.queued).toBeGreaterThan(0);
+  });
+
+  it("publish each dispatcher pass's counts under the dispatch operation", async () => {
+    logs = captureLogs();
+    const { handler } = await import('#functions/dispatch');
+    const counts = await handler({}, { getRemainingTimeInMillis: () => 60_000 });
+    const [line] = emfLines().filter((emf) => emf.operation === 'dispatch');
+    expect(line).toMatchObject({
+      RunsCreated: counts.fired,
+      DeliveriesQueued: counts.queued,
+      DeliveriesSkipped: counts.skipped,
+      InstantsMissed: counts.missed,
+      DispatchFailures: counts.failed,
+    });
+    expect(line?._aws.CloudWatchMetrics[0]).toMatchObject({ Dimensions: [['service', 'operation']] });
   });
 });
