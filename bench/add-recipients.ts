@@ -18,7 +18,7 @@ import { type Summary, summarize } from './stats.ts';
  * the choice of calls costs apart from our code around them.
  */
 
-export const RECIPIENTS = 1000;
+const RECIPIENTS = 1000;
 /** In flight at once for the bare writes: lib/store/batch.ts's default. */
 const BARE_CONCURRENCY = 4;
 
@@ -96,7 +96,7 @@ async function withEmptyTable<T>(
 type Marshalled = Record<string, unknown>;
 
 /** Every item a recorded call puts, from BatchWriteItem, TransactWriteItems or PutItem. */
-export function itemsPut(calls: readonly RecordedCall[]): Marshalled[] {
+function itemsPut(calls: readonly RecordedCall[]): Marshalled[] {
   return calls.flatMap((call) => {
     const input = call.input as {
       RequestItems?: Record<string, { PutRequest?: { Item: Marshalled } }[]>;

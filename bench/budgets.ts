@@ -19,7 +19,7 @@ export interface Budget {
   waived: boolean;
 }
 
-export const KB = 1024;
+const KB = 1024;
 export const BYTES_OVER_FLOOR = 100 * KB;
 export const IMPORT_RATIO = 1.25;
 export const REQUEST_RATIO = 1.3;
@@ -52,7 +52,7 @@ export const VERIFY_MICROSECONDS = 200;
 const NOTIFICATION_DTO_FIX =
   'the same cron-parser miss as update-notification (the notification rules and DTO come with it); the same own parser meets it';
 
-export const knownMisses: Record<string, { ceiling: number; fix: string }> = {
+const knownMisses: Record<string, { ceiling: number; fix: string }> = {
   'update-notification: bundle bytes': {
     // 540 KB before the Powertools logger and metrics (about 33 KB in every function); about 1 KB more
     // since the shared chain checks query and headers and the function declares its answer's schema;
@@ -145,7 +145,7 @@ export class Budgets {
   }
 }
 
-export function verdict(budget: Budget): string {
+function verdict(budget: Budget): string {
   if (budget.met) return 'yes';
   if (!budget.deterministic) return 'no (timing: reported, not gating)';
   if (budget.waived) return `known miss (ceiling ${knownMisses[budget.figure]?.ceiling})`;

@@ -19,7 +19,7 @@ export interface Reply {
   text: string;
 }
 
-export interface RequestOptions {
+interface RequestOptions {
   authorization?: string;
   body?: unknown;
 }

@@ -44,7 +44,7 @@ function mdTable({ headers, rows }: Table): string {
   return [line(headers), line(headers.map(() => '---')), ...rows.map(line)].join('\n');
 }
 
-export function renderFigures(r: RunResults): string {
+function renderFigures(r: RunResults): string {
   const parts: string[] = [
     `Run of ${r.startedAt.slice(0, 16).replace('T', ' ')} UTC: Node ${r.node}, ${r.machine.cpus} × ${r.machine.model}, ` +
       `load average ${r.machine.loadBefore.map((l) => l.toFixed(2)).join(' ')} at the start, ${r.durationSeconds} s.` +

@@ -3,7 +3,7 @@ import type { Budgets } from './budgets.ts';
 
 /** What every section of the bench shares: its settings, where it prints, where failures and budgets go. */
 
-export interface Settings {
+interface Settings {
   /** Fresh-process imports per bundle. */
   imports: number;
   /** Warm requests per operation (each with its bare calls and its HTTP hop). */

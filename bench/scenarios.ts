@@ -41,14 +41,14 @@ function pool(values: readonly string[], what: string): () => string {
     return value;
   };
 }
-export const coldAdminKey = pool(COLD_ADMIN_KEYS, 'cold API keys');
-export const coldTenant = pool(COLD_TENANTS, 'cold embed tenants');
+const coldAdminKey = pool(COLD_ADMIN_KEYS, 'cold API keys');
+const coldTenant = pool(COLD_TENANTS, 'cold embed tenants');
 
 const admin = () => `Bearer ${ADMIN_KEY}`;
 const coldAdmin = () => `Bearer ${coldAdminKey()}`;
 
 /** A small replayed request: the steady state of a client that re-sends its recipient list. */
-export const OVERHEAD_RECIPIENTS = 10;
+const OVERHEAD_RECIPIENTS = 10;
 
 /** Each create's replayed put gets a key of its own: the recorded one is taken by the request's own put. */
 let replayedCreates = 0;

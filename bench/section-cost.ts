@@ -19,9 +19,9 @@ import { ms, type Table, table, times } from './table.ts';
  * notification, 20 concurrent identical adds of the same 7 recipients.
  */
 
-export const SIZES = [0, 1_000, 10_000, 50_000];
+const SIZES = [0, 1_000, 10_000, 50_000];
 /** The smoke's sizes: enough to show growth (a partition past one Query page), cheap to fill. */
-export const SMOKE_SIZES = [0, 5_000];
+const SMOKE_SIZES = [0, 5_000];
 const BATCHES = [1, 10];
 const FILL_CONCURRENCY = 8;
 

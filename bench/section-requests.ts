@@ -191,7 +191,7 @@ export async function requestsSection(
   return results;
 }
 
-export const dispatchTable = (d: DispatchFigures): Table => ({
+const dispatchTable = (d: DispatchFigures): Table => ({
   headers: ['figure', 'value'],
   rows: [
     ['notifications due in the minute', String(d.notifications)],

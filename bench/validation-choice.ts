@@ -31,7 +31,7 @@ const MIDDY_AJV_OPTIONS = {
 } as const;
 
 /** API Gateway's event as the validator sees it: the path parameters and the parsed body. */
-export function eventJsonSchema(): Record<string, unknown> {
+function eventJsonSchema(): Record<string, unknown> {
   const asJsonSchema = (schema: z.ZodMiniType) => {
     const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' });
     return rest;

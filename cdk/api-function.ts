@@ -9,7 +9,7 @@ import { bundlingSettings } from './bundling.ts';
 import type { TableAction } from './operation-settings.ts';
 
 /** cdk/bundling.ts in NodejsFunction's terms: the benchmark builds the same bundles from the same settings. */
-export const functionBundling: BundlingOptions = {
+const functionBundling: BundlingOptions = {
   format: bundlingSettings.format === 'esm' ? OutputFormat.ESM : OutputFormat.CJS,
   target: bundlingSettings.target,
   minify: bundlingSettings.minify,

@@ -3,10 +3,10 @@
  * (local esbuild, no Docker) and the benchmark builds the very same bundles with esbuild directly.
  */
 
-export const NODE_TARGET = 'node24';
+const NODE_TARGET = 'node24';
 
 /** ESM bundles still meet CommonJS dependencies that call require(); this gives them one. */
-export const ESM_REQUIRE_SHIM =
+const ESM_REQUIRE_SHIM =
   "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
 
 export const bundlingSettings = {

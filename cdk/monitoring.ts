@@ -40,7 +40,7 @@ export interface MonitoringProps {
 
 const PERIOD = Duration.minutes(5);
 /** Above this share of 5xx answers over a period, someone should look. */
-export const SERVER_ERROR_RATE_PERCENT = 5;
+const SERVER_ERROR_RATE_PERCENT = 5;
 
 /** CloudWatch's limit on the metrics of one alarm's math expression. */
 const MAX_METRICS_PER_ALARM = 10;

@@ -7,7 +7,7 @@ import type { TrustedIssuer } from '#lib/config';
  */
 
 /** Deployed stages fetch issuer keys from a JWKS URI; inline keys are for local runs and tests. */
-export type DeployedIssuer = Omit<TrustedIssuer, 'jwks' | 'jwksUri'> & { jwksUri: string };
+type DeployedIssuer = Omit<TrustedIssuer, 'jwks' | 'jwksUri'> & { jwksUri: string };
 
 export interface StageConfig {
   /** Also the suffix of the stack name. */

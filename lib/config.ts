@@ -6,7 +6,7 @@ import * as z from 'zod/mini';
  */
 
 /** A setting of the function that is missing or malformed: a fault of the deployment, never of the request. */
-export class ConfigurationError extends Error {
+class ConfigurationError extends Error {
   readonly variables: string[];
 
   constructor(variables: string[], problem: string) {

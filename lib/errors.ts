@@ -40,7 +40,7 @@ export class ServiceError extends Error {
 }
 
 /** Renders `recipients.3.email` as `recipients[3].email`, the way a reader finds it in the request. */
-export function describePath(path: string): string {
+function describePath(path: string): string {
   return path.replace(/\.(\d+)(?=\.|$)/g, '[$1]');
 }
 

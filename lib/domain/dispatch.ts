@@ -48,7 +48,7 @@ export interface RunRef extends NotificationRef {
   runId: string;
 }
 
-export interface StoredNotification {
+interface StoredNotification {
   notification: Notification;
   /** Its current due-index entry; undefined while disabled. */
   dueKey: string | undefined;

@@ -59,7 +59,7 @@ export function embedCallerOf(principal: Principal): EmbedCaller {
  */
 export const mayReadEmbeddedDashboards = (principal: Principal) => embedCallerOf(principal) !== 'console';
 
-export function embedAccessFacts(dashboard: Dashboard, principal: Principal): EmbedAccessFacts {
+function embedAccessFacts(dashboard: Dashboard, principal: Principal): EmbedAccessFacts {
   return {
     published: dashboard.published,
     sharedWithTenant: principal.kind === 'embed' && dashboard.sharedWithTenants.includes(principal.tenant),

@@ -1,6 +1,6 @@
 /** The stored things the operations read, as the domain sees them (no keys, no DynamoDB types). */
 
-export type UserRole = 'admin' | 'member';
+type UserRole = 'admin' | 'member';
 
 export interface ConsoleUser {
   id: number;

@@ -44,7 +44,7 @@ function formatterFor(timezone: string): Intl.DateTimeFormat {
 }
 
 /** The wall-clock time at `instant` in the zone, as milliseconds of a clock that reads it in UTC. */
-export function wallClockAt(timezone: string, instant: number): number {
+function wallClockAt(timezone: string, instant: number): number {
   const parts: Record<string, number> = {};
   for (const part of formatterFor(timezone).formatToParts(new Date(instant))) {
     if (part.type !== 'literal') parts[part.type] = Number(part.value);

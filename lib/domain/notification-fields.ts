@@ -23,7 +23,7 @@ export const filterOperators = [
   'between',
   'custom',
 ] as const;
-export type FilterOperator = (typeof filterOperators)[number];
+type FilterOperator = (typeof filterOperators)[number];
 
 export const notificationFormats = ['png', 'pdf'] as const;
 export type NotificationFormat = (typeof notificationFormats)[number];

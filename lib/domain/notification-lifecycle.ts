@@ -149,7 +149,7 @@ export async function deleteNotification(
   if (!(await repository.delete(target.deploymentId, target.id))) throw notFound(target);
 }
 
-export function filterOf(query: ListNotificationsQuery): NotificationFilter {
+function filterOf(query: ListNotificationsQuery): NotificationFilter {
   const filter: NotificationFilter = {};
   if (query.dashboardId !== undefined) filter.dashboard = { dashboardId: query.dashboardId };
   else if (query.dashboardPublicId !== undefined)
@@ -190,7 +190,7 @@ const identityOf = (item: RemovedRecipientInput) =>
     : `${item.type}\u0000${item.id}`;
 
 /** The whole request is checked (shape by the schema, duplicates here) before the first write. */
-export function removalTargets(items: readonly RemovedRecipientInput[]): RemovalTarget[] {
+function removalTargets(items: readonly RemovedRecipientInput[]): RemovalTarget[] {
   const firstIndex = new Map<string, number>();
   const problems: FieldProblem[] = [];
   items.forEach((item, index) => {

@@ -36,7 +36,7 @@ export interface VersionedNotification {
 }
 
 /** What an update writes: the supplied fields, and the time fields it relies on finding stored. */
-export interface NotificationChanges {
+interface NotificationChanges {
   set: Partial<Record<keyof Notification, unknown>>;
   /** Fields the updated schedule needs that the update does not set: the write happens only if they are stored. */
   requires: readonly TimeField[];
@@ -146,7 +146,7 @@ export const MAX_ATTEMPTS = 5;
  * schedule, so the result can be incomplete only when `scheduleType` changes: then the fields the new
  * type needs and the update does not supply become conditions of the write instead of a prior read.
  */
-export function notificationChanges(
+function notificationChanges(
   input: UpdateNotificationInput,
   settings: NotificationSettings,
 ): NotificationChanges {

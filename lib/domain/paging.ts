@@ -7,7 +7,7 @@ export interface PageRequest {
   after?: string;
 }
 
-export interface PageInfo {
+interface PageInfo {
   startCursor: string | null;
   endCursor: string | null;
   hasNextPage: boolean;

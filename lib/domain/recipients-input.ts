@@ -62,7 +62,7 @@ export interface EmbedRecipientInput extends RecipientProperties {
   email?: string;
 }
 
-export interface SlackRecipientInput {
+interface SlackRecipientInput {
   type: 'SLACK';
   channelId?: string;
   channelName?: string;

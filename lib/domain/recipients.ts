@@ -63,7 +63,7 @@ export interface Found extends Directory {
 }
 
 /** A changed embed recipient: the row as read, and as it is to be. */
-export interface RecipientUpdate {
+interface RecipientUpdate {
   previous: StoredEmbedRecipient;
   next: StoredEmbedRecipient;
 }
@@ -112,14 +112,14 @@ export interface AddRecipientsResult {
   unchangedRecipients: RecipientOutput[];
 }
 
-export type Bucket = 'created' | 'updated' | 'unchanged';
+type Bucket = 'created' | 'updated' | 'unchanged';
 
-export type Outcome =
+type Outcome =
   | { bucket: Bucket; type: 'USER'; user: ConsoleUser; recipient: StoredUserRecipient }
   | { bucket: Bucket; type: 'EMBED_USER'; recipient: StoredEmbedRecipient };
 
 /** What one item writes, decided before anything is written. */
-export type Write =
+type Write =
   /** The row of a user that exists, created unless it exists by then. */
   | { kind: 'create'; recipient: StoredRecipient }
   /** Changed properties of an existing row. */
@@ -127,20 +127,17 @@ export type Write =
   /** A new embed user with its row; its `embedUserId` is assigned once the ids are reserved. */
   | { kind: 'provision' };
 
-export interface PlannedItem {
+interface PlannedItem {
   outcome: Outcome;
   write?: Write;
 }
 
-export function indexRecipients(recipients: readonly StoredRecipient[]): Map<string, StoredRecipient> {
+function indexRecipients(recipients: readonly StoredRecipient[]): Map<string, StoredRecipient> {
   return new Map(recipients.map((recipient) => [identityOf(recipient), recipient]));
 }
 
 /** Sorts a resolved item into its bucket and says what to write for it. */
-export function planItem(
-  item: ResolvedRecipient,
-  existing: ReadonlyMap<string, StoredRecipient>,
-): PlannedItem {
+function planItem(item: ResolvedRecipient, existing: ReadonlyMap<string, StoredRecipient>): PlannedItem {
   if (item.type === 'USER') {
     const recipient: StoredUserRecipient = { type: 'USER', userId: item.user.id };
     const stored = existing.has(identityOf(recipient));
@@ -182,7 +179,7 @@ export function planItem(
   };
 }
 
-export function toOutput(outcome: Outcome): RecipientOutput {
+function toOutput(outcome: Outcome): RecipientOutput {
   if (outcome.type === 'USER') {
     const { user } = outcome;
     return { type: 'USER', userId: user.id, email: user.email, username: user.username };
@@ -197,7 +194,7 @@ export function toOutput(outcome: Outcome): RecipientOutput {
   };
 }
 
-export function toResult(outcomes: readonly Outcome[]): AddRecipientsResult {
+function toResult(outcomes: readonly Outcome[]): AddRecipientsResult {
   const inBucket = (bucket: Bucket) =>
     outcomes.filter((outcome) => outcome.bucket === bucket).map((outcome) => toOutput(outcome));
   return {
@@ -274,7 +271,7 @@ async function allSettled<T extends unknown[]>(writes: { [K in keyof T]: Promise
 }
 
 /** Rounds of conditional writes before a request that keeps meeting concurrent changes answers 409. */
-export const MAX_WRITE_ROUNDS = 4;
+const MAX_WRITE_ROUNDS = 4;
 
 /**
  * Sends the planned writes, all conditional on what was read. The items whose condition failed were

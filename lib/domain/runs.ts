@@ -17,7 +17,7 @@ import type { StoredRecipient } from '#lib/domain/recipients-resolution';
 
 export type RunTrigger = 'schedule' | 'manual';
 export type RunSkipReason = 'delivery_disabled' | 'dashboard_unavailable';
-export type DeliverySkipReason = 'user_deactivated' | 'not_shared_with_tenant';
+type DeliverySkipReason = 'user_deactivated' | 'not_shared_with_tenant';
 
 export interface RecipientCounts {
   queued: number;
@@ -94,7 +94,7 @@ export interface DeliveryJob {
 }
 
 /** The same delivery always gets the same job id, so a renderer can drop a repeated job. */
-export const jobIdOf = (run: Pick<Run, 'deploymentId' | 'notificationId' | 'runId'>, recipientKey: string) =>
+const jobIdOf = (run: Pick<Run, 'deploymentId' | 'notificationId' | 'runId'>, recipientKey: string) =>
   createHash('sha256')
     .update(`${run.deploymentId}\u0000${run.notificationId}\u0000${run.runId}\u0000${recipientKey}`)
     .digest('hex')

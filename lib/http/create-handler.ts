@@ -18,12 +18,12 @@ import { metrics } from '#lib/metrics';
 import { TIMEOUT_RESERVE_MS } from '#lib/timeouts';
 
 /** What the middlewares hand on to the operation, on Middy's request context. */
-export type RequestContext = Context & { principal: Principal; input: ValidatedInput };
+type RequestContext = Context & { principal: Principal; input: ValidatedInput };
 
 type Schema = z.ZodMiniType;
 type Output<S> = S extends Schema ? z.output<S> : undefined;
 
-export interface OperationInput<P, B, Q = undefined, H = undefined> {
+interface OperationInput<P, B, Q = undefined, H = undefined> {
   params: P;
   query: Q;
   headers: H;
@@ -35,7 +35,7 @@ export interface OperationInput<P, B, Q = undefined, H = undefined> {
 }
 
 /** How an operation answers when it succeeds; the error handler decides every other status. */
-export type Success<R> =
+type Success<R> =
   | { status: 200 | 202 }
   /** Created: the answer names the new resource's path in `Location`. */
   | { status: 201; location: (result: R) => string }

@@ -4,7 +4,7 @@ import { type ErrorCode, ServiceError, UnavailableError } from '#lib/errors';
 import { jsonResponse } from '#lib/http/responses';
 
 /** The one place where a failure becomes an HTTP status. */
-export const statusByCode: Record<ErrorCode, number> = {
+const statusByCode: Record<ErrorCode, number> = {
   malformed_json: 400,
   validation_failed: 400,
   unsupported_recipient: 400,
@@ -21,7 +21,7 @@ export const statusByCode: Record<ErrorCode, number> = {
 };
 
 /** How a request failed: the answered error, and the one thrown (for the log only). */
-export interface Failure {
+interface Failure {
   answered: ServiceError;
   thrown: unknown;
 }

@@ -3,7 +3,7 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { MalformedJsonError, PayloadTooLargeError, UnsupportedMediaTypeError } from '#lib/errors';
 import { parseJsonText } from '#lib/http/json-text';
 
-export const MAX_BODY_BYTES = 5 * 1024 * 1024;
+const MAX_BODY_BYTES = 5 * 1024 * 1024;
 
 interface JsonBodyOptions {
   /** An optional body that is absent or empty reads as `{}` (the contract's rule for optional bodies). */

@@ -11,7 +11,7 @@ export interface LocalEngine {
 /** Thrown when the machine cannot run the engine; its message is meant to be shown as it is. */
 export class EngineUnavailableError extends Error {}
 
-export async function freePort(): Promise<number> {
+async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.unref();

@@ -10,7 +10,7 @@ import { type Operation, type Route, routes } from '#lib/routes';
  * as it is: no function builds it at run time, so none pays for it at cold start.
  */
 
-export const API_VERSION = '1.0.0';
+const API_VERSION = '1.0.0';
 
 type Definition = ApiHandler['definition'];
 type JsonSchema = Record<string, unknown>;
@@ -131,7 +131,7 @@ function operationObject(route: Route, definition: Definition): JsonSchema {
   };
 }
 
-export function buildOpenApiDocument(definitions: ReadonlyMap<string, Definition>): JsonSchema {
+function buildOpenApiDocument(definitions: ReadonlyMap<string, Definition>): JsonSchema {
   const paths: Record<string, Record<string, JsonSchema>> = {};
   for (const route of routes) {
     const definition = definitions.get(route.operation);

@@ -8,7 +8,7 @@ import { dynamoDbLimits, itemBytesAtMost } from '#lib/store/limits';
 import { backoff, type RetryOptions, retryPolicy } from '#lib/store/retry';
 
 /** DynamoDB's own ceilings per call. */
-export const BATCH_GET_LIMIT = dynamoDbLimits.batchGetKeys;
+const BATCH_GET_LIMIT = dynamoDbLimits.batchGetKeys;
 export const BATCH_WRITE_LIMIT = dynamoDbLimits.batchWriteItems;
 
 const requestBytes = (request: WriteRequest) =>

@@ -31,9 +31,9 @@ export interface TransactionOptions extends StorageOptions, RetryOptions {
 }
 
 /** DynamoDB allows 100 actions per transaction; each embed user takes two (itself and its row). */
-export const EMBED_USERS_PER_TRANSACTION = dynamoDbLimits.transactionItems / 2;
+const EMBED_USERS_PER_TRANSACTION = dynamoDbLimits.transactionItems / 2;
 /** With the counter as one more action of the transaction: 49 embed users and their rows. */
-export const NUMBERED_IN_ONE_TRANSACTION = Math.floor((dynamoDbLimits.transactionItems - 1) / 2);
+const NUMBERED_IN_ONE_TRANSACTION = Math.floor((dynamoDbLimits.transactionItems - 1) / 2);
 const DEFAULT_CONCURRENCY = 4;
 
 /** Cancellation reasons that say "try again later" rather than "this cannot succeed". */

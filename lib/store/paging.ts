@@ -31,7 +31,7 @@ export function encodeCursor(list: IndexList, position: string): string {
 const foreignCursor = () => new ValidationError([{ path: 'after', message: 'is not a cursor of this list' }]);
 
 /** The position a cursor stands for, or a 400 naming `after` when this list did not issue it. */
-export function decodeCursor(list: IndexList, cursor: string): string {
+function decodeCursor(list: IndexList, cursor: string): string {
   let decoded: unknown;
   try {
     decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
@@ -51,7 +51,7 @@ export function decodeCursor(list: IndexList, cursor: string): string {
   return decoded[1];
 }
 
-export function startKeyOf(list: IndexList, position: string): Record<string, string> {
+function startKeyOf(list: IndexList, position: string): Record<string, string> {
   return {
     [list.partitionKey.name]: list.partitionKey.value,
     [list.sortKeyName]: position,

@@ -19,7 +19,7 @@ import { DUE_INDEX, DUE_INDEX_SHARDS, dueIndexKeys, keys, RECIPIENT_PREFIX } fro
  * two dispatchers, or one and its own retry, can both try a step and only one of them does it.
  */
 
-export const runKey = (ref: RunRef) => keys.run(ref.deploymentId, ref.id, ref.runId);
+const runKey = (ref: RunRef) => keys.run(ref.deploymentId, ref.id, ref.runId);
 
 /** Runs a conditional write; false when its condition did not hold. */
 async function conditionally(write: () => Promise<unknown>): Promise<boolean> {

@@ -23,7 +23,7 @@ export type Fault =
   /** The call reaches DynamoDB and takes effect, but the process dies before it reads the answer. */
   | { kind: 'lost' };
 
-export interface FaultRule {
+interface FaultRule {
   /** Operation names (`BatchWriteItem`, `TransactWriteItems`, ...); the rule counts the calls of these. */
   operations: readonly string[];
   /** Which of those calls (counted from 1) the fault hits; every one when absent. */

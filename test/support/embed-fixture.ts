@@ -6,17 +6,17 @@ import { freshClaims, generateSigningKey, signJwt } from '#test/support/tokens';
  * console and platform issuers, and one dashboard per row of CONTRACT.md's embedding section.
  */
 
-export const CONSOLE_ISSUER = 'https://idp.test.example';
-export const PLATFORM_ISSUER = 'https://platform.test.example';
+const CONSOLE_ISSUER = 'https://idp.test.example';
+const PLATFORM_ISSUER = 'https://platform.test.example';
 export const ACME_ISSUER = 'https://auth.acme.example';
-export const GLOBEX_ISSUER = 'https://auth.globex.example';
-export const INITECH_ISSUER = 'https://auth.initech.example';
+const GLOBEX_ISSUER = 'https://auth.globex.example';
+const INITECH_ISSUER = 'https://auth.initech.example';
 
-export const consoleKey = generateSigningKey('console-1');
-export const platformKey = generateSigningKey('platform-1', 'ES256');
+const consoleKey = generateSigningKey('console-1');
+const platformKey = generateSigningKey('platform-1', 'ES256');
 export const acmeKey = generateSigningKey('acme-1');
 export const globexKey = generateSigningKey('globex-1', 'ES256');
-export const initechKey = generateSigningKey('initech-1');
+const initechKey = generateSigningKey('initech-1');
 
 const dashboard = (
   id: number,

@@ -13,7 +13,7 @@ import { fitsKeyPart, KEY_PART_MAX_BYTES, keyPartLimits } from '#lib/store/keys'
 /** Request shapes of creating, listing and deleting notifications and of listing and removing recipients. */
 
 const MAX_NAME_LENGTH = 1000;
-export const MAX_REMOVED_RECIPIENTS = 1000;
+const MAX_REMOVED_RECIPIENTS = 1000;
 
 const name = (max: number = MAX_NAME_LENGTH) =>
   z.string().check(
@@ -104,7 +104,7 @@ export const listNotificationsQuery = z
     }),
   ) satisfies z.ZodMiniType<ListNotificationsQuery>;
 
-export const removedRecipientInput = z.discriminatedUnion('type', [
+const removedRecipientInput = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('USER'), id: positiveInt() }),
   z.strictObject({ type: z.literal('EMBED_USER'), id: positiveInt(), embedTenantName: name() }),
   z.strictObject({ type: z.literal('SLACK'), id: name() }),

@@ -2,8 +2,8 @@ import * as z from 'zod/mini';
 
 /** The paging query of every list: `first` (1–200, default 100) and `after`, a previous page's cursor. */
 
-export const MAX_PAGE_SIZE = 200;
-export const DEFAULT_PAGE_SIZE = 100;
+const MAX_PAGE_SIZE = 200;
+const DEFAULT_PAGE_SIZE = 100;
 const MAX_CURSOR_LENGTH = 1000;
 
 /** Query values arrive as text: digits only, then the range. */
@@ -27,7 +27,7 @@ export const pagingQueryShape = {
 
 export const pagingQuery = z.strictObject(pagingQueryShape);
 
-export const pageInfoOutput = z.object({
+const pageInfoOutput = z.object({
   startCursor: z.nullable(z.string()),
   endCursor: z.nullable(z.string()),
   hasNextPage: z.boolean(),

@@ -29,7 +29,7 @@ export const runOutput = z.strictObject({
   recipients: recipientCounts,
 });
 
-export const deliveryOutput = z.strictObject({
+const deliveryOutput = z.strictObject({
   recipient: recipientOutput,
   status: z.enum(['queued', 'skipped']),
   reason: z.nullable(z.enum(['user_deactivated', 'not_shared_with_tenant'])),
