@@ -145,6 +145,30 @@ interface Context {
   dashboards: Map<string, Promise<Dashboard | undefined>>;
 }
 
+/** A pass's (or a send-now's) working state: its clock runs on from `options.now`, its lease owner is its own. */
+function newContext(store: DispatchStore, sink: JobSink, options: DispatchOptions): Context {
+  const started = Date.now();
+  return {
+    store,
+    sink,
+    options,
+    clock: () => options.now + (Date.now() - started),
+    owner: randomBytes(8).toString('hex'),
+    dashboards: new Map(),
+    summary: {
+      due: 0,
+      fired: 0,
+      missed: 0,
+      resumed: 0,
+      queued: 0,
+      skipped: 0,
+      unfinished: 0,
+      failed: 0,
+      runs: [],
+    },
+  };
+}
+
 function dashboardOf(
   context: Context,
   deploymentId: number,
@@ -291,26 +315,7 @@ export async function dispatchPass(
   options: DispatchOptions,
   onError: (error: unknown, entry: DueEntry) => void = () => {},
 ): Promise<PassSummary> {
-  const started = Date.now();
-  const context: Context = {
-    store,
-    sink,
-    options,
-    clock: () => options.now + (Date.now() - started),
-    owner: randomBytes(8).toString('hex'),
-    dashboards: new Map(),
-    summary: {
-      due: 0,
-      fired: 0,
-      missed: 0,
-      resumed: 0,
-      queued: 0,
-      skipped: 0,
-      unfinished: 0,
-      failed: 0,
-      runs: [],
-    },
-  };
+  const context = newContext(store, sink, options);
   const entries = await store.dueEntries(options.now, options.shards);
   context.summary.due = entries.length;
   let next = 0;
@@ -348,26 +353,7 @@ export async function sendNow(
   const dashboard = await store.findDashboard(notification.deploymentId, notification.dashboardId);
   const skipReason = runSkipReason('manual', notification, dashboard);
   const run = newRun(ref, 'manual', manualRunId(options.now), options.now, options.now, skipReason);
-  const started = Date.now();
-  const context: Context = {
-    store,
-    sink,
-    options: { ...options, misfireGraceMinutes: 0 },
-    clock: () => options.now + (Date.now() - started),
-    owner: randomBytes(8).toString('hex'),
-    dashboards: new Map(),
-    summary: {
-      due: 0,
-      fired: 0,
-      missed: 0,
-      resumed: 0,
-      queued: 0,
-      skipped: 0,
-      unfinished: 0,
-      failed: 0,
-      runs: [],
-    },
-  };
+  const context = newContext(store, sink, { ...options, misfireGraceMinutes: 0 });
   const lease = skipReason ? undefined : leaseFrom(context);
   await store.createRun(run, lease);
   if (!lease || !dashboard) return toRunDto(run);
