@@ -9,9 +9,10 @@ import { getItem } from '#lib/store/items';
 import { keys } from '#lib/store/keys';
 import { notificationJsonBytes } from '#lib/store/limits';
 import { storedRows } from '#test/functions/add-recipients-helpers';
+import { ACME_ISSUER, acmeKey, embeddableDashboardFixture } from '#test/support/fixtures';
 import { type ApiResponse, type LocalApi, startLocalApi } from '#test/support/local-api';
 import { tableSnapshot } from '#test/support/table-snapshot';
-import { freshClaims, generateSigningKey, signJwt } from '#test/support/tokens';
+import { freshClaims, signJwt } from '#test/support/tokens';
 
 /**
  * Requests an attacker would send, each once seen to break the service (a 5xx, a partial write, a
@@ -20,32 +21,17 @@ import { freshClaims, generateSigningKey, signJwt } from '#test/support/tokens';
  */
 
 const ADMIN = 'sk-admin';
-const ACME_ISSUER = 'https://auth.acme.example';
-const acmeKey = generateSigningKey('acme-1');
 const PUT_PATH = '/v1/deployments/7/notifications/700';
 const RECIPIENTS_PATH = '/v1/deployments/7/notifications/700/recipients';
 
 let api: LocalApi;
 
 beforeAll(async () => {
-  api = await startLocalApi({
-    users: [{ id: 1, email: 'ada@example.com', username: 'ada', role: 'admin', apiKeys: [ADMIN] }],
-    deployments: [{ id: 7, name: 'Production' }],
-    dashboards: [
-      {
-        id: 70,
-        deploymentId: 7,
-        publicId: 'ops-kpis',
-        title: 'Ops KPIs',
-        published: true,
-        allowEmbed: true,
-        sharedWithAllEmbedUsers: false,
-        sharedWithTenants: ['acme'],
-      },
-    ],
-    embedTenants: [{ name: 'acme', issuer: ACME_ISSUER, jwks: { keys: [acmeKey.publicJwk] } }],
-    notifications: [{ id: 700, deploymentId: 7, dashboardId: 70, scheduleType: 'DAILY', hour: 9 }],
-  });
+  api = await startLocalApi(
+    embeddableDashboardFixture([
+      { id: 1, email: 'ada@example.com', username: 'ada', role: 'admin', apiKeys: [ADMIN] },
+    ]),
+  );
 });
 afterAll(() => api.close());
 

@@ -11,10 +11,17 @@ import { type Route, routes } from '#lib/routes';
 import { batchWriteAll } from '#lib/store/batch';
 import { encodeNotification } from '#lib/store/codecs/notifications';
 import { dispatchStore } from '#lib/store/runs';
-import { ADMIN_KEY, consoleUsers, MEMBER_KEY } from '#test/support/fixtures';
+import {
+  ACME_ISSUER,
+  ADMIN_KEY,
+  acmeKey,
+  consoleUsers,
+  embeddableDashboardFixture,
+  MEMBER_KEY,
+} from '#test/support/fixtures';
 import { type ApiResponse, startLocalApi } from '#test/support/local-api';
 import { tableSnapshot } from '#test/support/table-snapshot';
-import { freshClaims, generateSigningKey, signJwt, unsignedJwt } from '#test/support/tokens';
+import { freshClaims, signJwt, unsignedJwt } from '#test/support/tokens';
 import { arbitraryFor, type FieldPools } from '#test/support/zod-arbitrary';
 
 /**
@@ -30,30 +37,10 @@ import { arbitraryFor, type FieldPools } from '#test/support/zod-arbitrary';
 const RUNS_PER_ROUTE = Math.max(1000, Number(process.env.PROPERTY_RUNS ?? 0));
 const SEED = Number(process.env.PROPERTY_SEED ?? Date.now() % 2 ** 31);
 
-const ACME_ISSUER = 'https://auth.acme.example';
-const acmeKey = generateSigningKey('acme-1');
-
 let api: Awaited<ReturnType<typeof startLocalApi>>;
 
 beforeAll(async () => {
-  api = await startLocalApi({
-    users: consoleUsers.slice(0, 2),
-    deployments: [{ id: 7, name: 'Production' }],
-    dashboards: [
-      {
-        id: 70,
-        deploymentId: 7,
-        publicId: 'ops-kpis',
-        title: 'Ops KPIs',
-        published: true,
-        allowEmbed: true,
-        sharedWithAllEmbedUsers: false,
-        sharedWithTenants: ['acme'],
-      },
-    ],
-    embedTenants: [{ name: 'acme', issuer: ACME_ISSUER, jwks: { keys: [acmeKey.publicJwk] } }],
-    notifications: [{ id: 700, deploymentId: 7, dashboardId: 70, scheduleType: 'DAILY', hour: 9 }],
-  });
+  api = await startLocalApi(embeddableDashboardFixture(consoleUsers.slice(0, 2)));
 });
 afterAll(() => api.close());
 

@@ -1,3 +1,5 @@
+import { generateSigningKey } from '#test/support/tokens';
+
 /** Fixture pieces several test files share: the callers every admin route is tried with. */
 
 export const ADMIN_KEY = 'sk-test-admin';
@@ -33,3 +35,32 @@ export const consoleUsers = [
     apiKeys: [DEACTIVATED_ADMIN_KEY],
   },
 ];
+
+export const ACME_ISSUER = 'https://auth.acme.example';
+/** The key the `acme` tenant of `embeddableDashboardFixture` signs its embed tokens with. */
+export const acmeKey = generateSigningKey('acme-1');
+
+/**
+ * One deployment with notification 700 on dashboard 70 (`ops-kpis`, published, embeddable, shared
+ * with the `acme` tenant, whose tokens `acmeKey` signs): enough for a request to every route.
+ */
+export function embeddableDashboardFixture(users: readonly object[]) {
+  return {
+    users: [...users],
+    deployments: [{ id: 7, name: 'Production' }],
+    dashboards: [
+      {
+        id: 70,
+        deploymentId: 7,
+        publicId: 'ops-kpis',
+        title: 'Ops KPIs',
+        published: true,
+        allowEmbed: true,
+        sharedWithAllEmbedUsers: false,
+        sharedWithTenants: ['acme'],
+      },
+    ],
+    embedTenants: [{ name: 'acme', issuer: ACME_ISSUER, jwks: { keys: [acmeKey.publicJwk] } }],
+    notifications: [{ id: 700, deploymentId: 7, dashboardId: 70, scheduleType: 'DAILY' as const, hour: 9 }],
+  };
+}
