@@ -8,6 +8,8 @@ import demo from '../fixtures/demo.json' with { type: 'json' };
  */
 
 export const ADMIN_KEY = 'sk-demo-admin';
+/** The key the bench's unsubscribe tokens are signed with (a fixed one: the bench mints its own tokens). */
+export const BENCH_UNSUBSCRIBE_KEY = Buffer.alloc(32, 7);
 export const COLD_ADMIN_KEYS = Array.from({ length: 20 }, (_, i) => `sk-bench-cold-${i + 1}`);
 /** Tenants that share acme's keys and dashboards, each used once, for the embed cold path. */
 export const COLD_TENANTS = Array.from({ length: 6 }, (_, i) => `acme-cold-${i + 1}`);

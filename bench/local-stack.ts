@@ -7,7 +7,7 @@ import { ensureTable, loadFixture } from '#lib/fixtures/load-fixture';
 import { startDynamoDbLocal } from '#lib/local/dynamodb-local';
 import { functionsFrom } from '#lib/local/handlers';
 import { createLocalApi } from '#lib/local/http-adapter';
-import { EMBED_AUDIENCE } from './fixture.ts';
+import { BENCH_UNSUBSCRIBE_KEY, EMBED_AUDIENCE } from './fixture.ts';
 
 /**
  * What the per-request scenarios run against: DynamoDB Local (or the engine DYNAMODB_ENDPOINT names),
@@ -51,6 +51,7 @@ export async function startLocalStack(fixtureInput: unknown): Promise<LocalStack
   process.env.EMBED_KEYS_CACHE_SECONDS = CACHE_SECONDS;
   process.env.EMBED_AUDIENCE = EMBED_AUDIENCE;
   process.env.TRUSTED_ISSUERS = JSON.stringify(fixture.trustedIssuers);
+  process.env.UNSUBSCRIBE_SIGNING_KEY = BENCH_UNSUBSCRIBE_KEY.toString('base64');
   const engine = process.env.DYNAMODB_ENDPOINT ? undefined : await startDynamoDbLocal();
   if (engine) process.env.DYNAMODB_ENDPOINT = engine.endpoint;
   const endpoint = process.env.DYNAMODB_ENDPOINT as string;

@@ -1,5 +1,14 @@
 import type { Operation } from '#lib/routes';
-import { ADMIN_KEY, type BenchKeys, COLD_ADMIN_KEYS, COLD_TENANTS, embedToken } from './fixture.ts';
+import { unsubscribeToken } from '#lib/domain/unsubscribe';
+import {
+  ADMIN_KEY,
+  BENCH_UNSUBSCRIBE_KEY,
+  type BenchKeys,
+  COLD_ADMIN_KEYS,
+  COLD_TENANTS,
+  embedToken,
+  platformToken,
+} from './fixture.ts';
 import type { RecordedCall } from './recorder.ts';
 
 /**
@@ -232,5 +241,59 @@ export const scenarios: Record<Operation, Scenario> = {
     expectedStatus: 404,
     // The empty page, then the notification and the run, to tell which is missing.
     budget: { warmRequests: 3, coldRequests: 5, readUnits: 2, writeUnits: 0 },
+  },
+  'retry-run': {
+    operation: 'retry-run',
+    description: 'retry a run that does not exist (the run is read first)',
+    params: { deploymentId: '7', id: '700', runId: '20261123T080000000Z-s' },
+    authorization: admin,
+    coldAuthorization: coldAdmin,
+    expectedStatus: 404,
+    // The run, by key.
+    budget: { warmRequests: 1, coldRequests: 3, readUnits: 1, writeUnits: 0 },
+  },
+  'report-delivery-outcome': {
+    operation: 'report-delivery-outcome',
+    description: 'the renderer reports a job the service never issued (the transaction, then the read)',
+    params: { jobId: `7.700.20261123T080000000Z-s.${'0'.repeat(32)}` },
+    authorization: (keys) => `Bearer ${platformToken(keys)}`,
+    coldAuthorization: (keys) => `Bearer ${platformToken(keys)}`,
+    body: () => ({ status: 'delivered', attempt: 1 }),
+    expectedStatus: 404,
+    // The transaction refused on its delivery's condition, then the delivery read to tell why.
+    budget: { warmRequests: 2, coldRequests: 2, readUnits: 1, writeUnits: 0 },
+  },
+  'preview-schedule': {
+    operation: 'preview-schedule',
+    description: 'the next 5 instants of a weekly schedule in Berlin',
+    params: {},
+    authorization: admin,
+    coldAuthorization: coldAdmin,
+    body: () => ({ scheduleType: 'WEEKLY', dayOfWeek: 1, hour: 9, timezone: 'Europe/Berlin' }),
+    expectedStatus: 200,
+    // Nothing stored, nothing read beyond the caller.
+    budget: { warmRequests: 0, coldRequests: 2, readUnits: 0, writeUnits: 0 },
+  },
+  unsubscribe: {
+    operation: 'unsubscribe',
+    description: 'one-click unsubscribe of a recipient who is not (or no longer) subscribed',
+    params: {},
+    query: `token=${unsubscribeToken({ deploymentId: 7, id: 700, recipient: { type: 'USER', userId: 999 } }, BENCH_UNSUBSCRIBE_KEY)}`,
+    authorization: () => '',
+    coldAuthorization: () => '',
+    expectedStatus: 200,
+    // One DeleteItem by key.
+    budget: { warmRequests: 1, coldRequests: 1, readUnits: 0, writeUnits: 1 },
+  },
+  'get-unsubscribe-page': {
+    operation: 'get-unsubscribe-page',
+    description: 'the confirmation page of an unsubscribe link',
+    params: {},
+    query: `token=${unsubscribeToken({ deploymentId: 7, id: 700, recipient: { type: 'USER', userId: 999 } }, BENCH_UNSUBSCRIBE_KEY)}`,
+    authorization: () => '',
+    coldAuthorization: () => '',
+    expectedStatus: 200,
+    // The token is checked with the key alone.
+    budget: { warmRequests: 0, coldRequests: 0, readUnits: 0, writeUnits: 0 },
   },
 };

@@ -172,4 +172,44 @@ export const operationSettings = {
     timeoutSeconds: functionTimeoutSeconds['get-api-spec'],
     memoryMiB: 1024,
   },
+  'retry-run': {
+    tableActions: [
+      // The run, the notification, its dashboard link and the dashboard.
+      ...AUTHENTICATION,
+      // The run's failed deliveries on gsi1, a page at a time.
+      'dynamodb:Query',
+      // Embed recipients' rows, for the properties their jobs carry.
+      'dynamodb:BatchGetItem',
+      // The deliveries and the run's counts: UpdateItems inside TransactWriteItems.
+      'dynamodb:UpdateItem',
+    ],
+    timeoutSeconds: functionTimeoutSeconds['retry-run'],
+    memoryMiB: 1024,
+  },
+  'report-delivery-outcome': {
+    // The delivery and the run (GetItem); both updated in one transaction, the run's status settled after.
+    tableActions: [...AUTHENTICATION, 'dynamodb:UpdateItem'],
+    timeoutSeconds: functionTimeoutSeconds['report-delivery-outcome'],
+    memoryMiB: 1024,
+  },
+  'preview-schedule': {
+    // Nothing is read or stored but the caller's credential.
+    tableActions: [...AUTHENTICATION],
+    timeoutSeconds: functionTimeoutSeconds['preview-schedule'],
+    memoryMiB: 1024,
+  },
+  unsubscribe: {
+    // The recipient row, deleted by its key. The shared chain's authenticator ships but never runs.
+    tableActions: ['dynamodb:DeleteItem'],
+    bundledButNotCalled: ['dynamodb:GetItem'],
+    timeoutSeconds: functionTimeoutSeconds.unsubscribe,
+    memoryMiB: 1024,
+  },
+  'get-unsubscribe-page': {
+    // The token is checked with the key alone: no table access.
+    tableActions: [],
+    bundledButNotCalled: ['dynamodb:GetItem'],
+    timeoutSeconds: functionTimeoutSeconds['get-unsubscribe-page'],
+    memoryMiB: 1024,
+  },
 } as const satisfies Record<Operation, OperationSettings>;

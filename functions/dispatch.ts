@@ -6,8 +6,11 @@ import { passCounts, summaryLine } from '#lib/domain/dispatch-summary';
 import { jobSink } from '#lib/jobs/job-sink';
 import { logger } from '#lib/log';
 import { publishDispatchMetrics } from '#lib/metrics';
+import { preloadUnsubscribeKey } from '#lib/secrets/unsubscribe-key';
 import { DUE_INDEX_SHARDS } from '#lib/store/keys';
 import { dispatchStore } from '#lib/store/runs';
+
+preloadUnsubscribeKey();
 
 /** What the rule sends: the due-index shards this invocation reads. */
 const dispatchEvent = z.object({

@@ -1,13 +1,21 @@
 import { sendNow } from '#lib/domain/dispatch';
+import { testSend } from '#lib/domain/test-send';
 import { createHandler } from '#lib/http/create-handler';
 import { notificationPath } from '#lib/http/schemas/notifications';
 import { runOutput, sendNowInput } from '#lib/http/schemas/runs';
 import { jobSink } from '#lib/jobs/job-sink';
 import { recordBusinessMetric } from '#lib/metrics';
+import { preloadUnsubscribeKey } from '#lib/secrets/unsubscribe-key';
 import { dispatchStore } from '#lib/store/runs';
+import { testSendStore } from '#lib/store/test-sends';
 import { credentialDirectory } from '#lib/store/users';
 
-/** POST /v1/deployments/{deploymentId}/notifications/{id}/send: a manual run now, answered 202 with its RunDto. */
+preloadUnsubscribeKey();
+
+/**
+ * POST /v1/deployments/{deploymentId}/notifications/{id}/send: a manual run now, or with `recipients` a
+ * test run to exactly them; answered 202 with its RunDto.
+ */
 export const handler = createHandler({
   access: 'admin',
   credentials: credentialDirectory,
@@ -16,8 +24,10 @@ export const handler = createHandler({
   bodyOptional: true,
   success: { status: 202 },
   response: runOutput,
-  operation: async ({ params, remainingTimeMs }) => {
-    const run = await sendNow(dispatchStore, jobSink(), params, { now: Date.now(), remainingTimeMs });
+  operation: async ({ params, body, remainingTimeMs }) => {
+    const run = body.recipients
+      ? await testSend(testSendStore, jobSink(), params, body.recipients, Date.now())
+      : await sendNow(dispatchStore, jobSink(), params, { now: Date.now(), remainingTimeMs });
     recordBusinessMetric('RunsCreated', 1);
     recordBusinessMetric('DeliveriesQueued', run.recipients.queued);
     recordBusinessMetric('DeliveriesSkipped', run.recipients.skipped);

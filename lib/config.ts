@@ -42,6 +42,9 @@ const environment = z.object({
   DISPATCH_CONCURRENCY: wholeNumber(32),
   DELIVERY_QUEUE_URL: z.optional(z.url()),
   OUTBOX_DIR: z._default(z.string().check(z.minLength(1)), '.local/outbox'),
+  PUBLIC_BASE_URL: z._default(z.url(), 'http://localhost:3000'),
+  UNSUBSCRIBE_SECRET_ARN: z.optional(z.string().check(z.minLength(1))),
+  UNSUBSCRIBE_SIGNING_KEY: z.optional(z.string().check(z.minLength(32))),
 });
 
 export interface Config {
@@ -60,6 +63,12 @@ export interface Config {
   /** Where delivery jobs go when deployed; without it they are files in `outboxDir`. */
   deliveryQueueUrl: string | undefined;
   outboxDir: string;
+  /** Where recipients reach the API: the base of the unsubscribe links in delivery jobs. */
+  publicBaseUrl: string;
+  /** Deployed: the secret holding the key unsubscribe tokens are signed with. */
+  unsubscribeSecretArn: string | undefined;
+  /** Locally and in tests: the key itself (base64). */
+  unsubscribeSigningKey: string | undefined;
 }
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -82,6 +91,9 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dispatchConcurrency: Math.max(1, vars.DISPATCH_CONCURRENCY),
     deliveryQueueUrl: vars.DELIVERY_QUEUE_URL,
     outboxDir: vars.OUTBOX_DIR,
+    publicBaseUrl: vars.PUBLIC_BASE_URL.replace(/\/+$/, ''),
+    unsubscribeSecretArn: vars.UNSUBSCRIBE_SECRET_ARN,
+    unsubscribeSigningKey: vars.UNSUBSCRIBE_SIGNING_KEY,
   };
 }
 

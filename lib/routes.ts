@@ -45,6 +45,15 @@ export const routes = [
     path: '/v1/deployments/{deploymentId}/notifications/{id}/recipients',
   },
   { operation: 'get-api-spec', method: 'GET', path: '/v1/spec' },
+  {
+    operation: 'retry-run',
+    method: 'POST',
+    path: '/v1/deployments/{deploymentId}/notifications/{id}/runs/{runId}/retry',
+  },
+  { operation: 'report-delivery-outcome', method: 'POST', path: '/v1/deliveries/{jobId}/outcome' },
+  { operation: 'preview-schedule', method: 'POST', path: '/v1/schedules/preview' },
+  { operation: 'unsubscribe', method: 'POST', path: '/v1/unsubscribe' },
+  { operation: 'get-unsubscribe-page', method: 'GET', path: '/v1/unsubscribe' },
 ] as const;
 
 export type Route = (typeof routes)[number];

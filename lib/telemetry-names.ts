@@ -23,6 +23,8 @@ export const LATENCY_METRIC = 'Latency';
 export const businessMetrics = {
   'add-recipients': ['RecipientsCreated', 'RecipientsUpdated'],
   'send-notification': ['RunsCreated', 'DeliveriesQueued', 'DeliveriesSkipped'],
+  'report-delivery-outcome': ['DeliveriesDelivered', 'DeliveriesFailed'],
+  'retry-run': ['DeliveriesRetried'],
   dispatch: ['RunsCreated', 'DeliveriesQueued', 'DeliveriesSkipped', 'InstantsMissed', 'DispatchFailures'],
 } as const;
 export type BusinessMetric = (typeof businessMetrics)[keyof typeof businessMetrics][number];

@@ -27,6 +27,13 @@ export const functionTimeoutSeconds: Record<Operation, number> = {
   // Up to 1000 recipients.
   'remove-recipients': 29,
   'get-api-spec': 10,
+  // Up to a thousand failed deliveries: their jobs and eleven transactions.
+  'retry-run': 29,
+  // One transaction, retried with backoff while many reports of one run contend for it.
+  'report-delivery-outcome': 29,
+  'preview-schedule': 10,
+  'unsubscribe': 10,
+  'get-unsubscribe-page': 10,
 };
 
 /** Kept back from the function's limit so that a late request still gets a proper 503, not a kill. */

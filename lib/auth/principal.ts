@@ -13,3 +13,8 @@ export type PlatformSession = (typeof platformSessions)[number];
 export function isAdmin(principal: Principal): boolean {
   return principal.kind === 'console' && principal.user.active && principal.user.role === 'admin';
 }
+
+/** The platform's renderer: a platform JWT of the `screenshot` session, the one that renders and sends deliveries. */
+export function isRenderer(principal: Principal): boolean {
+  return principal.kind === 'platform' && principal.session === 'screenshot';
+}

@@ -9,6 +9,7 @@ import {
   type DeliveryJob,
   decideDeliveries,
   manualRunId,
+  noRecipients,
   type RecipientCounts,
   type RecipientRow,
   type Run,
@@ -207,7 +208,8 @@ const newRun = (
   createdAt: new Date(createdAt).toISOString(),
   status: skipReason ? 'skipped' : 'pending',
   skipReason,
-  recipients: { queued: 0, skipped: 0 },
+  recipients: noRecipients(),
+  completedAt: null,
 });
 
 /** Step 3 and 4: delivers page after page from the cursor; returns the run as it stands. */
@@ -239,7 +241,7 @@ async function deliver(
       await store.putDeliveries(run, deliveries);
       if (jobs.length > 0) await sink.send(jobs);
       const added = countDeliveries(deliveries);
-      counts = { queued: counts.queued + added.queued, skipped: counts.skipped + added.skipped };
+      counts = { ...counts, queued: counts.queued + added.queued, skipped: counts.skipped + added.skipped };
     }
     if (page.last === undefined) {
       if (!(await store.finishRun(ref, lease, counts))) return { ...run, recipients: counts };

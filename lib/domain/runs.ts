@@ -15,13 +15,35 @@ import type { StoredRecipient } from '#lib/domain/recipients-resolution';
  * pure; lib/domain/dispatch.ts drives it against storage and the job sink.
  */
 
-export type RunTrigger = 'schedule' | 'manual';
-export type RunSkipReason = 'delivery_disabled' | 'dashboard_unavailable';
-type DeliverySkipReason = 'user_deactivated' | 'not_shared_with_tenant';
+export const runTriggers = ['schedule', 'manual', 'test'] as const;
+export type RunTrigger = (typeof runTriggers)[number];
+export const runSkipReasons = ['delivery_disabled', 'dashboard_unavailable'] as const;
+export type RunSkipReason = (typeof runSkipReasons)[number];
+export const deliverySkipReasons = ['user_deactivated', 'not_shared_with_tenant'] as const;
+type DeliverySkipReason = (typeof deliverySkipReasons)[number];
 
+/** A run as stored: `pending` while its deliveries are being written. */
+export const storedRunStatuses = [
+  'pending',
+  'dispatched',
+  'completed',
+  'completed_with_failures',
+  'skipped',
+] as const;
+type StoredRunStatus = (typeof storedRunStatuses)[number];
+/** A run as the API shows it: a pending run has been accepted and shows as dispatched. */
+export const runStatuses = ['dispatched', 'completed', 'completed_with_failures', 'skipped'] as const;
+type RunStatus = (typeof runStatuses)[number];
+
+export const deliveryStatuses = ['queued', 'delivered', 'failed', 'skipped'] as const;
+export type DeliveryStatus = (typeof deliveryStatuses)[number];
+
+/** A run's deliveries by status; `queued` counts every delivery ever queued (delivered and failed ones too). */
 export interface RecipientCounts {
   queued: number;
   skipped: number;
+  delivered: number;
+  failed: number;
 }
 
 /** A run as stored. `pending` while its deliveries are being written; the API shows it as dispatched. */
@@ -33,18 +55,33 @@ export interface Run {
   /** The firing instant, or the request's time for send-now (ISO-8601, ms). */
   scheduledFor: string;
   createdAt: string;
-  status: 'pending' | 'dispatched' | 'skipped';
+  status: StoredRunStatus;
   skipReason: RunSkipReason | null;
   recipients: RecipientCounts;
+  /** When the last outcome came in (ISO-8601, ms); null until then. */
+  completedAt: string | null;
 }
 
 export interface RunDto extends Omit<Run, 'status'> {
-  status: 'dispatched' | 'skipped';
+  status: RunStatus;
 }
 
 export function toRunDto(run: Run): RunDto {
   // A pending run has been accepted and its deliveries are being queued; nothing will skip it now.
-  return { ...run, status: run.status === 'skipped' ? 'skipped' : 'dispatched' };
+  return { ...run, status: run.status === 'pending' ? 'dispatched' : run.status };
+}
+
+export const noRecipients = (): RecipientCounts => ({ queued: 0, skipped: 0, delivered: 0, failed: 0 });
+
+/**
+ * Where a dispatched run stands by its counts: complete once every queued delivery has an outcome,
+ * with failures if any of them failed. A run still being written or skipped keeps its status.
+ */
+export function settledStatus(run: Pick<Run, 'status' | 'recipients'>): StoredRunStatus {
+  if (run.status === 'pending' || run.status === 'skipped') return run.status;
+  const { queued, delivered, failed } = run.recipients;
+  if (delivered + failed < queued) return 'dispatched';
+  return failed > 0 ? 'completed_with_failures' : 'completed';
 }
 
 const compact = (instant: number) => new Date(instant).toISOString().replace(/[-:.]/g, '');
@@ -53,8 +90,11 @@ const compact = (instant: number) => new Date(instant).toISOString().replace(/[-
 export const scheduledRunId = (instant: number) => `${compact(instant)}-s`;
 /** A manual run's id is its time plus randomness: every send-now is a run of its own. */
 export const manualRunId = (instant: number) => `${compact(instant)}-m${randomBytes(4).toString('hex')}`;
+/** A test send's id: as a manual run's, marked `t`. */
+export const testRunId = (instant: number) => `${compact(instant)}-t${randomBytes(4).toString('hex')}`;
+const RUN_ID = String.raw`\d{8}T\d{9}Z-(?:s|[mt][0-9a-f]{8})`;
 /** Run ids sort by their instant, so newest first is the key order reversed. */
-export const RUN_ID_PATTERN = /^\d{8}T\d{9}Z-(s|m[0-9a-f]{8})$/;
+export const RUN_ID_PATTERN = new RegExp(`^${RUN_ID}$`);
 
 /** The run-level decision: a run that cannot deliver anything is recorded as skipped and queues nothing. */
 export function runSkipReason(
@@ -68,13 +108,26 @@ export function runSkipReason(
 }
 
 export interface Delivery {
-  /** The recipient row's identity within the notification (its sort key): the delivery's key. */
+  /** The recipient row's identity within the notification (its sort key). */
   recipientKey: string;
+  /** The delivery's identity within its run, derived from `recipientKey`: its key and its job id end with it. */
+  deliveryId: string;
   recipient: RecipientOutput;
-  status: 'queued' | 'skipped';
+  status: DeliveryStatus;
   reason: DeliverySkipReason | null;
   jobId: string | null;
+  /** Times the job was queued (0 when skipped); the current attempt. */
+  attempts: number;
+  /** The renderer's text for a failed delivery, else null. */
+  error: string | null;
+  updatedAt: string;
 }
+
+export type JobRecipient = RecipientOutput & {
+  securityContext?: Record<string, unknown>;
+  userAttributes?: UserAttribute[];
+  groups?: string[];
+};
 
 export interface DeliveryJob {
   jobId: string;
@@ -82,23 +135,77 @@ export interface DeliveryJob {
   deploymentId: number;
   notificationId: number;
   scheduledFor: string;
-  dashboard: { id: number; publicId: string };
+  attempt: number;
+  dashboard: { id: number; publicId: string; title: string };
   notificationFormat: NotificationFormat;
+  notificationAiSummary: boolean;
   filters: DashboardFilter[] | null;
   timeGrains: DashboardTimeGrain[] | null;
-  recipient: RecipientOutput & {
-    securityContext?: Record<string, unknown>;
-    userAttributes?: UserAttribute[];
-    groups?: string[];
+  memberSwitchers: { member: string; selected: unknown }[] | null;
+  recipient: JobRecipient;
+}
+
+/** A delivery's id: the same recipient in the same run always gets the same one. */
+const deliveryIdOf = (recipientKey: string) =>
+  createHash('sha256').update(recipientKey).digest('hex').slice(0, 32);
+
+/** Where a job's delivery is stored: a job id names it whole, so a report finds it by key. */
+export interface DeliveryRef {
+  deploymentId: number;
+  notificationId: number;
+  runId: string;
+  deliveryId: string;
+}
+
+/**
+ * `<deploymentId>.<notificationId>.<runId>.<deliveryId>`: unique per delivery, the same on every
+ * retry, so a renderer can drop a repeated job and report an outcome that finds its delivery by key.
+ */
+export const jobIdOf = (ref: DeliveryRef) =>
+  `${ref.deploymentId}.${ref.notificationId}.${ref.runId}.${ref.deliveryId}`;
+
+const JOB_ID_PATTERN = new RegExp(`^([1-9]\\d{0,14})\\.([1-9]\\d{0,14})\\.(${RUN_ID})\\.([0-9a-f]{32})$`);
+
+/** The delivery a job id names, or undefined when it is no job id of this service. */
+export function parseJobId(jobId: string): DeliveryRef | undefined {
+  const match = JOB_ID_PATTERN.exec(jobId);
+  if (!match) return undefined;
+  return {
+    deploymentId: Number(match[1]),
+    notificationId: Number(match[2]),
+    runId: match[3] as string,
+    deliveryId: match[4] as string,
   };
 }
 
-/** The same delivery always gets the same job id, so a renderer can drop a repeated job. */
-const jobIdOf = (run: Pick<Run, 'deploymentId' | 'notificationId' | 'runId'>, recipientKey: string) =>
-  createHash('sha256')
-    .update(`${run.deploymentId}\u0000${run.notificationId}\u0000${run.runId}\u0000${recipientKey}`)
-    .digest('hex')
-    .slice(0, 32);
+/**
+ * The job of a queued delivery. The notification's fields a renderer needs are read here in one place;
+ * `notificationAiSummary` and `memberSwitchers` take their defaults (off, none) until the notification
+ * stores them.
+ */
+export function jobOf(
+  run: Pick<Run, 'runId' | 'deploymentId' | 'notificationId' | 'scheduledFor'>,
+  delivery: Pick<Delivery, 'deliveryId' | 'attempts'>,
+  notification: Notification,
+  dashboard: Dashboard,
+  recipient: JobRecipient,
+): DeliveryJob {
+  return {
+    jobId: jobIdOf({ ...run, deliveryId: delivery.deliveryId }),
+    runId: run.runId,
+    deploymentId: run.deploymentId,
+    notificationId: run.notificationId,
+    scheduledFor: run.scheduledFor,
+    attempt: delivery.attempts,
+    dashboard: { id: dashboard.id, publicId: dashboard.publicId, title: dashboard.title },
+    notificationFormat: notification.notificationFormat,
+    notificationAiSummary: false,
+    filters: notification.filters,
+    timeGrains: notification.timeGrains,
+    memberSwitchers: null,
+    recipient,
+  };
+}
 
 export interface RecipientRow {
   key: string;
@@ -146,36 +253,30 @@ export function decideDeliveries(
         reason = 'not_shared_with_tenant';
       extra = recipient.properties;
     }
-    const jobId = reason ? null : jobIdOf(run, key);
-    deliveries.push({
+    const deliveryId = deliveryIdOf(key);
+    const delivery: Delivery = {
       recipientKey: key,
+      deliveryId,
       recipient: output,
       status: reason ? 'skipped' : 'queued',
       reason,
-      jobId,
-    });
-    if (jobId) {
-      jobs.push({
-        jobId,
-        runId: run.runId,
-        deploymentId: run.deploymentId,
-        notificationId: run.notificationId,
-        scheduledFor: run.scheduledFor,
-        dashboard: { id: dashboard.id, publicId: dashboard.publicId },
-        notificationFormat: notification.notificationFormat,
-        filters: notification.filters,
-        timeGrains: notification.timeGrains,
-        recipient: { ...output, ...extra },
-      });
-    }
+      jobId: reason ? null : jobIdOf({ ...run, deliveryId }),
+      attempts: reason ? 0 : 1,
+      error: null,
+      updatedAt: run.createdAt,
+    };
+    deliveries.push(delivery);
+    if (!reason) jobs.push(jobOf(run, delivery, notification, dashboard, { ...output, ...extra }));
   }
   return { deliveries, jobs };
 }
 
-export const countDeliveries = (deliveries: readonly Delivery[]): RecipientCounts => ({
+/** The counts a page of new deliveries adds to its run: queued and skipped only, no outcome yet. */
+export const countDeliveries = (deliveries: readonly Delivery[]): Pick<RecipientCounts, 'queued' | 'skipped'> => ({
   queued: deliveries.filter((delivery) => delivery.status === 'queued').length,
   skipped: deliveries.filter((delivery) => delivery.status === 'skipped').length,
 });
 
-export type DeliveryDto = Omit<Delivery, 'recipientKey'>;
-export const toDeliveryDto = ({ recipientKey: _, ...delivery }: Delivery): DeliveryDto => delivery;
+export type DeliveryDto = Omit<Delivery, 'recipientKey' | 'deliveryId'>;
+export const toDeliveryDto = ({ recipientKey: _, deliveryId: __, ...delivery }: Delivery): DeliveryDto =>
+  delivery;

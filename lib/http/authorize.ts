@@ -1,20 +1,22 @@
 import type { MiddlewareObj, Request } from '@middy/core';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import type { Authenticate } from '#lib/auth/authenticate';
-import { isAdmin, type Principal } from '#lib/auth/principal';
+import { isAdmin, isRenderer, type Principal } from '#lib/auth/principal';
 import { mayReadEmbeddedDashboards } from '#lib/domain/embedding';
 import { ForbiddenError } from '#lib/errors';
 
 /**
  * Who may call a route. `admin`: an active admin console user. `embed-read`: whoever may read embedded
- * dashboards (the embedding rules), whose access to the target is then decided by the domain. `public`:
- * anyone, unauthenticated (the API description).
+ * dashboards (the embedding rules), whose access to the target is then decided by the domain.
+ * `renderer`: the platform's renderer (its trusted session), which reports delivery outcomes. `public`:
+ * anyone, unauthenticated (the API description; unsubscribe, which its signed token authorizes).
  */
-export type AccessPolicy = 'admin' | 'embed-read' | 'public';
+export type AccessPolicy = 'admin' | 'embed-read' | 'renderer' | 'public';
 
 const allows: Record<Exclude<AccessPolicy, 'public'>, (principal: Principal) => boolean> = {
   admin: isAdmin,
   'embed-read': mayReadEmbeddedDashboards,
+  renderer: isRenderer,
 };
 
 /** Runs first, so that a caller without the right learns nothing: not the schema, not which ids exist. */

@@ -40,7 +40,9 @@ type Success<R> =
   /** Created: the answer names the new resource's path in `Location`. */
   | { status: 201; location: (result: R) => string }
   /** No content: the result is not sent. */
-  | { status: 204 };
+  | { status: 204 }
+  /** An HTML page (the result is its text), under its own Content-Security-Policy. */
+  | { status: 200; html: { contentSecurityPolicy: string } };
 
 export interface HandlerDefinition<
   PS extends Schema | undefined,
@@ -181,6 +183,16 @@ export function createHandler<
       remainingTimeMs: () => context.getRemainingTimeInMillis() - TIMEOUT_RESERVE_MS,
     });
     if (success.status === 204) return { statusCode: 204, headers: {}, body: '' };
+    if ('html' in success) {
+      return {
+        statusCode: 200,
+        headers: {
+          'content-type': 'text/html; charset=utf-8',
+          'content-security-policy': success.html.contentSecurityPolicy,
+        },
+        body: String(result),
+      };
+    }
     if (success.status === 201) return jsonResponse(201, result, { location: success.location(result) });
     return jsonResponse(success.status, result);
   });

@@ -128,15 +128,16 @@ export const keys = {
 
   /**
    * A run and its deliveries live in their notification's partition, so deleting the partition
-   * deletes them. A run id starts with its instant, so runs sort by it; deliveries sort by recipient.
+   * deletes them. A run id starts with its instant, so runs sort by it; deliveries by their id.
    */
   run: (deploymentId: number, notificationId: number, runId: string): Key => ({
     pk: notificationPartition(deploymentId, notificationId),
     sk: `${RUN_PREFIX}${runId}`,
   }),
-  delivery: (deploymentId: number, notificationId: number, runId: string, recipientSk: string): Key => ({
+  /** Keyed by the delivery's id (which the job id ends with), so an outcome report finds it with one read. */
+  delivery: (deploymentId: number, notificationId: number, runId: string, deliveryId: string): Key => ({
     pk: notificationPartition(deploymentId, notificationId),
-    sk: `${deliveryPrefix(runId)}${recipientSk.slice(RECIPIENT_PREFIX.length)}`,
+    sk: `${deliveryPrefix(runId)}${deliveryId}`,
   }),
   deliveryPrefix,
   /** A create's Idempotency-Key, scoped to the deployment and the caller. */
@@ -184,6 +185,9 @@ export const indexPartitions = {
   /** gsi1: the recipient rows of a notification. */
   recipientsOfNotification: (deploymentId: number, notificationId: number) =>
     `${notificationPartition(deploymentId, notificationId)}#RECIPIENTS`,
+  /** gsi1: the failed deliveries of a run, and only those: what a retry queues again. */
+  failedDeliveriesOfRun: (deploymentId: number, notificationId: number, runId: string) =>
+    `${notificationPartition(deploymentId, notificationId)}#RUN#${runId}#FAILED`,
 };
 
 /**
@@ -196,6 +200,11 @@ export const indexKeys = {
     gsi1sk: sortableId(notificationId),
     gsi2pk: indexPartitions.notificationsOfDashboard(deploymentId, dashboardId),
     gsi2sk: sortableId(notificationId),
+  }),
+  /** A failed delivery, by its id; the entry goes when the delivery leaves `failed`. */
+  failedDelivery: (deploymentId: number, notificationId: number, runId: string, deliveryId: string) => ({
+    gsi1pk: indexPartitions.failedDeliveriesOfRun(deploymentId, notificationId, runId),
+    gsi1sk: deliveryId,
   }),
   /** Rows of a recipient sort by subscription instant, then by the row's own key (unique in the partition). */
   recipient: (

@@ -2,7 +2,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DispatchStore, DueEntry, Lease, RunProgress, RunRef } from '#lib/domain/dispatch';
 import type { ConsoleUser, Dashboard } from '#lib/domain/entities';
-import type { RecipientRow } from '#lib/domain/runs';
+import type { RecipientCounts, RecipientRow } from '#lib/domain/runs';
 import { batchGetAll, batchWriteAll } from '#lib/store/batch';
 import { documentClient, tableName } from '#lib/store/client';
 import { decodeDashboard, decodeDashboardLink } from '#lib/store/codecs/dashboards';
@@ -11,6 +11,7 @@ import { decodeRecipient } from '#lib/store/codecs/recipients';
 import { decodeRun, encodeDelivery, encodeRun } from '#lib/store/codecs/runs';
 import { decodeConsoleUser } from '#lib/store/codecs/users';
 import { getItem, type Item } from '#lib/store/items';
+import { settleRun } from '#lib/store/run-status';
 import { DUE_INDEX, DUE_INDEX_SHARDS, dueIndexKeys, keys, RECIPIENT_PREFIX } from '#lib/store/keys';
 
 /**
@@ -217,12 +218,12 @@ export const dispatchStore: DispatchStore = {
         new UpdateCommand({
           TableName: tableName(),
           Key: runKey(ref),
-          UpdateExpression: 'SET #cursor = :cursor, recipients = :counts, leaseUntil = :until, #sk = :sk',
+          UpdateExpression: `SET #cursor = :cursor, ${setDispatchCounts}, leaseUntil = :until, #sk = :sk`,
           ConditionExpression: leaseHeld,
           ExpressionAttributeNames: { '#cursor': 'cursor', '#sk': DUE_INDEX.sortKey, '#status': 'status' },
           ExpressionAttributeValues: {
             ':cursor': cursor,
-            ':counts': counts,
+            ...dispatchCountValues(counts),
             ':until': renewed,
             ':sk': dueIndexKeys.run(ref.deploymentId, ref.id, ref.runId, renewed).gsi3sk,
             ...leaseValues(lease),
@@ -232,14 +233,14 @@ export const dispatchStore: DispatchStore = {
     );
   },
 
-  finishRun(ref, lease, counts) {
-    return conditionally(() =>
-      documentClient().send(
+  async finishRun(ref, lease, counts) {
+    let finished: Item | undefined;
+    const done = await conditionally(async () => {
+      ({ Attributes: finished } = await documentClient().send(
         new UpdateCommand({
           TableName: tableName(),
           Key: runKey(ref),
-          UpdateExpression:
-            'SET #status = :dispatched, recipients = :counts REMOVE leaseOwner, leaseUntil, #cursor, #pk, #sk',
+          UpdateExpression: `SET #status = :dispatched, ${setDispatchCounts} REMOVE leaseOwner, leaseUntil, #cursor, #pk, #sk`,
           ConditionExpression: leaseHeld,
           ExpressionAttributeNames: {
             '#cursor': 'cursor',
@@ -249,12 +250,16 @@ export const dispatchStore: DispatchStore = {
           },
           ExpressionAttributeValues: {
             ':dispatched': 'dispatched',
-            ':counts': counts,
+            ...dispatchCountValues(counts),
             ...leaseValues(lease),
           },
+          ReturnValues: 'ALL_NEW',
         }),
-      ),
-    );
+      ));
+    });
+    // Outcomes may all have come in while the run was still being written: the last word is then ours.
+    if (done && finished) await settleRun(decodeRun(finished));
+    return done;
   },
 
   async releaseLease(ref, lease, now) {
@@ -276,6 +281,16 @@ export const dispatchStore: DispatchStore = {
     );
   },
 };
+
+/**
+ * The dispatcher writes the counts it made (queued, skipped) and never the outcome counts, which
+ * renderer reports add concurrently.
+ */
+const setDispatchCounts = 'recipients.queued = :queued, recipients.skipped = :skipped';
+const dispatchCountValues = (counts: Pick<RecipientCounts, 'queued' | 'skipped'>) => ({
+  ':queued': counts.queued,
+  ':skipped': counts.skipped,
+});
 
 /** A lease is ours while the run is pending and names us as its owner. */
 const leaseHeld = '#status = :pending AND leaseOwner = :owner';

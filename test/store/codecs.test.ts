@@ -340,11 +340,13 @@ describe('round trips: decode(stored(encode(value))) is the value', () => {
       createdAt: '2026-01-02T03:04:06.000Z',
       status: 'pending',
       skipReason: null,
-      recipients: { queued: 2, skipped: 1 },
+      recipients: { queued: 2, skipped: 1, delivered: 0, failed: 0 },
+      completedAt: null,
     } as const;
     const leased = await stored(encodeRun(run, { owner: 'o', until: 1_767_323_106_000 }));
     expect(decodeRun(leased)).toEqual(run);
     expect(attributeNames(leased)).toEqual([
+      'completedAt',
       'createdAt',
       'deploymentId',
       'entity',
@@ -372,15 +374,21 @@ describe('round trips: decode(stored(encode(value))) is the value', () => {
     expect(decodeRun(await stored(encodeRun(done)))).toEqual(done);
     const delivery = {
       recipientKey: 'RECIPIENT#USER#71',
+      deliveryId: '0123456789abcdef0123456789abcdef',
       recipient: { type: 'USER', userId: 71, email: 'eve@example.com', username: 'eve' },
       status: 'skipped',
       reason: 'user_deactivated',
       jobId: null,
+      attempts: 0,
+      error: null,
+      updatedAt: '2026-01-02T03:04:06.000Z',
     } as const;
     const item = await stored(encodeDelivery(run, delivery));
     expect(decodeDelivery(item)).toEqual(delivery);
     expect(attributeNames(item)).toEqual([
+      'attempts',
       'entity',
+      'error',
       'jobId',
       'pk',
       'reason',
@@ -388,6 +396,7 @@ describe('round trips: decode(stored(encode(value))) is the value', () => {
       'recipientKey',
       'sk',
       'status',
+      'updatedAt',
     ]);
   });
 

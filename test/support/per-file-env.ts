@@ -14,3 +14,6 @@ process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 process.env.PRINCIPAL_CACHE_SECONDS ??= '0';
 // Delivery jobs of the file's runs go to a folder of its own, never into the working copy.
 process.env.OUTBOX_DIR = join(tmpdir(), `outbox-${process.env.TABLE_NAME}`);
+// Unsubscribe links in delivery jobs are signed with this; a fixed test key, never a stage's.
+process.env.UNSUBSCRIBE_SIGNING_KEY ??= Buffer.alloc(32, 1).toString('base64');
+process.env.PUBLIC_BASE_URL ??= 'http://api.test.example';

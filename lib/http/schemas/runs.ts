@@ -1,6 +1,14 @@
 import * as z from 'zod/mini';
-import { RUN_ID_PATTERN } from '#lib/domain/runs';
-import { pathId } from '#lib/http/schemas/common';
+import {
+  deliverySkipReasons,
+  deliveryStatuses,
+  RUN_ID_PATTERN,
+  runSkipReasons,
+  runStatuses,
+  runTriggers,
+} from '#lib/domain/runs';
+import { MAX_TEST_RECIPIENTS, type TestRecipientInput } from '#lib/domain/test-send';
+import { pathId, wellFormedTextUpTo } from '#lib/http/schemas/common';
 import { pageOf } from '#lib/http/schemas/paging';
 import { recipientOutput } from '#lib/http/schemas/recipient-outputs';
 
@@ -12,28 +20,58 @@ export const runPath = z.strictObject({
   runId: z.string().check(z.regex(RUN_ID_PATTERN, 'is not a run id')),
 });
 
-/** Send-now takes no fields: an absent or empty body, or `{}`. */
-export const sendNowInput = z.strictObject({});
+const testRecipient = z
+  .strictObject({
+    type: z.optional(z.literal('USER')),
+    userId: z.optional(z.int('must be a positive integer').check(z.positive('must be a positive integer'))),
+    email: z.optional(wellFormedTextUpTo(320)),
+  })
+  .check(
+    z.refine(
+      (item) => item.userId !== undefined || item.email !== undefined,
+      'must name a console user by userId or email',
+    ),
+  ) satisfies z.ZodMiniType<TestRecipientInput>;
 
-const recipientCounts = z.strictObject({ queued: z.int(), skipped: z.int() });
+/**
+ * Send-now: an absent or empty body, or `{}`. With `recipients` (1–10 console users), a test send to
+ * exactly them.
+ */
+export const sendNowInput = z.strictObject({
+  recipients: z.optional(
+    z
+      .array(testRecipient)
+      .check(
+        z.minLength(1, 'must list at least one console user'),
+        z.maxLength(MAX_TEST_RECIPIENTS, `must have at most ${MAX_TEST_RECIPIENTS} recipients`),
+      ),
+  ),
+});
+
+const count = z.int().check(z.nonnegative());
+const recipientCounts = z.strictObject({ queued: count, skipped: count, delivered: count, failed: count });
 
 export const runOutput = z.strictObject({
   runId: z.string(),
   deploymentId: z.int(),
   notificationId: z.int(),
-  trigger: z.enum(['schedule', 'manual']),
+  trigger: z.enum(runTriggers),
   scheduledFor: z.string(),
   createdAt: z.string(),
-  status: z.enum(['dispatched', 'skipped']),
-  skipReason: z.nullable(z.enum(['delivery_disabled', 'dashboard_unavailable'])),
+  status: z.enum(runStatuses),
+  skipReason: z.nullable(z.enum(runSkipReasons)),
   recipients: recipientCounts,
+  completedAt: z.nullable(z.string()),
 });
 
 const deliveryOutput = z.strictObject({
   recipient: recipientOutput,
-  status: z.enum(['queued', 'skipped']),
-  reason: z.nullable(z.enum(['user_deactivated', 'not_shared_with_tenant'])),
+  status: z.enum(deliveryStatuses),
+  reason: z.nullable(z.enum(deliverySkipReasons)),
   jobId: z.nullable(z.string()),
+  attempts: count,
+  error: z.nullable(z.string()),
+  updatedAt: z.string(),
 });
 
 export const runPage = pageOf(runOutput);

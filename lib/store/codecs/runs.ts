@@ -1,6 +1,14 @@
 import * as z from 'zod/mini';
 import type { RecipientOutput } from '#lib/domain/recipients';
-import type { Delivery, Run } from '#lib/domain/runs';
+import {
+  type Delivery,
+  deliverySkipReasons,
+  deliveryStatuses,
+  type Run,
+  runSkipReasons,
+  runTriggers,
+  storedRunStatuses,
+} from '#lib/domain/runs';
 import { checkItem } from '#lib/store/codecs/stored-item';
 import type { Item } from '#lib/store/items';
 import { dueIndexKeys, keys } from '#lib/store/keys';
@@ -24,6 +32,7 @@ export function encodeRun(run: Run, lease?: { owner: string; until: number }): I
     status: run.status,
     skipReason: run.skipReason,
     recipients: run.recipients,
+    completedAt: run.completedAt,
     ...(lease && {
       leaseOwner: lease.owner,
       leaseUntil: lease.until,
@@ -37,12 +46,19 @@ const runItem = z.looseObject({
   runId: z.string(),
   deploymentId: z.int(),
   notificationId: z.int(),
-  trigger: z.enum(['schedule', 'manual']),
+  trigger: z.enum(runTriggers),
   scheduledFor: z.string(),
   createdAt: z.string(),
-  status: z.enum(['pending', 'dispatched', 'skipped']),
-  skipReason: z.nullable(z.enum(['delivery_disabled', 'dashboard_unavailable'])),
-  recipients: z.looseObject({ queued: count, skipped: count }),
+  status: z.enum(storedRunStatuses),
+  skipReason: z.nullable(z.enum(runSkipReasons)),
+  // Outcome counts are added by the first report of each kind; a run written before outcomes has none.
+  recipients: z.looseObject({
+    queued: count,
+    skipped: count,
+    delivered: z.optional(count),
+    failed: z.optional(count),
+  }),
+  completedAt: z.optional(z.nullable(z.string())),
 });
 
 export function decodeRun(item: Item): Run {
@@ -56,7 +72,13 @@ export function decodeRun(item: Item): Run {
     createdAt: stored.createdAt,
     status: stored.status,
     skipReason: stored.skipReason,
-    recipients: { queued: stored.recipients.queued, skipped: stored.recipients.skipped },
+    recipients: {
+      queued: stored.recipients.queued,
+      skipped: stored.recipients.skipped,
+      delivered: stored.recipients.delivered ?? 0,
+      failed: stored.recipients.failed ?? 0,
+    },
+    completedAt: stored.completedAt ?? null,
   };
 }
 
@@ -65,32 +87,44 @@ export function encodeDelivery(
   delivery: Delivery,
 ): Item {
   return {
-    ...keys.delivery(run.deploymentId, run.notificationId, run.runId, delivery.recipientKey),
+    ...keys.delivery(run.deploymentId, run.notificationId, run.runId, delivery.deliveryId),
     entity: 'DELIVERY',
     recipientKey: delivery.recipientKey,
     recipient: delivery.recipient,
     status: delivery.status,
     reason: delivery.reason,
     jobId: delivery.jobId,
+    attempts: delivery.attempts,
+    error: delivery.error,
+    updatedAt: delivery.updatedAt,
   };
 }
 
 const deliveryItem = z.looseObject({
+  sk: z.string(),
   recipientKey: z.string(),
   // The recipient as the run's output showed it, copied from the checked row and user.
   recipient: z.looseObject({ type: z.enum(['USER', 'EMBED_USER']) }),
-  status: z.enum(['queued', 'skipped']),
-  reason: z.optional(z.nullable(z.enum(['user_deactivated', 'not_shared_with_tenant']))),
+  status: z.enum(deliveryStatuses),
+  reason: z.optional(z.nullable(z.enum(deliverySkipReasons))),
   jobId: z.optional(z.nullable(z.string())),
+  // A delivery written before outcomes existed has none of these: queued once, never changed since.
+  attempts: z.optional(count),
+  error: z.optional(z.nullable(z.string())),
+  updatedAt: z.optional(z.string()),
 });
 
 export function decodeDelivery(item: Item): Delivery {
   const stored = checkItem('delivery', deliveryItem, item);
   return {
     recipientKey: stored.recipientKey,
+    deliveryId: stored.sk.slice(stored.sk.lastIndexOf('#') + 1),
     recipient: stored.recipient as RecipientOutput,
     status: stored.status,
     reason: stored.reason ?? null,
     jobId: stored.jobId ?? null,
+    attempts: stored.attempts ?? (stored.status === 'skipped' ? 0 : 1),
+    error: stored.error ?? null,
+    updatedAt: stored.updatedAt ?? '',
   };
 }

@@ -1,0 +1,25 @@
+import { retryRun } from '#lib/domain/retry';
+import { createHandler } from '#lib/http/create-handler';
+import { runOutput, runPath } from '#lib/http/schemas/runs';
+import { jobSink } from '#lib/jobs/job-sink';
+import { recordBusinessMetric } from '#lib/metrics';
+import { preloadUnsubscribeKey } from '#lib/secrets/unsubscribe-key';
+import { retryStore } from '#lib/store/retries';
+import { credentialDirectory } from '#lib/store/users';
+
+preloadUnsubscribeKey();
+
+/** POST …/runs/{runId}/retry: queues the run's failed deliveries again; 202 with the run. */
+export const handler = createHandler({
+  access: 'admin',
+  credentials: credentialDirectory,
+  params: runPath,
+  success: { status: 202 },
+  response: runOutput,
+  operation: async ({ params, remainingTimeMs }) => {
+    const before = await retryStore.findRun(params);
+    const run = await retryRun(retryStore, jobSink(), params, { now: Date.now(), remainingTimeMs });
+    recordBusinessMetric('DeliveriesRetried', (before?.recipients.failed ?? 0) - run.recipients.failed);
+    return run;
+  },
+});

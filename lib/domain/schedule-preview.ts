@@ -1,0 +1,67 @@
+import { isoInstant, nextFiringAfter } from '#lib/domain/firing-instants';
+import { applyNotificationUpdate, type NotificationSettings } from '#lib/domain/notification';
+import { cronExpressionOf, describeCron } from '#lib/domain/schedule';
+import type { ScheduleType } from '#lib/domain/schedule-fields';
+
+/** A schedule not yet saved: its cron, its reading and its next firing instants, checked as a create checks it. */
+
+export const MAX_PREVIEW_COUNT = 50;
+export const DEFAULT_PREVIEW_COUNT = 5;
+
+export interface SchedulePreviewInput {
+  scheduleType: ScheduleType;
+  customCron?: string | null;
+  minute?: number | null;
+  hour?: number | null;
+  dayOfWeek?: number | null;
+  dayOfMonth?: number | null;
+  timezone?: string | null;
+  count?: number | null;
+}
+
+export interface SchedulePreview {
+  cronExpression: string;
+  humanReadableSchedule: string;
+  timezone: string;
+  nextRuns: string[];
+}
+
+export function previewSchedule(
+  input: SchedulePreviewInput,
+  settings: NotificationSettings,
+  now: number,
+): SchedulePreview {
+  const { count, ...fields } = input;
+  // The create's own check: the same fields required, the same custom cron rules, the same 400s.
+  const schedule = applyNotificationUpdate(
+    {
+      id: 0,
+      deploymentId: 0,
+      dashboardId: 0,
+      scheduleType: input.scheduleType,
+      timezone: 'UTC',
+      isEnabled: true,
+      notificationEnabled: true,
+      notificationFormat: 'png',
+      filters: null,
+      timeGrains: null,
+    },
+    fields,
+    settings,
+  );
+  const nextRuns: string[] = [];
+  let after = now;
+  for (let i = 0; i < (count ?? DEFAULT_PREVIEW_COUNT); i++) {
+    const next = nextFiringAfter(schedule, after);
+    if (next === undefined) break;
+    nextRuns.push(isoInstant(next));
+    after = next;
+  }
+  const cronExpression = cronExpressionOf(schedule);
+  return {
+    cronExpression,
+    humanReadableSchedule: describeCron(cronExpression),
+    timezone: schedule.timezone,
+    nextRuns,
+  };
+}

@@ -1,0 +1,96 @@
+import type { ConsoleUser, Dashboard } from '#lib/domain/entities';
+import type { NotificationRef } from '#lib/domain/recipients';
+import type { UserRecipientInput } from '#lib/domain/recipients-input';
+import { type Directory, refuseDuplicates, resolveRecipients } from '#lib/domain/recipients-resolution';
+import {
+  countDeliveries,
+  type Delivery,
+  decideDeliveries,
+  noRecipients,
+  type RecipientRow,
+  type Run,
+  type RunDto,
+  runSkipReason,
+  testRunId,
+  toRunDto,
+} from '#lib/domain/runs';
+import type { Notification } from '#lib/domain/notification';
+import type { JobSink } from '#lib/domain/dispatch';
+import { NotFoundError } from '#lib/errors';
+
+/**
+ * A test send: a `test` run to a few console users named in the request, subscribed or not, and to
+ * no one else. It is small enough (at most ten deliveries) to be recorded whole within the request.
+ */
+
+export const MAX_TEST_RECIPIENTS = 10;
+
+/** A console user, by id or e-mail (or both, which must agree), as an add-recipients item names one. */
+export interface TestRecipientInput {
+  type?: 'USER';
+  userId?: number;
+  email?: string;
+}
+
+export interface TestSendStore {
+  findNotification(ref: NotificationRef): Promise<{ notification: Notification } | undefined>;
+  findDashboard(deploymentId: number, dashboardId: number): Promise<Dashboard | undefined>;
+  /** The console users and e-mail links the items name, in one round of reads. */
+  consoleUsers(userIds: readonly number[], emails: readonly string[]): Promise<Directory>;
+  /** The identity a console user's recipient row has in the notification (what a delivery is keyed by). */
+  userRowKey(ref: NotificationRef, userId: number): string;
+  putDeliveries(run: Run, deliveries: readonly Delivery[]): Promise<void>;
+  createRun(run: Run, lease: undefined): Promise<boolean>;
+}
+
+export async function testSend(
+  store: TestSendStore,
+  sink: JobSink,
+  ref: NotificationRef,
+  items: readonly TestRecipientInput[],
+  now: number,
+): Promise<RunDto> {
+  const inputs: UserRecipientInput[] = items.map((item) => ({ ...item, type: 'USER' }));
+  refuseDuplicates(inputs);
+  const stored = await store.findNotification(ref);
+  if (!stored) throw new NotFoundError(`Notification ${ref.id} of deployment ${ref.deploymentId}`);
+  const directory = await store.consoleUsers(
+    inputs.flatMap((item) => (item.userId === undefined ? [] : [item.userId])),
+    inputs.flatMap((item) => (item.email === undefined ? [] : [item.email.toLowerCase()])),
+  );
+  const users = resolveRecipients(inputs, new Map(), directory).flatMap((resolved) =>
+    resolved.type === 'USER' ? [resolved.user] : [],
+  );
+  const { notification } = stored;
+  const dashboard = await store.findDashboard(notification.deploymentId, notification.dashboardId);
+  const skipReason = runSkipReason('test', notification, dashboard);
+  const instant = new Date(now).toISOString();
+  const run: Run = {
+    runId: testRunId(now),
+    deploymentId: ref.deploymentId,
+    notificationId: ref.id,
+    trigger: 'test',
+    scheduledFor: instant,
+    createdAt: instant,
+    status: skipReason ? 'skipped' : 'dispatched',
+    skipReason,
+    recipients: noRecipients(),
+    completedAt: null,
+  };
+  if (skipReason || !dashboard) {
+    await store.createRun(run, undefined);
+    return toRunDto(run);
+  }
+  const rows: RecipientRow[] = users.map((user) => ({
+    key: store.userRowKey(ref, user.id),
+    recipient: { type: 'USER', userId: user.id },
+  }));
+  const byId = new Map<number, ConsoleUser>(users.map((user) => [user.id, user]));
+  const { deliveries, jobs } = decideDeliveries(run, notification, dashboard, rows, byId);
+  const recorded: Run = { ...run, recipients: { ...run.recipients, ...countDeliveries(deliveries) } };
+  // Deliveries before their run: a run is never shown with deliveries missing.
+  await store.putDeliveries(recorded, deliveries);
+  await store.createRun(recorded, undefined);
+  await sink.send(jobs);
+  return toRunDto(recorded);
+}

@@ -1,0 +1,48 @@
+import * as z from 'zod/mini';
+import { MAX_OUTCOME_ERROR_LENGTH, type OutcomeReport, outcomeStatuses } from '#lib/domain/outcomes';
+import { MAX_TOKEN_LENGTH } from '#lib/domain/unsubscribe';
+import { intBetween, wellFormedTextUpTo } from '#lib/http/schemas/common';
+
+/** Requests and answers of the renderer's outcome report and of one-click unsubscribe. */
+
+/** Any text up to a bound: a job id this service did not issue is a 404, decided by the domain. */
+export const jobPath = z.strictObject({ jobId: z.string().check(z.maxLength(200, 'must be at most 200 characters')) });
+
+/** Attempts count from 1; a delivery is never queued anywhere near this often. */
+const MAX_ATTEMPT = 1_000_000;
+
+export const outcomeInput = z
+  .strictObject({
+    status: z.enum(outcomeStatuses),
+    error: z.optional(wellFormedTextUpTo(MAX_OUTCOME_ERROR_LENGTH)),
+    attempt: intBetween(1, MAX_ATTEMPT),
+  })
+  .check(
+    z.superRefine((report, ctx) => {
+      if (report.error !== undefined && report.status !== 'failed') {
+        ctx.issues.push({
+          code: 'custom',
+          path: ['error'],
+          message: 'is only for a failed delivery',
+          input: report.error,
+        });
+      }
+    }),
+  ) satisfies z.ZodMiniType<OutcomeReport>;
+
+export const unsubscribeQuery = z.strictObject({
+  token: z
+    .string()
+    .check(
+      z.minLength(1, 'is required'),
+      z.maxLength(MAX_TOKEN_LENGTH, `must be at most ${MAX_TOKEN_LENGTH} characters`),
+    ),
+});
+
+export const unsubscribeOutput = z.strictObject({
+  unsubscribed: z.literal(true),
+  deploymentId: z.int(),
+  notificationId: z.int(),
+});
+
+export const unsubscribePageOutput = z.string();

@@ -1,0 +1,61 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type Run, settledStatus } from '#lib/domain/runs';
+import { documentClient, tableName } from '#lib/store/client';
+import { decodeRun } from '#lib/store/codecs/runs';
+import { keys } from '#lib/store/keys';
+
+/**
+ * A run's status follows its counts: every writer that changes them (an outcome report, a retry, the
+ * dispatcher's last page) reads the run back and, when the status its counts call for differs from the
+ * stored one, writes it, on condition that nothing changed since the read. A writer that loses that
+ * race changed nothing: the one whose write moved the counts last settles the run.
+ */
+
+/** The run as it stands (a strongly consistent read), or undefined when it is gone. */
+export async function currentRun(ref: {
+  deploymentId: number;
+  notificationId: number;
+  runId: string;
+}): Promise<Run | undefined> {
+  const { Item } = await documentClient().send(
+    new GetCommand({
+      TableName: tableName(),
+      Key: keys.run(ref.deploymentId, ref.notificationId, ref.runId),
+      ConsistentRead: true,
+    }),
+  );
+  return Item ? decodeRun(Item) : undefined;
+}
+
+/** Writes the status `run`'s counts call for, if it differs; returns the run as it then stands. */
+export async function settleRun(run: Run, now: number = Date.now()): Promise<Run> {
+  const status = settledStatus(run);
+  if (status === run.status) return run;
+  const complete = status === 'completed' || status === 'completed_with_failures';
+  const completedAt = complete ? new Date(now).toISOString() : null;
+  try {
+    await documentClient().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.run(run.deploymentId, run.notificationId, run.runId),
+        UpdateExpression: 'SET #status = :status, completedAt = :completedAt',
+        ConditionExpression:
+          '#status = :was AND recipients.queued = :queued AND recipients.delivered = :delivered AND recipients.failed = :failed',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':status': status,
+          ':completedAt': completedAt,
+          ':was': run.status,
+          ':queued': run.recipients.queued,
+          ':delivered': run.recipients.delivered,
+          ':failed': run.recipients.failed,
+        },
+      }),
+    );
+    return { ...run, status, completedAt };
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return run;
+    throw error;
+  }
+}
