@@ -1,5 +1,5 @@
-import type { Operation } from '#lib/routes';
 import { unsubscribeToken } from '#lib/domain/unsubscribe';
+import type { Operation } from '#lib/routes';
 import {
   ADMIN_KEY,
   BENCH_UNSUBSCRIBE_KEY,

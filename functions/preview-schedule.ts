@@ -11,5 +11,9 @@ export const handler = createHandler({
   body: schedulePreviewInput,
   response: schedulePreviewOutput,
   operation: async ({ body }) =>
-    previewSchedule(body, { customCronMinIntervalMinutes: config().customCronMinIntervalMinutes }, Date.now()),
+    previewSchedule(
+      body,
+      { customCronMinIntervalMinutes: config().customCronMinIntervalMinutes },
+      Date.now(),
+    ),
 });

@@ -14,6 +14,7 @@ export const handler = createHandler({
   success: { status: 204 },
   operation: async ({ params, body }) => {
     const applied = await reportOutcome(outcomeStore, params.jobId, body, Date.now());
-    if (applied) recordBusinessMetric(body.status === 'delivered' ? 'DeliveriesDelivered' : 'DeliveriesFailed', 1);
+    if (applied)
+      recordBusinessMetric(body.status === 'delivered' ? 'DeliveriesDelivered' : 'DeliveriesFailed', 1);
   },
 });

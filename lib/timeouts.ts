@@ -32,7 +32,7 @@ export const functionTimeoutSeconds: Record<Operation, number> = {
   // One transaction, retried with backoff while many reports of one run contend for it.
   'report-delivery-outcome': 29,
   'preview-schedule': 10,
-  'unsubscribe': 10,
+  unsubscribe: 10,
   'get-unsubscribe-page': 10,
 };
 

@@ -1,8 +1,16 @@
-import type { Dashboard } from '#lib/domain/entities';
 import type { JobSink, RunRef } from '#lib/domain/dispatch';
+import type { Dashboard } from '#lib/domain/entities';
 import type { Notification } from '#lib/domain/notification';
 import type { NotificationRef } from '#lib/domain/recipients';
-import { type Delivery, type DeliveryJob, type JobRecipient, jobOf, type Run, type RunDto, toRunDto } from '#lib/domain/runs';
+import {
+  type Delivery,
+  type DeliveryJob,
+  type JobRecipient,
+  jobOf,
+  type Run,
+  type RunDto,
+  toRunDto,
+} from '#lib/domain/runs';
 import { ConflictError, NotFoundError } from '#lib/errors';
 
 /**
@@ -55,7 +63,9 @@ export async function retryRun(
   const { notification } = stored;
   const dashboard = await store.findDashboard(notification.deploymentId, notification.dashboardId);
   if (!dashboard?.published) {
-    throw new ConflictError('The dashboard is unpublished or gone: nothing can be delivered until it is back');
+    throw new ConflictError(
+      'The dashboard is unpublished or gone: nothing can be delivered until it is back',
+    );
   }
   const timeLeft = () => (options.remainingTimeMs?.() ?? Number.POSITIVE_INFINITY) > TIME_RESERVE_MS;
   let after: string | undefined;
@@ -66,7 +76,13 @@ export async function retryRun(
     if (page.deliveries.length === 0) break;
     const recipients = await store.jobRecipients(ref, page.deliveries);
     const jobs: DeliveryJob[] = page.deliveries.map((delivery, i) =>
-      jobOf(run, { ...delivery, attempts: delivery.attempts + 1 }, notification, dashboard, recipients[i] as JobRecipient),
+      jobOf(
+        run,
+        { ...delivery, attempts: delivery.attempts + 1 },
+        notification,
+        dashboard,
+        recipients[i] as JobRecipient,
+      ),
     );
     // Jobs first: a job queued twice is dropped by its id, a job lost after its delivery was marked
     // queued would leave it waiting for an outcome that never comes.

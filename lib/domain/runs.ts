@@ -272,7 +272,9 @@ export function decideDeliveries(
 }
 
 /** The counts a page of new deliveries adds to its run: queued and skipped only, no outcome yet. */
-export const countDeliveries = (deliveries: readonly Delivery[]): Pick<RecipientCounts, 'queued' | 'skipped'> => ({
+export const countDeliveries = (
+  deliveries: readonly Delivery[],
+): Pick<RecipientCounts, 'queued' | 'skipped'> => ({
   queued: deliveries.filter((delivery) => delivery.status === 'queued').length,
   skipped: deliveries.filter((delivery) => delivery.status === 'skipped').length,
 });

@@ -1,4 +1,6 @@
+import type { JobSink } from '#lib/domain/dispatch';
 import type { ConsoleUser, Dashboard } from '#lib/domain/entities';
+import type { Notification } from '#lib/domain/notification';
 import type { NotificationRef } from '#lib/domain/recipients';
 import type { UserRecipientInput } from '#lib/domain/recipients-input';
 import { type Directory, refuseDuplicates, resolveRecipients } from '#lib/domain/recipients-resolution';
@@ -14,8 +16,6 @@ import {
   testRunId,
   toRunDto,
 } from '#lib/domain/runs';
-import type { Notification } from '#lib/domain/notification';
-import type { JobSink } from '#lib/domain/dispatch';
 import { NotFoundError } from '#lib/errors';
 
 /**

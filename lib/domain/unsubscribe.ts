@@ -31,12 +31,20 @@ export function unsubscribeToken(target: UnsubscribeTarget, key: Buffer): string
   const parts =
     recipient.type === 'USER'
       ? [TOKEN_VERSION, target.deploymentId, target.id, 'U', recipient.userId]
-      : [TOKEN_VERSION, target.deploymentId, target.id, 'E', recipient.embedTenantName, recipient.normalizedExternalId];
+      : [
+          TOKEN_VERSION,
+          target.deploymentId,
+          target.id,
+          'E',
+          recipient.embedTenantName,
+          recipient.normalizedExternalId,
+        ];
   const payload = Buffer.from(JSON.stringify(parts)).toString('base64url');
   return `${payload}.${signatureOf(payload, key).toString('base64url')}`;
 }
 
-const refused = () => new ValidationError([{ path: 'token', message: 'is not an unsubscribe token of this service' }]);
+const refused = () =>
+  new ValidationError([{ path: 'token', message: 'is not an unsubscribe token of this service' }]);
 
 const isId = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) > 0;
 
@@ -53,21 +61,32 @@ export function readUnsubscribeToken(token: string, key: Buffer): UnsubscribeTar
   } catch {
     throw refused();
   }
-  if (!Array.isArray(parts) || parts[0] !== TOKEN_VERSION || !isId(parts[1]) || !isId(parts[2])) throw refused();
+  if (!Array.isArray(parts) || parts[0] !== TOKEN_VERSION || !isId(parts[1]) || !isId(parts[2]))
+    throw refused();
   const ref = { deploymentId: parts[1], id: parts[2] };
   if (parts[3] === 'U' && parts.length === 5 && isId(parts[4])) {
     return { ...ref, recipient: { type: 'USER', userId: parts[4] } };
   }
-  if (parts[3] === 'E' && parts.length === 6 && typeof parts[4] === 'string' && typeof parts[5] === 'string') {
-    return { ...ref, recipient: { type: 'EMBED_USER', embedTenantName: parts[4], normalizedExternalId: parts[5] } };
+  if (
+    parts[3] === 'E' &&
+    parts.length === 6 &&
+    typeof parts[4] === 'string' &&
+    typeof parts[5] === 'string'
+  ) {
+    return {
+      ...ref,
+      recipient: { type: 'EMBED_USER', embedTenantName: parts[4], normalizedExternalId: parts[5] },
+    };
   }
   throw refused();
 }
 
 /** The recipient a job goes to, as its unsubscribe link names it. */
-export function unsubscribeTargetOf(
-  job: { deploymentId: number; notificationId: number; recipient: JobRecipient },
-): UnsubscribeTarget {
+export function unsubscribeTargetOf(job: {
+  deploymentId: number;
+  notificationId: number;
+  recipient: JobRecipient;
+}): UnsubscribeTarget {
   const { recipient } = job;
   return {
     deploymentId: job.deploymentId,
@@ -95,14 +114,17 @@ export interface UnsubscribeAnswer {
 }
 
 /** Removes the token's recipient from its notification; the same answer every time. */
-export async function unsubscribe(store: UnsubscribeStore, token: string, key: Buffer): Promise<UnsubscribeAnswer> {
+export async function unsubscribe(
+  store: UnsubscribeStore,
+  token: string,
+  key: Buffer,
+): Promise<UnsubscribeAnswer> {
   const target = readUnsubscribeToken(token, key);
   await store.removeSubscription(target);
   return { unsubscribed: true, deploymentId: target.deploymentId, notificationId: target.id };
 }
 
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 
 /**
  * The page a GET of the link shows: it changes nothing (mail scanners follow links), and its button
@@ -125,4 +147,5 @@ export function unsubscribePage(token: string, key: Buffer): string {
 }
 
 /** What the page allows: nothing but the form posting back to this service. */
-export const UNSUBSCRIBE_PAGE_POLICY = "default-src 'none'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+export const UNSUBSCRIBE_PAGE_POLICY =
+  "default-src 'none'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";

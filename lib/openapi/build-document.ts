@@ -30,6 +30,11 @@ const summaries: Partial<Record<Operation, string>> = {
   'send-notification': 'Send a notification now (a manual run)',
   'list-runs': 'List the runs of a notification, newest first',
   'list-deliveries': "List a run's deliveries",
+  'retry-run': "Queue a run's failed deliveries again",
+  'report-delivery-outcome': "Report a delivery job's outcome (the renderer)",
+  'preview-schedule': 'Preview a schedule: its cron, its reading and its next firing instants',
+  unsubscribe: 'Unsubscribe a recipient in one click (RFC 8058), by its signed token',
+  'get-unsubscribe-page': 'The confirmation page of an unsubscribe link (changes nothing)',
 };
 
 const errorDescriptions: Record<number, string> = {
@@ -77,13 +82,31 @@ function errorStatuses(route: Route, definition: Definition): number[] {
   if (definition.params) statuses.add(404);
   if (definition.body) for (const status of [413, 415]) statuses.add(status);
   if (route.operation === 'create-notification') for (const status of [404, 409, 422]) statuses.add(status);
-  if (route.operation === 'update-notification' || route.operation === 'add-recipients') statuses.add(409);
+  if (
+    route.operation === 'update-notification' ||
+    route.operation === 'add-recipients' ||
+    route.operation === 'report-delivery-outcome' ||
+    route.operation === 'retry-run'
+  )
+    statuses.add(409);
   return [...statuses].sort((a, b) => a - b);
 }
 
 function successResponse(definition: Definition): [string, JsonSchema] {
   const status = definition.success?.status ?? 200;
   if (status === 204) return ['204', { description: 'Done; no content' }];
+  if (definition.success && 'html' in definition.success) {
+    return [
+      '200',
+      {
+        description: 'An HTML page',
+        headers: {
+          'Content-Security-Policy': { required: true, schema: { type: 'string' } },
+        },
+        content: { 'text/html': { schema: { type: 'string' } } },
+      },
+    ];
+  }
   return [
     String(status),
     {

@@ -47,7 +47,12 @@ export const outcomeStore: OutcomeStore = {
 
   async record(ref, from, report, now): Promise<RecordResult> {
     const failed = report.status === 'failed';
-    const failedEntry = indexKeys.failedDelivery(ref.deploymentId, ref.notificationId, ref.runId, ref.deliveryId);
+    const failedEntry = indexKeys.failedDelivery(
+      ref.deploymentId,
+      ref.notificationId,
+      ref.runId,
+      ref.deliveryId,
+    );
     const deliveryUpdate = {
       TableName: tableName(),
       Key: keys.delivery(ref.deploymentId, ref.notificationId, ref.runId, ref.deliveryId),

@@ -5,8 +5,8 @@ import type { Delivery, JobRecipient } from '#lib/domain/runs';
 import { UnavailableError } from '#lib/errors';
 import { batchGetAll } from '#lib/store/batch';
 import { documentClient, tableName } from '#lib/store/client';
-import { decodeDelivery } from '#lib/store/codecs/runs';
 import { decodeRecipient } from '#lib/store/codecs/recipients';
+import { decodeDelivery } from '#lib/store/codecs/runs';
 import { indexNames, indexPartitions, keys } from '#lib/store/keys';
 import { backoff } from '#lib/store/retry';
 import { currentRun, settleRun } from '#lib/store/run-status';
@@ -123,7 +123,10 @@ export const retryStore: RetryStore = {
       .filter((delivery) => delivery.recipient.type === 'EMBED_USER')
       .map((delivery) => ({ pk: keys.notification(ref.deploymentId, ref.id).pk, sk: delivery.recipientKey }));
     const rows = new Map(
-      (embedKeys.length > 0 ? await batchGetAll(embedKeys) : []).map((item) => [item.sk as string, decodeRecipient(item)]),
+      (embedKeys.length > 0 ? await batchGetAll(embedKeys) : []).map((item) => [
+        item.sk as string,
+        decodeRecipient(item),
+      ]),
     );
     return deliveries.map((delivery): JobRecipient => {
       const row = rows.get(delivery.recipientKey);
@@ -148,7 +151,11 @@ export const retryStore: RetryStore = {
   },
 
   async settle(ref, now) {
-    const run = await currentRun({ deploymentId: ref.deploymentId, notificationId: ref.id, runId: ref.runId });
+    const run = await currentRun({
+      deploymentId: ref.deploymentId,
+      notificationId: ref.id,
+      runId: ref.runId,
+    });
     return run && settleRun(run, now);
   },
 };

@@ -11,8 +11,8 @@ import { decodeRecipient } from '#lib/store/codecs/recipients';
 import { decodeRun, encodeDelivery, encodeRun } from '#lib/store/codecs/runs';
 import { decodeConsoleUser } from '#lib/store/codecs/users';
 import { getItem, type Item } from '#lib/store/items';
-import { settleRun } from '#lib/store/run-status';
 import { DUE_INDEX, DUE_INDEX_SHARDS, dueIndexKeys, keys, RECIPIENT_PREFIX } from '#lib/store/keys';
+import { settleRun } from '#lib/store/run-status';
 
 /**
  * Runs and deliveries in their notification's partition, and the scheduler's due index. Every write

@@ -9,7 +9,13 @@ export const testSendStore: TestSendStore = {
   findDashboard: (deploymentId, dashboardId) => dispatchStore.findDashboard(deploymentId, dashboardId),
   async consoleUsers(userIds, emails) {
     const found = await recipientRepository.lookUp({ userIds, emails }, {});
-    return { tenants: [], users: found.users, emailLinks: found.emailLinks, embedUsers: [] };
+    // An e-mail names its user through a link item: the users it links to are a second round of reads.
+    const linked = found.emailLinks.map((link) => link.userId).filter((id) => !userIds.includes(id));
+    const users =
+      linked.length > 0
+        ? [...found.users, ...(await recipientRepository.lookUp({ userIds: linked }, {})).users]
+        : found.users;
+    return { tenants: [], users, emailLinks: found.emailLinks, embedUsers: [] };
   },
   userRowKey: (ref, userId) => keys.userRecipient(ref.deploymentId, ref.id, userId).sk,
   putDeliveries: (run, deliveries) => dispatchStore.putDeliveries(run, deliveries),

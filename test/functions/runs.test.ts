@@ -88,7 +88,8 @@ describe('POST …/{id}/send', () => {
       createdAt: response.body.scheduledFor,
       status: 'dispatched',
       skipReason: null,
-      recipients: { queued: 2, skipped: 1 },
+      recipients: { queued: 2, skipped: 1, delivered: 0, failed: 0 },
+      completedAt: null,
     });
     expect(Date.parse(response.body.scheduledFor)).toBeGreaterThanOrEqual(before);
     expect(runOutput.safeParse(response.body).success).toBe(true);
@@ -161,12 +162,18 @@ describe('GET …/{id}/runs and …/runs/{runId}/deliveries', () => {
       status: 'skipped',
       reason: 'user_deactivated',
       jobId: null,
+      attempts: 0,
+      error: null,
+      updatedAt: run.createdAt,
     });
     expect(page.body.items).toContainEqual({
       recipient: { type: 'USER', userId: 1, email: 'ada@example.com', username: 'ada' },
       status: 'queued',
       reason: null,
-      jobId: expect.stringMatching(/^[0-9a-f]{32}$/),
+      jobId: expect.stringMatching(new RegExp(`^7\\.700\\.${run.runId}\\.[0-9a-f]{32}$`)),
+      attempts: 1,
+      error: null,
+      updatedAt: run.createdAt,
     });
     const ids = page.body.items.flatMap((d: { jobId: string | null }) => (d.jobId ? [d.jobId] : []));
     expect((await outboxJobs(run.runId)).map((job) => job.jobId).sort()).toEqual(ids.sort());
@@ -195,7 +202,7 @@ describe('GET …/{id}/runs and …/runs/{runId}/deliveries', () => {
 
   it('goes with its notification: its runs and deliveries are deleted, and it fires no more', async () => {
     const run = (await send(702)).body;
-    expect(run.recipients).toEqual({ queued: 1, skipped: 0 });
+    expect(run.recipients).toEqual({ queued: 1, skipped: 0, delivered: 0, failed: 0 });
     expect((await api.request('DELETE', `${base}/702`, { token: ADMIN_KEY })).status).toBe(204);
     expect((await api.request('GET', `${base}/702/runs`, { token: ADMIN_KEY })).status).toBe(404);
     const { Items = [] } = await documentClient().send(

@@ -167,7 +167,7 @@ describe('a dispatch pass', () => {
       scheduledFor: '2026-11-23T08:00:00.000Z',
       status: 'dispatched',
       skipReason: null,
-      recipients: { queued: 2, skipped: 0 },
+      recipients: { queued: 2, skipped: 0, delivered: 0, failed: 0 },
     });
     const written = (await jobs()).filter((job) => job.notificationId === n.id);
     expect(written.map((job) => job.recipient)).toEqual(
@@ -206,7 +206,7 @@ describe('a dispatch pass', () => {
     const { sink, jobs } = await outbox();
     await pass(sink, NINE_BERLIN + 1_000);
     const [run] = await runsOf(n);
-    expect(run?.recipients).toEqual({ queued: 2, skipped: 3 });
+    expect(run?.recipients).toEqual({ queued: 2, skipped: 3, delivered: 0, failed: 0 });
     const deliveries = await deliveriesOf(n, run?.runId as string);
     const byReason = deliveries.map((d) => [d.recipient.type, d.status, d.reason, d.jobId === null]);
     expect(byReason).toEqual(
@@ -236,7 +236,7 @@ describe('a dispatch pass', () => {
     const n = await notification([embed('globex', 'hank', 502)], { dashboardId: 72 });
     const { sink } = await outbox();
     await pass(sink, NINE_BERLIN + 1_000);
-    expect((await runsOf(n))[0]?.recipients).toEqual({ queued: 1, skipped: 0 });
+    expect((await runsOf(n))[0]?.recipients).toEqual({ queued: 1, skipped: 0, delivered: 0, failed: 0 });
   });
 
   it('skips a run whose delivery is disabled or whose dashboard is unavailable, queueing nothing', async () => {
@@ -332,7 +332,7 @@ describe('a dispatch pass', () => {
       status: 'dispatched',
       skipReason: null,
       scheduledFor: '2026-11-23T08:07:00.000Z',
-      recipients: { queued: 1, skipped: 1 },
+      recipients: { queued: 1, skipped: 1, delivered: 0, failed: 0 },
     });
     expect(await jobs()).toHaveLength(1);
     const again = await sendNow(dispatchStore, sink, n, { now: NINE_BERLIN + 7 * MINUTE });
@@ -342,7 +342,7 @@ describe('a dispatch pass', () => {
     expect(await sendNow(dispatchStore, sink, draft, { now: NINE_BERLIN })).toMatchObject({
       status: 'skipped',
       skipReason: 'dashboard_unavailable',
-      recipients: { queued: 0, skipped: 0 },
+      recipients: { queued: 0, skipped: 0, delivered: 0, failed: 0 },
     });
   });
 });
@@ -414,7 +414,7 @@ describe('exactly once', () => {
         expect(runs, `${mode} #${k}`).toHaveLength(1);
         expect(runs[0], `${mode} #${k}`).toMatchObject({
           status: 'dispatched',
-          recipients: { queued: 4, skipped: 1 },
+          recipients: { queued: 4, skipped: 1, delivered: 0, failed: 0 },
         });
         const deliveries = await deliveriesOf(n, runs[0]?.runId as string);
         expect(deliveries, `${mode} #${k}`).toHaveLength(5);
@@ -440,6 +440,7 @@ describe('exactly once', () => {
     const [delivery] = await deliveriesOf(n, run?.runId as string);
     const [job] = await first.jobs();
     expect(job?.jobId).toBe(delivery?.jobId);
-    expect(job?.jobId).toMatch(/^[0-9a-f]{32}$/);
+    // The job id names its delivery: deployment, notification, run and the delivery's own id.
+    expect(job?.jobId).toMatch(/^7\.\d+\.\d{8}T\d{9}Z-s\.[0-9a-f]{32}$/);
   });
 });

@@ -8,7 +8,11 @@ import document from '../../lib/openapi/openapi.json' with { type: 'json' };
  */
 
 type Json = Record<string, unknown>;
-type ResponseObject = { $ref?: string; headers?: Json; content?: { 'application/json'?: { schema: Json } } };
+type ResponseObject = {
+  $ref?: string;
+  headers?: Json;
+  content?: { 'application/json'?: { schema: Json }; 'text/html'?: { schema: Json } };
+};
 
 const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
 ajv.addSchema(document.components.schemas.Error, '#/components/schemas/Error');
@@ -62,6 +66,12 @@ export function responseProblems(method: string, path: string, response: Checked
     if ((declaration as { required?: boolean }).required && !response.headers.has(header)) {
       problems.push(`header ${header} is missing`);
     }
+  }
+  if (described.content?.['text/html']) {
+    if (!response.headers.get('content-type')?.startsWith('text/html')) {
+      problems.push(`content-type ${response.headers.get('content-type')} is not text/html`);
+    }
+    return problems;
   }
   const schema = described.content?.['application/json']?.schema;
   if (!schema) {

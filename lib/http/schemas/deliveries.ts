@@ -6,7 +6,9 @@ import { intBetween, wellFormedTextUpTo } from '#lib/http/schemas/common';
 /** Requests and answers of the renderer's outcome report and of one-click unsubscribe. */
 
 /** Any text up to a bound: a job id this service did not issue is a 404, decided by the domain. */
-export const jobPath = z.strictObject({ jobId: z.string().check(z.maxLength(200, 'must be at most 200 characters')) });
+export const jobPath = z.strictObject({
+  jobId: z.string().check(z.maxLength(200, 'must be at most 200 characters')),
+});
 
 /** Attempts count from 1; a delivery is never queued anywhere near this often. */
 const MAX_ATTEMPT = 1_000_000;
