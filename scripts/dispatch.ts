@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { dispatchOnce } from '#lib/local/dispatch-loop';
 import { DEFAULT_TABLE_NAME } from './local-env.ts';
+import { useLocalUnsubscribeKey } from './local-keys.ts';
 
 /**
  * `npm run dispatch -- --now <ISO instant>`: one dispatch pass as of that instant (default: now)
@@ -13,6 +14,8 @@ async function main(): Promise<void> {
   if (Number.isNaN(now))
     throw new Error(`--now ${values.now} is not an ISO-8601 instant (e.g. 2026-11-29T08:00:00Z)`);
   process.env.TABLE_NAME ??= DEFAULT_TABLE_NAME;
+  // Jobs carry unsubscribe links signed with the same key as `npm start`'s.
+  await useLocalUnsubscribeKey();
   const { line } = await dispatchOnce(now);
   console.log(line);
 }

@@ -5,6 +5,8 @@ import { docsPage } from '#lib/local/docs-page';
 import { EngineUnavailableError, startDynamoDbLocal } from '#lib/local/dynamodb-local';
 import { functionsFrom } from '#lib/local/handlers';
 import { createLocalApi } from '#lib/local/http-adapter';
+import { startRenderer } from '#lib/local/renderer';
+import { signJwt } from '#lib/local/sign-jwt';
 import {
   demoEmbedHint,
   isDemoFixture,
@@ -12,6 +14,7 @@ import {
   withDemoEmbedKey,
 } from './demo-embed-key.ts';
 import { DEFAULT_TABLE_NAME, DEMO_FIXTURE, readFixture, trustIssuersOf } from './local-env.ts';
+import { LOCAL_RENDERER_ISSUER, localRendererKey, useLocalUnsubscribeKey } from './local-keys.ts';
 
 /**
  * `npm start`: DynamoDB Local (unless DYNAMODB_ENDPOINT names an engine), the table, the fixture
@@ -29,6 +32,23 @@ async function main(): Promise<void> {
   const seeded = await readFixture(seedFile);
   const fixture = demoKey ? withDemoEmbedKey(seeded, demoKey.key) : seeded;
   trustIssuersOf(fixture);
+  // Unsubscribe links point here and are signed with a key of this machine's (.local/, never committed).
+  process.env.PUBLIC_BASE_URL ??= `http://localhost:${port}`;
+  await useLocalUnsubscribeKey();
+  const renderer = process.env.RENDERER === 'none' ? undefined : await localRendererKey();
+  if (renderer) {
+    // The stand-in renderer reports outcomes as the platform's renderer does: a platform token it signs.
+    const issuers = JSON.parse(process.env.TRUSTED_ISSUERS ?? '[]') as unknown[];
+    process.env.TRUSTED_ISSUERS = JSON.stringify([
+      ...issuers,
+      {
+        kind: 'platform',
+        issuer: LOCAL_RENDERER_ISSUER,
+        audience: 'platform',
+        jwks: { keys: [renderer.publicJwk] },
+      },
+    ]);
+  }
 
   const engine = process.env.DYNAMODB_ENDPOINT ? undefined : await startDynamoDbLocal();
   if (engine) process.env.DYNAMODB_ENDPOINT = engine.endpoint;
@@ -58,11 +78,40 @@ async function main(): Promise<void> {
     if (demoKey) console.log(demoEmbedHint(`http://localhost:${port}`));
     console.log('Press Ctrl-C to stop.');
     dispatcher = startDispatchLoop((line) => console.log(line));
+    if (renderer) {
+      const mailDir = process.env.MAIL_DIR ?? '.local/mail';
+      console.log(
+        `Renderer stand-in: each job becomes ${mailDir}/<jobId>.eml, reported delivered (RENDERER=none: off)`,
+      );
+      const now = () => Math.floor(Date.now() / 1000);
+      rendering = startRenderer(
+        {
+          outboxDir: process.env.OUTBOX_DIR ?? '.local/outbox',
+          mailDir,
+          baseUrl: `http://localhost:${port}`,
+          token: () =>
+            signJwt(
+              {
+                iss: LOCAL_RENDERER_ISSUER,
+                aud: 'platform',
+                sub: 'local-renderer',
+                session: 'screenshot',
+                iat: now(),
+                exp: now() + 300,
+              },
+              renderer,
+            ),
+        },
+        (line) => console.log(line),
+      );
+    }
   });
   let dispatcher: { stop: () => void } | undefined;
+  let rendering: { stop: () => void } | undefined;
 
   const stop = () => {
     dispatcher?.stop();
+    rendering?.stop();
     server.close();
     engine?.stop();
     process.exit(0);

@@ -1,0 +1,114 @@
+import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import MailComposer from 'nodemailer/lib/mail-composer';
+
+/**
+ * The renderer's stand-in under `npm start`: it takes each job in the outbox, writes the message the
+ * platform would send as `<mailDir>/<jobId>.eml` (a real MIME message, with the one-click unsubscribe
+ * headers of RFC 8058), and reports `delivered` through the outcome route with a platform token,
+ * exactly as the deployed renderer does. A job it has handled (at that attempt) is not handled again.
+ */
+
+interface OutboxJob {
+  jobId: string;
+  attempt: number;
+  scheduledFor: string;
+  dashboard: { publicId: string; title: string };
+  notificationFormat: string;
+  recipient: { email: string; username?: string; externalId?: string };
+  unsubscribeUrl: string;
+}
+
+export interface RendererOptions {
+  outboxDir: string;
+  mailDir: string;
+  /** The API's base URL, where the outcome route is. */
+  baseUrl: string;
+  /** A fresh platform JWT of the `screenshot` session. */
+  token: () => string;
+  from?: string;
+  intervalMs?: number;
+}
+
+/** The message for one job: to the recipient, naming the dashboard, with List-Unsubscribe and its One-Click POST. */
+export function composeMessage(job: OutboxJob, from: string): Promise<Buffer> {
+  const title = job.dashboard.title;
+  const link = job.unsubscribeUrl;
+  return new MailComposer({
+    from,
+    to: job.recipient.email,
+    subject: `${title}: your scheduled dashboard`,
+    messageId: `<${job.jobId}.${job.attempt}@renderer.localhost>`,
+    date: new Date(job.scheduledFor),
+    text: `Hello,\n\nhere is the dashboard "${title}" (${job.dashboard.publicId}), as scheduled for ${job.scheduledFor}.\nThe ${job.notificationFormat.toUpperCase()} would be attached here by the platform's renderer.\n\nUnsubscribe: ${link}\n`,
+    html: `<p>Hello,</p><p>here is the dashboard <strong>${escapeHtml(title)}</strong>, as scheduled for ${escapeHtml(job.scheduledFor)}.</p><p><a href="${escapeHtml(link)}">Unsubscribe</a></p>`,
+    // MailComposer leaves the `list` option to the transport's mailer: the two headers are set as they are.
+    headers: {
+      'List-Unsubscribe': `<${link}>`,
+      'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+    },
+  })
+    .compile()
+    .build();
+}
+
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+
+/** One sweep of the outbox; returns the job ids it reported. */
+export async function renderOutbox(options: RendererOptions, handled: Set<string>): Promise<string[]> {
+  let files: string[];
+  try {
+    files = (await readdir(options.outboxDir)).filter((file) => file.endsWith('.json'));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+  const reported: string[] = [];
+  await mkdir(options.mailDir, { recursive: true });
+  for (const file of files) {
+    const job = JSON.parse(await readFile(join(options.outboxDir, file), 'utf8')) as OutboxJob;
+    const seen = `${job.jobId}#${job.attempt}`;
+    if (handled.has(seen)) continue;
+    const message = await composeMessage(job, options.from ?? 'Dashboards <reports@localhost>');
+    const target = join(options.mailDir, `${job.jobId}.eml`);
+    await writeFile(`${target}.partial`, message);
+    await rename(`${target}.partial`, target);
+    const response = await fetch(
+      `${options.baseUrl}/v1/deliveries/${encodeURIComponent(job.jobId)}/outcome`,
+      {
+        method: 'POST',
+        headers: { authorization: `Bearer ${options.token()}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ status: 'delivered', attempt: job.attempt }),
+      },
+    );
+    // 404: the notification is gone meanwhile; 409: the retry that queued it is still writing (next sweep).
+    if (response.status === 409) continue;
+    handled.add(seen);
+    if (response.status === 204) reported.push(job.jobId);
+  }
+  return reported;
+}
+
+/** Sweeps the outbox every `intervalMs` (default 1 s) until stopped; sweeps never overlap. */
+export function startRenderer(options: RendererOptions, print: (line: string) => void): { stop: () => void } {
+  const handled = new Set<string>();
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
+  const sweep = async () => {
+    try {
+      const reported = await renderOutbox(options, handled);
+      if (reported.length > 0)
+        print(`renderer: ${reported.length} message(s) written to ${options.mailDir}, reported delivered`);
+    } catch (error) {
+      print(`renderer failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    if (!stopped) timer = setTimeout(sweep, options.intervalMs ?? 1_000);
+  };
+  void sweep();
+  return {
+    stop: () => {
+      stopped = true;
+      clearTimeout(timer);
+    },
+  };
+}
