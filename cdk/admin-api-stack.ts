@@ -11,6 +11,7 @@ import {
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { AttributeType, BillingMode, ProjectionType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { type Operation, routeKey, routes } from '#lib/routes';
 import { tableKeySchema } from '#lib/store/keys';
@@ -52,6 +53,8 @@ export class AdminApiStack extends Stack {
   readonly functions = new Map<Operation, ApiFunction>();
   readonly scheduler: Scheduler;
   readonly monitoring: Monitoring;
+  /** The key unsubscribe links are signed with: made by the stack, read by the functions at init. */
+  readonly unsubscribeKey: Secret;
 
   constructor(scope: Construct, id: string, props: AdminApiStackProps) {
     const { stage, ...stackProps } = props;
@@ -106,6 +109,19 @@ export class AdminApiStack extends Stack {
       },
     });
 
+    this.unsubscribeKey = new Secret(this, 'UnsubscribeSigningKey', {
+      description: `Signs one-click unsubscribe links (${stage.name})`,
+      generateSecretString: { passwordLength: 64, excludePunctuation: true },
+      removalPolicy,
+    });
+    // Links in messages point at the stage's public address: its custom domain, else the API's own URL.
+    const publicBaseUrl = stage.publicBaseUrl ?? apiStage.url;
+    const readUnsubscribeKey = (fn: ApiFunction) => {
+      this.unsubscribeKey.grantRead(fn);
+      fn.addEnvironment('UNSUBSCRIBE_SECRET_ARN', this.unsubscribeKey.secretArn);
+      fn.addEnvironment('PUBLIC_BASE_URL', publicBaseUrl);
+    };
+
     const environment = functionEnvironment(stage);
     for (const route of routes) {
       const settings = operationSettings[route.operation];
@@ -119,6 +135,7 @@ export class AdminApiStack extends Stack {
         logRemovalPolicy: removalPolicy,
       });
       fn.bindTable(this.table, settings.tableActions);
+      if ('readsUnsubscribeKey' in settings && settings.readsUnsubscribeKey) readUnsubscribeKey(fn);
       this.api.addRoutes({
         path: route.path,
         methods: [HttpMethod[route.method]],
@@ -132,8 +149,11 @@ export class AdminApiStack extends Stack {
       table: this.table,
       environment,
       removalPolicy,
-      producers: [this.functions.get('send-notification') as ApiFunction],
+      producers: (['send-notification', 'retry-run'] as const).map(
+        (operation) => this.functions.get(operation) as ApiFunction,
+      ),
     });
+    readUnsubscribeKey(this.scheduler.dispatcher);
 
     // TransactWriteItems is granted as its PutItem/UpdateItem actions, but throttled under its own name.
     const tableOperations = new Set<string>(['TransactWriteItems']);
@@ -155,5 +175,17 @@ export class AdminApiStack extends Stack {
 
     new CfnOutput(this, 'ApiUrl', { value: apiStage.url, description: 'Base URL of the API' });
     new CfnOutput(this, 'TableName', { value: this.table.tableName, description: 'The DynamoDB table' });
+    // What the renderer needs besides the queue: where to report each job's outcome, and as whom.
+    new CfnOutput(this, 'DeliveryOutcomeUrl', {
+      value: `${apiStage.url}v1/deliveries/{jobId}/outcome`,
+      description: 'The renderer POSTs each job outcome here (docs/deliveries.md)',
+    });
+    new CfnOutput(this, 'RendererTokenIssuers', {
+      value: stage.trustedIssuers
+        .filter((issuer) => issuer.kind === 'platform')
+        .map((issuer) => `${issuer.issuer} (aud ${issuer.audience})`)
+        .join(', '),
+      description: 'Issuers whose platform JWTs (claim session: screenshot) the outcome route accepts',
+    });
   }
 }

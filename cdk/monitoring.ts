@@ -22,6 +22,9 @@ import {
   LATENCY_METRIC,
   METRICS_NAMESPACE,
   OPERATION_DIMENSION,
+  RUN_DELIVERED_METRIC,
+  RUN_FAILED_METRIC,
+  RUNS_AWAITING_OUTCOMES_METRIC,
   SERVICE_NAME,
   statusClassMetrics,
 } from '#lib/telemetry-names';
@@ -45,12 +48,17 @@ const SERVER_ERROR_RATE_PERCENT = 5;
 /** CloudWatch's limit on the metrics of one alarm's math expression. */
 const MAX_METRICS_PER_ALARM = 10;
 
+/** Above this share of failed outcomes (over at least MIN_OUTCOMES reports) delivery itself is failing. */
+const FAILED_DELIVERY_RATE_PERCENT = 10;
+const MIN_OUTCOMES = 20;
+const OUTCOME_PERIOD = Duration.minutes(15);
+
 /** A dispatcher whose entries keep failing for this many periods in a row is not healing by itself. */
 const DISPATCH_FAILURE_PERIODS = 3;
 
 /**
  * What an operator watches: alarms on the 5xx rate, on throttling (the table's and the functions'),
- * on the dispatcher failing, sent to one SNS topic to subscribe to, and a dashboard of the same
+ * on the dispatcher failing, on the share of failed deliveries and on runs stuck awaiting outcomes, sent to one SNS topic to subscribe to, and a dashboard of the same
  * figures per operation. The delivery jobs' dead-letter queue has its alarm beside the queue (the
  * scheduler), sent to the same topic.
  */
@@ -133,6 +141,36 @@ export class Monitoring extends Construct {
       evaluationPeriods: 1,
     });
 
+    const OUTCOME_OPERATION = 'report-delivery-outcome';
+    const outcomes = (metricName: string, statistic: string, period: Duration) =>
+      new Metric({
+        namespace: METRICS_NAMESPACE,
+        metricName,
+        dimensionsMap: { service: SERVICE_NAME, [OPERATION_DIMENSION]: OUTCOME_OPERATION },
+        statistic,
+        period,
+        label: metricName,
+      });
+    // A few failures are the recipients' (a full mailbox); a high share is the renderer's or the mail system's.
+    const failedDeliveryRate = new MathExpression({
+      expression: `IF(delivered + failed >= ${MIN_OUTCOMES}, 100 * failed / (delivered + failed), 0)`,
+      usingMetrics: {
+        delivered: outcomes('DeliveriesDelivered', 'Sum', OUTCOME_PERIOD),
+        failed: outcomes('DeliveriesFailed', 'Sum', OUTCOME_PERIOD),
+      },
+      period: OUTCOME_PERIOD,
+      label: 'failed deliveries (%)',
+    });
+    this.alarm('FailedDeliveryRate', failedDeliveryRate, FAILED_DELIVERY_RATE_PERCENT, {
+      description: `More than ${FAILED_DELIVERY_RATE_PERCENT}% of reported delivery outcomes were failures over 15 minutes`,
+      evaluationPeriods: 1,
+    });
+    const runsAwaitingOutcomes = emitted(DISPATCH_OPERATION, RUNS_AWAITING_OUTCOMES_METRIC, 'Maximum');
+    this.alarm('RunsStuckDispatched', runsAwaitingOutcomes, 0, {
+      description: 'Runs dispatched over an hour ago still await outcomes: the renderer is not reporting',
+      evaluationPeriods: 1,
+    });
+
     const perOperation = (metricName: string, statistic: string) =>
       [...functions.keys()].map(
         (operation) =>
@@ -193,6 +231,31 @@ export class Monitoring extends Construct {
               businessMetrics[operation].map((metricName) => emitted(operation, metricName, 'Sum')),
             ),
             width: 12,
+          }),
+        ],
+        [
+          new GraphWidget({
+            title: 'Delivery outcomes',
+            left: [
+              outcomes('DeliveriesDelivered', 'Sum', PERIOD),
+              outcomes('DeliveriesFailed', 'Sum', PERIOD),
+              emitted('retry-run', 'DeliveriesRetried', 'Sum'),
+            ],
+            right: [failedDeliveryRate],
+            width: 8,
+          }),
+          new GraphWidget({
+            title: 'Per completed run: deliveries delivered and failed (average)',
+            left: [
+              outcomes(RUN_DELIVERED_METRIC, 'Average', PERIOD),
+              outcomes(RUN_FAILED_METRIC, 'Average', PERIOD),
+            ],
+            width: 8,
+          }),
+          new GraphWidget({
+            title: 'Runs awaiting outcomes for over an hour',
+            left: [runsAwaitingOutcomes],
+            width: 8,
           }),
         ],
         [

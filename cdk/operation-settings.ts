@@ -26,6 +26,8 @@ export interface OperationSettings {
   bundledButNotCalled?: readonly TableAction[];
   timeoutSeconds: number;
   memoryMiB: number;
+  /** Reads the stage's unsubscribe signing key (Secrets Manager): it signs or checks unsubscribe links. */
+  readsUnsubscribeKey?: boolean;
 }
 
 /**
@@ -87,6 +89,7 @@ export const operationSettings = {
     ],
     timeoutSeconds: functionTimeoutSeconds['send-notification'],
     memoryMiB: 1024,
+    readsUnsubscribeKey: true,
   },
   'list-runs': {
     // One page on the notification's partition; the notification for the 404 of an empty page.
@@ -183,8 +186,11 @@ export const operationSettings = {
       // The deliveries and the run's counts: UpdateItems inside TransactWriteItems.
       'dynamodb:UpdateItem',
     ],
+    // The dispatch store's run creation and delivery writes, bundled with its reads of the notification.
+    bundledButNotCalled: ['dynamodb:PutItem', 'dynamodb:BatchWriteItem'],
     timeoutSeconds: functionTimeoutSeconds['retry-run'],
     memoryMiB: 1024,
+    readsUnsubscribeKey: true,
   },
   'report-delivery-outcome': {
     // The delivery and the run (GetItem); both updated in one transaction, the run's status settled after.
@@ -204,6 +210,7 @@ export const operationSettings = {
     bundledButNotCalled: ['dynamodb:GetItem'],
     timeoutSeconds: functionTimeoutSeconds.unsubscribe,
     memoryMiB: 1024,
+    readsUnsubscribeKey: true,
   },
   'get-unsubscribe-page': {
     // The token is checked with the key alone: no table access.
@@ -211,5 +218,6 @@ export const operationSettings = {
     bundledButNotCalled: ['dynamodb:GetItem'],
     timeoutSeconds: functionTimeoutSeconds['get-unsubscribe-page'],
     memoryMiB: 1024,
+    readsUnsubscribeKey: true,
   },
 } as const satisfies Record<Operation, OperationSettings>;

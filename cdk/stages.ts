@@ -37,6 +37,11 @@ export interface StageConfig {
    * headers at all, for server-to-server callers. Credentials travel in the Authorization header, never cookies.
    */
   corsAllowOrigins: string[];
+  /**
+   * The address recipients reach the API at (a custom domain), the base of unsubscribe links in
+   * delivered messages. Without it, the API Gateway stage URL.
+   */
+  publicBaseUrl?: string;
   /** Pin the stage to one account and region; without it, the stack deploys wherever the credentials point. */
   env?: { account: string; region: string };
 }

@@ -5,10 +5,12 @@ import { dispatchPass } from '#lib/domain/dispatch';
 import { passCounts, summaryLine } from '#lib/domain/dispatch-summary';
 import { jobSink } from '#lib/jobs/job-sink';
 import { logger } from '#lib/log';
-import { publishDispatchMetrics } from '#lib/metrics';
+import { publishDispatchMetrics, publishRunsAwaitingOutcomes } from '#lib/metrics';
 import { preloadUnsubscribeKey } from '#lib/secrets/unsubscribe-key';
 import { DUE_INDEX_SHARDS } from '#lib/store/keys';
+import { countRunsAwaitingSince } from '#lib/store/run-status';
 import { dispatchStore } from '#lib/store/runs';
+import { OUTCOMES_OVERDUE_AFTER_MS } from '#lib/telemetry-names';
 
 preloadUnsubscribeKey();
 
@@ -42,5 +44,9 @@ export async function handler(event: unknown, context: Pick<Context, 'getRemaini
   const counts = passCounts(summary);
   logger.info(summaryLine(now, summary), counts);
   publishDispatchMetrics(counts);
+  // One invocation a minute (the one with shard 0) counts the runs whose outcomes are overdue.
+  if (!shards.success || shards.data.shards.includes(0)) {
+    publishRunsAwaitingOutcomes(await countRunsAwaitingSince(now - OUTCOMES_OVERDUE_AFTER_MS));
+  }
   return counts;
 }

@@ -1,7 +1,7 @@
 import { reportOutcome } from '#lib/domain/outcomes';
 import { createHandler } from '#lib/http/create-handler';
 import { jobPath, outcomeInput } from '#lib/http/schemas/deliveries';
-import { recordBusinessMetric } from '#lib/metrics';
+import { recordBusinessMetric, recordCompletedRun } from '#lib/metrics';
 import { outcomeStore } from '#lib/store/outcomes';
 import { credentialDirectory } from '#lib/store/users';
 

@@ -6,6 +6,9 @@ import {
   LATENCY_METRIC,
   METRICS_NAMESPACE,
   OPERATION_DIMENSION,
+  RUN_DELIVERED_METRIC,
+  RUN_FAILED_METRIC,
+  RUNS_AWAITING_OUTCOMES_METRIC,
   SERVICE_NAME,
   type StatusClass,
   statusClassMetrics,
@@ -50,4 +53,17 @@ export function publishDispatchMetrics(counts: {
   metrics.addMetric('InstantsMissed', MetricUnit.Count, counts.missed);
   metrics.addMetric('DispatchFailures', MetricUnit.Count, counts.failed);
   metrics.publishStoredMetrics();
+}
+
+/** Runs dispatched over an hour ago whose outcomes are not all in (the stuck-run alarm's figure), flushed at once. */
+export function publishRunsAwaitingOutcomes(count: number): void {
+  metrics.addDimension(OPERATION_DIMENSION, DISPATCH_OPERATION);
+  metrics.addMetric(RUNS_AWAITING_OUTCOMES_METRIC, MetricUnit.Count, count);
+  metrics.publishStoredMetrics();
+}
+
+/** A run's totals once its last outcome is in: one data point per run, so an average is per run. */
+export function recordCompletedRun(recipients: { delivered: number; failed: number }): void {
+  metrics.addMetric(RUN_DELIVERED_METRIC, MetricUnit.Count, recipients.delivered);
+  metrics.addMetric(RUN_FAILED_METRIC, MetricUnit.Count, recipients.failed);
 }

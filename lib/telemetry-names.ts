@@ -31,3 +31,10 @@ export type BusinessMetric = (typeof businessMetrics)[keyof typeof businessMetri
 
 /** The dispatcher's operation name in metrics and logs (it answers no route). */
 export const DISPATCH_OPERATION = 'dispatch';
+
+/** Runs dispatched longer ago than OUTCOMES_OVERDUE_AFTER_MS with outcomes still missing; counted each minute. */
+export const RUNS_AWAITING_OUTCOMES_METRIC = 'RunsAwaitingOutcomesOverAnHour';
+export const OUTCOMES_OVERDUE_AFTER_MS = 60 * 60_000;
+/** Per completed run (emitted by the outcome report that completes it): its delivered and failed deliveries. */
+export const RUN_DELIVERED_METRIC = 'RunDeliveriesDelivered';
+export const RUN_FAILED_METRIC = 'RunDeliveriesFailed';

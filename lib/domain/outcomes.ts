@@ -1,4 +1,4 @@
-import { type DeliveryRef, type DeliveryStatus, parseJobId } from '#lib/domain/runs';
+import { type DeliveryRef, type DeliveryStatus, parseJobId, type Run } from '#lib/domain/runs';
 import { ConflictError, NotFoundError } from '#lib/errors';
 
 /**
@@ -54,20 +54,23 @@ export interface OutcomeStore {
    * `delivery_changed` when the delivery is not (or no longer) in `from`, `run_gone` without its run.
    */
   record(ref: DeliveryRef, from: DeliveryState, report: OutcomeReport, now: number): Promise<RecordResult>;
-  /** Brings the run's status and `completedAt` in line with its counts. */
-  settle(ref: DeliveryRef, now: number): Promise<void>;
+  /** Brings the run's status and `completedAt` in line with its counts; the run when this call completed it. */
+  settle(ref: DeliveryRef, now: number): Promise<Run | undefined>;
 }
+
+/** Ignored; or applied, with the run when this report was its last outcome. */
+export type OutcomeResult = { applied: false } | { applied: true; completedRun: Run | undefined };
 
 /** Reads of a delivery that changed under a report before it gives up (each change is another report's). */
 const MAX_ROUNDS = 5;
 
-/** Applies a report; true when it changed something, false when it was ignored. */
+/** Applies a report, or ignores it (a repeat, a stale attempt, anything after `delivered`). */
 export async function reportOutcome(
   store: OutcomeStore,
   jobId: string,
   report: OutcomeReport,
   now: number,
-): Promise<boolean> {
+): Promise<OutcomeResult> {
   const ref = parseJobId(jobId);
   const unknown = () => new NotFoundError(`Delivery job ${jobId}`);
   if (!ref) throw unknown();
@@ -75,15 +78,12 @@ export async function reportOutcome(
   let from: DeliveryState = { status: 'queued', attempts: report.attempt };
   for (let round = 1; round <= MAX_ROUNDS; round++) {
     const result = await store.record(ref, from, report, now);
-    if (result === 'recorded') {
-      await store.settle(ref, now);
-      return true;
-    }
+    if (result === 'recorded') return { applied: true, completedRun: await store.settle(ref, now) };
     if (result === 'run_gone') throw unknown();
     const current = await store.deliveryState(ref);
     if (!current) throw unknown();
     const decision = decideOutcome(current, report);
-    if (decision.kind === 'ignore') return false;
+    if (decision.kind === 'ignore') return { applied: false };
     if (decision.kind === 'ahead') {
       throw new ConflictError(
         `Attempt ${report.attempt} of job ${jobId} is not queued (its current attempt is ${current.attempts}); report it again shortly`,

@@ -64,6 +64,21 @@ export const dueIndexKeys = {
   }),
 };
 
+/**
+ * Runs awaiting outcomes, in the due index (gsi3) under a partition of their own, by the time they
+ * were dispatched: the runs stuck there longest are the first entries. A run leaves it when its last
+ * outcome comes in. No pass of the dispatcher reads this partition as due work.
+ */
+export const awaitingOutcomesIndex = {
+  partition: 'AWAITING_OUTCOMES',
+  run: (deploymentId: number, notificationId: number, runId: string, since: number) => ({
+    gsi3pk: 'AWAITING_OUTCOMES',
+    gsi3sk: `${new Date(since).toISOString()}#RUN#${deploymentId}#${notificationId}#${runId}`,
+  }),
+  /** Entries dispatched before `instant` sort below this bound. */
+  before: (instant: number) => new Date(instant).toISOString(),
+};
+
 /** Index attributes of the three sparse global secondary indexes; an item without them is in none. */
 export type IndexKeys = Partial<Record<'gsi1pk' | 'gsi1sk' | 'gsi2pk' | 'gsi2sk', string>>;
 export const indexNames = { gsi1: 'gsi1', gsi2: 'gsi2', gsi3: 'gsi3' } as const;

@@ -107,6 +107,9 @@ export const outcomeStore: OutcomeStore = {
 
   async settle(ref, now) {
     const run = await currentRun(ref);
-    if (run) await settleRun(run, now);
+    if (!run) return undefined;
+    const settled = await settleRun(run, now);
+    const completes = (status: string) => status === 'completed' || status === 'completed_with_failures';
+    return completes(settled.status) && !completes(run.status) ? settled : undefined;
   },
 };

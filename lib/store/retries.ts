@@ -7,7 +7,7 @@ import { batchGetAll } from '#lib/store/batch';
 import { documentClient, tableName } from '#lib/store/client';
 import { decodeRecipient } from '#lib/store/codecs/recipients';
 import { decodeDelivery } from '#lib/store/codecs/runs';
-import { indexNames, indexPartitions, keys } from '#lib/store/keys';
+import { awaitingOutcomesIndex, indexNames, indexPartitions, keys } from '#lib/store/keys';
 import { backoff } from '#lib/store/retry';
 import { currentRun, settleRun } from '#lib/store/run-status';
 import { dispatchStore } from '#lib/store/runs';
@@ -34,6 +34,7 @@ async function requeueOnce(
   now: number,
 ): Promise<{ moved: number } | { changed: Delivery[] } | { runGone: true }> {
   const updatedAt = new Date(now).toISOString();
+  const awaiting = awaitingOutcomesIndex.run(ref.deploymentId, ref.id, ref.runId, now);
   try {
     await documentClient().send(
       new TransactWriteCommand({
@@ -61,7 +62,8 @@ async function requeueOnce(
               TableName: tableName(),
               Key: keys.run(ref.deploymentId, ref.id, ref.runId),
               // Outcomes are awaited again: the run is dispatched until they are in.
-              UpdateExpression: 'SET #status = :dispatched, completedAt = :null ADD recipients.failed :minus',
+              UpdateExpression:
+                'SET #status = :dispatched, completedAt = :null, gsi3pk = :awaitingPk, gsi3sk = :awaitingSk ADD recipients.failed :minus',
               ConditionExpression: 'attribute_exists(pk) AND #status <> :pending AND #status <> :skipped',
               ExpressionAttributeNames: { '#status': 'status' },
               ExpressionAttributeValues: {
@@ -70,6 +72,8 @@ async function requeueOnce(
                 ':skipped': 'skipped',
                 ':null': null,
                 ':minus': -deliveries.length,
+                ':awaitingPk': awaiting.gsi3pk,
+                ':awaitingSk': awaiting.gsi3sk,
               },
             },
           },

@@ -1,9 +1,9 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type Run, settledStatus } from '#lib/domain/runs';
 import { documentClient, tableName } from '#lib/store/client';
 import { decodeRun } from '#lib/store/codecs/runs';
-import { keys } from '#lib/store/keys';
+import { awaitingOutcomesIndex, DUE_INDEX, keys } from '#lib/store/keys';
 
 /**
  * A run's status follows its counts: every writer that changes them (an outcome report, a retry, the
@@ -34,16 +34,21 @@ export async function settleRun(run: Run, now: number = Date.now()): Promise<Run
   if (status === run.status) return run;
   const complete = status === 'completed' || status === 'completed_with_failures';
   const completedAt = complete ? new Date(now).toISOString() : null;
+  const awaiting = awaitingOutcomesIndex.run(run.deploymentId, run.notificationId, run.runId, now);
   try {
     await documentClient().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.run(run.deploymentId, run.notificationId, run.runId),
-        UpdateExpression: 'SET #status = :status, completedAt = :completedAt',
+        // A complete run awaits nothing more: it leaves the runs awaiting outcomes; one awaiting again enters it.
+        UpdateExpression: complete
+          ? 'SET #status = :status, completedAt = :completedAt REMOVE gsi3pk, gsi3sk'
+          : 'SET #status = :status, completedAt = :completedAt, gsi3pk = :awaitingPk, gsi3sk = :awaitingSk',
         ConditionExpression:
           '#status = :was AND recipients.queued = :queued AND recipients.delivered = :delivered AND recipients.failed = :failed',
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: {
+          ...(!complete && { ':awaitingPk': awaiting.gsi3pk, ':awaitingSk': awaiting.gsi3sk }),
           ':status': status,
           ':completedAt': completedAt,
           ':was': run.status,
@@ -58,4 +63,32 @@ export async function settleRun(run: Run, now: number = Date.now()): Promise<Run
     if (error instanceof ConditionalCheckFailedException) return run;
     throw error;
   }
+}
+
+/**
+ * How many runs have awaited outcomes since before `instant`: read from the index, where only such
+ * runs sort below the bound, so the cost follows the number of stuck runs, not the number of runs.
+ */
+export async function countRunsAwaitingSince(instant: number): Promise<number> {
+  let count = 0;
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await documentClient().send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: DUE_INDEX.name,
+        KeyConditionExpression: '#pk = :awaiting AND #sk < :bound',
+        ExpressionAttributeNames: { '#pk': DUE_INDEX.partitionKey, '#sk': DUE_INDEX.sortKey },
+        ExpressionAttributeValues: {
+          ':awaiting': awaitingOutcomesIndex.partition,
+          ':bound': awaitingOutcomesIndex.before(instant),
+        },
+        Select: 'COUNT',
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    count += page.Count ?? 0;
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return count;
 }

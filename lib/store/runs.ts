@@ -11,7 +11,14 @@ import { decodeRecipient } from '#lib/store/codecs/recipients';
 import { decodeRun, encodeDelivery, encodeRun } from '#lib/store/codecs/runs';
 import { decodeConsoleUser } from '#lib/store/codecs/users';
 import { getItem, type Item } from '#lib/store/items';
-import { DUE_INDEX, DUE_INDEX_SHARDS, dueIndexKeys, keys, RECIPIENT_PREFIX } from '#lib/store/keys';
+import {
+  awaitingOutcomesIndex,
+  DUE_INDEX,
+  DUE_INDEX_SHARDS,
+  dueIndexKeys,
+  keys,
+  RECIPIENT_PREFIX,
+} from '#lib/store/keys';
 import { settleRun } from '#lib/store/run-status';
 
 /**
@@ -240,7 +247,8 @@ export const dispatchStore: DispatchStore = {
         new UpdateCommand({
           TableName: tableName(),
           Key: runKey(ref),
-          UpdateExpression: `SET #status = :dispatched, ${setDispatchCounts} REMOVE leaseOwner, leaseUntil, #cursor, #pk, #sk`,
+          // Out of the due index, into the runs awaiting outcomes (the same index, another partition).
+          UpdateExpression: `SET #status = :dispatched, ${setDispatchCounts}, #pk = :awaitingPk, #sk = :awaitingSk REMOVE leaseOwner, leaseUntil, #cursor`,
           ConditionExpression: leaseHeld,
           ExpressionAttributeNames: {
             '#cursor': 'cursor',
@@ -252,6 +260,7 @@ export const dispatchStore: DispatchStore = {
             ':dispatched': 'dispatched',
             ...dispatchCountValues(counts),
             ...leaseValues(lease),
+            ...awaitingValues(ref),
           },
           ReturnValues: 'ALL_NEW',
         }),
@@ -291,6 +300,11 @@ const dispatchCountValues = (counts: Pick<RecipientCounts, 'queued' | 'skipped'>
   ':queued': counts.queued,
   ':skipped': counts.skipped,
 });
+
+const awaitingValues = (ref: RunRef) => {
+  const entry = awaitingOutcomesIndex.run(ref.deploymentId, ref.id, ref.runId, Date.now());
+  return { ':awaitingPk': entry.gsi3pk, ':awaitingSk': entry.gsi3sk };
+};
 
 /** A lease is ours while the run is pending and names us as its owner. */
 const leaseHeld = '#status = :pending AND leaseOwner = :owner';

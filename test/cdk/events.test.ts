@@ -3,12 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { dispatchPass } from '#lib/domain/dispatch';
+import { unsubscribeToken } from '#lib/domain/unsubscribe';
 import { ensureTable, loadFixture } from '#lib/fixtures/load-fixture';
 import { outboxSink } from '#lib/jobs/outbox-sink';
 import { routeKey, routes } from '#lib/routes';
 import { batchWriteAll } from '#lib/store/batch';
 import { encodeNotification } from '#lib/store/codecs/notifications';
 import { dispatchStore } from '#lib/store/runs';
+import { freshClaims, generateSigningKey, signJwt } from '#test/support/tokens';
 import { invoke, printable, readEvent } from '../../scripts/invoke.ts';
 import { DEMO_FIXTURE, readFixture } from '../../scripts/local-env.ts';
 
@@ -17,7 +19,40 @@ const successStatus: Record<string, number> = {
   'delete-notification': 204,
   'remove-recipients': 204,
   'send-notification': 202,
+  'retry-run': 202,
+  'report-delivery-outcome': 204,
 };
+
+/**
+ * Two events hold a placeholder for what only a running stage has: the renderer's platform JWT and an
+ * unsubscribe token signed with the stage's key. This file fills them in, as a caller would.
+ */
+const PLATFORM_ISSUER = 'https://platform.events.example';
+const platformKey = generateSigningKey('events-platform', 'ES256');
+process.env.TRUSTED_ISSUERS = JSON.stringify([
+  {
+    kind: 'platform',
+    issuer: PLATFORM_ISSUER,
+    audience: 'platform',
+    jwks: { keys: [platformKey.publicJwk] },
+  },
+]);
+const placeholders: Partial<Record<string, (event: Awaited<ReturnType<typeof readEvent>>) => void>> = {
+  'report-delivery-outcome': (event) => {
+    event.headers.authorization = `Bearer ${signJwt(
+      freshClaims({ iss: PLATFORM_ISSUER, aud: 'platform', sub: 'renderer', session: 'screenshot' }),
+      platformKey,
+    )}`;
+  },
+  unsubscribe: (event) => fillToken(event),
+  'get-unsubscribe-page': (event) => fillToken(event),
+};
+function fillToken(event: Awaited<ReturnType<typeof readEvent>>) {
+  const key = Buffer.from(process.env.UNSUBSCRIBE_SIGNING_KEY as string, 'base64');
+  const token = unsubscribeToken({ deploymentId: 7, id: 700, recipient: { type: 'USER', userId: 1 } }, key);
+  event.rawQueryString = `token=${token}`;
+  event.queryStringParameters = { token };
+}
 
 /** The example events are documentation (`npm run invoke`, `sam local invoke -e`): they must keep working. */
 describe('the example events in events/', () => {
@@ -45,14 +80,17 @@ describe('the example events in events/', () => {
     'events/%s.json is a request its route serves and the demo fixture answers with success',
     async (operation, route) => {
       const event = await readEvent(`events/${operation}.json`, operation);
+      placeholders[operation]?.(event);
       expect(event.routeKey).toBe(routeKey(route));
       expect(event.requestContext.http.method).toBe(route.method);
       const response = printable(await invoke(operation, event));
       const status = successStatus[operation] ?? 200;
+      const contentType =
+        operation === 'get-unsubscribe-page' ? 'text/html; charset=utf-8' : 'application/json';
       expect(response).toMatchObject(
         status === 204
           ? { statusCode: 204 }
-          : { statusCode: status, headers: { 'content-type': 'application/json' } },
+          : { statusCode: status, headers: { 'content-type': contentType } },
       );
     },
   );

@@ -135,7 +135,10 @@ describe('the dev stage', () => {
               },
             ],
       );
-      expect(statements).toHaveLength(tableStatements.length + (operation === 'send-notification' ? 1 : 0));
+      // Queueing delivery jobs is granted on the queue alone; reading the unsubscribe key on its secret alone.
+      const queues = operation === 'send-notification' || operation === 'retry-run' ? 1 : 0;
+      const secrets = 'readsUnsubscribeKey' in operationSettings[operation] ? 1 : 0;
+      expect(statements).toHaveLength(tableStatements.length + queues + secrets);
       // Besides the table, only CloudWatch Logs: the managed basic execution policy.
       const role = template.toJSON().Resources[roleId] as Resource;
       expect(JSON.stringify(role.Properties.ManagedPolicyArns)).toContain(
@@ -149,9 +152,12 @@ describe('the dev stage', () => {
     const dev = stages.dev as StageConfig;
     const tableId = stack.getLogicalId(stack.table.node.defaultChild as never);
     for (const fn of Object.values(template.findResources('AWS::Lambda::Function')) as Resource[]) {
-      const { DELIVERY_QUEUE_URL: _, ...variables } = (
-        fn.Properties.Environment as { Variables: Record<string, unknown> }
-      ).Variables;
+      const {
+        DELIVERY_QUEUE_URL: _,
+        UNSUBSCRIBE_SECRET_ARN: __,
+        PUBLIC_BASE_URL: ___,
+        ...variables
+      } = (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
       expect(variables).toEqual({
         TABLE_NAME: { Ref: tableId },
         EMBED_AUDIENCE: dev.embedAudience,
@@ -164,6 +170,60 @@ describe('the dev stage', () => {
       const config = readConfig({ ...variables, TABLE_NAME: dev.tableName } as NodeJS.ProcessEnv);
       expect(config.trustedIssuers.map((issuer) => issuer.kind).sort()).toEqual(['console', 'platform']);
     }
+  });
+
+  it('makes a per-stage unsubscribe signing key and lets only the functions that sign or check links read it', () => {
+    const secretId = stack.getLogicalId(stack.unsubscribeKey.node.defaultChild as never);
+    template.hasResourceProperties('AWS::SecretsManager::Secret', {
+      GenerateSecretString: { PasswordLength: 64, ExcludePunctuation: true },
+    });
+    const readers = [
+      ...routes
+        .filter(({ operation }) => 'readsUnsubscribeKey' in operationSettings[operation])
+        .map(({ operation }) => stack.functions.get(operation)),
+      stack.scheduler.dispatcher,
+    ];
+    expect(readers.map((fn) => fn?.node.id).sort()).toEqual([
+      'dispatch',
+      'get-unsubscribe-page',
+      'retry-run',
+      'send-notification',
+      'unsubscribe',
+    ]);
+    for (const fn of [...stack.functions.values(), stack.scheduler.dispatcher]) {
+      const properties = (template.toJSON().Resources[logicalId(stack, fn)] as Resource).Properties;
+      const variables = (properties.Environment as { Variables: Record<string, unknown> }).Variables;
+      const roleId = stack.getLogicalId(fn.role?.node.defaultChild as never);
+      const policies = JSON.stringify(
+        template.findResources('AWS::IAM::Policy', { Properties: { Roles: [{ Ref: roleId }] } }),
+      );
+      if (readers.includes(fn)) {
+        expect(variables.UNSUBSCRIBE_SECRET_ARN).toEqual({ Ref: secretId });
+        // Unsubscribe links point at the stage's own API URL.
+        expect(JSON.stringify(variables.PUBLIC_BASE_URL)).toContain('.execute-api.');
+        expect(policies).toContain('secretsmanager:GetSecretValue');
+        expect(policies).toContain(secretId);
+      } else {
+        expect(variables.UNSUBSCRIBE_SECRET_ARN).toBeUndefined();
+        expect(policies).not.toContain('secretsmanager:');
+      }
+    }
+  });
+
+  it('serves the outcome report from a function of its own, with its own role and table actions only', () => {
+    const fn = stack.functions.get('report-delivery-outcome');
+    const roleId = stack.getLogicalId(fn?.role?.node.defaultChild as never);
+    const others = [...stack.functions.entries()].filter(
+      ([operation]) => operation !== 'report-delivery-outcome',
+    );
+    for (const [, other] of others)
+      expect(stack.getLogicalId(other.role?.node.defaultChild as never)).not.toBe(roleId);
+    const policies = JSON.stringify(
+      template.findResources('AWS::IAM::Policy', { Properties: { Roles: [{ Ref: roleId }] } }),
+    );
+    expect(policies).toContain('dynamodb:UpdateItem');
+    expect(policies).not.toContain('sqs:');
+    expect(policies).not.toContain('secretsmanager:');
   });
 
   it('writes each function to a log group of its own with the stage retention, deleted with the stack', () => {
@@ -247,8 +307,9 @@ describe('the dev stage', () => {
     // An alarm's math may use at most 10 metrics: the functions' throttles (the routes' and the
     // dispatcher's) take one alarm per 10.
     const functionAlarms = Math.ceil((routes.length + 1) / 10);
-    // Plus the 5xx rate, the table's throttling, dispatch failures, dispatcher errors, dead letters.
-    expect(alarms).toHaveLength(5 + functionAlarms);
+    // Plus the 5xx rate, the table's throttling, dispatch failures, dispatcher errors, dead letters,
+    // the failed-delivery rate and runs stuck awaiting outcomes.
+    expect(alarms).toHaveLength(7 + functionAlarms);
     const topic = logicalId(stack, { node: { defaultChild: stack.monitoring.alarmTopic.node.defaultChild } });
     for (const alarm of alarms) {
       expect(alarm.Properties).toMatchObject({
@@ -267,9 +328,17 @@ describe('the dev stage', () => {
     expect(JSON.stringify(dispatcherErrors?.Properties)).toContain(
       stack.getLogicalId(stack.scheduler.dispatcher.node.defaultChild as never),
     );
+    const failedDeliveries = measuring('DeliveriesFailed') as Resource;
+    expect(failedDeliveries.Properties.Threshold).toBe(10);
+    expect(metricsOf(failedDeliveries)).toContain('"MetricName":"DeliveriesDelivered"');
+    expect(metricsOf(failedDeliveries)).toContain('"Value":"report-delivery-outcome"');
+    const stuckRuns = measuring('RunsAwaitingOutcomesOverAnHour') as Resource;
+    expect(stuckRuns.Properties).toMatchObject({ Threshold: 0, EvaluationPeriods: 1 });
+    expect(JSON.stringify(stuckRuns.Properties)).toContain('"Maximum"');
     const [rate, tableThrottles, ...functionThrottles] = alarms.filter(
       (alarm) =>
-        alarm.Properties.Namespace !== 'AWS/SQS' && alarm !== dispatchFailures && alarm !== dispatcherErrors,
+        alarm.Properties.Namespace !== 'AWS/SQS' &&
+        ![dispatchFailures, dispatcherErrors, failedDeliveries, stuckRuns].includes(alarm),
     );
     expect(rate?.Properties.Threshold).toBe(5);
     expect(metricsOf(rate as Resource)).toContain('"MetricName":"5xx"');
@@ -321,22 +390,35 @@ describe('the dev stage', () => {
       'DeliveriesSkipped',
       'InstantsMissed',
       'DispatchFailures',
+      'DeliveriesDelivered',
+      'DeliveriesFailed',
+      'DeliveriesRetried',
+      'RunDeliveriesDelivered',
+      'RunDeliveriesFailed',
+      'RunsAwaitingOutcomesOverAnHour',
     ]) {
       expect(body).toContain(metric);
     }
     for (const route of routes) expect(body).toContain(route.operation);
   });
 
-  it('outputs the API URL, the table name, the alarm topic and the delivery queues', () => {
+  it('outputs the API URL, the table name, the alarm topic, the delivery queues and what a renderer needs', () => {
     const outputs = template.toJSON().Outputs;
     expect(Object.keys(outputs).sort()).toEqual([
       'AlarmTopicArn',
       'ApiUrl',
       'DeliveryDeadLetterQueueName',
+      'DeliveryOutcomeUrl',
       'DeliveryQueueName',
       'DeliveryQueueUrl',
+      'RendererTokenIssuers',
       'TableName',
     ]);
+    // What a renderer needs: where to report outcomes, and which issuer its tokens must come from.
+    expect(JSON.stringify(outputs.DeliveryOutcomeUrl.Value)).toContain('v1/deliveries/{jobId}/outcome');
+    expect(outputs.RendererTokenIssuers.Value).toBe(
+      'https://platform.dev.example.com (aud notification-admin-api)',
+    );
     const queueId = stack.getLogicalId(stack.scheduler.queue.node.defaultChild as never);
     const deadLetterId = stack.getLogicalId(stack.scheduler.deadLetterQueue.node.defaultChild as never);
     expect(outputs.DeliveryQueueUrl.Value).toEqual({ Ref: queueId });
@@ -445,7 +527,7 @@ describe('the scheduler of the dev stage', () => {
     });
   });
 
-  it('lets the dispatcher and send-now, and nothing else, send to the queue; the dispatcher reads the due index', () => {
+  it('lets the dispatcher, send-now and retry, and nothing else, send to the queue; the dispatcher reads the due index', () => {
     const queueId = stack.getLogicalId(stack.scheduler.queue.node.defaultChild as never);
     const senders = Object.values(template.findResources('AWS::IAM::Policy'))
       .filter((policy) =>
@@ -458,7 +540,11 @@ describe('the scheduler of the dev stage', () => {
     const roleOf = (fn: { role?: { node: { defaultChild?: unknown } } }) =>
       stack.getLogicalId(fn.role?.node.defaultChild as never);
     expect(senders).toEqual(
-      [roleOf(stack.scheduler.dispatcher), roleOf(stack.functions.get('send-notification') as never)].sort(),
+      [
+        roleOf(stack.scheduler.dispatcher),
+        roleOf(stack.functions.get('send-notification') as never),
+        roleOf(stack.functions.get('retry-run') as never),
+      ].sort(),
     );
     const dispatcherPolicy = Object.values(
       template.findResources('AWS::IAM::Policy', {

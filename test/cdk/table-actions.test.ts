@@ -34,6 +34,8 @@ const ACTIONS_OF_COMMAND: Record<string, string[]> = {
   TransactGetItems: ['dynamodb:GetItem'],
   // Delivery jobs go to SQS: granted on the queue, not on the table.
   SendMessageBatch: [],
+  // The unsubscribe signing key: granted on its secret, not on the table.
+  GetSecretValue: [],
 };
 
 const ACTIONS_OF_TRANSACTION_MEMBER: Record<string, string> = {
