@@ -13,8 +13,9 @@ export const handler = createHandler({
   body: outcomeInput,
   success: { status: 204 },
   operation: async ({ params, body }) => {
-    const applied = await reportOutcome(outcomeStore, params.jobId, body, Date.now());
-    if (applied)
-      recordBusinessMetric(body.status === 'delivered' ? 'DeliveriesDelivered' : 'DeliveriesFailed', 1);
+    const result = await reportOutcome(outcomeStore, params.jobId, body, Date.now());
+    if (!result.applied) return;
+    recordBusinessMetric(body.status === 'delivered' ? 'DeliveriesDelivered' : 'DeliveriesFailed', 1);
+    if (result.completedRun) recordCompletedRun(result.completedRun.recipients);
   },
 });
