@@ -21,6 +21,8 @@ export interface Budget {
 
 const KB = 1024;
 export const BYTES_OVER_FLOOR = 100 * KB;
+/** Functions allowed more: the schedule preview carries the cron code (cron-parser, luxon, cronstrue). */
+export const bytesOverFloorOf: Partial<Record<string, number>> = { 'preview-schedule': 250 * KB };
 export const IMPORT_RATIO = 1.25;
 export const REQUEST_RATIO = 1.3;
 export const ADD_RECIPIENTS_RATIO = 1.5;
@@ -35,6 +37,21 @@ export const DISPATCH_REQUESTS_PER_FIRED = 7;
 export const DISPATCH_WRITE_UNITS_PER_FIRED = 4;
 /** Recipients are read 100 per Query and their deliveries written 25 per BatchWrite. */
 export const DISPATCH_REQUESTS_PER_RECIPIENT = 0.1;
+/**
+ * An outcome report: one transaction (the delivery and the run's counts) and one read of the run to
+ * settle its status; the report that completes the run writes its status once more.
+ */
+export const OUTCOME_REQUESTS = 2;
+export const OUTCOME_COMPLETING_REQUESTS = 3;
+/** The transaction's two small items, billed twice as a transaction; the completing write one more. */
+export const OUTCOME_WRITE_UNITS = 4;
+/**
+ * A retry reads the run, the notification, its dashboard link and dashboard, settles the run (a read
+ * and a write), and per page of 99 failed deliveries: the page (Query), the embed rows (BatchGet) and
+ * one transaction.
+ */
+export const retryRequests = (failed: number) => 6 + 3 * Math.ceil(failed / 99);
+
 /** Requests and read units of adding recipients to a full notification, beyond the same add to an empty one. */
 export const COST_GROWTH = 0;
 /** Time of that add at the largest size against at 0. */
@@ -62,8 +79,9 @@ const knownMisses: Record<string, { ceiling: number; fix: string }> = {
   },
   'send-notification: bundle bytes': {
     // 579 KB before the Powertools logger and metrics (about 33 KB in every function); 3.5 KB more since
-    // the six kinds of stored item it reads are each checked against their schema (lib/store/codecs/).
-    ceiling: 628_000,
+    // the six kinds of stored item it reads are each checked against their schema (lib/store/codecs/);
+    // then the test send's recipient checks and the Secrets Manager client for the unsubscribe key.
+    ceiling: 662_000,
     fix: 'cron-parser (as above) and @aws-sdk/client-sqs for the delivery queue (~130 KB); writing the run alone and leaving its deliveries to the dispatcher would keep the SQS client out of this function',
   },
   'list-runs: bundle bytes': {
@@ -117,8 +135,25 @@ const knownMisses: Record<string, { ceiling: number; fix: string }> = {
     fix: 'the Powertools logger and metrics cost about 33 KB in every function (see add-recipients); writing the EMF lines ourselves would meet it',
   },
   'get-api-spec: bundle bytes': {
-    ceiling: 482_000,
+    // 4.5 KB more since the description holds the outcome, retry, preview and unsubscribe routes.
+    ceiling: 487_000,
     fix: 'the document itself is about 25 KB of the bundle; the shared chain (Powertools included) is the rest. A chain without authentication, logging and metrics for this one public route would meet it',
+  },
+  'retry-run: bundle bytes': {
+    ceiling: 650_000,
+    fix: "cron-parser and luxon come with the notification codec (it derives nextRunAt); with the schedule state stored they go, leaving the SQS and Secrets Manager clients (~37 KB) and the shared chain's ~104 KB",
+  },
+  'report-delivery-outcome: bundle bytes': {
+    ceiling: 462_000,
+    fix: 'the shared chain alone is ~104 KB over the floor (Powertools logger and metrics, aws-jwt-verify, zod): see add-recipients',
+  },
+  'unsubscribe: bundle bytes': {
+    ceiling: 468_000,
+    fix: 'the shared chain (~104 KB over the floor) and the Secrets Manager client (13 KB); a public route without the authenticator, or the key read through the Lambda extension, would meet it',
+  },
+  'get-unsubscribe-page: bundle bytes': {
+    ceiling: 467_000,
+    fix: 'as unsubscribe',
   },
 };
 

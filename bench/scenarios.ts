@@ -85,6 +85,26 @@ function onFreshRun(call: RecordedCall, results: unknown[]): Record<string, unkn
   return { ...call.input, [input.Item ? 'Item' : 'Key']: { ...target, sk: { S: `${sk}${suffix}` } } };
 }
 
+/**
+ * An outcome report for a job that does not exist: its transaction is refused by its conditions,
+ * which a bare replay would meet too. The replay writes the same two updates to scratch items instead.
+ */
+function onScratchItems(call: RecordedCall): Record<string, unknown> {
+  if (call.operation !== 'TransactWriteItems') return call.input;
+  const items = (call.input.TransactItems ?? []) as { Update?: Record<string, unknown> }[];
+  return {
+    ...call.input,
+    TransactItems: items.map((item, i) => ({
+      Update: {
+        TableName: item.Update?.TableName,
+        Key: { pk: { S: 'BENCH#REPLAY' }, sk: { S: `OUTCOME#${i}` } },
+        UpdateExpression: 'SET touched = :touched',
+        ExpressionAttributeValues: { ':touched': { N: '1' } },
+      },
+    })),
+  };
+}
+
 export const scenarios: Record<Operation, Scenario> = {
   'update-notification': {
     operation: 'update-notification',
@@ -260,6 +280,7 @@ export const scenarios: Record<Operation, Scenario> = {
     coldAuthorization: (keys) => `Bearer ${platformToken(keys)}`,
     body: () => ({ status: 'delivered', attempt: 1 }),
     expectedStatus: 404,
+    adjustReplay: onScratchItems,
     // The transaction refused on its delivery's condition, then the delivery read to tell why.
     budget: { warmRequests: 2, coldRequests: 2, readUnits: 1, writeUnits: 0 },
   },

@@ -1,4 +1,4 @@
-import { type Budget, BYTES_OVER_FLOOR, IMPORT_RATIO, met } from './budgets.ts';
+import { type Budget, BYTES_OVER_FLOOR, bytesOverFloorOf, IMPORT_RATIO, met } from './budgets.ts';
 import { type BundleFigures, beyondFloor, bundle } from './build.ts';
 import { type ColdStartFigures, measureColdStarts } from './cold-start.ts';
 import { type Bench, log, part, section } from './output.ts';
@@ -90,7 +90,7 @@ export async function coldStartSection(
       bench.budgets.atMost(
         `${row.name}: bundle bytes`,
         row.bytes,
-        floor.bytes + BYTES_OVER_FLOOR,
+        floor.bytes + (bytesOverFloorOf[row.name] ?? BYTES_OVER_FLOOR),
         'bytes',
         true,
       );

@@ -8,8 +8,13 @@ import {
   DISPATCH_REQUESTS_PER_RECIPIENT,
   DISPATCH_WRITE_UNITS_PER_FIRED,
   met,
+  OUTCOME_COMPLETING_REQUESTS,
+  OUTCOME_REQUESTS,
+  OUTCOME_WRITE_UNITS,
   REQUEST_RATIO,
+  retryRequests,
 } from './budgets.ts';
+import { type DeliveryFigures, measureDeliveries } from './deliveries.ts';
 import { type DispatchFigures, measureDispatch } from './dispatch.ts';
 import type { BenchKeys } from './fixture.ts';
 import type { LocalStack } from './local-stack.ts';
@@ -31,6 +36,7 @@ export interface RequestResults {
   coldAuthentication: { credential: string; operation: string; coldMs: Summary; warmMs: Summary }[];
   addRecipients?: AddRecipientsFigures;
   dispatch?: DispatchFigures;
+  deliveries?: DeliveryFigures;
 }
 
 /** The handler's own time against the bare calls: the local HTTP hop is API Gateway's part in AWS. */
@@ -188,8 +194,81 @@ export async function requestsSection(
     true,
   );
   log(table(dispatchTable(d)));
+
+  section(
+    'Delivery outcomes and retry: one report, many reports of one run at once, a retry of many failures',
+  );
+  const outcomeRecipients = bench.smoke ? 200 : 1000;
+  const o = await part(bench, 'deliveries', () => measureDeliveries(outcomeRecipients));
+  if (!o) return results;
+  results.deliveries = o;
+  budgets.atMost(
+    'outcome report: DynamoDB requests',
+    o.reportLargeRun.requests,
+    OUTCOME_REQUESTS,
+    'requests',
+    true,
+  );
+  budgets.atMost(
+    'outcome report completing its run: DynamoDB requests',
+    o.reportSmallRun.requests,
+    OUTCOME_COMPLETING_REQUESTS,
+    'requests',
+    true,
+  );
+  budgets.atMost(
+    'outcome report: write units',
+    o.reportLargeRun.billedWriteUnits,
+    OUTCOME_WRITE_UNITS,
+    'WCU',
+    true,
+  );
+  budgets.atMost(
+    `outcome report: requests in a run of ${outcomeRecipients} beyond a run of 1`,
+    o.reportLargeRun.requests - (o.reportSmallRun.requests - 1),
+    0,
+    'requests',
+    true,
+  );
+  budgets.atMost(
+    `${o.concurrentReports} concurrent reports: counts wrong`,
+    o.countsExact ? 0 : 1,
+    0,
+    '',
+    true,
+  );
+  budgets.atMost(
+    `retry of ${outcomeRecipients} failed deliveries: DynamoDB requests`,
+    o.retry.requests,
+    retryRequests(outcomeRecipients),
+    'requests',
+    true,
+  );
+  budgets.atMost(
+    `retry of ${outcomeRecipients}: deliveries left failed`,
+    outcomeRecipients - o.retried,
+    0,
+    '',
+    true,
+  );
+  log(table(deliveriesTable(o)));
   return results;
 }
+
+const deliveriesTable = (o: DeliveryFigures): Table => ({
+  headers: ['figure', 'value'],
+  rows: [
+    ['one report: DynamoDB requests (run of 1, which it completes)', String(o.reportSmallRun.requests)],
+    [`one report: DynamoDB requests (run of ${o.recipients})`, String(o.reportLargeRun.requests)],
+    ['one report: write units (billed)', String(o.reportLargeRun.billedWriteUnits)],
+    ['reports of one run sent at once', String(o.concurrentReports)],
+    ['time for all of them', ms(o.concurrentMs)],
+    ['run counts exact afterwards', o.countsExact ? 'yes' : 'NO'],
+    [`retry of ${o.recipients} failed deliveries: DynamoDB requests`, String(o.retry.requests)],
+    ['retry: write units (meter)', String(round(o.retry.writeUnits, 1))],
+    ['retry: time', ms(o.retryMs)],
+  ],
+});
 
 const dispatchTable = (d: DispatchFigures): Table => ({
   headers: ['figure', 'value'],

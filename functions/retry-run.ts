@@ -17,9 +17,11 @@ export const handler = createHandler({
   success: { status: 202 },
   response: runOutput,
   operation: async ({ params, remainingTimeMs }) => {
-    const before = await retryStore.findRun(params);
-    const run = await retryRun(retryStore, jobSink(), params, { now: Date.now(), remainingTimeMs });
-    recordBusinessMetric('DeliveriesRetried', (before?.recipients.failed ?? 0) - run.recipients.failed);
+    const { run, queued } = await retryRun(retryStore, jobSink(), params, {
+      now: Date.now(),
+      remainingTimeMs,
+    });
+    recordBusinessMetric('DeliveriesRetried', queued);
     return run;
   },
 });

@@ -48,16 +48,22 @@ export interface RetryStore {
   settle(ref: RunRef, now: number): Promise<Run | undefined>;
 }
 
+/** The run after the retry, and how many deliveries this request queued again. */
+export interface RetryResult {
+  run: RunDto;
+  queued: number;
+}
+
 export async function retryRun(
   store: RetryStore,
   sink: JobSink,
   ref: RunRef,
   options: { now: number; remainingTimeMs?: () => number },
-): Promise<RunDto> {
+): Promise<RetryResult> {
   const notFound = () => new NotFoundError(`Run ${ref.runId} of notification ${ref.id}`);
   const run = await store.findRun(ref);
   if (!run) throw notFound();
-  if (run.recipients.failed === 0) return toRunDto(run);
+  if (run.recipients.failed === 0) return { run: toRunDto(run), queued: 0 };
   const stored = await store.findNotification(ref);
   if (!stored) throw notFound();
   const { notification } = stored;
@@ -90,5 +96,5 @@ export async function retryRun(
     queued += await store.requeue(ref, page.deliveries, options.now);
     after = page.last;
   } while (after !== undefined && queued < RETRY_LIMIT_PER_REQUEST && timeLeft());
-  return toRunDto((await store.settle(ref, options.now)) ?? run);
+  return { run: toRunDto((await store.settle(ref, options.now)) ?? run), queued };
 }

@@ -1,21 +1,24 @@
 import type { TestSendStore } from '#lib/domain/test-send';
+import { batchGetAll } from '#lib/store/batch';
+import { decodeConsoleUser, decodeUserLink } from '#lib/store/codecs/users';
 import { keys } from '#lib/store/keys';
-import { recipientRepository } from '#lib/store/recipients';
 import { dispatchStore } from '#lib/store/runs';
 
-/** A test send reads and writes as send-now does, and looks its console users up as add-recipients does. */
+/** A test send reads and writes as send-now does; its console users are read by key, as add-recipients reads them. */
 export const testSendStore: TestSendStore = {
   findNotification: (ref) => dispatchStore.findNotification(ref),
   findDashboard: (deploymentId, dashboardId) => dispatchStore.findDashboard(deploymentId, dashboardId),
   async consoleUsers(userIds, emails) {
-    const found = await recipientRepository.lookUp({ userIds, emails }, {});
+    const emailKeys = new Map(emails.map((email) => [keys.userByEmail(email).pk, email]));
+    const found = await batchGetAll([...userIds.map(keys.user), ...emails.map(keys.userByEmail)]);
+    const users = found.filter((item) => item.sk === 'USER').map(decodeConsoleUser);
+    const emailLinks = found
+      .filter((item) => emailKeys.has(item.pk as string))
+      .map((item) => ({ email: emailKeys.get(item.pk as string) as string, userId: decodeUserLink(item) }));
     // An e-mail names its user through a link item: the users it links to are a second round of reads.
-    const linked = found.emailLinks.map((link) => link.userId).filter((id) => !userIds.includes(id));
-    const users =
-      linked.length > 0
-        ? [...found.users, ...(await recipientRepository.lookUp({ userIds: linked }, {})).users]
-        : found.users;
-    return { tenants: [], users, emailLinks: found.emailLinks, embedUsers: [] };
+    const linked = emailLinks.map((link) => link.userId).filter((id) => !userIds.includes(id));
+    if (linked.length > 0) users.push(...(await batchGetAll(linked.map(keys.user))).map(decodeConsoleUser));
+    return { tenants: [], users, emailLinks, embedUsers: [] };
   },
   userRowKey: (ref, userId) => keys.userRecipient(ref.deploymentId, ref.id, userId).sk,
   putDeliveries: (run, deliveries) => dispatchStore.putDeliveries(run, deliveries),
