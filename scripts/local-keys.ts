@@ -2,7 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { exportSigningKey, generateSigningKey, importSigningKey, type SigningKey } from '#lib/local/sign-jwt';
+import {
+  exportSigningKey,
+  generateSigningKey,
+  importSigningKey,
+  type SigningKey,
+  signJwt,
+} from '#lib/local/sign-jwt';
 
 /**
  * Keys of the local runtime, made at first use and kept in `.local/` (gitignored), never committed:
@@ -61,5 +67,21 @@ export function localRendererKey(): Promise<SigningKey> {
       const value = generateSigningKey(`local-renderer-${new Date().toISOString().slice(0, 10)}`, 'ES256');
       return { value, text: `${JSON.stringify(exportSigningKey(value), null, 2)}\n` };
     },
+  );
+}
+
+/** A platform JWT of the `screenshot` session, as the renderer's; valid 5 minutes. */
+export function localRendererToken(key: SigningKey): string {
+  const now = Math.floor(Date.now() / 1000);
+  return signJwt(
+    {
+      iss: LOCAL_RENDERER_ISSUER,
+      aud: 'platform',
+      sub: 'local-renderer',
+      session: 'screenshot',
+      iat: now,
+      exp: now + 300,
+    },
+    key,
   );
 }

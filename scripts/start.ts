@@ -6,7 +6,6 @@ import { EngineUnavailableError, startDynamoDbLocal } from '#lib/local/dynamodb-
 import { functionsFrom } from '#lib/local/handlers';
 import { createLocalApi } from '#lib/local/http-adapter';
 import { startRenderer } from '#lib/local/renderer';
-import { signJwt } from '#lib/local/sign-jwt';
 import {
   demoEmbedHint,
   isDemoFixture,
@@ -14,7 +13,12 @@ import {
   withDemoEmbedKey,
 } from './demo-embed-key.ts';
 import { DEFAULT_TABLE_NAME, DEMO_FIXTURE, readFixture, trustIssuersOf } from './local-env.ts';
-import { LOCAL_RENDERER_ISSUER, localRendererKey, useLocalUnsubscribeKey } from './local-keys.ts';
+import {
+  LOCAL_RENDERER_ISSUER,
+  localRendererKey,
+  localRendererToken,
+  useLocalUnsubscribeKey,
+} from './local-keys.ts';
 
 /**
  * `npm start`: DynamoDB Local (unless DYNAMODB_ENDPOINT names an engine), the table, the fixture
@@ -83,24 +87,13 @@ async function main(): Promise<void> {
       console.log(
         `Renderer stand-in: each job becomes ${mailDir}/<jobId>.eml, reported delivered (RENDERER=none: off)`,
       );
-      const now = () => Math.floor(Date.now() / 1000);
       rendering = startRenderer(
         {
           outboxDir: process.env.OUTBOX_DIR ?? '.local/outbox',
           mailDir,
           baseUrl: `http://localhost:${port}`,
-          token: () =>
-            signJwt(
-              {
-                iss: LOCAL_RENDERER_ISSUER,
-                aud: 'platform',
-                sub: 'local-renderer',
-                session: 'screenshot',
-                iat: now(),
-                exp: now() + 300,
-              },
-              renderer,
-            ),
+          delayMs: Number(process.env.RENDERER_DELAY_SECONDS ?? 0) * 1000,
+          token: () => localRendererToken(renderer),
         },
         (line) => console.log(line),
       );

@@ -5,7 +5,7 @@ import { ConflictError, NotFoundError } from '#lib/errors';
  * The renderer's reports of what became of each job. A report moves its delivery to `delivered` or
  * `failed` and the run's counts with it, in one write; the run is complete once every queued delivery
  * has an outcome. Reports are idempotent, `delivered` is final, and a report for an attempt older than
- * the delivery's current one is ignored.
+ * the delivery's current one is ignored; an attempt's first outcome stands.
  */
 
 export const outcomeStatuses = ['delivered', 'failed'] as const;
@@ -38,9 +38,8 @@ type OutcomeDecision =
 export function decideOutcome(current: DeliveryState, report: OutcomeReport): OutcomeDecision {
   if (report.attempt > current.attempts) return { kind: 'ahead' };
   if (report.attempt < current.attempts) return { kind: 'ignore' };
+  // An attempt has one outcome, its first: a renderer reports when it is done with the attempt.
   if (current.status === 'queued') return { kind: 'apply', from: current };
-  // A failure followed by success of the same attempt: the recipient got it after all.
-  if (current.status === 'failed' && report.status === 'delivered') return { kind: 'apply', from: current };
   return { kind: 'ignore' };
 }
 
@@ -50,8 +49,9 @@ export interface OutcomeStore {
   /** The delivery's state, or undefined when there is none (or it was skipped: it has no job). */
   deliveryState(ref: DeliveryRef): Promise<DeliveryState | undefined>;
   /**
-   * Moves the delivery from `from` to the report's status and adjusts the run's counts, atomically;
-   * `delivery_changed` when the delivery is not (or no longer) in `from`, `run_gone` without its run.
+   * Moves the delivery from `from` (queued, at the report's attempt) to the report's status and adds
+   * it to the run's counts, atomically; `delivery_changed` when the delivery is not (or no longer) in
+   * `from`, `run_gone` without its run.
    */
   record(ref: DeliveryRef, from: DeliveryState, report: OutcomeReport, now: number): Promise<RecordResult>;
   /** Brings the run's status and `completedAt` in line with its counts; the run when this call completed it. */

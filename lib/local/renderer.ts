@@ -1,4 +1,4 @@
-import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import MailComposer from 'nodemailer/lib/mail-composer';
 
@@ -28,6 +28,8 @@ export interface RendererOptions {
   token: () => string;
   from?: string;
   intervalMs?: number;
+  /** A job is taken only once it has waited this long in the outbox: time to report an outcome by hand first. */
+  delayMs?: number;
 }
 
 /** The message for one job: to the recipient, naming the dashboard, with List-Unsubscribe and its One-Click POST. */
@@ -66,7 +68,9 @@ export async function renderOutbox(options: RendererOptions, handled: Set<string
   const reported: string[] = [];
   await mkdir(options.mailDir, { recursive: true });
   for (const file of files) {
-    const job = JSON.parse(await readFile(join(options.outboxDir, file), 'utf8')) as OutboxJob;
+    const path = join(options.outboxDir, file);
+    if (options.delayMs && Date.now() - (await stat(path)).mtimeMs < options.delayMs) continue;
+    const job = JSON.parse(await readFile(path, 'utf8')) as OutboxJob;
     const seen = `${job.jobId}#${job.attempt}`;
     if (handled.has(seen)) continue;
     const message = await composeMessage(job, options.from ?? 'Dashboards <reports@localhost>');

@@ -56,10 +56,10 @@ export const outcomeStore: OutcomeStore = {
     const deliveryUpdate = {
       TableName: tableName(),
       Key: keys.delivery(ref.deploymentId, ref.notificationId, ref.runId, ref.deliveryId),
-      // A failed delivery enters the run's failed list (gsi1), which a retry reads; it leaves it otherwise.
+      // A failed delivery enters the run's failed list (gsi1), which a retry reads (and leaves it).
       UpdateExpression: failed
         ? 'SET #status = :to, #error = :error, updatedAt = :now, gsi1pk = :failedPk, gsi1sk = :failedSk'
-        : 'SET #status = :to, #error = :error, updatedAt = :now REMOVE gsi1pk, gsi1sk',
+        : 'SET #status = :to, #error = :error, updatedAt = :now',
       ConditionExpression: '#status = :from AND attempts = :attempt',
       ExpressionAttributeNames: { '#status': 'status', '#error': 'error' },
       ExpressionAttributeValues: {
@@ -74,16 +74,10 @@ export const outcomeStore: OutcomeStore = {
     const runUpdate = {
       TableName: tableName(),
       Key: keys.run(ref.deploymentId, ref.notificationId, ref.runId),
-      UpdateExpression:
-        from.status === 'failed'
-          ? 'ADD recipients.#to :one, recipients.#from :minusOne'
-          : 'ADD recipients.#to :one',
+      UpdateExpression: 'ADD recipients.#to :one',
       ConditionExpression: 'attribute_exists(pk)',
-      ExpressionAttributeNames: {
-        '#to': report.status,
-        ...(from.status === 'failed' && { '#from': 'failed' }),
-      },
-      ExpressionAttributeValues: { ':one': 1, ...(from.status === 'failed' && { ':minusOne': -1 }) },
+      ExpressionAttributeNames: { '#to': report.status },
+      ExpressionAttributeValues: { ':one': 1 },
     };
     for (let attempt = 1; ; attempt++) {
       try {

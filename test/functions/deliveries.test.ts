@@ -199,6 +199,18 @@ describe('POST /v1/deliveries/{jobId}/outcome', () => {
     expect(delivery).toMatchObject({ status: 'delivered', error: null });
   });
 
+  it("keeps an attempt's first outcome: a success reported after a failure of the same attempt is ignored", async () => {
+    const run = (await send(700)).body;
+    const [job] = (await outboxJobs(run.runId)) as [Job];
+    expect((await report(job.jobId, { status: 'failed', error: 'bounced', attempt: 1 })).status).toBe(204);
+    expect((await report(job.jobId, { status: 'delivered', attempt: 1 })).status).toBe(204);
+    expect((await runOf(700, run.runId)).recipients).toMatchObject({ delivered: 0, failed: 1 });
+    const delivery = (await deliveriesOf(700, run.runId)).find(
+      (d: { jobId: string }) => d.jobId === job.jobId,
+    );
+    expect(delivery).toMatchObject({ status: 'failed', error: 'bounced' });
+  });
+
   it('answers 409 for an attempt that was never queued, and changes nothing', async () => {
     const run = (await send(700)).body;
     const [job] = (await outboxJobs(run.runId)) as [Job];
