@@ -76,7 +76,7 @@ export class AdminApiStack extends Stack {
         indexName: index.name,
         partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
         sortKey: { name: index.sortKey, type: AttributeType.STRING },
-        projectionType: ProjectionType.ALL,
+        projectionType: ProjectionType[index.projection],
       });
     }
 

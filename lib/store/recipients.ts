@@ -4,6 +4,7 @@ import type { Found, NotificationRef, RecipientRepository } from '#lib/domain/re
 import { batchGetAll, inParallel } from '#lib/store/batch';
 import { documentClient, tableName } from '#lib/store/client';
 import { decodeEmbedUser } from '#lib/store/codecs/embed-users';
+import { decodeNotification } from '#lib/store/codecs/notifications';
 import {
   decodeRecipient,
   encodeRecipient,
@@ -44,7 +45,6 @@ export const recipientRepository: RecipientRepository = {
    */
   async lookUp(request, options) {
     const found: Found = {
-      notificationExists: false,
       recipients: [],
       tenants: [],
       users: [],
@@ -55,8 +55,9 @@ export const recipientRepository: RecipientRepository = {
     const want = (key: Key, take: (item: Item) => void) => wanted.set(keyId(key), { key, take });
     const { notification, recipients } = request;
     if (notification) {
-      want(keys.notification(notification.deploymentId, notification.id), () => {
-        found.notificationExists = true;
+      want(keys.notification(notification.deploymentId, notification.id), (item) => {
+        const { deploymentId, id, dashboardId } = decodeNotification(item);
+        found.notification = { deploymentId, id, dashboardId };
       });
     }
     for (const ref of recipients?.refs ?? []) {

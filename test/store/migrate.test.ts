@@ -11,7 +11,16 @@ import { type LocalApi, startLocalApi } from '#test/support/local-api';
 import { lifecycleClient, lifecycleFixture } from '../functions/lifecycle-helpers.ts';
 
 /** What the version before the lifecycle routes wrote: no indexes, no index attributes, no links. */
-const NEW_ATTRIBUTES = ['gsi1pk', 'gsi1sk', 'gsi2pk', 'gsi2sk', 'subscribedAt', 'createdAt'];
+const NEW_ATTRIBUTES = [
+  'gsi1pk',
+  'gsi1sk',
+  'gsi2pk',
+  'gsi2sk',
+  'gsi4pk',
+  'gsi4sk',
+  'subscribedAt',
+  'createdAt',
+];
 const asPreviousVersion = (item: Item): Item =>
   Object.fromEntries(Object.entries(item).filter(([name]) => !NEW_ATTRIBUTES.includes(name)));
 
@@ -36,7 +45,7 @@ beforeAll(async () => {
   const items = fixtureItems(fixture)
     .filter((item) => item.entity !== 'DASHBOARD_LINK')
     .map(asPreviousVersion);
-  const notification = { deploymentId: 7, id: 700 };
+  const notification = { deploymentId: 7, id: 700, dashboardId: 70 };
   const rows = [1, 4].map((userId) =>
     asPreviousVersion(encodeRecipient(notification, { type: 'USER', userId })),
   );
@@ -48,7 +57,7 @@ describe('npm run migrate', () => {
   it('adds the indexes and index attributes, after which every list works', async () => {
     const report = await migrateTable();
     expect(report).toMatchObject({
-      indexesCreated: ['gsi1', 'gsi2', 'gsi3'],
+      indexesCreated: ['gsi1', 'gsi2', 'gsi3', 'gsi4'],
       notifications: 3,
       recipients: 2,
       dashboardLinks: 3,
@@ -59,6 +68,7 @@ describe('npm run migrate', () => {
       'gsi1',
       'gsi2',
       'gsi3',
+      'gsi4',
     ]);
 
     api = await startLocalApi({});

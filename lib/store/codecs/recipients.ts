@@ -5,7 +5,7 @@ import { canonicalJson, propertyNames } from '#lib/domain/recipients-properties'
 import type { StoredRecipient } from '#lib/domain/recipients-resolution';
 import { checkItem, parseJsonAttribute } from '#lib/store/codecs/stored-item';
 import type { Item } from '#lib/store/items';
-import { indexKeys, type Key, keys } from '#lib/store/keys';
+import { indexKeys, type Key, keys, type NotificationOnDashboard } from '#lib/store/keys';
 
 /**
  * A recipient row in its notification's partition. An embed recipient's properties are kept as
@@ -25,17 +25,15 @@ export const identityOf = (recipient: StoredRecipient) =>
  * `subscribedAt` is the row's first write, kept when a stored row is written again, so that the
  * row's place in the "recipients of a notification" index never moves.
  */
-function recipientIndexKeys(notification: NotificationRef, recipient: StoredRecipient, rowSk: string): Item {
+function recipientIndexKeys(
+  notification: NotificationOnDashboard,
+  recipient: StoredRecipient,
+  rowSk: string,
+): Item {
   const subscribedAt = recipient.subscribedAt ?? new Date().toISOString();
   return {
     subscribedAt,
-    ...indexKeys.recipient(
-      notification.deploymentId,
-      notification.id,
-      identityOf(recipient),
-      subscribedAt,
-      rowSk,
-    ),
+    ...indexKeys.recipient(notification, identityOf(recipient), subscribedAt, rowSk),
   };
 }
 
@@ -61,7 +59,8 @@ export function propertyAttributes(properties: RecipientProperties): Record<stri
   );
 }
 
-export function encodeRecipient(notification: NotificationRef, recipient: StoredRecipient): Item {
+/** The row of `recipient`; its index entries name the notification's dashboard too. */
+export function encodeRecipient(notification: NotificationOnDashboard, recipient: StoredRecipient): Item {
   const key = recipientKey(notification, recipient);
   if (recipient.type === 'USER') {
     return {
