@@ -169,13 +169,19 @@ export const keys = {
   counter: (sequence: string): Key => ({ pk: `COUNTER#${sequence}`, sk: 'COUNTER' }),
 };
 
-/** The fixed text around the two free-text parts of the longest sort key (an embed recipient's). */
-const embedRecipientKeyOverhead = keys.embedRecipient(0, 0, '', '').sk.length;
+/** A subscription instant as a recipient row's index sort key starts with it (ISO-8601 with milliseconds). */
+const SUBSCRIBED_AT_LENGTH = '2026-01-01T00:00:00.000Z'.length;
+
+/**
+ * The fixed text around the two free-text parts of the longest sort key: an embed recipient row's
+ * entry in the recipients-of-a-notification index, its subscription instant before its row key.
+ */
+const embedRecipientKeyOverhead = SUBSCRIBED_AT_LENGTH + 1 + keys.embedRecipient(0, 0, '', '').sk.length;
 
 /**
  * The most bytes one free-text part (tenant name, externalId, e-mail, subject) may take once
- * percent-encoded: two of them fill an embed recipient's sort key up to DynamoDB's 1024 bytes,
- * and every other key that holds them is a partition key (2048 bytes) with less around them.
+ * percent-encoded: two of them fill an embed recipient's index sort key up to DynamoDB's 1024 bytes,
+ * and every other key that holds them has more room.
  */
 export const KEY_PART_MAX_BYTES = Math.floor((dynamoDbLimits.sortKeyBytes - embedRecipientKeyOverhead) / 2);
 

@@ -7,6 +7,7 @@ import { documentClient } from '#lib/store/client';
 import { encodeNotification } from '#lib/store/codecs/notifications';
 import { encodeRecipient } from '#lib/store/codecs/recipients';
 import type { Item } from '#lib/store/items';
+import { KEY_PART_MAX_BYTES } from '#lib/store/keys';
 import { notificationJsonBytes } from '#lib/store/limits';
 import type { ApiResponse } from '#test/support/local-api';
 import { type LocalApi, startLocalApi } from '#test/support/local-api';
@@ -90,7 +91,9 @@ describe('pages of recipients with large properties', () => {
   it('reach all 1,000 recipients of 4.8 KB properties with first=200, every page within 1 MiB', async () => {
     const { body } = await client.create({ dashboardId: 70, scheduleType: 'DAILY', hour: 1 });
     await seedRecipients(body.id, 1000, 4800);
-    const walked = await walk((after) => client.recipients(body.id, `first=200${after ? `&after=${after}` : ''}`));
+    const walked = await walk((after) =>
+      client.recipients(body.id, `first=200${after ? `&after=${after}` : ''}`),
+    );
     expect(walked.items).toHaveLength(1000);
     expect(recipientKeys(walked).size).toBe(1000);
     expect(walked.largestPageBytes).toBeLessThanOrEqual(MiB);
@@ -100,10 +103,36 @@ describe('pages of recipients with large properties', () => {
   it('reach all 100 recipients of 32 KB properties with first=100', async () => {
     const { body } = await client.create({ dashboardId: 70, scheduleType: 'DAILY', hour: 2 });
     await seedRecipients(body.id, 100, 32_000);
-    const walked = await walk((after) => client.recipients(body.id, `first=100${after ? `&after=${after}` : ''}`));
+    const walked = await walk((after) =>
+      client.recipients(body.id, `first=100${after ? `&after=${after}` : ''}`),
+    );
     expect(recipientKeys(walked).size).toBe(100);
     expect(walked.items).toHaveLength(100);
     expect(walked.mostRequests).toBeLessThanOrEqual(MAX_PAGE_REQUESTS);
+  });
+});
+
+describe('cursors of the longest keys', () => {
+  it('walk recipients whose tenant and externalId take the most bytes a key allows, one at a time', async () => {
+    const { body } = await client.create({ dashboardId: 70, scheduleType: 'DAILY', hour: 3 });
+    const tenant = 't'.repeat(KEY_PART_MAX_BYTES);
+    const rows = [0, 1, 2].map((i): StoredRecipient => {
+      const externalId = `${i}`.padEnd(KEY_PART_MAX_BYTES, 'e');
+      return {
+        type: 'EMBED_USER',
+        embedTenantName: tenant,
+        normalizedExternalId: externalId,
+        externalId,
+        embedUserId: 50_000 + i,
+        email: `e${i}@acme.com`,
+        properties: {},
+      };
+    });
+    await put(rows.map((row) => encodeRecipient({ deploymentId: 7, id: body.id, dashboardId: 70 }, row)));
+    const walked = await walk((after) =>
+      client.recipients(body.id, `first=1${after ? `&after=${after}` : ''}`),
+    );
+    expect(recipientKeys(walked)).toEqual(new Set([50_000, 50_001, 50_002]));
   });
 });
 
