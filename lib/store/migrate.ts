@@ -8,7 +8,7 @@ import { PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient, tableName } from '#lib/store/client';
 import { decodeDashboard, encodeDashboardLink } from '#lib/store/codecs/dashboards';
 import { decodeNotification, dueIndexAttributes } from '#lib/store/codecs/notifications';
-import { decodeRecipient, identityOf } from '#lib/store/codecs/recipients';
+import { decodeRecipient, decodeRecipientParent, identityOf } from '#lib/store/codecs/recipients';
 import { getItem, type Item } from '#lib/store/items';
 import { indexKeys, keys, parseNotificationPartition } from '#lib/store/keys';
 import { reserveNotificationIdsThrough } from '#lib/store/notification-ids';
@@ -116,7 +116,7 @@ function dashboardsOfNotifications() {
     const key = keys.notification(notification.deploymentId, notification.id);
     let found = known.get(key.pk);
     if (!found) {
-      found = getItem(key).then((item) => (item ? decodeNotification(item).dashboardId : undefined));
+      found = getItem(key).then((item) => (item ? decodeRecipientParent(item).dashboardId : undefined));
       known.set(key.pk, found);
     }
     return found;

@@ -4,9 +4,9 @@ import type { Found, NotificationRef, RecipientRepository } from '#lib/domain/re
 import { batchGetAll, inParallel } from '#lib/store/batch';
 import { documentClient, tableName } from '#lib/store/client';
 import { decodeEmbedUser } from '#lib/store/codecs/embed-users';
-import { decodeNotification } from '#lib/store/codecs/notifications';
 import {
   decodeRecipient,
+  decodeRecipientParent,
   encodeRecipient,
   propertyAttributes,
   recipientKey,
@@ -56,8 +56,7 @@ export const recipientRepository: RecipientRepository = {
     const { notification, recipients } = request;
     if (notification) {
       want(keys.notification(notification.deploymentId, notification.id), (item) => {
-        const { deploymentId, id, dashboardId } = decodeNotification(item);
-        found.notification = { deploymentId, id, dashboardId };
+        found.notification = decodeRecipientParent(item);
       });
     }
     for (const ref of recipients?.refs ?? []) {

@@ -88,6 +88,17 @@ export function encodeRecipient(notification: NotificationOnDashboard, recipient
   return item;
 }
 
+const parentItem = z.looseObject({ deploymentId: z.int(), id: z.int(), dashboardId: z.int() });
+
+/**
+ * A notification item as its recipient rows need it: its identity and its dashboard, which their
+ * index entries name. Read without the schedule, so that writing rows does not load the cron parser.
+ */
+export function decodeRecipientParent(item: Item): NotificationOnDashboard {
+  const { deploymentId, id, dashboardId } = checkItem('notification', parentItem, item);
+  return { deploymentId, id, dashboardId };
+}
+
 // Rows written before the recipients index have no subscription instant.
 const subscribedAt = z.optional(z.string());
 const userRowItem = z.looseObject({ type: z.literal('USER'), userId: z.int(), subscribedAt });
