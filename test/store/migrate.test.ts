@@ -49,7 +49,13 @@ beforeAll(async () => {
   const rows = [1, 4].map((userId) =>
     asPreviousVersion(encodeRecipient(notification, { type: 'USER', userId })),
   );
-  await batchWriteAll([...items, ...rows].map((item) => ({ PutRequest: { Item: item } })));
+  // A row of the version before the recipient-on-a-dashboard index: every index attribute but gsi4's.
+  const {
+    gsi4pk: _pk,
+    gsi4sk: _sk,
+    ...beforeGsi4
+  } = encodeRecipient({ deploymentId: 7, id: 701, dashboardId: 71 }, { type: 'USER', userId: 4 });
+  await batchWriteAll([...items, ...rows, beforeGsi4].map((item) => ({ PutRequest: { Item: item } })));
 });
 afterAll(() => api?.close());
 
@@ -59,7 +65,7 @@ describe('npm run migrate', () => {
     expect(report).toMatchObject({
       indexesCreated: ['gsi1', 'gsi2', 'gsi3', 'gsi4'],
       notifications: 3,
-      recipients: 2,
+      recipients: 3,
       dashboardLinks: 3,
       highestNotificationId: 800,
     });
@@ -79,7 +85,12 @@ describe('npm run migrate', () => {
     ]);
     expect(
       (await client.list('recipientUserId=4')).body.items.map((item: { id: number }) => item.id),
-    ).toEqual([700]);
+    ).toEqual([701, 700]);
+    expect(
+      (await client.list('recipientUserId=4&dashboardId=71')).body.items.map(
+        (item: { id: number }) => item.id,
+      ),
+    ).toEqual([701]);
     const recipients = (await client.recipients(700)).body.items.map(
       (item: { userId: number }) => item.userId,
     );
