@@ -60,9 +60,9 @@ export interface ListReader<T> {
  * DynamoDB requests one page may take before it ends short. Past it a page ends with what it holds
  * but one, that one proving that items remain; a page with fewer than two items reads on.
  */
-export const PAGE_REQUESTS = 4;
+const PAGE_REQUESTS = 4;
 
-export function encodeCursor(source: ListSource, position: string): string {
+function encodeCursor(source: ListSource, position: string): string {
   return Buffer.from(JSON.stringify([source.id, position])).toString('base64url');
 }
 
@@ -111,11 +111,7 @@ interface Round {
 }
 
 /** One Query of the list: at most `limit` rows, and at most what DynamoDB reads in one call (1 MB). */
-export async function queryList(
-  source: ListSource,
-  limit: number,
-  start?: Record<string, unknown>,
-): Promise<Round> {
+async function queryList(source: ListSource, limit: number, start?: Record<string, unknown>): Promise<Round> {
   const prefix = source.sortKey.prefix;
   const { Items = [], LastEvaluatedKey } = await documentClient().send(
     new QueryCommand({
