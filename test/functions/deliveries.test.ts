@@ -229,6 +229,23 @@ describe('POST /v1/deliveries/{jobId}/outcome', () => {
     expect((await runOf(700, run.runId)).recipients.delivered).toBe(0);
   });
 
+  it("pages through a run's deliveries by their ids, each exactly once", async () => {
+    const run = (await send(710)).body;
+    const seen: string[] = [];
+    let after: string | undefined;
+    do {
+      const query = `first=70${after ? `&after=${encodeURIComponent(after)}` : ''}`;
+      const page = await api.request('GET', `${base}/710/runs/${run.runId}/deliveries?${query}`, {
+        token: ADMIN_KEY,
+      });
+      expect(page.status).toBe(200);
+      seen.push(...page.body.items.map((d: { jobId: string }) => d.jobId));
+      after = page.body.pageInfo.hasNextPage ? page.body.pageInfo.endCursor : undefined;
+    } while (after);
+    expect(new Set(seen).size).toBe(MANY);
+    expect(seen).toHaveLength(MANY);
+  });
+
   it('answers 404 for a job the service never issued, whatever its form', async () => {
     const run = (await send(700)).body;
     const unknown = `7.700.${run.runId}.${'0'.repeat(32)}`;
