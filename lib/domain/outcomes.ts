@@ -22,7 +22,7 @@ export interface OutcomeReport {
 }
 
 /** What a report's decision depends on: the delivery's status and current attempt. */
-export interface DeliveryState {
+interface DeliveryState {
   status: DeliveryStatus;
   attempts: number;
 }
@@ -35,7 +35,7 @@ type OutcomeDecision =
   /** An attempt not queued (yet): the retry that queues it has not finished writing. */
   | { kind: 'ahead' };
 
-export function decideOutcome(current: DeliveryState, report: OutcomeReport): OutcomeDecision {
+function decideOutcome(current: DeliveryState, report: OutcomeReport): OutcomeDecision {
   if (report.attempt > current.attempts) return { kind: 'ahead' };
   if (report.attempt < current.attempts) return { kind: 'ignore' };
   // An attempt has one outcome, its first: a renderer reports when it is done with the attempt.

@@ -21,9 +21,9 @@ import { ConflictError, NotFoundError } from '#lib/errors';
  */
 
 /** Deliveries one retry request queues at most: bounded work whatever the run's size. */
-export const RETRY_LIMIT_PER_REQUEST = 1000;
+const RETRY_LIMIT_PER_REQUEST = 1000;
 /** Failed deliveries read and queued together (one transaction with the run's counts). */
-export const RETRY_PAGE_SIZE = 99;
+const RETRY_PAGE_SIZE = 99;
 /** Less than this left and no new page is started. */
 const TIME_RESERVE_MS = 3_000;
 

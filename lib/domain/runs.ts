@@ -161,7 +161,7 @@ export interface DeliveryRef {
  * `<deploymentId>.<notificationId>.<runId>.<deliveryId>`: unique per delivery, the same on every
  * retry, so a renderer can drop a repeated job and report an outcome that finds its delivery by key.
  */
-export const jobIdOf = (ref: DeliveryRef) =>
+const jobIdOf = (ref: DeliveryRef) =>
   `${ref.deploymentId}.${ref.notificationId}.${ref.runId}.${ref.deliveryId}`;
 
 const JOB_ID_PATTERN = new RegExp(`^([1-9]\\d{0,14})\\.([1-9]\\d{0,14})\\.(${RUN_ID})\\.([0-9a-f]{32})$`);

@@ -6,7 +6,7 @@ import type { ScheduleType } from '#lib/domain/schedule-fields';
 /** A schedule not yet saved: its cron, its reading and its next firing instants, checked as a create checks it. */
 
 export const MAX_PREVIEW_COUNT = 50;
-export const DEFAULT_PREVIEW_COUNT = 5;
+const DEFAULT_PREVIEW_COUNT = 5;
 
 export interface SchedulePreviewInput {
   scheduleType: ScheduleType;

@@ -11,7 +11,7 @@ import { ValidationError } from '#lib/errors';
  * is the same for every message the recipient gets from that notification.
  */
 
-export type UnsubscribeRecipient =
+type UnsubscribeRecipient =
   | { type: 'USER'; userId: number }
   | { type: 'EMBED_USER'; embedTenantName: string; normalizedExternalId: string };
 
@@ -49,7 +49,7 @@ const refused = () =>
 const isId = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) > 0;
 
 /** The target a token names, once its signature checks out; otherwise a 400 naming `token`. */
-export function readUnsubscribeToken(token: string, key: Buffer): UnsubscribeTarget {
+function readUnsubscribeToken(token: string, key: Buffer): UnsubscribeTarget {
   const [payload, signature, ...rest] = token.split('.');
   if (!payload || !signature || rest.length > 0) throw refused();
   const given = Buffer.from(signature, 'base64url');

@@ -11,11 +11,7 @@ let sink: JobSink | undefined;
  * Gives each job its recipient's one-click unsubscribe link: `<base URL>/v1/unsubscribe?token=…`, the
  * token signed with the stage's key.
  */
-export function withUnsubscribeLinks(
-  transport: JobSink,
-  baseUrl: string,
-  key: () => Promise<Buffer>,
-): JobSink {
+function withUnsubscribeLinks(transport: JobSink, baseUrl: string, key: () => Promise<Buffer>): JobSink {
   return {
     async send(jobs) {
       const signingKey = await key();

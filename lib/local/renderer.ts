@@ -33,7 +33,7 @@ export interface RendererOptions {
 }
 
 /** The message for one job: to the recipient, naming the dashboard, with List-Unsubscribe and its One-Click POST. */
-export function composeMessage(job: OutboxJob, from: string): Promise<Buffer> {
+function composeMessage(job: OutboxJob, from: string): Promise<Buffer> {
   const title = job.dashboard.title;
   const link = job.unsubscribeUrl;
   return new MailComposer({
