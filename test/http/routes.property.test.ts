@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { config } from '#lib/config';
 import { dispatchPass } from '#lib/domain/dispatch';
+import { unsubscribeToken } from '#lib/domain/unsubscribe';
 import { parseFixture } from '#lib/fixtures/fixture';
 import { loadFixture } from '#lib/fixtures/load-fixture';
 import { type ApiHandler, handlerSchemas } from '#lib/http/create-handler';
@@ -10,6 +11,7 @@ import { base64url } from '#lib/local/sign-jwt';
 import { type Route, routes } from '#lib/routes';
 import { batchWriteAll } from '#lib/store/batch';
 import { encodeNotification } from '#lib/store/codecs/notifications';
+import { encodeRecipient } from '#lib/store/codecs/recipients';
 import { dispatchStore } from '#lib/store/runs';
 import {
   ACME_ISSUER,
@@ -21,7 +23,7 @@ import {
 } from '#test/support/fixtures';
 import { type ApiResponse, startLocalApi } from '#test/support/local-api';
 import { tableSnapshot } from '#test/support/table-snapshot';
-import { freshClaims, signJwt, unsignedJwt } from '#test/support/tokens';
+import { freshClaims, generateSigningKey, signJwt, unsignedJwt } from '#test/support/tokens';
 import { arbitraryFor, type FieldPools } from '#test/support/zod-arbitrary';
 
 /**
@@ -39,23 +41,49 @@ const SEED = Number(process.env.PROPERTY_SEED ?? Date.now() % 2 ** 31);
 
 let api: Awaited<ReturnType<typeof startLocalApi>>;
 
+/** The renderer, whose platform token the outcome route wants. */
+const PLATFORM_ISSUER = 'https://platform.property.example';
+const platformKey = generateSigningKey('property-platform', 'ES256');
+const rendererToken = signJwt(
+  freshClaims({ iss: PLATFORM_ISSUER, aud: 'platform', sub: 'renderer', session: 'screenshot' }),
+  platformKey,
+);
+
 beforeAll(async () => {
-  api = await startLocalApi(embeddableDashboardFixture(consoleUsers.slice(0, 2)));
+  api = await startLocalApi({
+    ...embeddableDashboardFixture(consoleUsers.slice(0, 2)),
+    trustedIssuers: [
+      {
+        kind: 'platform',
+        issuer: PLATFORM_ISSUER,
+        audience: 'platform',
+        jwks: { keys: [platformKey.publicJwk] },
+      },
+    ],
+  });
 });
 afterAll(() => api.close());
 
-/** The run of notification 700's firing at 09:00 UTC on 2026-11-23, made by a dispatcher pass in beforeAll. */
+/**
+ * The run of notification 700's firing at 09:00 UTC on 2026-11-23, made by a dispatcher pass, with one
+ * delivery (to user 1) whose job the outcome route can be told about; made again after the delete.
+ */
 const FIRED_RUN = '20261123T090000000Z-s';
-beforeAll(async () => {
+const FIRED_JOB = `7.700.${FIRED_RUN}.9da9a3a0822aacb39c1f7ed387746e3b`;
+async function fireRun() {
   const [notification] = parseFixture({
     notifications: [{ id: 700, deploymentId: 7, dashboardId: 70, scheduleType: 'DAILY', hour: 9 }],
   }).notifications;
   await batchWriteAll([
     { PutRequest: { Item: encodeNotification(notification as never, 0, '2026-11-23T08:00:00.000Z') } },
+    { PutRequest: { Item: encodeRecipient(notification as never, { type: 'USER', userId: 1 }) } },
   ]);
   const firing = Date.parse('2026-11-23T09:00:30Z');
   await dispatchPass(dispatchStore, outboxSink(config().outboxDir), { now: firing, misfireGraceMinutes: 60 });
-});
+}
+beforeAll(fireRun);
+
+const unsubscribeKey = () => Buffer.from(config().unsubscribeSigningKey as string, 'base64');
 
 /** Mostly values the fixture holds, so that generated requests also reach existing rows; some hostile. */
 const mostly = <T>(valid: readonly T[], hostile: readonly T[]) =>
@@ -90,6 +118,8 @@ const pools: FieldPools = {
     { minLength: 1, maxLength: 3 },
   ),
   runId: mostly([FIRED_RUN], ['20200101T000000000Z-s', 'x', '..', '%00']),
+  jobId: mostly([FIRED_JOB], [`7.700.${FIRED_RUN}.${'0'.repeat(32)}`, 'x', '..', '%00', '7.700']),
+  attempt: mostly([1], [2, 0, -1, 2 ** 53]),
   customCron: mostly(
     ['0 9 * * 1', '0 */2 * * *'],
     ['*/5 * * * *', '5,55 23,0 1,L * *', '0 9 * * 1#2', '* *'],
@@ -115,6 +145,22 @@ const embedClaims = { iss: ACME_ISSUER, aud: 'embed', sub: 'alice', tenant: 'acm
 const loneSurrogate = `${base64url('{"alg":"RS256","kid":"x"}')}.${base64url(
   '{"tenant":"\\ud800","iss":"x","aud":"embed","sub":"a","exp":9999999999}',
 )}.AAAA`;
+
+/** Unsubscribe tokens: of subscribed recipients, of others, and forged or altered ones. */
+const tokenQuery = () =>
+  mostly(
+    [
+      unsubscribeToken(
+        { deploymentId: 7, id: 700, recipient: { type: 'USER', userId: 2 } },
+        unsubscribeKey(),
+      ),
+      unsubscribeToken(
+        { deploymentId: 7, id: 799, recipient: { type: 'USER', userId: 1 } },
+        unsubscribeKey(),
+      ),
+    ],
+    ['x', '', 'a.b', `${'A'.repeat(40)}.${'B'.repeat(43)}`, '%00'],
+  ).map((token) => `?token=${encodeURIComponent(token)}`);
 
 /** Authorization header values: good credentials of each kind, and broken or forged ones. */
 const authorization = fc.oneof(
@@ -245,6 +291,13 @@ function expectReadBack(body: string | undefined, response: ApiResponse) {
 
 /** Routes whose every accepted request makes something new (send-now: a run each time). */
 const notIdempotent = new Set<string>(['send-notification']);
+/** Routes whose answer uses a field name of the request for something else (send's `recipients`: counts). */
+const noReadBack = new Set<string>(['send-notification']);
+/** The renderer's route: its callers are the renderer, mostly, and the usual others. */
+const rendererAuthorization = fc.oneof(
+  { weight: 3, arbitrary: fc.constant(`Bearer ${rendererToken}`) },
+  { weight: 1, arbitrary: authorization },
+);
 
 const handlerOf = async (route: Route) =>
   (await import(`../../functions/${route.operation}.ts`)).handler as ApiHandler;
@@ -255,9 +308,12 @@ describe.each(routes.map((route) => [`${route.method} ${route.path}`, route] as 
     it(`${RUNS_PER_ROUTE} requests: no 5xx, errors in shape, refused ones write nothing`, async () => {
       const handler = await handlerOf(route);
       const schemas = handlerSchemas(handler);
+      const takesToken = route.path === '/v1/unsubscribe';
       const request = fc.record({
-        path: pathArbitrary(route, schemas?.params),
-        authorization,
+        path: takesToken
+          ? tokenQuery().map((query) => `${route.path}${query}`)
+          : pathArbitrary(route, schemas?.params),
+        authorization: route.operation === 'report-delivery-outcome' ? rendererAuthorization : authorization,
         body: route.method === 'GET' ? fc.constant(undefined) : bodyArbitrary(schemas?.body, poolsOf(route)),
         contentType,
         // A create is repeated safely only with a key: each generated create has its own.
@@ -285,7 +341,8 @@ describe.each(routes.map((route) => [`${route.method} ${route.path}`, route] as 
           if (response.status >= 400) {
             expect(after).toEqual(before);
           } else {
-            expectReadBack(generated.body, response);
+            // A route that takes no body ignores whatever was sent: there is nothing to read back.
+            if (schemas?.body && !noReadBack.has(route.operation)) expectReadBack(generated.body, response);
             const again = await send(generated);
             // A delete done is done: its repeat finds nothing (404) and changes nothing.
             expect(again.status).toBe(route.operation === 'delete-notification' ? 404 : response.status);
@@ -307,7 +364,10 @@ describe.each(routes.map((route) => [`${route.method} ${route.path}`, route] as 
         expect([...statuses.keys()].some((status) => status >= 400)).toBe(true);
       }
       // What a delete took, the routes after it still need.
-      if (route.operation === 'delete-notification') await loadFixture(api.fixture);
+      if (route.operation === 'delete-notification') {
+        await loadFixture(api.fixture);
+        await fireRun();
+      }
     }, 600_000);
   },
 );

@@ -39,7 +39,7 @@ describe('npm run dispatch', () => {
     );
     const jobs = await readdir(outbox);
     expect(jobs).toHaveLength(2);
-    expect(jobs.every((file) => /^[0-9a-f]{32}\.json$/.test(file))).toBe(true);
+    expect(jobs.every((file) => /^7\.\d+\.\d{8}T\d{9}Z-s\.[0-9a-f]{32}\.json$/.test(file))).toBe(true);
 
     const again = await dispatch('--now', '2026-11-24T08:00:50Z');
     expect(again.stdout).toMatch(/: 0 due, 0 fired, 0 queued/);
