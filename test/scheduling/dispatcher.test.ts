@@ -326,7 +326,7 @@ describe('a dispatch pass', () => {
   it('sends now on the same path, whether or not the schedule or delivery is enabled', async () => {
     const n = await notification([user(1), user(3)], { isEnabled: false, notificationEnabled: false });
     const { sink, jobs } = await outbox();
-    const run = await sendNow(dispatchStore, sink, n, { now: NINE_BERLIN + 7 * MINUTE });
+    const run = await sendNow(dispatchStore, sink, n, { now: NINE_BERLIN + 7 * MINUTE, minIntervalMs: 0 });
     expect(run).toMatchObject({
       trigger: 'manual',
       status: 'dispatched',
@@ -335,11 +335,11 @@ describe('a dispatch pass', () => {
       recipients: { queued: 1, skipped: 1 },
     });
     expect(await jobs()).toHaveLength(1);
-    const again = await sendNow(dispatchStore, sink, n, { now: NINE_BERLIN + 7 * MINUTE });
+    const again = await sendNow(dispatchStore, sink, n, { now: NINE_BERLIN + 7 * MINUTE, minIntervalMs: 0 });
     expect(again.runId).not.toBe(run.runId);
 
     const draft = await notification([user(1)], { dashboardId: 71 });
-    expect(await sendNow(dispatchStore, sink, draft, { now: NINE_BERLIN })).toMatchObject({
+    expect(await sendNow(dispatchStore, sink, draft, { now: NINE_BERLIN, minIntervalMs: 0 })).toMatchObject({
       status: 'skipped',
       skipReason: 'dashboard_unavailable',
       recipients: { queued: 0, skipped: 0 },
