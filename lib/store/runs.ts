@@ -122,7 +122,8 @@ export const dispatchStore: DispatchStore = {
     const markerKey = keys.sendNowMarker(ref.deploymentId, ref.id);
     const marker = await getItem(markerKey);
     const previous = marker && { at: marker.lastAt as number, runId: marker.runId as string };
-    if (previous && previous.at > previousNoLaterThan) return { created: false, reason: 'too_soon', previousAt: previous.at };
+    if (previous && previous.at > previousNoLaterThan)
+      return { created: false, reason: 'too_soon', previousAt: previous.at };
     try {
       await documentClient().send(
         new TransactWriteCommand({
@@ -132,12 +133,23 @@ export const dispatchStore: DispatchStore = {
               // send-nows at once exactly one writes it.
               Put: {
                 TableName: tableName(),
-                Item: { ...markerKey, entity: 'SEND_NOW', lastAt: Date.parse(run.createdAt), runId: run.runId },
+                Item: {
+                  ...markerKey,
+                  entity: 'SEND_NOW',
+                  lastAt: Date.parse(run.createdAt),
+                  runId: run.runId,
+                },
                 ConditionExpression: previous ? 'runId = :previous' : 'attribute_not_exists(pk)',
                 ...(previous && { ExpressionAttributeValues: { ':previous': previous.runId } }),
               },
             },
-            { Put: { TableName: tableName(), Item: encodeRun(run, lease), ConditionExpression: 'attribute_not_exists(pk)' } },
+            {
+              Put: {
+                TableName: tableName(),
+                Item: encodeRun(run, lease),
+                ConditionExpression: 'attribute_not_exists(pk)',
+              },
+            },
             // No run for a notification deleted since it was read.
             {
               ConditionCheck: {
