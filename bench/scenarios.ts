@@ -76,6 +76,41 @@ function onFreshRun(call: RecordedCall, results: unknown[]): Record<string, unkn
   return { ...call.input, [input.Item ? 'Item' : 'Key']: { ...target, sk: { S: `${sk}${suffix}` } } };
 }
 
+type TransactItem = Record<
+  string,
+  { Item?: Record<string, { S?: string }>; Key?: Record<string, { S?: string }> } & Record<string, unknown>
+>;
+
+/**
+ * Send-now's transaction, replayed: its run under a key of its own (as above), and its send-now marker
+ * under a key of its own per replay, written as the first send-now of a notification writes it.
+ */
+function onFreshSendNow(call: RecordedCall, results: unknown[]): Record<string, unknown> {
+  if (call.operation !== 'TransactWriteItems') return onFreshRun(call, results);
+  const actions = (call.input.TransactItems as TransactItem[]).map((action) => {
+    const [kind, body] = Object.entries(action)[0] as [string, TransactItem[string]];
+    const target = body.Item ?? body.Key;
+    const sk = target?.sk?.S ?? '';
+    if (sk.startsWith('RUN#')) {
+      const fresh = onFreshRun({ ...call, input: { [body.Item ? 'Item' : 'Key']: target } }, results);
+      return { [kind]: { ...body, ...fresh } };
+    }
+    if (sk === 'SEND_NOW' && body.Item) {
+      const { ExpressionAttributeValues: _, ...rest } = body;
+      const runId = body.Item.runId?.S;
+      return {
+        [kind]: {
+          ...rest,
+          Item: { ...body.Item, sk: { S: `SEND_NOW-replay-${runId}` } },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      };
+    }
+    return action;
+  });
+  return { ...call.input, TransactItems: actions };
+}
+
 export const scenarios: Record<Operation, Scenario> = {
   'update-notification': {
     operation: 'update-notification',
@@ -208,10 +243,11 @@ export const scenarios: Record<Operation, Scenario> = {
     authorization: admin,
     coldAuthorization: coldAdmin,
     expectedStatus: 202,
-    adjustReplay: onFreshRun,
-    // The notification, its dashboard link and the dashboard; the run; the recipients (one Query);
-    // their console users (one BatchGet); the deliveries (one BatchWrite); the run finished.
-    budget: { warmRequests: 8, coldRequests: 10, readUnits: 6, writeUnits: 7 },
+    adjustReplay: onFreshSendNow,
+    // The notification, its dashboard link and the dashboard; the last send-now, then the run and the
+    // new send-now marker (one transaction); the recipients (one Query); their console users (one
+    // BatchGet); the deliveries (one BatchWrite); the run finished.
+    budget: { warmRequests: 9, coldRequests: 11, readUnits: 7, writeUnits: 7 },
   },
   'list-runs': {
     operation: 'list-runs',
