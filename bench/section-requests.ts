@@ -164,7 +164,7 @@ export async function requestsSection(
     'Dispatch: one pass with many notifications due in the same minute; send-now of many recipients, finished by the dispatcher',
   );
   const [dueNotifications, sendNowRecipients] = bench.smoke
-    ? [200, [300, 1_200]]
+    ? [200, [1_000, 2_000]]
     : [10_000, [10_000, 100_000]];
   const d = await part(bench, 'dispatch', () => measureDispatch(dueNotifications, sendNowRecipients));
   if (!d) return results;

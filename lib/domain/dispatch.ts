@@ -61,7 +61,7 @@ export interface RunProgress {
 }
 
 /** What became of a send-now's run: made, or refused by the send-now limit, or the notification is gone. */
-export type ManualRunClaim =
+type ManualRunClaim =
   | { created: true }
   | { created: false; reason: 'too_soon'; previousAt: number }
   | { created: false; reason: 'dispatching' }
