@@ -11,6 +11,7 @@ import { encodeNotification } from '#lib/store/codecs/notifications';
 import { encodeRecipient } from '#lib/store/codecs/recipients';
 import { runListRepository } from '#lib/store/run-lists';
 import { dispatchStore } from '#lib/store/runs';
+import { sendNowStore } from '#lib/store/send-now';
 import { billedWriteUnits } from './billing.ts';
 import type { DynamoWork } from './per-request.ts';
 import { metered } from './per-request.ts';
@@ -181,7 +182,7 @@ async function measureSendNow(
     const sink = outboxSink(outbox);
     const started = performance.now();
     const { result: dto, work: request } = await metered(() =>
-      sendNow(dispatchStore, sink, notification, { now: NINE, minIntervalMs: 0 }),
+      sendNow(sendNowStore, sink, notification, { now: NINE, minIntervalMs: 0 }),
     );
     const requestMs = performance.now() - started;
     let passes = 0;

@@ -5,7 +5,7 @@ import { notificationPath } from '#lib/http/schemas/notifications';
 import { runOutput, sendNowInput } from '#lib/http/schemas/runs';
 import { jobSink } from '#lib/jobs/job-sink';
 import { recordBusinessMetric } from '#lib/metrics';
-import { dispatchStore } from '#lib/store/runs';
+import { sendNowStore } from '#lib/store/send-now';
 import { credentialDirectory } from '#lib/store/users';
 
 /**
@@ -21,7 +21,7 @@ export const handler = createHandler({
   success: { status: 202 },
   response: runOutput,
   operation: async ({ params }) => {
-    const run = await sendNow(dispatchStore, jobSink(), params, {
+    const run = await sendNow(sendNowStore, jobSink(), params, {
       now: Date.now(),
       minIntervalMs: config().sendNowMinIntervalMs,
     });

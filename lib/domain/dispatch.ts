@@ -74,11 +74,6 @@ export interface DispatchStore {
   findDashboard(deploymentId: number, dashboardId: number): Promise<Dashboard | undefined>;
   /** Creates the run unless its id exists (false then). A pending run enters the due index under its lease. */
   createRun(run: Run, lease: Lease | undefined): Promise<boolean>;
-  /**
-   * Creates a manual run and records it as the notification's latest send-now, in one atomic write,
-   * unless the previous send-now was after `previousNoLaterThan` or its run is still dispatching.
-   */
-  createManualRun(run: Run, lease: Lease | undefined, previousNoLaterThan: number): Promise<ManualRunClaim>;
   /** Moves the notification's entry from `fromDueKey` to `next` (out when undefined); false if it had moved already. */
   advanceDue(ref: NotificationRef, fromDueKey: string, next: number | undefined): Promise<boolean>;
   /** Takes over a pending run whose lease ended by `now`; undefined when it is finished, gone or held. */
@@ -102,6 +97,15 @@ export interface DispatchStore {
   finishRun(ref: RunRef, lease: Lease, counts: RecipientCounts): Promise<boolean>;
   /** Ends the lease now, so the next pass resumes the run at once. */
   releaseLease(ref: RunRef, lease: Lease, now: number): Promise<void>;
+}
+
+/** Send-now's storage: the dispatcher's, and the write that decides the send-now limit. */
+export interface SendNowStore extends DispatchStore {
+  /**
+   * Creates a manual run and records it as the notification's latest send-now, in one atomic write,
+   * unless the previous send-now was after `previousNoLaterThan` or its run is still dispatching.
+   */
+  createManualRun(run: Run, lease: Lease | undefined, previousNoLaterThan: number): Promise<ManualRunClaim>;
 }
 
 /** Where delivery jobs go: a queue when deployed, files locally. Sending the same job again is harmless. */
@@ -376,7 +380,7 @@ export interface SendNowOptions {
  * cannot all pass.
  */
 export async function sendNow(
-  store: DispatchStore,
+  store: SendNowStore,
   sink: JobSink,
   ref: NotificationRef,
   options: SendNowOptions,

@@ -19,6 +19,7 @@ import { dueIndexKeys, keys } from '#lib/store/keys';
 import { notificationRepository } from '#lib/store/notifications';
 import { runListRepository } from '#lib/store/run-lists';
 import { dispatchStore } from '#lib/store/runs';
+import { sendNowStore } from '#lib/store/send-now';
 import { barrier, crash, injectDynamoDbFaults } from '#test/support/dynamodb-faults';
 import { consoleUsers } from '#test/support/fixtures';
 
@@ -328,7 +329,7 @@ describe('a dispatch pass', () => {
   it('sends now on the same path, whether or not the schedule or delivery is enabled', async () => {
     const n = await notification([user(1), user(3)], { isEnabled: false, notificationEnabled: false });
     const { sink, jobs } = await outbox();
-    const run = await sendNow(dispatchStore, sink, n, { now: NINE_BERLIN + 7 * MINUTE, minIntervalMs: 0 });
+    const run = await sendNow(sendNowStore, sink, n, { now: NINE_BERLIN + 7 * MINUTE, minIntervalMs: 0 });
     expect(run).toMatchObject({
       trigger: 'manual',
       status: 'dispatched',
@@ -337,11 +338,11 @@ describe('a dispatch pass', () => {
       recipients: { queued: 1, skipped: 1 },
     });
     expect(await jobs()).toHaveLength(1);
-    const again = await sendNow(dispatchStore, sink, n, { now: NINE_BERLIN + 7 * MINUTE, minIntervalMs: 0 });
+    const again = await sendNow(sendNowStore, sink, n, { now: NINE_BERLIN + 7 * MINUTE, minIntervalMs: 0 });
     expect(again.runId).not.toBe(run.runId);
 
     const draft = await notification([user(1)], { dashboardId: 71 });
-    expect(await sendNow(dispatchStore, sink, draft, { now: NINE_BERLIN, minIntervalMs: 0 })).toMatchObject({
+    expect(await sendNow(sendNowStore, sink, draft, { now: NINE_BERLIN, minIntervalMs: 0 })).toMatchObject({
       status: 'skipped',
       skipReason: 'dashboard_unavailable',
       recipients: { queued: 0, skipped: 0 },
@@ -352,7 +353,7 @@ describe('a dispatch pass', () => {
 describe('the send-now limit, on the request clock', () => {
   const SECOND = 1_000;
   const limited = (n: Notification, sink: JobSink, now: number) =>
-    sendNow(dispatchStore, sink, n, { now, minIntervalMs: 10 * SECOND });
+    sendNow(sendNowStore, sink, n, { now, minIntervalMs: 10 * SECOND });
   const refusal = (promise: Promise<unknown>) =>
     promise.then(
       () => undefined,
@@ -374,7 +375,7 @@ describe('the send-now limit, on the request clock', () => {
     const recipients = Array.from({ length: 7 }, (_, i) => embed('acme', `many-${i}`, 700 + i));
     const n = await notification(recipients);
     const { sink, jobs } = await outbox();
-    const first = await sendNow(dispatchStore, sink, n, {
+    const first = await sendNow(sendNowStore, sink, n, {
       now: NINE_BERLIN,
       minIntervalMs: 10 * SECOND,
       pageSize: 3,
