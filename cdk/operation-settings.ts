@@ -14,7 +14,8 @@ export type TableAction =
   | 'dynamodb:DeleteItem'
   | 'dynamodb:Query'
   | 'dynamodb:BatchGetItem'
-  | 'dynamodb:BatchWriteItem';
+  | 'dynamodb:BatchWriteItem'
+  | 'dynamodb:ConditionCheckItem';
 
 export interface OperationSettings {
   tableActions: readonly TableAction[];
