@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dispatchPass, sendNow } from '#lib/domain/dispatch';
 import type { Notification } from '#lib/domain/notification';
+import { pageWindow } from '#lib/domain/paging';
 import type { StoredRecipient } from '#lib/domain/recipients-resolution';
+import { toRunDto } from '#lib/domain/runs';
 import { outboxSink } from '#lib/jobs/outbox-sink';
 import { batchWriteAll } from '#lib/store/batch';
 import { documentClient } from '#lib/store/client';
@@ -201,7 +203,7 @@ async function measureSendNow(
       }
     });
     const untilDispatchedMs = performance.now() - started;
-    const run = await runListRepository.runsPage(notification, { first: 1 });
+    const run = await runListRepository.runsPage(notification, pageWindow({ first: 1 }, toRunDto));
     const queued = run.items[0]?.recipients.queued;
     if (queued !== count) throw new Error(`The run queued ${queued} of ${count} deliveries`);
     return {
@@ -220,5 +222,6 @@ async function measureSendNow(
 }
 
 const runStatus = async (notification: Notification, runId: string) =>
-  (await runListRepository.runsPage(notification, { first: 1 })).items.find((run) => run.runId === runId)
-    ?.status ?? 'dispatching';
+  (await runListRepository.runsPage(notification, pageWindow({ first: 1 }, toRunDto))).items.find(
+    (run) => run.runId === runId,
+  )?.status ?? 'dispatching';
