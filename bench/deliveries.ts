@@ -14,7 +14,7 @@ import { encodeRecipient } from '#lib/store/codecs/recipients';
 import { outcomeStore } from '#lib/store/outcomes';
 import { retryStore } from '#lib/store/retries';
 import { currentRun } from '#lib/store/run-status';
-import { dispatchStore } from '#lib/store/runs';
+import { sendNowStore } from '#lib/store/send-now';
 import { billedWriteUnits } from './billing.ts';
 import { type DynamoWork, metered } from './per-request.ts';
 import { recordDynamoDb } from './recorder.ts';
@@ -85,7 +85,10 @@ async function sentRun(
     ],
     { concurrency: 16 },
   );
-  const run = await sendNow(dispatchStore, outboxSink(outbox), notification, { now: Date.now() });
+  const run = await sendNow(sendNowStore, outboxSink(outbox), notification, {
+    now: Date.now(),
+    minIntervalMs: 0,
+  });
   const jobs = await Promise.all(
     (await readdir(outbox)).map(async (file) => JSON.parse(await readFile(join(outbox, file), 'utf8'))),
   );

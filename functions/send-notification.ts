@@ -1,3 +1,4 @@
+import { config } from '#lib/config';
 import { sendNow } from '#lib/domain/dispatch';
 import { testSend } from '#lib/domain/test-send';
 import { createHandler } from '#lib/http/create-handler';
@@ -6,7 +7,7 @@ import { runOutput, sendNowInput } from '#lib/http/schemas/runs';
 import { jobSink } from '#lib/jobs/job-sink';
 import { recordBusinessMetric } from '#lib/metrics';
 import { preloadUnsubscribeKey } from '#lib/secrets/unsubscribe-key';
-import { dispatchStore } from '#lib/store/runs';
+import { sendNowStore } from '#lib/store/send-now';
 import { testSendStore } from '#lib/store/test-sends';
 import { credentialDirectory } from '#lib/store/users';
 
@@ -14,7 +15,8 @@ preloadUnsubscribeKey();
 
 /**
  * POST /v1/deployments/{deploymentId}/notifications/{id}/send: a manual run now, or with `recipients` a
- * test run to exactly them; answered 202 with its RunDto.
+ * test run to exactly them; answered 202 with its RunDto (`dispatching` while a large run goes on in the
+ * background); 429 when too soon after the last send-now or test send.
  */
 export const handler = createHandler({
   access: 'admin',
@@ -24,10 +26,11 @@ export const handler = createHandler({
   bodyOptional: true,
   success: { status: 202 },
   response: runOutput,
-  operation: async ({ params, body, remainingTimeMs }) => {
+  operation: async ({ params, body }) => {
+    const options = { now: Date.now(), minIntervalMs: config().sendNowMinIntervalMs };
     const run = body.recipients
-      ? await testSend(testSendStore, jobSink(), params, body.recipients, Date.now())
-      : await sendNow(dispatchStore, jobSink(), params, { now: Date.now(), remainingTimeMs });
+      ? await testSend(testSendStore, jobSink(), params, body.recipients, options)
+      : await sendNow(sendNowStore, jobSink(), params, options);
     recordBusinessMetric('RunsCreated', 1);
     recordBusinessMetric('DeliveriesQueued', run.recipients.queued);
     recordBusinessMetric('DeliveriesSkipped', run.recipients.skipped);

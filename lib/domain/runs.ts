@@ -22,18 +22,21 @@ export type RunSkipReason = (typeof runSkipReasons)[number];
 export const deliverySkipReasons = ['user_deactivated', 'not_shared_with_tenant'] as const;
 type DeliverySkipReason = (typeof deliverySkipReasons)[number];
 
-/** A run as stored: `pending` while its deliveries are being written. */
-export const storedRunStatuses = [
-  'pending',
+/**
+ * A run's status: `dispatching` while its deliveries are being recorded and queued (also when the
+ * pass doing it died: the run stays so until a later pass takes its lease over and finishes),
+ * `dispatched` once every delivery is recorded and outcomes are awaited, `completed` when every queued
+ * delivery was delivered, `completed_with_failures` when every one has an outcome and some failed, or
+ * `skipped` from the start.
+ */
+export const runStatuses = [
+  'dispatching',
   'dispatched',
   'completed',
   'completed_with_failures',
   'skipped',
 ] as const;
-type StoredRunStatus = (typeof storedRunStatuses)[number];
-/** A run as the API shows it: a pending run has been accepted and shows as dispatched. */
-export const runStatuses = ['dispatched', 'completed', 'completed_with_failures', 'skipped'] as const;
-type RunStatus = (typeof runStatuses)[number];
+export type RunStatus = (typeof runStatuses)[number];
 
 export const deliveryStatuses = ['queued', 'delivered', 'failed', 'skipped'] as const;
 export type DeliveryStatus = (typeof deliveryStatuses)[number];
@@ -46,7 +49,7 @@ export interface RecipientCounts {
   failed: number;
 }
 
-/** A run as stored. `pending` while its deliveries are being written; the API shows it as dispatched. */
+/** A run as stored and as the API shows it. */
 export interface Run {
   runId: string;
   deploymentId: number;
@@ -55,21 +58,16 @@ export interface Run {
   /** The firing instant, or the request's time for send-now (ISO-8601, ms). */
   scheduledFor: string;
   createdAt: string;
-  status: StoredRunStatus;
+  status: RunStatus;
   skipReason: RunSkipReason | null;
   recipients: RecipientCounts;
   /** When the last outcome came in (ISO-8601, ms); null until then. */
   completedAt: string | null;
 }
 
-export interface RunDto extends Omit<Run, 'status'> {
-  status: RunStatus;
-}
+export type RunDto = Run;
 
-export function toRunDto(run: Run): RunDto {
-  // A pending run has been accepted and its deliveries are being queued; nothing will skip it now.
-  return { ...run, status: run.status === 'pending' ? 'dispatched' : run.status };
-}
+export const toRunDto = (run: Run): RunDto => run;
 
 export const noRecipients = (): RecipientCounts => ({ queued: 0, skipped: 0, delivered: 0, failed: 0 });
 
@@ -77,8 +75,8 @@ export const noRecipients = (): RecipientCounts => ({ queued: 0, skipped: 0, del
  * Where a dispatched run stands by its counts: complete once every queued delivery has an outcome,
  * with failures if any of them failed. A run still being written or skipped keeps its status.
  */
-export function settledStatus(run: Pick<Run, 'status' | 'recipients'>): StoredRunStatus {
-  if (run.status === 'pending' || run.status === 'skipped') return run.status;
+export function settledStatus(run: Pick<Run, 'status' | 'recipients'>): RunStatus {
+  if (run.status === 'dispatching' || run.status === 'skipped') return run.status;
   const { queued, delivered, failed } = run.recipients;
   if (delivered + failed < queued) return 'dispatched';
   return failed > 0 ? 'completed_with_failures' : 'completed';

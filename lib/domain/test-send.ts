@@ -1,4 +1,4 @@
-import type { JobSink } from '#lib/domain/dispatch';
+import { type JobSink, type ManualRunClaim, refusalOf, type SendNowOptions } from '#lib/domain/dispatch';
 import type { ConsoleUser, Dashboard } from '#lib/domain/entities';
 import type { Notification } from '#lib/domain/notification';
 import type { NotificationRef } from '#lib/domain/recipients';
@@ -40,7 +40,11 @@ export interface TestSendStore {
   /** The identity a console user's recipient row has in the notification (what a delivery is keyed by). */
   userRowKey(ref: NotificationRef, userId: number): string;
   putDeliveries(run: Run, deliveries: readonly Delivery[]): Promise<void>;
-  createRun(run: Run, lease: undefined): Promise<boolean>;
+  /**
+   * Creates the run and records it as the notification's latest send-now (a test send shares its
+   * limit), unless the previous one was after `previousNoLaterThan` or is still dispatching.
+   */
+  claimRun(run: Run, previousNoLaterThan: number): Promise<ManualRunClaim>;
 }
 
 export async function testSend(
@@ -48,8 +52,9 @@ export async function testSend(
   sink: JobSink,
   ref: NotificationRef,
   items: readonly TestRecipientInput[],
-  now: number,
+  options: Pick<SendNowOptions, 'now' | 'minIntervalMs'>,
 ): Promise<RunDto> {
+  const { now } = options;
   const inputs: UserRecipientInput[] = items.map((item) => ({ ...item, type: 'USER' }));
   refuseDuplicates(inputs);
   const stored = await store.findNotification(ref);
@@ -77,8 +82,12 @@ export async function testSend(
     recipients: noRecipients(),
     completedAt: null,
   };
+  const claim = async (recorded: Run) => {
+    const claimed = await store.claimRun(recorded, now - options.minIntervalMs);
+    if (!claimed.created) throw refusalOf(claimed, ref, options);
+  };
   if (skipReason || !dashboard) {
-    await store.createRun(run, undefined);
+    await claim(run);
     return toRunDto(run);
   }
   const rows: RecipientRow[] = users.map((user) => ({
@@ -88,9 +97,9 @@ export async function testSend(
   const byId = new Map<number, ConsoleUser>(users.map((user) => [user.id, user]));
   const { deliveries, jobs } = decideDeliveries(run, notification, dashboard, rows, byId);
   const recorded: Run = { ...run, recipients: { ...run.recipients, ...countDeliveries(deliveries) } };
-  // Deliveries before their run: a run is never shown with deliveries missing.
+  // The run is made whole (its counts decided) and claimed first: a refused test send writes nothing.
+  await claim(recorded);
   await store.putDeliveries(recorded, deliveries);
-  await store.createRun(recorded, undefined);
   await sink.send(jobs);
   return toRunDto(recorded);
 }

@@ -22,6 +22,7 @@ function withUnsubscribeLinks(transport: JobSink, baseUrl: string, key: () => Pr
         })),
       );
     },
+    ...(transport.sweep && { sweep: transport.sweep.bind(transport) }),
   };
 }
 

@@ -46,6 +46,7 @@ const errorDescriptions: Record<number, string> = {
   413: 'The body is larger than 5 MiB',
   415: 'The body is not application/json',
   422: 'This Idempotency-Key was used with another body',
+  429: 'Too soon after the previous request of its kind, or while that one is still dispatching; nothing was done: send it again after Retry-After',
   500: 'An internal error; the answer carries nothing more than its request id',
   503: 'Storage or an identity provider is unavailable; the request is safe to repeat after Retry-After',
 };
@@ -89,6 +90,7 @@ function errorStatuses(route: Route, definition: Definition): number[] {
     route.operation === 'retry-run'
   )
     statuses.add(409);
+  if (route.operation === 'send-notification') statuses.add(429);
   return [...statuses].sort((a, b) => a - b);
 }
 
@@ -194,6 +196,11 @@ function buildOpenApiDocument(definitions: ReadonlyMap<string, Definition>): Jso
             ...(status === '401' && {
               headers: {
                 'WWW-Authenticate': { required: true, schema: { type: 'string', const: 'Bearer' } },
+              },
+            }),
+            ...(status === '429' && {
+              headers: {
+                'Retry-After': { description: 'Seconds to wait', required: true, schema: { type: 'string' } },
               },
             }),
             ...(status === '503' && {

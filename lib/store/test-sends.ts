@@ -3,6 +3,7 @@ import { batchGetAll } from '#lib/store/batch';
 import { decodeConsoleUser, decodeUserLink } from '#lib/store/codecs/users';
 import { keys } from '#lib/store/keys';
 import { dispatchStore } from '#lib/store/runs';
+import { sendNowStore } from '#lib/store/send-now';
 
 /** A test send reads and writes as send-now does; its console users are read by key, as add-recipients reads them. */
 export const testSendStore: TestSendStore = {
@@ -22,5 +23,5 @@ export const testSendStore: TestSendStore = {
   },
   userRowKey: (ref, userId) => keys.userRecipient(ref.deploymentId, ref.id, userId).sk,
   putDeliveries: (run, deliveries) => dispatchStore.putDeliveries(run, deliveries),
-  createRun: (run) => dispatchStore.createRun(run, undefined),
+  claimRun: (run, previousNoLaterThan) => sendNowStore.createManualRun(run, undefined, previousNoLaterThan),
 };

@@ -5,9 +5,10 @@ import {
   deliverySkipReasons,
   deliveryStatuses,
   type Run,
+  type RunStatus,
   runSkipReasons,
+  runStatuses,
   runTriggers,
-  storedRunStatuses,
 } from '#lib/domain/runs';
 import { checkItem } from '#lib/store/codecs/stored-item';
 import type { Item } from '#lib/store/items';
@@ -19,6 +20,13 @@ import { dueIndexKeys, keys } from '#lib/store/keys';
  * written and removed by its conditional updates, and not part of the run as read.
  */
 
+/**
+ * A run in progress is stored as `pending`, the word it had before the API showed it: the dispatcher's
+ * conditional writes (lib/store/runs.ts) test for it, and runs written by earlier versions carry it.
+ */
+export const STORED_DISPATCHING = 'pending' as const;
+const storedStatus = (status: RunStatus) => (status === 'dispatching' ? STORED_DISPATCHING : status);
+
 export function encodeRun(run: Run, lease?: { owner: string; until: number }): Item {
   return {
     ...keys.run(run.deploymentId, run.notificationId, run.runId),
@@ -29,7 +37,7 @@ export function encodeRun(run: Run, lease?: { owner: string; until: number }): I
     trigger: run.trigger,
     scheduledFor: run.scheduledFor,
     createdAt: run.createdAt,
-    status: run.status,
+    status: storedStatus(run.status),
     skipReason: run.skipReason,
     recipients: run.recipients,
     completedAt: run.completedAt,
@@ -49,7 +57,7 @@ const runItem = z.looseObject({
   trigger: z.enum(runTriggers),
   scheduledFor: z.string(),
   createdAt: z.string(),
-  status: z.enum(storedRunStatuses),
+  status: z.enum([STORED_DISPATCHING, ...runStatuses]),
   skipReason: z.nullable(z.enum(runSkipReasons)),
   // Outcome counts are added by the first report of each kind; a run written before outcomes has none.
   recipients: z.looseObject({
@@ -70,7 +78,7 @@ export function decodeRun(item: Item): Run {
     trigger: stored.trigger,
     scheduledFor: stored.scheduledFor,
     createdAt: stored.createdAt,
-    status: stored.status,
+    status: stored.status === STORED_DISPATCHING ? 'dispatching' : stored.status,
     skipReason: stored.skipReason,
     recipients: {
       queued: stored.recipients.queued,
