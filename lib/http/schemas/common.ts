@@ -63,3 +63,27 @@ export const listUpTo = <T extends z.ZodMiniType>(max: number, item: T) =>
 
 /** Absent or null: for update fields where null has a meaning of its own. */
 export const nullish = <T extends z.ZodMiniType>(schema: T) => z.optional(z.nullable(schema));
+
+type WithoutNull<T> = { [K in keyof T]: Exclude<T[K], null> };
+
+/**
+ * An object whose optional fields may be sent as `null`, which means the same as leaving them out
+ * (as the platform's clients send them): the description shows each as nullable, and the handler
+ * sees the object without its null members.
+ */
+export const nullMeansOmitted = <S extends z.ZodMiniType<Record<string, unknown>>>(schema: S) =>
+  z.pipe(
+    schema,
+    z.transform(
+      (value: z.output<S>) =>
+        Object.fromEntries(Object.entries(value).filter(([, member]) => member !== null)) as WithoutNull<
+          z.output<S>
+        >,
+    ),
+  );
+
+/** An id the service answers with: a positive integer (so the description states its bound). */
+export const idOutput = () => z.int().check(z.gte(1));
+
+/** A count the service answers with. */
+export const countOutput = () => z.int().check(z.gte(0));

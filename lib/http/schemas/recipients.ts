@@ -10,7 +10,7 @@ import {
   recipientProblems,
   type UserAttribute,
 } from '#lib/domain/recipients-input';
-import { listUpTo, wellFormedTextUpTo } from '#lib/http/schemas/common';
+import { listUpTo, nullish, nullMeansOmitted, wellFormedTextUpTo } from '#lib/http/schemas/common';
 
 /**
  * The request shape of "add recipients". Field types are checked here; the rules of the domain then
@@ -25,26 +25,29 @@ const userAttribute = z.strictObject({
 }) satisfies z.ZodMiniType<UserAttribute>;
 const list = <T extends z.ZodMiniType>(item: T) => listUpTo(MAX_PROPERTY_LIST_LENGTH, item);
 
-const recipientFields = z.strictObject({
-  type: z.optional(z.enum(recipientKinds)),
-  userId: z.optional(z.int('must be a positive integer').check(z.positive('must be a positive integer'))),
-  email: z.optional(text(320)),
-  embedTenantName: z.optional(text(128).check(z.minLength(1, 'must not be empty'))),
-  externalId: z.optional(text(1000)),
-  securityContext: z.optional(z.record(z.string(), z.unknown())),
-  userAttributes: z.optional(list(userAttribute)),
-  groups: z.optional(list(text(256))),
-  channelId: z.optional(text(256)),
-  channelName: z.optional(text(256)),
-}) satisfies z.ZodMiniType<RecipientFields>;
+/** Every field may be `null`, which means the same as leaving it out (as the platform's clients send it). */
+const recipientFields = nullMeansOmitted(
+  z.strictObject({
+    type: z.optional(z.enum(recipientKinds)),
+    userId: nullish(z.int('must be a positive integer').check(z.positive('must be a positive integer'))),
+    email: nullish(text(320)),
+    embedTenantName: nullish(text(128).check(z.minLength(1, 'must not be empty'))),
+    externalId: nullish(text(1000)),
+    securityContext: nullish(z.record(z.string(), z.unknown())),
+    userAttributes: nullish(list(userAttribute)),
+    groups: nullish(list(text(256))),
+    channelId: nullish(text(256)),
+    channelName: nullish(text(256)),
+  }),
+) satisfies z.ZodMiniType<RecipientFields>;
 
 export const recipientInput = z.pipe(
-  recipientFields.check(
-    z.superRefine((item, ctx) => {
-      for (const issue of recipientProblems(item)) ctx.issues.push({ code: 'custom', input: item, ...issue });
-    }),
-  ),
-  z.transform(classifyRecipient),
+  recipientFields,
+  z.transform((item: RecipientFields, ctx) => {
+    const problems = recipientProblems(item);
+    for (const issue of problems) ctx.issues.push({ code: 'custom', input: item, ...issue });
+    return problems.length > 0 ? z.NEVER : classifyRecipient(item);
+  }),
 ) satisfies z.ZodMiniType<RecipientInput>;
 
 export const addRecipientsInput = z.strictObject({
