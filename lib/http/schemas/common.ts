@@ -53,6 +53,22 @@ export const pathId = z.pipe(
 export const textUpTo = (max: number) =>
   z.string().check(z.maxLength(max, `must be at most ${max} characters`));
 
+/** Control characters JSON writes as six bytes (`\u0001`); tab, line breaks, \b and \f take two. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point.
+const sixByteControlCharacter = /[\u0000-\u0007\u000b\u000e-\u001f]/;
+
+/**
+ * Text of at most `max` characters that takes at most 3 bytes a character as JSON (UTF-8), so that
+ * stated counts and lengths of such text multiply out within a stated byte limit.
+ */
+export const compactTextUpTo = (max: number) =>
+  textUpTo(max).check(
+    z.refine(
+      (value: string) => !sixByteControlCharacter.test(value),
+      'must not contain control characters other than tab and line breaks',
+    ),
+  );
+
 /** Text of at most `max` characters that is valid Unicode, for what ends up in keys and e-mails. */
 export const wellFormedTextUpTo = (max: number) =>
   textUpTo(max).check(z.refine((value: string) => value.isWellFormed(), 'must be valid Unicode text'));

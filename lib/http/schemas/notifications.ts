@@ -8,27 +8,15 @@ import {
   type UpdateNotificationInput,
 } from '#lib/domain/notification-fields';
 import { isTimeZone, scheduleTypes } from '#lib/domain/schedule-fields';
-import { intBetween, listUpTo, nullish, pathId, textUpTo } from '#lib/http/schemas/common';
+import { compactTextUpTo, intBetween, listUpTo, nullish, pathId, textUpTo } from '#lib/http/schemas/common';
 import { notificationListLimits as limits, utf8Bytes } from '#lib/store/limits';
 
 /** The request shapes of the notification operations; `satisfies` holds each to the domain's own type. */
 
 export const notificationPath = z.strictObject({ deploymentId: pathId, id: pathId });
 
-/** Control characters JSON writes as six bytes: refused, so that text takes at most 3 bytes a character. */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point.
-const sixByteControlCharacter = /[\u0000-\u0007\u000b\u000e-\u001f]/;
-
-/** Text of at most `max` characters, without the control characters JSON writes as six bytes. */
-const listText = (max: number) =>
-  textUpTo(max).check(
-    z.refine(
-      (value: string) => !sixByteControlCharacter.test(value),
-      'must not contain control characters other than tab and line breaks',
-    ),
-  );
 const memberPath = () =>
-  listText(limits.memberPathLength).check(
+  compactTextUpTo(limits.memberPathLength).check(
     z.regex(/.+\..+/, 'must be a member path of the form <Cube>.<member>'),
   );
 /** A list kept as JSON text in the notification's item, within its count and its share of the item. */
@@ -48,7 +36,7 @@ export const dashboardFilterInput = z
     member: memberPath(),
     operator: nullish(z.enum(filterOperators)),
     value: nullish(
-      z.union([listText(limits.filters.valueLength), z.number(), z.boolean(), z.array(z.unknown())]),
+      z.union([compactTextUpTo(limits.filters.valueLength), z.number(), z.boolean(), z.array(z.unknown())]),
     ),
     caseSensitive: z.optional(z.unknown()),
     startInclusive: z.optional(z.unknown()),
@@ -78,12 +66,12 @@ export const dashboardFilterInput = z
 
 export const dashboardTimeGrainInput = z.strictObject({
   member: memberPath(),
-  grain: listText(limits.timeGrains.grainLength).check(z.minLength(1, 'must not be empty')),
+  grain: compactTextUpTo(limits.timeGrains.grainLength).check(z.minLength(1, 'must not be empty')),
 }) satisfies z.ZodMiniType<DashboardTimeGrain>;
 
 export const dashboardMemberSwitcherInput = z.strictObject({
   member: memberPath(),
-  selected: listText(limits.memberSwitchers.selectedLength).check(z.minLength(1, 'must not be empty')),
+  selected: compactTextUpTo(limits.memberSwitchers.selectedLength).check(z.minLength(1, 'must not be empty')),
 }) satisfies z.ZodMiniType<DashboardMemberSwitcher>;
 
 /** Every field optional; `null` clears the lists and means "unchanged" for the rest. */

@@ -1,16 +1,23 @@
 import * as z from 'zod/mini';
 import {
   classifyRecipient,
-  MAX_PROPERTY_LIST_LENGTH,
+  MAX_PROPERTIES_JSON_BYTES,
   MAX_RECIPIENTS,
   MIN_RECIPIENTS,
+  propertyLimits,
   type RecipientFields,
   type RecipientInput,
   recipientKinds,
   recipientProblems,
   type UserAttribute,
 } from '#lib/domain/recipients-input';
-import { listUpTo, nullish, nullMeansOmitted, wellFormedTextUpTo } from '#lib/http/schemas/common';
+import {
+  compactTextUpTo,
+  listUpTo,
+  nullish,
+  nullMeansOmitted,
+  wellFormedTextUpTo,
+} from '#lib/http/schemas/common';
 
 /**
  * The request shape of "add recipients". Field types are checked here; the rules of the domain then
@@ -19,11 +26,20 @@ import { listUpTo, nullish, nullMeansOmitted, wellFormedTextUpTo } from '#lib/ht
 
 const text = wellFormedTextUpTo;
 
-const userAttribute = z.strictObject({
-  name: text(256),
-  value: text(1000),
-}) satisfies z.ZodMiniType<UserAttribute>;
-const list = <T extends z.ZodMiniType>(item: T) => listUpTo(MAX_PROPERTY_LIST_LENGTH, item);
+const userAttribute = nullMeansOmitted(
+  z.strictObject({
+    name: compactTextUpTo(propertyLimits.attributeNameLength),
+    value: nullish(
+      z.union([
+        compactTextUpTo(propertyLimits.attributeValueLength),
+        z.number(),
+        z.boolean(),
+        z.array(z.string()),
+        z.array(z.number()),
+      ]),
+    ),
+  }),
+) satisfies z.ZodMiniType<UserAttribute>;
 
 /** Every field may be `null`, which means the same as leaving it out (as the platform's clients send it). */
 const recipientFields = nullMeansOmitted(
@@ -33,9 +49,17 @@ const recipientFields = nullMeansOmitted(
     email: nullish(text(320)),
     embedTenantName: nullish(text(128).check(z.minLength(1, 'must not be empty'))),
     externalId: nullish(text(1000)),
-    securityContext: nullish(z.record(z.string(), z.unknown())),
-    userAttributes: nullish(list(userAttribute)),
-    groups: nullish(list(text(256))),
+    securityContext: nullish(
+      z
+        .record(z.string(), z.unknown())
+        .check(
+          z.describe(
+            `Any JSON object; with userAttributes and groups at most ${MAX_PROPERTIES_JSON_BYTES} bytes as JSON (UTF-8), of which the stated counts and lengths of the other two take at most 29,448.`,
+          ),
+        ),
+    ),
+    userAttributes: nullish(listUpTo(propertyLimits.userAttributes, userAttribute)),
+    groups: nullish(listUpTo(propertyLimits.groups, compactTextUpTo(propertyLimits.groupLength))),
     channelId: nullish(text(256)),
     channelName: nullish(text(256)),
   }),
