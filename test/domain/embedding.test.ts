@@ -125,7 +125,7 @@ function repositoryOf(dashboards: Dashboard[]) {
 }
 
 describe('getEmbeddedDashboard', () => {
-  it('answers with the public fields only (id is the platform\'s name for dashboardId)', async () => {
+  it("answers with the public fields only (id is the platform's name for dashboardId)", async () => {
     const { repository } = repositoryOf([dashboard]);
     expect(await getEmbeddedDashboard(repository, principals.acme, 'sales-overview')).toEqual({
       id: 70,
