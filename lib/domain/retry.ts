@@ -7,6 +7,7 @@ import {
   type DeliveryJob,
   type JobRecipient,
   jobOf,
+  RUN_ID_PATTERN,
   type Run,
   type RunDto,
   toRunDto,
@@ -61,6 +62,8 @@ export async function retryRun(
   options: { now: number; remainingTimeMs?: () => number },
 ): Promise<RetryResult> {
   const notFound = () => new NotFoundError(`Run ${ref.runId} of notification ${ref.id}`);
+  // Run ids are opaque to clients: one of a form the service never issues names no run.
+  if (!RUN_ID_PATTERN.test(ref.runId)) throw notFound();
   const run = await store.findRun(ref);
   if (!run) throw notFound();
   if (run.recipients.failed === 0) return { run: toRunDto(run), queued: 0 };

@@ -3,6 +3,7 @@ import type { ConsoleUser, Dashboard } from '#lib/domain/entities';
 import type { Notification } from '#lib/domain/notification';
 import type {
   DashboardFilter,
+  DashboardMemberSwitcher,
   DashboardTimeGrain,
   NotificationFormat,
 } from '#lib/domain/notification-fields';
@@ -139,7 +140,7 @@ export interface DeliveryJob {
   notificationAiSummary: boolean;
   filters: DashboardFilter[] | null;
   timeGrains: DashboardTimeGrain[] | null;
-  memberSwitchers: { member: string; selected: unknown }[] | null;
+  memberSwitchers: DashboardMemberSwitcher[] | null;
   recipient: JobRecipient;
 }
 
@@ -176,11 +177,7 @@ export function parseJobId(jobId: string): DeliveryRef | undefined {
   };
 }
 
-/**
- * The job of a queued delivery. The notification's fields a renderer needs are read here in one place;
- * `notificationAiSummary` and `memberSwitchers` take their defaults (off, none) until the notification
- * stores them.
- */
+/** The job of a queued delivery: the notification's fields a renderer needs are read here, in one place. */
 export function jobOf(
   run: Pick<Run, 'runId' | 'deploymentId' | 'notificationId' | 'scheduledFor'>,
   delivery: Pick<Delivery, 'deliveryId' | 'attempts'>,
@@ -197,10 +194,10 @@ export function jobOf(
     attempt: delivery.attempts,
     dashboard: { id: dashboard.id, publicId: dashboard.publicId, title: dashboard.title },
     notificationFormat: notification.notificationFormat,
-    notificationAiSummary: false,
+    notificationAiSummary: notification.notificationAiSummary,
     filters: notification.filters,
     timeGrains: notification.timeGrains,
-    memberSwitchers: null,
+    memberSwitchers: notification.memberSwitchers,
     recipient,
   };
 }

@@ -45,6 +45,8 @@ export function previewSchedule(
       notificationFormat: 'png',
       filters: null,
       timeGrains: null,
+      notificationAiSummary: false,
+      memberSwitchers: null,
     },
     fields,
     settings,

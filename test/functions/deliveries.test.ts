@@ -365,6 +365,9 @@ describe('POST …/runs/{runId}/retry', () => {
     const run = (await send(700)).body;
     expect((await retry(720, run.runId)).status).toBe(404);
     expect((await retry(700, '20200101T000000000Z-s')).status).toBe(404);
+    // Run ids are opaque: one of a form never issued, however long, names no run.
+    expect((await retry(700, 'no-such-run-1')).status).toBe(404);
+    expect((await retry(700, 'x'.repeat(2000))).status).toBe(404);
     expect((await retry(700, run.runId, MEMBER_KEY)).status).toBe(403);
   });
 

@@ -2,13 +2,12 @@ import * as z from 'zod/mini';
 import {
   deliverySkipReasons,
   deliveryStatuses,
-  RUN_ID_PATTERN,
   runSkipReasons,
   runStatuses,
   runTriggers,
 } from '#lib/domain/runs';
 import { MAX_TEST_RECIPIENTS, type TestRecipientInput } from '#lib/domain/test-send';
-import { pathId, wellFormedTextUpTo } from '#lib/http/schemas/common';
+import { countOutput, idOutput, pathId, wellFormedTextUpTo } from '#lib/http/schemas/common';
 import { pageOf } from '#lib/http/schemas/paging';
 import { recipientOutput } from '#lib/http/schemas/recipient-outputs';
 
@@ -17,7 +16,8 @@ import { recipientOutput } from '#lib/http/schemas/recipient-outputs';
 export const runPath = z.strictObject({
   deploymentId: pathId,
   id: pathId,
-  runId: z.string().check(z.regex(RUN_ID_PATTERN, 'is not a run id')),
+  /** Opaque to clients: an id of a form the service never issues is an unknown run (404), not a 400. */
+  runId: z.string(),
 });
 
 const testRecipient = z
@@ -48,13 +48,17 @@ export const sendNowInput = z.strictObject({
   ),
 });
 
-const count = z.int().check(z.nonnegative());
-const recipientCounts = z.strictObject({ queued: count, skipped: count, delivered: count, failed: count });
+const recipientCounts = z.strictObject({
+  queued: countOutput(),
+  skipped: countOutput(),
+  delivered: countOutput(),
+  failed: countOutput(),
+});
 
 export const runOutput = z.strictObject({
   runId: z.string(),
-  deploymentId: z.int(),
-  notificationId: z.int(),
+  deploymentId: idOutput(),
+  notificationId: idOutput(),
   trigger: z.enum(runTriggers),
   scheduledFor: z.string(),
   createdAt: z.string(),
@@ -64,12 +68,12 @@ export const runOutput = z.strictObject({
   completedAt: z.nullable(z.string()),
 });
 
-const deliveryOutput = z.strictObject({
+export const deliveryOutput = z.strictObject({
   recipient: recipientOutput,
   status: z.enum(deliveryStatuses),
   reason: z.nullable(z.enum(deliverySkipReasons)),
   jobId: z.nullable(z.string()),
-  attempts: count,
+  attempts: countOutput(),
   error: z.nullable(z.string()),
   updatedAt: z.string(),
 });
