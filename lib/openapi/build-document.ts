@@ -63,6 +63,12 @@ const tagsBySegment: Record<string, { name: string; description: string }> = {
   runs: { name: 'Runs', description: 'What a notification sent: its runs and their deliveries' },
   embed: { name: 'Embed', description: 'Dashboards for signed embedding' },
   spec: { name: 'API description', description: 'This document' },
+  deliveries: { name: 'Deliveries', description: "The renderer's outcome reports of delivery jobs" },
+  schedules: { name: 'Schedules', description: 'Schedules checked and previewed before they are saved' },
+  unsubscribe: {
+    name: 'Unsubscribe',
+    description: 'One-click unsubscribe from a delivered message (RFC 8058)',
+  },
 };
 
 function tagOf(path: string): string {
