@@ -16,21 +16,13 @@ import {
   testRunId,
   toRunDto,
 } from '#lib/domain/runs';
+import type { TestRecipientInput } from '#lib/domain/test-send-input';
 import { NotFoundError } from '#lib/errors';
 
 /**
  * A test send: a `test` run to a few console users named in the request, subscribed or not, and to
  * no one else. It is small enough (at most ten deliveries) to be recorded whole within the request.
  */
-
-export const MAX_TEST_RECIPIENTS = 10;
-
-/** A console user, by id or e-mail (or both, which must agree), as an add-recipients item names one. */
-export interface TestRecipientInput {
-  type?: 'USER';
-  userId?: number;
-  email?: string;
-}
 
 export interface TestSendStore {
   findNotification(ref: NotificationRef): Promise<{ notification: Notification } | undefined>;

@@ -6,7 +6,7 @@ import {
   runStatuses,
   runTriggers,
 } from '#lib/domain/runs';
-import { MAX_TEST_RECIPIENTS, type TestRecipientInput } from '#lib/domain/test-send';
+import { MAX_TEST_RECIPIENTS, type TestRecipientInput } from '#lib/domain/test-send-input';
 import { countOutput, idOutput, pathId, wellFormedTextUpTo } from '#lib/http/schemas/common';
 import { pageOf } from '#lib/http/schemas/paging';
 import { recipientOutput } from '#lib/http/schemas/recipient-outputs';
