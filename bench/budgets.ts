@@ -105,7 +105,8 @@ const knownMisses: Record<string, { ceiling: number; fix: string }> = {
     fix: 'cron-parser (as above) and @aws-sdk/client-sqs for the delivery queue (~130 KB); writing the run alone and leaving its deliveries to the dispatcher would keep the SQS client out of this function',
   },
   'list-runs: bundle bytes': {
-    ceiling: 460_000,
+    // 2.6 KB more: the run's outcome counts and statuses, the test send's input, the renderer policy.
+    ceiling: 464_000,
     fix: 'the Powertools logger and metrics (about 33 KB in every function) and the run schemas; see add-recipients',
   },
   'list-deliveries: bundle bytes': {
