@@ -90,6 +90,8 @@ export interface DispatchStore {
   finishRun(ref: RunRef, lease: Lease, counts: RecipientCounts): Promise<boolean>;
   /** Ends the lease now, so the next pass resumes the run at once. */
   releaseLease(ref: RunRef, lease: Lease, now: number): Promise<void>;
+  /** Whether the notification still exists (a strongly consistent read): lib/store/notification-guard.ts. */
+  notificationIsLive(ref: NotificationRef): Promise<boolean>;
 }
 
 /** Where delivery jobs go: a queue when deployed, files locally. Sending the same job again is harmless. */
@@ -210,14 +212,18 @@ const newRun = (
   recipients: { queued: 0, skipped: 0 },
 });
 
-/** Step 3 and 4: delivers page after page from the cursor; returns the run as it stands. */
+/**
+ * Step 3 and 4: delivers page after page from the cursor; returns the run as it stands, or undefined
+ * when the notification was deleted meanwhile: each page's jobs leave only after a read that finds it
+ * still there, so no job is sent after a delete's answer, and what the page wrote is the purge's.
+ */
 async function deliver(
   context: Context,
   progress: RunProgress,
   lease: Lease,
   notification: Notification,
   dashboard: Dashboard,
-): Promise<Run> {
+): Promise<Run | undefined> {
   const { store, sink } = context;
   const { run } = progress;
   const ref: RunRef = { deploymentId: run.deploymentId, id: run.notificationId, runId: run.runId };
@@ -237,6 +243,7 @@ async function deliver(
       const users = userIds.length > 0 ? await store.users(userIds) : new Map<number, ConsoleUser>();
       const { deliveries, jobs } = decideDeliveries(run, notification, dashboard, page.rows, users);
       await store.putDeliveries(run, deliveries);
+      if (!(await store.notificationIsLive(ref))) return undefined;
       if (jobs.length > 0) await sink.send(jobs);
       const added = countDeliveries(deliveries);
       counts = { queued: counts.queued + added.queued, skipped: counts.skipped + added.skipped };
@@ -348,7 +355,7 @@ export async function sendNow(
   options: Omit<DispatchOptions, 'misfireGraceMinutes'>,
 ): Promise<RunDto> {
   const stored = await store.findNotification(ref);
-  if (!stored) throw new NotFoundError(`Notification ${ref.id} of deployment ${ref.deploymentId}`);
+  if (!stored) throw notFound(ref);
   const { notification } = stored;
   const dashboard = await store.findDashboard(notification.deploymentId, notification.dashboardId);
   const skipReason = runSkipReason('manual', notification, dashboard);
@@ -356,6 +363,14 @@ export async function sendNow(
   const context = newContext(store, sink, { ...options, misfireGraceMinutes: 0 });
   const lease = skipReason ? undefined : leaseFrom(context);
   await store.createRun(run, lease);
-  if (!lease || !dashboard) return toRunDto(run);
-  return toRunDto(await deliver(context, { run, cursor: undefined }, lease, notification, dashboard));
+  const made =
+    !lease || !dashboard
+      ? run
+      : await deliver(context, { run, cursor: undefined }, lease, notification, dashboard);
+  // Raced by a delete (lib/store/notification-guard.ts): what this request wrote is the purge's.
+  if (!made || !(await store.notificationIsLive(ref))) throw notFound(ref);
+  return toRunDto(made);
 }
+
+const notFound = (ref: NotificationRef) =>
+  new NotFoundError(`Notification ${ref.id} of deployment ${ref.deploymentId}`);

@@ -6,8 +6,8 @@ import { batchGetAll, batchWriteAll, inParallel } from '#lib/store/batch';
 import { documentClient, tableName } from '#lib/store/client';
 import { decodeRecipient, recipientKey } from '#lib/store/codecs/recipients';
 import { decodeConsoleUser } from '#lib/store/codecs/users';
-import { getItem } from '#lib/store/items';
 import { indexPartitions, keys, parseRecipientSortKey, sortableId } from '#lib/store/keys';
+import { notificationIsLive } from '#lib/store/notification-guard';
 import { encodeCursor, type IndexList, positionOf, queryIndex } from '#lib/store/paging';
 
 /** Index queries in flight at once while finding embed recipients to remove. */
@@ -28,9 +28,6 @@ function recipientsIndexList(notification: NotificationRef): IndexList {
   };
 }
 
-const notificationExists = async (notification: NotificationRef) =>
-  (await getItem(keys.notification(notification.deploymentId, notification.id))) !== undefined;
-
 /**
  * A page of a notification's recipients, newest subscription first: one GetItem (the 404), one
  * Query on gsi1, and one BatchGetItem for the console users' e-mail and username (embed rows carry
@@ -42,7 +39,7 @@ export async function listRecipients(
 ): Promise<StoredPage<RecipientOutput> | undefined> {
   const list = recipientsIndexList(notification);
   const after = positionOf(list, page);
-  if (!(await notificationExists(notification))) return undefined;
+  if (!(await notificationIsLive(notification))) return undefined;
   const { items, more } = await queryIndex(list, page.first, after);
   const rows = items.map((item) => ({ row: decodeRecipient(item), position: item.gsi1sk as string }));
   const userIds = [...new Set(rows.flatMap(({ row }) => (row.type === 'USER' ? [row.userId] : [])))];
@@ -109,7 +106,7 @@ export async function removeRecipients(
   notification: NotificationRef,
   targets: readonly RemovalTarget[],
 ): Promise<boolean> {
-  if (!(await notificationExists(notification))) return false;
+  if (!(await notificationIsLive(notification))) return false;
   const userKeys = targets.flatMap((target) =>
     target.type === 'USER'
       ? [keys.userRecipient(notification.deploymentId, notification.id, target.userId)]
@@ -119,6 +116,9 @@ export async function removeRecipients(
   const embedKeys = (
     await inParallel(embedTargets, LOOKUP_CONCURRENCY, (target) => embedRowKey(notification, target))
   ).filter((key) => key !== undefined);
-  await batchWriteAll([...userKeys, ...embedKeys].map((key) => ({ DeleteRequest: { Key: key } })));
-  return true;
+  const removed = [...userKeys, ...embedKeys];
+  if (removed.length === 0) return true;
+  await batchWriteAll(removed.map((key) => ({ DeleteRequest: { Key: key } })));
+  // Raced by a delete: 404, as a removal that started after it would answer (lib/store/notification-guard.ts).
+  return notificationIsLive(notification);
 }

@@ -1,8 +1,10 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { config } from '#lib/config';
 import type { PageRequest, StoredPage } from '#lib/domain/paging';
 import type { NotificationRef } from '#lib/domain/recipients';
+import { isRunKept, oldestKeptInstant } from '#lib/domain/retention';
 import type { RunListRepository } from '#lib/domain/run-lists';
-import { RUN_ID_PATTERN } from '#lib/domain/runs';
+import { RUN_ID_PATTERN, runIdFloor } from '#lib/domain/runs';
 import { ValidationError } from '#lib/errors';
 import { documentClient, tableName } from '#lib/store/client';
 import { decodeDelivery, decodeRun } from '#lib/store/codecs/runs';
@@ -39,10 +41,37 @@ function decodeCursor(list: string, cursor: string, isPosition: (position: strin
   return decoded[1];
 }
 
+/**
+ * The items under `prefix`, from `from` on when given: a key range, so that what lies below it (runs
+ * past their retention that TTL has not removed yet) is never read, and a page costs the same as
+ * when they are gone.
+ */
+function prefixCondition(pk: string, prefix: string, from: string | undefined) {
+  if (from === undefined) {
+    return {
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
+    };
+  }
+  // The first key past the prefix: the prefix with its last character incremented.
+  const end = `${prefix.slice(0, -1)}${String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1)}`;
+  return {
+    KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :end',
+    ExpressionAttributeValues: { ':pk': pk, ':from': from, ':end': end },
+  };
+}
+
 /** One page of the items under `prefix`, plus one item more to tell whether a next page exists. */
 async function partitionPage<T>(
   ref: NotificationRef,
-  list: { id: string; prefix: string; newestFirst: boolean; isPosition: (position: string) => boolean },
+  list: {
+    id: string;
+    prefix: string;
+    newestFirst: boolean;
+    isPosition: (position: string) => boolean;
+    /** The lowest sort key listed, when not the prefix's first (runs: the oldest kept). */
+    from?: string;
+  },
   page: PageRequest,
   fromItem: (item: Item) => T,
 ): Promise<StoredPage<T>> {
@@ -51,8 +80,7 @@ async function partitionPage<T>(
   const { Items = [] } = await documentClient().send(
     new QueryCommand({
       TableName: tableName(),
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': pk, ':prefix': list.prefix },
+      ...prefixCondition(pk, list.prefix, list.from),
       ScanIndexForward: !list.newestFirst,
       Limit: page.first + 1,
       ...(after !== undefined && { ExclusiveStartKey: { pk, sk: `${list.prefix}${after}` } }),
@@ -74,6 +102,8 @@ export const runListRepository: RunListRepository = {
   },
 
   async runExists(ref) {
+    // A run past its retention is gone, whether or not TTL has removed it yet.
+    if (!isRunKept(ref.runId, Date.now(), config().runRetentionDays)) return false;
     return (await getItem(keys.run(ref.deploymentId, ref.id, ref.runId))) !== undefined;
   },
 
@@ -83,6 +113,7 @@ export const runListRepository: RunListRepository = {
       prefix: RUN_PREFIX,
       newestFirst: true,
       isPosition: (position: string) => RUN_ID_PATTERN.test(position),
+      from: `${RUN_PREFIX}${runIdFloor(oldestKeptInstant(Date.now(), config().runRetentionDays))}`,
     };
     return partitionPage(ref, list, page, decodeRun);
   },

@@ -6,15 +6,11 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { readConfig } from '#lib/config';
 import { routeKey, routes } from '#lib/routes';
 import { DUE_INDEX_SHARDS } from '#lib/store/keys';
+import { DISPATCHER_TIMEOUT_SECONDS } from '#lib/timeouts';
 import { addStageStack } from '../../cdk/admin-api-app.ts';
 import type { AdminApiStack } from '../../cdk/admin-api-stack.ts';
 import { operationSettings } from '../../cdk/operation-settings.ts';
-import {
-  DISPATCH_INVOCATIONS,
-  DISPATCHER_TABLE_ACTIONS,
-  DISPATCHER_TIMEOUT_SECONDS,
-  MAX_RECEIVE_COUNT,
-} from '../../cdk/scheduler.ts';
+import { DISPATCH_INVOCATIONS, DISPATCHER_TABLE_ACTIONS, MAX_RECEIVE_COUNT } from '../../cdk/scheduler.ts';
 import { type StageConfig, StageConfigError, stages } from '../../cdk/stages.ts';
 
 /**
