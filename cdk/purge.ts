@@ -43,6 +43,7 @@ export class Purge extends Construct {
   readonly function: ApiFunction;
   readonly deadLetterQueue: Queue;
   readonly rule: Rule;
+  readonly alarms: Alarm[] = [];
 
   constructor(scope: Construct, id: string, props: PurgeProps) {
     super(scope, id);
@@ -101,6 +102,7 @@ export class Purge extends Construct {
       treatMissingData: TreatMissingData.NOT_BREACHING,
     });
     for (const alarm of [failing, lostStarts]) alarm.addAlarmAction(new SnsAction(topic));
-    return [failing, lostStarts];
+    this.alarms.push(failing, lostStarts);
+    return this.alarms;
   }
 }
