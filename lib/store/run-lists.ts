@@ -118,7 +118,10 @@ export const runListRepository: RunListRepository = {
     return partitionPage(ref, list, page, decodeRun);
   },
 
-  deliveriesPage(ref, page) {
+  async deliveriesPage(ref, page) {
+    // A run past its retention is gone, whether or not TTL has removed its deliveries yet.
+    if (!isRunKept(ref.runId, Date.now(), config().runRetentionDays))
+      return { items: [], cursors: [], hasNextPage: false };
     const list = {
       id: `deliveries/${ref.deploymentId}/${ref.id}/${ref.runId}`,
       prefix: keys.deliveryPrefix(ref.runId),

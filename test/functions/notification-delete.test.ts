@@ -319,6 +319,9 @@ describe('requests racing a delete leave nothing behind', () => {
     expect(response.status).toBe(202);
     expect(await jobsOf(id)).toHaveLength(3);
     expect((await admin('DELETE', `${base}/${id}`)).status).toBe(204);
+    // Its run and deliveries are still stored until the purge, but no route shows them.
+    expect((await admin('GET', `${base}/${id}/runs`)).status).toBe(404);
+    expect((await admin('GET', `${base}/${id}/runs/${response.body.runId}/deliveries`)).status).toBe(404);
     await purgeAfterGrace();
     expect(await partitionItems(id)).toEqual([]);
   });
