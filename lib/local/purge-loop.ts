@@ -7,7 +7,7 @@ const PASS_BUDGET_MS = 60_000;
 const INTERVAL_MS = 5_000;
 
 /** One purge pass against the configured table, with its one-line summary. */
-export async function purgeOnce(now: number): Promise<{ summary: PurgeSummary; line: string }> {
+async function purgeOnce(now: number): Promise<{ summary: PurgeSummary; line: string }> {
   const deadline = Date.now() + PASS_BUDGET_MS;
   const summary = await purgePass(purgeStore, { now, remainingTimeMs: () => deadline - Date.now() });
   return { summary, line: purgeSummaryLine(now, summary) };
