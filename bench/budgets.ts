@@ -28,10 +28,10 @@ export const ADD_RECIPIENTS_NEW_REQUESTS = 60;
 export const ADD_RECIPIENTS_REPLAY_REQUESTS = 13;
 /**
  * A fired notification with one recipient: read it, claim the instant, move its due entry, read its
- * recipients, write the delivery, finish the run, plus its share of the due-index reads and the
- * pass's dashboard reads.
+ * recipients, write the delivery, read the notification again before the job leaves (the race guard
+ * with a delete), finish the run, plus its share of the due-index reads and the pass's dashboard reads.
  */
-export const DISPATCH_REQUESTS_PER_FIRED = 7;
+export const DISPATCH_REQUESTS_PER_FIRED = 8;
 export const DISPATCH_WRITE_UNITS_PER_FIRED = 4;
 /** Recipients are read 100 per Query and their deliveries written 25 per BatchWrite. */
 export const DISPATCH_REQUESTS_PER_RECIPIENT = 0.1;
