@@ -312,6 +312,31 @@ describe('requests racing a delete leave nothing behind', () => {
     expect(await partitionItems(id)).toEqual([]);
   });
 
+  it('a scheduled run cut by a delete sends no job after it, and the purge removes its run and deliveries', async () => {
+    const id = await createNotification();
+    expect(
+      (
+        await admin('POST', `${base}/${id}/recipients`, {
+          recipients: embedRecipients(EMBED_RECIPIENTS, `fire-${id}`),
+        })
+      ).status,
+    ).toBe(200);
+    const deleted: number[] = [];
+    deleteDuring('BatchWriteItem', 1, id, deleted);
+    const nine = new Date();
+    nine.setUTCDate(nine.getUTCDate() + 1);
+    nine.setUTCHours(9, 0, 10, 0);
+    const summary = await dispatchPass(dispatchStore, outboxSink(config().outboxDir), {
+      now: nine.getTime(),
+      misfireGraceMinutes: 60,
+    });
+    expect(deleted).toEqual([204]);
+    expect(summary.failed).toBe(0);
+    expect(await jobsOf(id)).toEqual([]);
+    await purgeAfterGrace();
+    expect(await partitionItems(id)).toEqual([]);
+  });
+
   it('a send-now that completed before the delete answers 202; its run and deliveries go with the notification', async () => {
     const id = await createNotification();
     await admin('POST', `${base}/${id}/recipients`, { recipients: embedRecipients(3, `done-${id}`) });
