@@ -5,6 +5,7 @@ import { cpus, loadavg } from 'node:os';
 import { routes } from '#lib/routes';
 import { Budgets, budgetsTable } from './budgets.ts';
 import { benchFixture, generateKeys } from './fixture.ts';
+import { type ListWalkResults, listWalksSection } from './list-walks.ts';
 import { startLocalStack } from './local-stack.ts';
 import { updateBenchmarksDocument } from './markdown.ts';
 import { type Bench, log, part, section } from './output.ts';
@@ -67,12 +68,14 @@ async function main(): Promise<number> {
   let requests: RequestResults | undefined;
   let cost: CostResults | undefined;
   let history: HistoryFigures | undefined;
+  let lists: ListWalkResults | undefined;
   const stack = await part(bench, 'DynamoDB Local', () => startLocalStack(benchFixture(keys)));
   if (stack) {
     try {
       requests = await requestsSection(bench, stack, keys);
       if (bench.available.includes('add-recipients')) cost = await costSection(bench, stack);
       history = await historySection(bench, stack);
+      lists = await listWalksSection(bench, stack);
     } finally {
       await stack.close();
     }
@@ -95,6 +98,7 @@ async function main(): Promise<number> {
     ...requests,
     cost,
     history,
+    lists,
     budgets: budgets.all,
     errors: bench.errors,
   };

@@ -108,7 +108,7 @@ function runItems(notificationId: number, instant: number, recipients: number): 
 }
 
 async function fill(notificationId: number, size: { recipients: number; runs: number }): Promise<number> {
-  const notification = { deploymentId: 7, id: notificationId };
+  const notification = { deploymentId: 7, id: notificationId, dashboardId: 70 };
   const rows: WriteRequest[] = Array.from({ length: size.recipients }, (_, i) => ({
     PutRequest: {
       Item: encodeRecipient(notification, {

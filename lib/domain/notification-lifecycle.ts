@@ -7,7 +7,14 @@ import {
   toNotificationDto,
 } from '#lib/domain/notification';
 import type { UpdateNotificationInput } from '#lib/domain/notification-fields';
-import { type Page, type PageRequest, type StoredPage, toPage } from '#lib/domain/paging';
+import {
+  type Page,
+  type PageRequest,
+  type PageWindow,
+  pageWindow,
+  type StoredPage,
+  toPage,
+} from '#lib/domain/paging';
 import type { NotificationRef, RecipientOutput } from '#lib/domain/recipients';
 import { canonicalJson } from '#lib/domain/recipients-properties';
 import type { ScheduleType } from '#lib/domain/schedule-fields';
@@ -75,15 +82,16 @@ export interface LifecycleRepository {
   create(draft: Omit<Notification, 'id'>, claim?: IdempotencyClaim): Promise<Notification>;
   /** Removes the notification and everything stored under it; false when there was no notification. */
   delete(deploymentId: number, id: number): Promise<boolean>;
+  /** A page of at most `first` items and `maxBytes` of their JSON; a foreign cursor is a 400 naming `after`. */
   list(
     deploymentId: number,
     filter: NotificationFilter,
-    page: PageRequest,
+    window: PageWindow<Notification>,
   ): Promise<StoredPage<Notification>>;
   /** undefined when the notification does not exist. */
   listRecipients(
     notification: NotificationRef,
-    page: PageRequest,
+    window: PageWindow<RecipientOutput>,
   ): Promise<StoredPage<RecipientOutput> | undefined>;
   /** Removes those of `targets` that are subscribed; false when the notification does not exist. */
   removeRecipients(notification: NotificationRef, targets: readonly RemovalTarget[]): Promise<boolean>;
@@ -171,7 +179,8 @@ export async function listNotifications(
   query: ListNotificationsQuery,
 ): Promise<Page<NotificationDto>> {
   const page = { first: query.first, after: query.after };
-  return toPage(await repository.list(deploymentId, filterOf(query), page), page, toNotificationDto);
+  const stored = await repository.list(deploymentId, filterOf(query), pageWindow(page, toNotificationDto));
+  return toPage(stored, page, toNotificationDto);
 }
 
 export async function listRecipients(
@@ -179,7 +188,10 @@ export async function listRecipients(
   target: NotificationRef,
   page: PageRequest,
 ): Promise<Page<RecipientOutput>> {
-  const stored = await repository.listRecipients(target, page);
+  const stored = await repository.listRecipients(
+    target,
+    pageWindow(page, (recipient) => recipient),
+  );
   if (!stored) throw notFound(target);
   return toPage(stored, page, (recipient) => recipient);
 }

@@ -8,19 +8,20 @@ import { PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient, tableName } from '#lib/store/client';
 import { decodeDashboard, encodeDashboardLink } from '#lib/store/codecs/dashboards';
 import { decodeNotification, dueIndexAttributes } from '#lib/store/codecs/notifications';
-import { decodeRecipient, identityOf } from '#lib/store/codecs/recipients';
+import { decodeRecipient, decodeRecipientParent, identityOf } from '#lib/store/codecs/recipients';
 import { retentionOf } from '#lib/store/codecs/runs';
-import type { Item } from '#lib/store/items';
-import { type IndexKeys, indexKeys, parseNotificationPartition } from '#lib/store/keys';
+import { getItem, type Item } from '#lib/store/items';
+import { indexKeys, keys, parseNotificationPartition } from '#lib/store/keys';
 import { reserveNotificationIdsThrough } from '#lib/store/notification-ids';
 import { globalSecondaryIndexes, TIME_TO_LIVE_ATTRIBUTE, tableDefinition } from '#lib/store/table-definition';
 
 /**
  * Brings a table written by the version before the lifecycle routes up to date, and can run any
  * number of times: it adds the secondary indexes the table lacks (a local engine; deployed, the CDK
- * stack declares them), gives notification and recipient items their index attributes, writes the
+ * stack declares them), gives notification and recipient items the index attributes they lack, writes the
  * dashboards' by-id links, gives runs and deliveries written before run history expired their TTL
- * attribute (their run's instant plus RUN_RETENTION_DAYS), and moves the notification id counter past every stored id. Each write
+ * attribute (their run's instant plus RUN_RETENTION_DAYS), and moves the notification id counter
+ * past every stored id. Each write
  * is conditional on the attribute being absent, so a second run, or a run beside live traffic,
  * changes nothing that is already right and never overwrites what it does not add.
  */
@@ -113,17 +114,41 @@ async function putIfAbsent(item: Item): Promise<boolean> {
   }
 }
 
-function recipientIndexValues(item: Item, subscribedAt: string): IndexKeys | undefined {
-  const notification = parseNotificationPartition(item.pk as string);
-  if (!notification) return undefined;
+/** The dashboard of each notification whose rows the scan meets, read once per notification. */
+function dashboardsOfNotifications() {
+  const known = new Map<string, Promise<number | undefined>>();
+  return (notification: { deploymentId: number; id: number }) => {
+    const key = keys.notification(notification.deploymentId, notification.id);
+    let found = known.get(key.pk);
+    if (!found) {
+      found = getItem(key).then((item) => (item ? decodeRecipientParent(item).dashboardId : undefined));
+      known.set(key.pk, found);
+    }
+    return found;
+  };
+}
+
+/**
+ * A recipient row's index attributes: every one for a row written before the indexes existed, the
+ * recipient-on-dashboard entry (gsi4) for a row written before that index. A row whose notification
+ * is gone (a delete still sweeping) gets none.
+ */
+async function addRecipientIndexes(
+  item: Item,
+  subscribedAt: string,
+  dashboardOf: ReturnType<typeof dashboardsOfNotifications>,
+): Promise<boolean> {
+  const parsed = parseNotificationPartition(item.pk as string);
+  const dashboardId = parsed && (await dashboardOf(parsed));
+  if (!parsed || dashboardId === undefined) return false;
+  const notification = { ...parsed, dashboardId };
   const identity = identityOf(decodeRecipient(item));
-  return indexKeys.recipient(
-    notification.deploymentId,
-    notification.id,
-    identity,
-    subscribedAt,
-    item.sk as string,
-  );
+  if (item.gsi1pk === undefined) {
+    const values = indexKeys.recipient(notification, identity, subscribedAt, item.sk as string);
+    return addAttributes(item, { subscribedAt, ...values }, 'gsi1pk');
+  }
+  if (item.gsi4pk !== undefined) return false;
+  return addAttributes(item, indexKeys.recipientOnDashboard(notification, identity), 'gsi4pk');
 }
 
 export async function migrateTable(now = new Date()): Promise<MigrationReport> {
@@ -139,6 +164,7 @@ export async function migrateTable(now = new Date()): Promise<MigrationReport> {
   // Rows subscribed before the index existed have no subscription instant: the migration's own
   // instant stands in for it, so they list after every later subscription.
   const subscribedAt = now.toISOString();
+  const dashboardOf = dashboardsOfNotifications();
   let startKey: Record<string, unknown> | undefined;
   do {
     const page = await documentClient().send(
@@ -160,8 +186,7 @@ export async function migrateTable(now = new Date()): Promise<MigrationReport> {
         const due = dueIndexAttributes(notification, now.getTime());
         if (due) await addAttributes(item, due, 'gsi3pk');
       } else if (item.entity === 'RECIPIENT') {
-        const values = recipientIndexValues(item, subscribedAt);
-        if (values && (await addAttributes(item, { subscribedAt, ...values }, 'gsi1pk'))) report.recipients++;
+        if (await addRecipientIndexes(item, subscribedAt, dashboardOf)) report.recipients++;
       } else if ((item.entity === 'RUN' || item.entity === 'DELIVERY') && !(TIME_TO_LIVE_ATTRIBUTE in item)) {
         // The run id is the run's attribute, and the second part of a delivery's sort key.
         const runId = item.entity === 'RUN' ? String(item.runId) : String(item.sk).split('#')[1];

@@ -11,7 +11,16 @@ import { type LocalApi, startLocalApi } from '#test/support/local-api';
 import { lifecycleClient, lifecycleFixture } from '../functions/lifecycle-helpers.ts';
 
 /** What the version before the lifecycle routes wrote: no indexes, no index attributes, no links. */
-const NEW_ATTRIBUTES = ['gsi1pk', 'gsi1sk', 'gsi2pk', 'gsi2sk', 'subscribedAt', 'createdAt'];
+const NEW_ATTRIBUTES = [
+  'gsi1pk',
+  'gsi1sk',
+  'gsi2pk',
+  'gsi2sk',
+  'gsi4pk',
+  'gsi4sk',
+  'subscribedAt',
+  'createdAt',
+];
 const asPreviousVersion = (item: Item): Item =>
   Object.fromEntries(Object.entries(item).filter(([name]) => !NEW_ATTRIBUTES.includes(name)));
 
@@ -36,11 +45,17 @@ beforeAll(async () => {
   const items = fixtureItems(fixture)
     .filter((item) => item.entity !== 'DASHBOARD_LINK')
     .map(asPreviousVersion);
-  const notification = { deploymentId: 7, id: 700 };
+  const notification = { deploymentId: 7, id: 700, dashboardId: 70 };
   const rows = [1, 4].map((userId) =>
     asPreviousVersion(encodeRecipient(notification, { type: 'USER', userId })),
   );
-  await batchWriteAll([...items, ...rows].map((item) => ({ PutRequest: { Item: item } })));
+  // A row of the version before the recipient-on-a-dashboard index: every index attribute but gsi4's.
+  const {
+    gsi4pk: _pk,
+    gsi4sk: _sk,
+    ...beforeGsi4
+  } = encodeRecipient({ deploymentId: 7, id: 701, dashboardId: 71 }, { type: 'USER', userId: 4 });
+  await batchWriteAll([...items, ...rows, beforeGsi4].map((item) => ({ PutRequest: { Item: item } })));
 });
 afterAll(() => api?.close());
 
@@ -48,9 +63,9 @@ describe('npm run migrate', () => {
   it('adds the indexes and index attributes, after which every list works', async () => {
     const report = await migrateTable();
     expect(report).toMatchObject({
-      indexesCreated: ['gsi1', 'gsi2', 'gsi3'],
+      indexesCreated: ['gsi1', 'gsi2', 'gsi3', 'gsi4'],
       notifications: 3,
-      recipients: 2,
+      recipients: 3,
       dashboardLinks: 3,
       highestNotificationId: 800,
     });
@@ -59,6 +74,7 @@ describe('npm run migrate', () => {
       'gsi1',
       'gsi2',
       'gsi3',
+      'gsi4',
     ]);
 
     api = await startLocalApi({});
@@ -69,7 +85,12 @@ describe('npm run migrate', () => {
     ]);
     expect(
       (await client.list('recipientUserId=4')).body.items.map((item: { id: number }) => item.id),
-    ).toEqual([700]);
+    ).toEqual([701, 700]);
+    expect(
+      (await client.list('recipientUserId=4&dashboardId=71')).body.items.map(
+        (item: { id: number }) => item.id,
+      ),
+    ).toEqual([701]);
     const recipients = (await client.recipients(700)).body.items.map(
       (item: { userId: number }) => item.userId,
     );
