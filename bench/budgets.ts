@@ -34,6 +34,13 @@ export const ADD_RECIPIENTS_REPLAY_REQUESTS = 13;
  */
 export const DISPATCH_REQUESTS_PER_FIRED = 8;
 export const DISPATCH_WRITE_UNITS_PER_FIRED = 4;
+/**
+ * A send-now, whatever the number of recipients: the notification, its dashboard link and dashboard,
+ * the last send-now and the run (one read, one transaction), then its first page of recipients (one
+ * Query, four BatchWrites of 25 deliveries), the notification again before the page's jobs leave (the
+ * race guard with a delete) and its progress; the dispatcher does the rest.
+ */
+export const SEND_NOW_REQUESTS = 12;
 /** Recipients are read 100 per Query and their deliveries written 25 per BatchWrite. */
 export const DISPATCH_REQUESTS_PER_RECIPIENT = 0.1;
 /** Requests and read units of adding recipients to a full notification, beyond the same add to an empty one. */
@@ -72,8 +79,9 @@ const knownMisses: Record<string, { ceiling: number; fix: string }> = {
   },
   'send-notification: bundle bytes': {
     // 579 KB before the Powertools logger and metrics (about 33 KB in every function); 3.5 KB more since
-    // the six kinds of stored item it reads are each checked against their schema (lib/store/codecs/).
-    ceiling: 628_000,
+    // the six kinds of stored item it reads are each checked against their schema (lib/store/codecs/);
+    // 1.7 KB more for the send-now limit (a transaction) and handing a large run to the dispatcher.
+    ceiling: 632_000,
     fix: 'cron-parser (as above) and @aws-sdk/client-sqs for the delivery queue (~130 KB); writing the run alone and leaving its deliveries to the dispatcher would keep the SQS client out of this function',
   },
   'list-runs: bundle bytes': {

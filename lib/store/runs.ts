@@ -8,7 +8,7 @@ import { documentClient, tableName } from '#lib/store/client';
 import { decodeDashboard, decodeDashboardLink } from '#lib/store/codecs/dashboards';
 import { decodeNotification } from '#lib/store/codecs/notifications';
 import { decodeRecipient } from '#lib/store/codecs/recipients';
-import { decodeRun, encodeDelivery, encodeRun } from '#lib/store/codecs/runs';
+import { decodeRun, encodeDelivery, encodeRun, STORED_DISPATCHING } from '#lib/store/codecs/runs';
 import { decodeConsoleUser } from '#lib/store/codecs/users';
 import { getItem, type Item } from '#lib/store/items';
 import { DUE_INDEX, DUE_INDEX_SHARDS, dueIndexKeys, keys, RECIPIENT_PREFIX } from '#lib/store/keys';
@@ -162,7 +162,7 @@ export const dispatchStore: DispatchStore = {
             ':owner': lease.owner,
             ':until': lease.until,
             ':sk': dueIndexKeys.run(ref.deploymentId, ref.id, ref.runId, lease.until).gsi3sk,
-            ':pending': 'pending',
+            ':pending': STORED_DISPATCHING,
             ':now': now,
           },
           ReturnValues: 'ALL_NEW',
@@ -282,4 +282,4 @@ export const dispatchStore: DispatchStore = {
 
 /** A lease is ours while the run is pending and names us as its owner. */
 const leaseHeld = '#status = :pending AND leaseOwner = :owner';
-const leaseValues = (lease: Lease) => ({ ':pending': 'pending', ':owner': lease.owner });
+const leaseValues = (lease: Lease) => ({ ':pending': STORED_DISPATCHING, ':owner': lease.owner });

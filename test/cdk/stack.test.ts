@@ -6,6 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { readConfig } from '#lib/config';
 import { routeKey, routes } from '#lib/routes';
 import { DUE_INDEX_SHARDS } from '#lib/store/keys';
+import { SQS_MESSAGE_MAX_BYTES } from '#lib/store/limits';
 import { PURGE_GRACE_MS } from '#lib/store/notification-guard';
 import { DISPATCHER_TIMEOUT_SECONDS, LONGEST_WRITER_SECONDS, PURGE_TIMEOUT_SECONDS } from '#lib/timeouts';
 import { addStageStack } from '../../cdk/admin-api-app.ts';
@@ -437,6 +438,15 @@ describe('the scheduler of the dev stage', () => {
         },
       },
     });
+  });
+
+  it('takes messages of 1 MiB, the most SQS allows, on the delivery queue and its dead-letter queue', () => {
+    const resources = template.toJSON().Resources;
+    for (const queue of [stack.scheduler.queue, stack.scheduler.deadLetterQueue]) {
+      const id = stack.getLogicalId(queue.node.defaultChild as never);
+      expect(resources[id].Properties.MaximumMessageSize).toBe(1_048_576);
+    }
+    expect(SQS_MESSAGE_MAX_BYTES).toBe(1_048_576);
   });
 
   it('queues delivery jobs on an encrypted queue whose failures go to a dead-letter queue', () => {
