@@ -100,7 +100,7 @@ export interface LifecycleRepository {
 const notFound = (target: NotificationRef) =>
   new NotFoundError(`Notification ${target.id} of deployment ${target.deploymentId}`);
 
-/** A new notification's values before the request's own: UTC, enabled, PNG, no filters or time grains. */
+/** A new notification's values before the request's own: UTC, enabled, PNG, no lists, no summary. */
 const defaults = {
   timezone: 'UTC',
   isEnabled: true,
@@ -108,6 +108,8 @@ const defaults = {
   notificationFormat: 'png',
   filters: null,
   timeGrains: null,
+  memberSwitchers: null,
+  notificationAiSummary: false,
 } as const;
 
 export async function createNotification(

@@ -1,6 +1,7 @@
 import { isoInstant, nextFiringAfter } from '#lib/domain/firing-instants';
 import type {
   DashboardFilter,
+  DashboardMemberSwitcher,
   DashboardTimeGrain,
   NotificationFormat,
   UpdateNotificationInput,
@@ -27,6 +28,9 @@ export interface Notification extends Schedule {
   notificationFormat: NotificationFormat;
   filters: DashboardFilter[] | null;
   timeGrains: DashboardTimeGrain[] | null;
+  memberSwitchers: DashboardMemberSwitcher[] | null;
+  /** Whether the delivered message carries a summary of what changed (the renderer writes it). */
+  notificationAiSummary: boolean;
 }
 
 /** A stored notification and the version it was read at, for a write that must not lose another's. */
@@ -76,6 +80,8 @@ export interface NotificationDto {
   notificationFormat: NotificationFormat;
   filters: DashboardFilter[] | null;
   timeGrains: DashboardTimeGrain[] | null;
+  memberSwitchers: DashboardMemberSwitcher[] | null;
+  notificationAiSummary: boolean;
   /** The first firing instant after the answer was made (`2026-11-24T08:00:00Z`); null while disabled. */
   nextRunAt: string | null;
 }
@@ -100,12 +106,14 @@ export function toNotificationDto(notification: Notification, now: number = Date
     notificationFormat: notification.notificationFormat,
     filters: notification.filters,
     timeGrains: notification.timeGrains,
+    memberSwitchers: notification.memberSwitchers,
+    notificationAiSummary: notification.notificationAiSummary,
     nextRunAt: nextRun === undefined ? null : isoInstant(nextRun),
   };
 }
 
 /** The fields for which an explicit `null` clears the stored value instead of leaving it unchanged. */
-const clearedByNull = new Set<keyof UpdateNotificationInput>(['filters', 'timeGrains']);
+const clearedByNull = new Set<keyof UpdateNotificationInput>(['filters', 'timeGrains', 'memberSwitchers']);
 
 /**
  * The notification after `input`: supplied fields replace stored ones, omitted ones stay. The result
