@@ -12,6 +12,7 @@ import { decodeRun, encodeDelivery, encodeRun, STORED_DISPATCHING } from '#lib/s
 import { decodeConsoleUser } from '#lib/store/codecs/users';
 import { getItem, type Item } from '#lib/store/items';
 import { DUE_INDEX, DUE_INDEX_SHARDS, dueIndexKeys, keys, RECIPIENT_PREFIX } from '#lib/store/keys';
+import { notificationIsLive } from '#lib/store/notification-guard';
 
 /**
  * Runs and deliveries in their notification's partition, and the scheduler's due index. Every write
@@ -83,6 +84,8 @@ async function dueInShard(shard: number, now: number): Promise<DueEntry[]> {
 const allShards = Array.from({ length: DUE_INDEX_SHARDS }, (_, shard) => shard);
 
 export const dispatchStore: DispatchStore = {
+  notificationIsLive,
+
   async dueEntries(now, shards = allShards) {
     return (await Promise.all(shards.map((shard) => dueInShard(shard, now)))).flat();
   },
