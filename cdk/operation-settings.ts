@@ -138,11 +138,9 @@ export const operationSettings = {
   'delete-notification': {
     tableActions: [
       ...AUTHENTICATION,
-      // The notification item first, on its own.
+      // One transaction: the notification item goes, its tombstone comes (the purge does the rest).
       'dynamodb:DeleteItem',
-      // What else its partition holds, then deleted 25 per call.
-      'dynamodb:Query',
-      'dynamodb:BatchWriteItem',
+      'dynamodb:PutItem',
     ],
     timeoutSeconds: functionTimeoutSeconds['delete-notification'],
     memoryMiB: 1024,

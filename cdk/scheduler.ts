@@ -11,6 +11,7 @@ import { Construct } from 'constructs';
 import { chunk } from '#lib/store/batch';
 import { dueShardGroups } from '#lib/store/keys';
 import { SQS_MESSAGE_MAX_BYTES } from '#lib/store/limits';
+import { DISPATCHER_TIMEOUT_SECONDS } from '#lib/timeouts';
 import { ApiFunction } from './api-function.ts';
 import type { TableAction } from './operation-settings.ts';
 import type { StageConfig } from './stages.ts';
@@ -36,7 +37,6 @@ export const DISPATCHER_TABLE_ACTIONS: readonly TableAction[] = [
   'dynamodb:BatchWriteItem',
 ];
 
-export const DISPATCHER_TIMEOUT_SECONDS = 60;
 /**
  * Dispatcher invocations per minute, each over its own shards of the due index (at most
  * DUE_INDEX_SHARDS). docs/scheduling.md says when to raise it.

@@ -8,6 +8,7 @@ import { docsPage } from '#lib/local/docs-page';
 import { EngineUnavailableError, startDynamoDbLocal } from '#lib/local/dynamodb-local';
 import { functionsFrom } from '#lib/local/handlers';
 import { createLocalApi } from '#lib/local/http-adapter';
+import { startPurgeLoop } from '#lib/local/purge-loop';
 import { startRenderer } from '#lib/local/renderer';
 import {
   demoEmbedHint,
@@ -25,8 +26,9 @@ import {
 
 /**
  * `npm start`: DynamoDB Local (unless DYNAMODB_ENDPOINT names an engine), the table, the fixture
- * (SEED_FILE, default the demo), the API on http://localhost:$PORT and the dispatcher (a pass every
- * minute, one line each, jobs to OUTBOX_DIR) until Ctrl-C.
+ * (SEED_FILE, default the demo), the API on http://localhost:$PORT, the dispatcher (a pass every
+ * minute, one line each, jobs to OUTBOX_DIR) and the purge of deleted notifications (a pass every
+ * few seconds) until Ctrl-C.
  */
 async function main(): Promise<void> {
   const port = Number(process.env.PORT ?? 3000);
@@ -87,6 +89,7 @@ async function main(): Promise<void> {
     if (demoKey) console.log(demoEmbedHint(baseUrl));
     console.log('Press Ctrl-C to stop.');
     dispatcher = startDispatchLoop((line) => console.log(line));
+    purge = startPurgeLoop((line) => console.log(line));
     if (renderer) {
       const mailDir = process.env.MAIL_DIR ?? '.local/mail';
       console.log(
@@ -106,10 +109,12 @@ async function main(): Promise<void> {
   });
   let dispatcher: { stop: () => void } | undefined;
   let rendering: { stop: () => void } | undefined;
+  let purge: { stop: () => void } | undefined;
 
   const stop = () => {
     dispatcher?.stop();
     rendering?.stop();
+    purge?.stop();
     server.close();
     engine?.stop();
     process.exit(0);

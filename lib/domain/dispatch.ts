@@ -98,6 +98,8 @@ export interface DispatchStore {
   finishRun(ref: RunRef, lease: Lease, counts: RecipientCounts): Promise<boolean>;
   /** Ends the lease now, so the next pass resumes the run at once. */
   releaseLease(ref: RunRef, lease: Lease, now: number): Promise<void>;
+  /** Whether the notification still exists (a strongly consistent read): lib/store/notification-guard.ts. */
+  notificationIsLive(ref: NotificationRef): Promise<boolean>;
 }
 
 /** Send-now's storage: the dispatcher's, and the write that decides the send-now limit. */
@@ -231,9 +233,11 @@ const newRun = (
 });
 
 /**
- * Step 3 and 4: delivers page after page from the cursor; returns the run as it stands. After
- * `maxPages` pages the run is handed over: its progress is recorded with a lease that ends at once,
- * so the next pass takes it over from there.
+ * Step 3 and 4: delivers page after page from the cursor; returns the run as it stands, or undefined
+ * when the notification was deleted meanwhile: each page's jobs leave only after a read that finds it
+ * still there, so no job is sent after a delete's answer, and what the page wrote is the purge's.
+ * After `maxPages` pages the run is handed over: its progress is recorded with a lease that ends at
+ * once, so the next pass takes it over from there.
  */
 async function deliver(
   context: Context,
@@ -242,7 +246,7 @@ async function deliver(
   notification: Notification,
   dashboard: Dashboard,
   maxPages = Number.POSITIVE_INFINITY,
-): Promise<Run> {
+): Promise<Run | undefined> {
   const { store, sink } = context;
   const { run } = progress;
   const ref: RunRef = { deploymentId: run.deploymentId, id: run.notificationId, runId: run.runId };
@@ -262,6 +266,7 @@ async function deliver(
       const users = userIds.length > 0 ? await store.users(userIds) : new Map<number, ConsoleUser>();
       const { deliveries, jobs } = decideDeliveries(run, notification, dashboard, page.rows, users);
       await store.putDeliveries(run, deliveries);
+      if (!(await store.notificationIsLive(ref))) return undefined;
       if (jobs.length > 0) await sink.send(jobs);
       const added = countDeliveries(deliveries);
       counts = { ...counts, queued: counts.queued + added.queued, skipped: counts.skipped + added.skipped };
@@ -397,8 +402,12 @@ export async function sendNow(
   const lease = skipReason ? undefined : leaseFrom(context);
   const claim = await store.createManualRun(run, lease, options.now - options.minIntervalMs);
   if (!claim.created) throw refusalOf(claim, ref, options);
+  // The run itself was written on the condition that the notification exists (the claim above).
   if (!lease || !dashboard) return toRunDto(run);
-  return toRunDto(await deliver(context, { run, cursor: undefined }, lease, notification, dashboard, 1));
+  const made = await deliver(context, { run, cursor: undefined }, lease, notification, dashboard, 1);
+  // Raced by a delete (lib/store/notification-guard.ts): what the page wrote is the purge's.
+  if (!made) throw notFound(ref);
+  return toRunDto(made);
 }
 
 /** Why a send-now (or a test send, which shares its limit) was not made: 404, or 429 with when to retry. */

@@ -19,6 +19,7 @@ import {
   keys,
   RECIPIENT_PREFIX,
 } from '#lib/store/keys';
+import { notificationIsLive } from '#lib/store/notification-guard';
 import { settleRun } from '#lib/store/run-status';
 
 /**
@@ -91,6 +92,8 @@ async function dueInShard(shard: number, now: number): Promise<DueEntry[]> {
 const allShards = Array.from({ length: DUE_INDEX_SHARDS }, (_, shard) => shard);
 
 export const dispatchStore: DispatchStore = {
+  notificationIsLive,
+
   async dueEntries(now, shards = allShards) {
     return (await Promise.all(shards.map((shard) => dueInShard(shard, now)))).flat();
   },
