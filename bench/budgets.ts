@@ -55,10 +55,10 @@ export const OUTCOME_COMPLETING_REQUESTS = 3;
 export const OUTCOME_WRITE_UNITS = 4;
 /**
  * A retry reads the run, the notification, its dashboard link and dashboard, settles the run (a read
- * and a write), and per page of 99 failed deliveries: the page (Query), the embed rows (BatchGet) and
- * one transaction.
+ * and a write), and per page of 99 failed deliveries: the page (Query), the embed rows (BatchGet), the
+ * notification again (the race guard with a delete) and one transaction.
  */
-export const retryRequests = (failed: number) => 6 + 3 * Math.ceil(failed / 99);
+export const retryRequests = (failed: number) => 6 + 4 * Math.ceil(failed / 99);
 
 /** Requests and read units of adding recipients to a full notification, beyond the same add to an empty one. */
 export const COST_GROWTH = 0;

@@ -18,7 +18,8 @@ import { ConflictError, NotFoundError } from '#lib/errors';
  * Retry: queue each failed delivery of a run again, as the same job (same `jobId`) with the next
  * attempt. Only failed deliveries are read (the store keeps a list of them), a page at a time, and a
  * request queues at most RETRY_LIMIT_PER_REQUEST of them: the answer's `recipients.failed` says how
- * many are left for another request.
+ * many are left for another request. Before each page's jobs leave, the notification is read again: a
+ * retry that races a delete answers 404 and sends nothing more.
  */
 
 /** Deliveries one retry request queues at most: bounded work whatever the run's size. */
@@ -47,6 +48,8 @@ export interface RetryStore {
   requeue(ref: RunRef, deliveries: readonly Delivery[], now: number): Promise<number>;
   /** The run after its status follows its counts again. */
   settle(ref: RunRef, now: number): Promise<Run | undefined>;
+  /** Whether the notification still exists: the race guard with a delete (lib/store/notification-guard.ts). */
+  isLive(ref: NotificationRef): Promise<boolean>;
 }
 
 /** The run after the retry, and how many deliveries this request queued again. */
@@ -84,6 +87,8 @@ export async function retryRun(
     const page = await store.failedPage(ref, after, limit);
     if (page.deliveries.length === 0) break;
     const recipients = await store.jobRecipients(ref, page.deliveries);
+    // Raced by a delete: no job leaves for a notification that is gone (its purge removes the rest).
+    if (!(await store.isLive(ref))) throw notFound();
     const jobs: DeliveryJob[] = page.deliveries.map((delivery, i) =>
       jobOf(
         run,

@@ -37,6 +37,8 @@ export interface TestSendStore {
    * limit), unless the previous one was after `previousNoLaterThan` or is still dispatching.
    */
   claimRun(run: Run, previousNoLaterThan: number): Promise<ManualRunClaim>;
+  /** Whether the notification still exists: the race guard with a delete (lib/store/notification-guard.ts). */
+  isLive(ref: NotificationRef): Promise<boolean>;
 }
 
 export async function testSend(
@@ -92,6 +94,9 @@ export async function testSend(
   // The run is made whole (its counts decided) and claimed first: a refused test send writes nothing.
   await claim(recorded);
   await store.putDeliveries(recorded, deliveries);
+  // Raced by a delete: no job leaves, and what was written is the purge's.
+  if (!(await store.isLive(ref)))
+    throw new NotFoundError(`Notification ${ref.id} of deployment ${ref.deploymentId}`);
   await sink.send(jobs);
   return toRunDto(recorded);
 }

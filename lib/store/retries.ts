@@ -8,6 +8,7 @@ import { documentClient, tableName } from '#lib/store/client';
 import { decodeRecipient } from '#lib/store/codecs/recipients';
 import { decodeDelivery } from '#lib/store/codecs/runs';
 import { awaitingOutcomesIndex, indexNames, indexPartitions, keys } from '#lib/store/keys';
+import { notificationIsLive } from '#lib/store/notification-guard';
 import { backoff } from '#lib/store/retry';
 import { currentRun, settleRun } from '#lib/store/run-status';
 import { dispatchStore } from '#lib/store/runs';
@@ -153,6 +154,8 @@ export const retryStore: RetryStore = {
     }
     return 0;
   },
+
+  isLive: notificationIsLive,
 
   async settle(ref, now) {
     const run = await currentRun({

@@ -2,6 +2,7 @@ import type { TestSendStore } from '#lib/domain/test-send';
 import { batchGetAll } from '#lib/store/batch';
 import { decodeConsoleUser, decodeUserLink } from '#lib/store/codecs/users';
 import { keys } from '#lib/store/keys';
+import { notificationIsLive } from '#lib/store/notification-guard';
 import { dispatchStore } from '#lib/store/runs';
 import { sendNowStore } from '#lib/store/send-now';
 
@@ -23,5 +24,6 @@ export const testSendStore: TestSendStore = {
   },
   userRowKey: (ref, userId) => keys.userRecipient(ref.deploymentId, ref.id, userId).sk,
   putDeliveries: (run, deliveries) => dispatchStore.putDeliveries(run, deliveries),
+  isLive: notificationIsLive,
   claimRun: (run, previousNoLaterThan) => sendNowStore.createManualRun(run, undefined, previousNoLaterThan),
 };
