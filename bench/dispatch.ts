@@ -4,11 +4,12 @@ import { join } from 'node:path';
 import { dispatchPass, sendNow } from '#lib/domain/dispatch';
 import type { Notification } from '#lib/domain/notification';
 import type { StoredRecipient } from '#lib/domain/recipients-resolution';
+import { schedulePlanner } from '#lib/domain/schedule-planning';
 import { outboxSink } from '#lib/jobs/outbox-sink';
 import { batchWriteAll } from '#lib/store/batch';
 import { documentClient } from '#lib/store/client';
-import { encodeNotification } from '#lib/store/codecs/notifications';
 import { encodeRecipient } from '#lib/store/codecs/recipients';
+import { notificationItems } from '#lib/store/notification-items';
 import { dispatchStore } from '#lib/store/runs';
 import { billedWriteUnits } from './billing.ts';
 import type { DynamoWork } from './per-request.ts';
@@ -74,9 +75,7 @@ export async function measureDispatch(notifications: number, recipients: number)
     const due = Array.from({ length: notifications }, (_, i) => dailyNine(FIRST_ID + i));
     await batchWriteAll(
       due.flatMap((notification, i) => [
-        {
-          PutRequest: { Item: encodeNotification(notification, 0, new Date(NINE - 3_600_000).toISOString()) },
-        },
+        ...notificationItems(notification, NINE - 3_600_000).map((item) => ({ PutRequest: { Item: item } })),
         { PutRequest: { Item: encodeRecipient(notification, embedRecipient(i)) } },
       ]),
       { concurrency: 16 },
@@ -92,6 +91,7 @@ export async function measureDispatch(notifications: number, recipients: number)
           const t0 = performance.now();
           const summary = await dispatchPass(dispatchStore, outboxSink(outbox), {
             now: NINE + 10_000,
+            planner: schedulePlanner,
             misfireGraceMinutes: 60,
             concurrency: 32,
           });
@@ -111,11 +111,9 @@ export async function measureDispatch(notifications: number, recipients: number)
     const big = dailyNine(FIRST_ID + notifications);
     await batchWriteAll(
       [
-        {
-          PutRequest: {
-            Item: encodeNotification({ ...big, isEnabled: false }, 0, new Date(NINE).toISOString()),
-          },
-        },
+        ...notificationItems({ ...big, isEnabled: false }, NINE).map((item) => ({
+          PutRequest: { Item: item },
+        })),
         ...Array.from({ length: recipients }, (_, i) => ({
           PutRequest: { Item: encodeRecipient(big, embedRecipient(notifications + i)) },
         })),

@@ -1,5 +1,5 @@
 import { config } from '#lib/config';
-import { createNotification } from '#lib/domain/notification-lifecycle';
+import { createNotification } from '#lib/domain/notification-writes';
 import { callerOf } from '#lib/http/caller';
 import { createHandler } from '#lib/http/create-handler';
 import { notificationLocation } from '#lib/http/locations';

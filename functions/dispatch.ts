@@ -3,6 +3,7 @@ import * as z from 'zod/mini';
 import { config } from '#lib/config';
 import { dispatchPass } from '#lib/domain/dispatch';
 import { passCounts, summaryLine } from '#lib/domain/dispatch-summary';
+import { schedulePlanner } from '#lib/domain/schedule-planning';
 import { jobSink } from '#lib/jobs/job-sink';
 import { logger } from '#lib/log';
 import { publishDispatchMetrics } from '#lib/metrics';
@@ -28,6 +29,7 @@ export async function handler(event: unknown, context: Pick<Context, 'getRemaini
     jobSink(),
     {
       now,
+      planner: schedulePlanner,
       misfireGraceMinutes: config().misfireGraceMinutes,
       concurrency: config().dispatchConcurrency,
       // The rule names each invocation's shards; anything else (a test event) reads them all.

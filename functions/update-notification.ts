@@ -1,5 +1,5 @@
 import { config } from '#lib/config';
-import { updateNotification } from '#lib/domain/notification';
+import { updateNotification } from '#lib/domain/notification-writes';
 import { createHandler } from '#lib/http/create-handler';
 import { notificationOutput } from '#lib/http/schemas/notification-outputs';
 import { notificationPath, updateNotificationInput } from '#lib/http/schemas/notifications';

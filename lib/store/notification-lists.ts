@@ -1,4 +1,4 @@
-import type { Notification } from '#lib/domain/notification';
+import type { ScheduledNotification } from '#lib/domain/notification';
 import type { NotificationFilter, RecipientFilter } from '#lib/domain/notification-lifecycle';
 import { emptyPage, type PageRequest, type StoredPage } from '#lib/domain/paging';
 import { normalizeExternalId } from '#lib/domain/recipients-input';
@@ -7,9 +7,10 @@ import { decodeDashboard } from '#lib/store/codecs/dashboards';
 import { decodeEmbedUser } from '#lib/store/codecs/embed-users';
 import { decodeNotification } from '#lib/store/codecs/notifications';
 import { decodeUserLink } from '#lib/store/codecs/users';
-import { getItem } from '#lib/store/items';
+import { getItem, type Item } from '#lib/store/items';
 import { indexPartitions, isSortableId, keys, type RecipientIdentity } from '#lib/store/keys';
 import { encodeCursor, type IndexList, positionOf, queryIndex } from '#lib/store/paging';
+import { withSchedules } from '#lib/store/scheduled-notifications';
 
 /**
  * The notifications of a deployment, newest (highest id) first. Without a recipient filter a page
@@ -98,10 +99,11 @@ async function dashboardIdOf(
   return found?.deploymentId === deploymentId ? found.id : null;
 }
 
-async function pageOfIndex(list: IndexList, page: PageRequest): Promise<StoredPage<Notification>> {
+async function pageOfIndex(list: IndexList, page: PageRequest): Promise<StoredPage<ScheduledNotification>> {
   const { items, more } = await queryIndex(list, page.first, positionOf(list, page));
   return {
-    items: items.map(decodeNotification),
+    // The page's schedule entries: their upcoming instants give each item's `nextRunAt`.
+    items: await withSchedules(items),
     cursors: items.map((item) => encodeCursor(list, item[list.sortKeyName] as string)),
     hasNextPage: more,
   };
@@ -117,38 +119,37 @@ async function pageOfRecipient(
   list: IndexList,
   page: PageRequest,
   dashboardId: number | undefined,
-): Promise<StoredPage<Notification>> {
-  const found: StoredPage<Notification> = emptyPage();
+): Promise<StoredPage<ScheduledNotification>> {
+  const found: StoredPage<Item> = emptyPage();
   let position = positionOf(list, page);
   let more = true;
   while (more && found.items.length < page.first) {
     const round = await queryIndex(list, page.first - found.items.length, position);
     more = round.more;
-    const notifications = new Map<number, Notification>();
+    const notifications = new Map<number, { item: Item; dashboardId: number }>();
     const wanted = round.items.map((row) => keys.notification(deploymentId, Number(row.gsi2sk)));
     for (const item of await batchGetAll(wanted, { eventuallyConsistent: true })) {
       const notification = decodeNotification(item);
-      notifications.set(notification.id, notification);
+      notifications.set(notification.id, { item, dashboardId: notification.dashboardId });
     }
     for (const row of round.items) {
       position = row.gsi2sk as string;
       // A row whose notification is gone belongs to a delete still sweeping its partition.
       const notification = notifications.get(Number(position));
       if (!notification || (dashboardId !== undefined && notification.dashboardId !== dashboardId)) continue;
-      found.items.push(notification);
+      found.items.push(notification.item);
       found.cursors.push(encodeCursor(list, position));
     }
   }
   // Rows left unread may all belong to other dashboards: then the next page is empty.
-  found.hasNextPage = more;
-  return found;
+  return { items: await withSchedules(found.items), cursors: found.cursors, hasNextPage: more };
 }
 
 export async function listNotifications(
   deploymentId: number,
   filter: NotificationFilter,
   page: PageRequest,
-): Promise<StoredPage<Notification>> {
+): Promise<StoredPage<ScheduledNotification>> {
   const dashboardId = await dashboardIdOf(deploymentId, filter);
   if (dashboardId === null) return emptyPage();
   if (!filter.recipient) return pageOfIndex(notificationIndexList(deploymentId, dashboardId), page);

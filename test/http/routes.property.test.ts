@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { config } from '#lib/config';
 import { dispatchPass } from '#lib/domain/dispatch';
+import { schedulePlanner } from '#lib/domain/schedule-planning';
 import { parseFixture } from '#lib/fixtures/fixture';
 import { loadFixture } from '#lib/fixtures/load-fixture';
 import { type ApiHandler, handlerSchemas } from '#lib/http/create-handler';
@@ -9,7 +10,7 @@ import { outboxSink } from '#lib/jobs/outbox-sink';
 import { base64url } from '#lib/local/sign-jwt';
 import { type Route, routes } from '#lib/routes';
 import { batchWriteAll } from '#lib/store/batch';
-import { encodeNotification } from '#lib/store/codecs/notifications';
+import { notificationItems } from '#lib/store/notification-items';
 import { dispatchStore } from '#lib/store/runs';
 import {
   ACME_ISSUER,
@@ -50,11 +51,17 @@ beforeAll(async () => {
   const [notification] = parseFixture({
     notifications: [{ id: 700, deploymentId: 7, dashboardId: 70, scheduleType: 'DAILY', hour: 9 }],
   }).notifications;
-  await batchWriteAll([
-    { PutRequest: { Item: encodeNotification(notification as never, 0, '2026-11-23T08:00:00.000Z') } },
-  ]);
+  await batchWriteAll(
+    notificationItems(notification as never, Date.parse('2026-11-23T08:00:00.000Z')).map((item) => ({
+      PutRequest: { Item: item },
+    })),
+  );
   const firing = Date.parse('2026-11-23T09:00:30Z');
-  await dispatchPass(dispatchStore, outboxSink(config().outboxDir), { now: firing, misfireGraceMinutes: 60 });
+  await dispatchPass(dispatchStore, outboxSink(config().outboxDir), {
+    now: firing,
+    planner: schedulePlanner,
+    misfireGraceMinutes: 60,
+  });
 });
 
 /** Mostly values the fixture holds, so that generated requests also reach existing rows; some hostile. */
