@@ -1,6 +1,7 @@
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { config } from '#lib/config';
 import { dispatchPass, sendNow } from '#lib/domain/dispatch';
 import type { Notification } from '#lib/domain/notification';
 import type { StoredRecipient } from '#lib/domain/recipients-resolution';
@@ -11,15 +12,16 @@ import { documentClient } from '#lib/store/client';
 import { encodeRecipient } from '#lib/store/codecs/recipients';
 import { notificationItems } from '#lib/store/notification-items';
 import { dispatchStore } from '#lib/store/runs';
-import { billedWriteUnits } from './billing.ts';
+import { billedWriteUnits, indexWriteUnits } from './billing.ts';
 import type { DynamoWork } from './per-request.ts';
 import { metered } from './per-request.ts';
 import { recordDynamoDb } from './recorder.ts';
 
 /**
  * The dispatcher at scale, against the local engine: one pass with many notifications due in the
- * same minute (each with one recipient), and one run of a notification with many recipients. The
- * requests and write units per fired notification are deterministic: the smoke run gates them.
+ * same minute (each with three recipients: a console user and two embed users), at the deployed
+ * settings (concurrency 32), and one run of a notification with many recipients. The requests and
+ * write units per fired notification are deterministic: the smoke run gates them.
  */
 
 export interface DispatchFigures {
@@ -27,9 +29,16 @@ export interface DispatchFigures {
   passMs: number;
   fired: number;
   pass: DynamoWork;
+  /** All of the pass's requests per fired notification, its own reads (index shards, dashboards) included. */
   requestsPerFired: number;
+  /** Requests per fired notification, the pass's own reads apart: what grows with what fires. */
+  requestsPerFiredOwn: number;
   /** Write units DynamoDB would bill for the table's items (see billing.ts), per fired notification. */
   billedWriteUnitsPerFired: number;
+  /** Write units billed in the due index per fired notification. */
+  dueIndexWriteUnitsPerFired: number;
+  /** Writes into the list indexes (gsi1, gsi2) per fired notification. */
+  listIndexWritesPerFired: number;
   recipients: number;
   queueAllMs: number;
   run: DynamoWork;
@@ -37,6 +46,8 @@ export interface DispatchFigures {
   jobsWritten: number;
 }
 
+/** A console user of the demo fixture, active: every notification of the pass has it as a recipient. */
+const CONSOLE_USER = 1;
 /** Far from the demo's and the other scenarios' ids. */
 const FIRST_ID = 500_000;
 /** Monday 2026-11-23, 09:00 UTC: the minute every notification of the pass is due. */
@@ -76,7 +87,9 @@ export async function measureDispatch(notifications: number, recipients: number)
     await batchWriteAll(
       due.flatMap((notification, i) => [
         ...notificationItems(notification, NINE - 3_600_000).map((item) => ({ PutRequest: { Item: item } })),
-        { PutRequest: { Item: encodeRecipient(notification, embedRecipient(i)) } },
+        { PutRequest: { Item: encodeRecipient(notification, { type: 'USER', userId: CONSOLE_USER }) } },
+        { PutRequest: { Item: encodeRecipient(notification, embedRecipient(2 * i)) } },
+        { PutRequest: { Item: encodeRecipient(notification, embedRecipient(2 * i + 1)) } },
       ]),
       { concurrency: 16 },
     );
@@ -84,6 +97,9 @@ export async function measureDispatch(notifications: number, recipients: number)
     let passMs = 0;
     let fired = 0;
     let billed = 0;
+    let dueIndexUnits = 0;
+    let listIndexWrites = 0;
+    let passOwnRequests = 0;
     let pass: DynamoWork;
     try {
       const measured = await metered(() =>
@@ -93,7 +109,7 @@ export async function measureDispatch(notifications: number, recipients: number)
             now: NINE + 10_000,
             planner: schedulePlanner,
             misfireGraceMinutes: 60,
-            concurrency: 32,
+            concurrency: config().dispatchConcurrency,
           });
           passMs = performance.now() - t0;
           fired = summary.fired;
@@ -103,6 +119,14 @@ export async function measureDispatch(notifications: number, recipients: number)
       billed = billedWriteUnits(measured.result.calls.filter((call) => call.operation !== 'UpdateItem'));
       // Updates are billed on the item's size; runs and notifications are well under 1 KB each.
       billed += measured.result.calls.filter((call) => call.operation === 'UpdateItem').length;
+      const indexUnits = indexWriteUnits(measured.result.calls);
+      dueIndexUnits = indexUnits.due;
+      listIndexWrites = indexUnits.lists;
+      // The pass's own reads: one Query per due-index shard (and its pages), the dashboards it caches.
+      passOwnRequests = measured.result.calls.filter(
+        (call) =>
+          (call.operation === 'Query' && call.input.IndexName === 'gsi3') || call.operation === 'GetItem',
+      ).length;
     } finally {
       recorder.detach();
     }
@@ -137,7 +161,10 @@ export async function measureDispatch(notifications: number, recipients: number)
       fired,
       pass,
       requestsPerFired: pass.requests / fired,
+      requestsPerFiredOwn: (pass.requests - passOwnRequests) / fired,
       billedWriteUnitsPerFired: billed / fired,
+      dueIndexWriteUnitsPerFired: dueIndexUnits / fired,
+      listIndexWritesPerFired: listIndexWrites / fired,
       recipients,
       queueAllMs,
       run,

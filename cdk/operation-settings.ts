@@ -36,8 +36,16 @@ const AUTHENTICATION: readonly TableAction[] = ['dynamodb:GetItem'];
 
 export const operationSettings = {
   'update-notification': {
-    // One conditional UpdateItem; a GetItem only for an empty body or a refused schedule change (lib/store/notifications.ts).
-    tableActions: [...AUTHENTICATION, 'dynamodb:UpdateItem'],
+    tableActions: [
+      // The schedule entry beside an update of other fields (lib/store/notifications.ts).
+      ...AUTHENTICATION,
+      // One conditional UpdateItem of the notification, no read first.
+      'dynamodb:UpdateItem',
+      // A schedule change's new state: its schedule entry (lib/store/scheduled-notifications.ts).
+      'dynamodb:PutItem',
+      // The notification with its entry, for an empty body or a refused schedule change.
+      'dynamodb:Query',
+    ],
     timeoutSeconds: functionTimeoutSeconds['update-notification'],
     memoryMiB: 1024,
   },
@@ -106,7 +114,7 @@ export const operationSettings = {
       ...AUTHENTICATION,
       // One page: one Query on gsi1 or gsi2.
       'dynamodb:Query',
-      // With a recipient filter, the page's notifications by key.
+      // The page's schedule entries; with a recipient filter, the page's notifications, by key.
       'dynamodb:BatchGetItem',
     ],
     timeoutSeconds: functionTimeoutSeconds['list-notifications'],
@@ -118,21 +126,22 @@ export const operationSettings = {
       ...AUTHENTICATION,
       // The id counter's ADD; taking over an abandoned key; marking the key done (in the transaction).
       'dynamodb:UpdateItem',
-      // The key's record; the notification (in the transaction).
+      // The key's record; the notification and its schedule entry (in the transaction).
       'dynamodb:PutItem',
     ],
     timeoutSeconds: functionTimeoutSeconds['create-notification'],
     memoryMiB: 1024,
   },
   'get-notification': {
-    tableActions: [...AUTHENTICATION],
+    // The notification and its schedule entry, in one Query of their shared key prefix.
+    tableActions: [...AUTHENTICATION, 'dynamodb:Query'],
     timeoutSeconds: functionTimeoutSeconds['get-notification'],
     memoryMiB: 1024,
   },
   'delete-notification': {
     tableActions: [
       ...AUTHENTICATION,
-      // The notification item first, on its own.
+      // The notification item and its schedule entry first, in one transaction.
       'dynamodb:DeleteItem',
       // What else its partition holds, then deleted 25 per call.
       'dynamodb:Query',

@@ -45,11 +45,15 @@ export interface Lease {
   until: number;
 }
 
-export type DueEntry =
+export type DueEntry = (
   | { kind: 'notification'; deploymentId: number; notificationId: number; dueKey: string; dueAt: number }
   /** A notification item's mark: its schedule was written at `dueAt`, and its state may be left to store. */
   | { kind: 'change'; deploymentId: number; notificationId: number; dueKey: string; dueAt: number }
-  | { kind: 'run'; deploymentId: number; notificationId: number; runId: string };
+  | { kind: 'run'; deploymentId: number; notificationId: number; runId: string }
+) & {
+  /** The due-index shard it was read from. */
+  shard?: number;
+};
 
 export interface RunRef extends NotificationRef {
   runId: string;
@@ -62,7 +66,7 @@ interface StoredNotification {
 }
 
 /** A schedule entry as a pass read it: the key it was due under and the schedule version it follows. */
-export interface EntryRead {
+interface EntryRead {
   dueKey: string;
   scheduleVersion: number;
 }
@@ -73,7 +77,7 @@ export interface EntryMove extends EntryRead {
 }
 
 /** What a due notification's first read finds (step 1). */
-export interface DueNotification {
+interface DueNotification {
   /** Undefined when the notification is gone and only its entry is left. */
   notification: { value: Notification; scheduleVersion: number; changeKey: string | undefined } | undefined;
   /** Its schedule entry; undefined when it has none (yet). */
@@ -158,6 +162,11 @@ export interface DispatchOptions {
   concurrency?: number;
   /** The due-index shards this pass reads; passes over disjoint shards share a busy minute. */
   shards?: readonly number[];
+  /**
+   * Entries started per second in any one shard, at most: each writes a few entries into its shard's
+   * index partition, which takes at most 1,000 writes a second (lib/domain/dispatch-fanout.ts).
+   */
+  maxPerSecondPerShard?: number;
 }
 
 export interface PassSummary {
@@ -423,6 +432,19 @@ async function resumeRun(context: Context, entry: DueEntry & { kind: 'run' }): P
   await deliver(context, progress, lease, stored.notification, dashboard);
 }
 
+/** Waits for each shard's next slot, so that no shard starts more than `perSecond` entries a second. */
+function pacer(perSecond: number | undefined): (shard: number | undefined) => Promise<void> {
+  if (!perSecond) return async () => {};
+  const nextSlot = new Map<number, number>();
+  return async (shard) => {
+    if (shard === undefined) return;
+    const now = Date.now();
+    const slot = Math.max(now, nextSlot.get(shard) ?? now);
+    nextSlot.set(shard, slot + 1000 / perSecond);
+    if (slot > now) await new Promise((resolve) => setTimeout(resolve, slot - now));
+  };
+}
+
 /** One pass as of `options.now`. Entries fail one by one; a failed one is retried by a later pass. */
 export async function dispatchPass(
   store: DispatchStore,
@@ -433,10 +455,12 @@ export async function dispatchPass(
   const context = newContext(store, sink, options);
   const entries = await store.dueEntries(options.now, options.shards);
   context.summary.due = entries.length;
+  const pace = pacer(options.maxPerSecondPerShard);
   let next = 0;
   const worker = async () => {
     while (next < entries.length && timeLeft(context)) {
       const entry = entries[next++] as DueEntry;
+      await pace(entry.shard);
       try {
         if (entry.kind === 'notification') await fireNotification(context, entry);
         else if (entry.kind === 'change') await settleChange(context, entry);

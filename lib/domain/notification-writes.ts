@@ -45,7 +45,7 @@ const scheduleFields = new Set<string>([
 ] satisfies (keyof Notification)[]);
 
 /** What an update writes: the supplied fields, and the time fields it relies on finding stored. */
-export interface NotificationChanges {
+interface NotificationChanges {
   set: Partial<Record<keyof Notification, unknown>>;
   /** Fields the updated schedule needs that the update does not set: the write happens only if they are stored. */
   requires: readonly TimeField[];
@@ -54,7 +54,7 @@ export interface NotificationChanges {
 }
 
 /** An update's write: the notification after it, and its new schedule version when the schedule was written. */
-export type UpdatedNotification =
+type UpdatedNotification =
   | { kind: 'fields'; scheduled: ScheduledNotification }
   | { kind: 'schedule'; notification: Notification; scheduleVersion: number };
 

@@ -33,13 +33,8 @@ export const DUE_INDEX = {
   partitionKey: 'gsi3pk',
   sortKey: 'gsi3sk',
 } as const;
-export const DUE_INDEX_SHARDS = 16;
-
-/** The shards split into `groups` disjoint sets, one per concurrent dispatcher invocation. */
-export const dueShardGroups = (groups: number): number[][] =>
-  Array.from({ length: groups }, (_, group) =>
-    Array.from({ length: DUE_INDEX_SHARDS }, (_, shard) => shard).filter((shard) => shard % groups === group),
-  );
+/** 64: the worst minute of the scale model (docs/scheduling.md) fires each shard within the minute at its partition's pace. Raise, never lower. */
+export const DUE_INDEX_SHARDS = 64;
 
 /** A stable small hash of the notification's identity: its runs share its shard. */
 function dueShard(deploymentId: number, notificationId: number): number {

@@ -57,8 +57,8 @@ export const notificationRepository: NotificationRepository = {
    * One UpdateItem: SET the supplied fields and ADD 1 to `version`; attributes it does not name (other
    * fields, other features' attributes) stay as they are. Required time fields become conditions.
    * A write of the schedule also sets `scheduleVersion` to the new version and marks the item in the
-   * due index as of now; the pass that finds the mark stores the state if the writer did not, and
-   * takes the mark away. An update of other fields reads the schedule entry beside its write.
+   * due index as of now (unless a mark is pending); the pass that finds the mark stores the state if
+   * the writer did not, and takes the mark away. An update of other fields reads the schedule entry beside its write.
    */
   async update(target, changes) {
     const names: Record<string, string> = { '#version': 'version' };
@@ -87,10 +87,11 @@ export const notificationRepository: NotificationRepository = {
       values[':zero'] = 0;
       values[':markPk'] = mark.gsi3pk;
       values[':markSk'] = mark.gsi3sk;
+      // A mark still pending stays as it is: the same update sent again changes nothing but versions.
       sets.push(
         '#scheduleVersion = if_not_exists(#version, :zero) + :one',
         '#markPk = :markPk',
-        '#markSk = :markSk',
+        '#markSk = if_not_exists(#markSk, :markSk)',
       );
     }
     const conditions = ['attribute_exists(pk)'];

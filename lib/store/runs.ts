@@ -45,9 +45,10 @@ async function conditionally(write: () => Promise<unknown>): Promise<boolean> {
   }
 }
 
-function entryFromItem(item: Item): DueEntry | undefined {
+function entryFromItem(item: Item, shard: number): DueEntry | undefined {
   if (item.entity === 'SCHEDULE' || item.entity === 'NOTIFICATION') {
     return {
+      shard,
       kind: item.entity === 'SCHEDULE' ? 'notification' : 'change',
       deploymentId: item.deploymentId as number,
       notificationId: item.id as number,
@@ -57,6 +58,7 @@ function entryFromItem(item: Item): DueEntry | undefined {
   }
   if (item.entity === 'RUN') {
     return {
+      shard,
       kind: 'run',
       deploymentId: item.deploymentId as number,
       notificationId: item.notificationId as number,
@@ -85,7 +87,7 @@ async function dueInShard(shard: number, now: number): Promise<DueEntry[]> {
       }),
     );
     for (const item of page.Items ?? []) {
-      const entry = entryFromItem(item);
+      const entry = entryFromItem(item, shard);
       if (entry) entries.push(entry);
     }
     startKey = page.LastEvaluatedKey;

@@ -5,12 +5,12 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readConfig } from '#lib/config';
 import { routeKey, routes } from '#lib/routes';
-import { DUE_INDEX_SHARDS } from '#lib/store/keys';
 import { addStageStack } from '../../cdk/admin-api-app.ts';
 import type { AdminApiStack } from '../../cdk/admin-api-stack.ts';
 import { operationSettings } from '../../cdk/operation-settings.ts';
 import {
-  DISPATCH_INVOCATIONS,
+  COORDINATOR_TABLE_ACTIONS,
+  COORDINATOR_TIMEOUT_SECONDS,
   DISPATCHER_TABLE_ACTIONS,
   DISPATCHER_TIMEOUT_SECONDS,
   MAX_RECEIVE_COUNT,
@@ -89,8 +89,8 @@ describe('the dev stage', () => {
   );
 
   it('runs one function per operation on nodejs24.x, arm64, ESM (index.handler), with its memory and timeout', () => {
-    // One per route, and the dispatcher.
-    expect(Object.keys(template.findResources('AWS::Lambda::Function'))).toHaveLength(routes.length + 1);
+    // One per route, the dispatcher and its coordinator.
+    expect(Object.keys(template.findResources('AWS::Lambda::Function'))).toHaveLength(routes.length + 2);
     for (const { operation } of routes) {
       const fn = stack.functions.get(operation) as NonNullable<ReturnType<typeof stack.functions.get>>;
       const properties = (template.toJSON().Resources[logicalId(stack, fn)] as Resource).Properties;
@@ -149,9 +149,11 @@ describe('the dev stage', () => {
     const dev = stages.dev as StageConfig;
     const tableId = stack.getLogicalId(stack.table.node.defaultChild as never);
     for (const fn of Object.values(template.findResources('AWS::Lambda::Function')) as Resource[]) {
-      const { DELIVERY_QUEUE_URL: _, ...variables } = (
-        fn.Properties.Environment as { Variables: Record<string, unknown> }
-      ).Variables;
+      const {
+        DELIVERY_QUEUE_URL: _,
+        DISPATCH_WORKER_FUNCTION: _worker,
+        ...variables
+      } = (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
       expect(variables).toEqual({
         TABLE_NAME: { Ref: tableId },
         EMBED_AUDIENCE: dev.embedAudience,
@@ -395,28 +397,25 @@ describe('the scheduler of the dev stage', () => {
     ({ stack, template } = stage('dev'));
   });
 
-  it('starts the dispatcher every minute, once per group of due-index shards, retrying a failed start', () => {
+  it('starts the coordinator every minute, retrying a failed start; it may start the dispatcher and count the due index', () => {
     const [, rule] = only(template.findResources('AWS::Events::Rule'));
     const dispatcherId = stack.getLogicalId(stack.scheduler.dispatcher.node.defaultChild as never);
+    const coordinatorId = stack.getLogicalId(stack.scheduler.coordinator.node.defaultChild as never);
     expect(rule.Properties).toMatchObject({
       ScheduleExpression: 'rate(1 minute)',
       State: 'ENABLED',
     });
-    const targets = rule.Properties.Targets as { Arn: unknown; Input: string; RetryPolicy: unknown }[];
-    expect(targets).toHaveLength(DISPATCH_INVOCATIONS);
-    for (const target of targets) {
-      expect(target.Arn).toEqual({ 'Fn::GetAtt': [dispatcherId, 'Arn'] });
-      expect(target.RetryPolicy).toEqual({ MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 120 });
-    }
-    // Every shard is read by exactly one invocation.
-    const shards = targets.flatMap((target) => JSON.parse(target.Input).shards as number[]);
-    expect(shards.sort((a, b) => a - b)).toEqual(Array.from({ length: DUE_INDEX_SHARDS }, (_, i) => i));
+    const targets = rule.Properties.Targets as { Arn: unknown; RetryPolicy: unknown }[];
+    expect(targets).toHaveLength(1);
+    expect(targets[0]?.Arn).toEqual({ 'Fn::GetAtt': [coordinatorId, 'Arn'] });
+    expect(targets[0]?.RetryPolicy).toEqual({ MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 120 });
     template.hasResourceProperties('AWS::Lambda::Permission', {
       Action: 'lambda:InvokeFunction',
       Principal: 'events.amazonaws.com',
-      FunctionName: { 'Fn::GetAtt': [dispatcherId, 'Arn'] },
+      FunctionName: { 'Fn::GetAtt': [coordinatorId, 'Arn'] },
     });
-    expect((template.toJSON().Resources[dispatcherId] as Resource).Properties).toMatchObject({
+    const resources = template.toJSON().Resources;
+    expect((resources[dispatcherId] as Resource).Properties).toMatchObject({
       Runtime: 'nodejs24.x',
       Timeout: DISPATCHER_TIMEOUT_SECONDS,
       Environment: {
@@ -425,6 +424,25 @@ describe('the scheduler of the dev stage', () => {
         },
       },
     });
+    expect((resources[coordinatorId] as Resource).Properties).toMatchObject({
+      Timeout: COORDINATOR_TIMEOUT_SECONDS,
+      Environment: { Variables: { DISPATCH_WORKER_FUNCTION: { Ref: dispatcherId } } },
+    });
+    const roleOf = (fn: { role?: { node: { defaultChild?: unknown } } }) =>
+      stack.getLogicalId(fn.role?.node.defaultChild as never);
+    const coordinatorPolicy = JSON.stringify(
+      Object.values(
+        template.findResources('AWS::IAM::Policy', {
+          Properties: { Roles: [{ Ref: roleOf(stack.scheduler.coordinator) }] },
+        }),
+      ).map((policy) => (policy as Resource).Properties.PolicyDocument),
+    );
+    // Counting the due index, and starting the dispatcher: nothing else.
+    expect(coordinatorPolicy).toContain('lambda:InvokeFunction');
+    expect(coordinatorPolicy).toContain(dispatcherId);
+    for (const action of COORDINATOR_TABLE_ACTIONS) expect(coordinatorPolicy).toContain(action);
+    for (const action of ['PutItem', 'UpdateItem', 'sqs:SendMessage'])
+      expect(coordinatorPolicy).not.toContain(action);
   });
 
   it('queues delivery jobs on an encrypted queue whose failures go to a dead-letter queue', () => {
@@ -482,7 +500,7 @@ describe('the template as sam local reads it', () => {
     const functions = Object.values(template.findResources('AWS::Lambda::Function')) as (Resource & {
       Metadata?: Record<string, string>;
     })[];
-    expect(functions).toHaveLength(routes.length + 1);
+    expect(functions).toHaveLength(routes.length + 2);
     for (const fn of functions) {
       // With bundling skipped the path is a placeholder; a real synth names `asset.<hash>` in cdk.out.
       expect(fn.Metadata?.['aws:asset:path']).toEqual(expect.any(String));

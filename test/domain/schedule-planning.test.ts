@@ -9,7 +9,13 @@ import {
 } from '#lib/domain/schedule-planning';
 
 const NOW = Date.parse('2026-11-24T18:00:00Z');
-const daily = { scheduleType: 'DAILY', hour: 9, minute: 0, timezone: 'Europe/Berlin', isEnabled: true } as const;
+const daily = {
+  scheduleType: 'DAILY',
+  hour: 9,
+  minute: 0,
+  timezone: 'Europe/Berlin',
+  isEnabled: true,
+} as const;
 
 describe('the upcoming instants a schedule writer stores', () => {
   it('are consecutive firing instants after now, at least a few and at least a day ahead', () => {
@@ -20,7 +26,12 @@ describe('the upcoming instants a schedule writer stores', () => {
       expect(instant).toBe(nextFiringAfter(daily, previous));
       previous = instant;
     }
-    const often = { scheduleType: 'CUSTOM', customCron: '*/15 * * * *', timezone: 'UTC', isEnabled: true } as const;
+    const often = {
+      scheduleType: 'CUSTOM',
+      customCron: '*/15 * * * *',
+      timezone: 'UTC',
+      isEnabled: true,
+    } as const;
     const many = upcomingAfter(often, NOW);
     expect(many.at(-1)).toBeGreaterThanOrEqual(NOW + UPCOMING_HORIZON_MS);
     expect(many.length).toBeLessThanOrEqual(UPCOMING_MAX);
