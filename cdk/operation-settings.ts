@@ -174,10 +174,8 @@ export const operationSettings = {
     memoryMiB: 1024,
   },
   'get-api-spec': {
-    // A document built into the bundle: no table access at all.
+    // A document built into the bundle: no table access at all (a public route bundles no credential store).
     tableActions: [],
-    // The shared chain's authenticator, which this public route never runs.
-    bundledButNotCalled: ['dynamodb:GetItem'],
     timeoutSeconds: functionTimeoutSeconds['get-api-spec'],
     memoryMiB: 1024,
   },

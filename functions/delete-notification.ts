@@ -1,4 +1,5 @@
 import { deleteNotification } from '#lib/domain/notification-lifecycle';
+import { credentialsIn } from '#lib/http/authentication';
 import { createHandler } from '#lib/http/create-handler';
 import { notificationPath } from '#lib/http/schemas/notifications';
 import { deleteNotification as remove } from '#lib/store/notification-lifecycle';
@@ -7,7 +8,7 @@ import { credentialDirectory } from '#lib/store/users';
 /** DELETE /v1/deployments/{deploymentId}/notifications/{id}: the notification and all it holds. */
 export const handler = createHandler({
   access: 'admin',
-  credentials: credentialDirectory,
+  authentication: credentialsIn(credentialDirectory),
   params: notificationPath,
   success: { status: 204 },
   operation: ({ params }) => deleteNotification({ delete: remove }, params),

@@ -1,4 +1,5 @@
 import { sendNow } from '#lib/domain/dispatch';
+import { credentialsIn } from '#lib/http/authentication';
 import { createHandler } from '#lib/http/create-handler';
 import { notificationPath } from '#lib/http/schemas/notifications';
 import { runOutput, sendNowInput } from '#lib/http/schemas/runs';
@@ -10,7 +11,7 @@ import { credentialDirectory } from '#lib/store/users';
 /** POST /v1/deployments/{deploymentId}/notifications/{id}/send: a manual run now, answered 202 with its RunDto. */
 export const handler = createHandler({
   access: 'admin',
-  credentials: credentialDirectory,
+  authentication: credentialsIn(credentialDirectory),
   params: notificationPath,
   body: sendNowInput,
   bodyOptional: true,
