@@ -1,3 +1,4 @@
+import { PAGE_BODY_MAX_BYTES } from '#lib/domain/paging';
 import { round } from './stats.ts';
 import type { Table } from './table.ts';
 
@@ -63,6 +64,15 @@ export const DISPATCH_REQUESTS_PER_RECIPIENT = 0.1;
 export const COST_GROWTH = 0;
 /** Time of that add at the largest size against at 0. */
 export const TIME_AT_SIZE_RATIO = 1.2;
+/** A list page's JSON body, whatever its items weigh: 1 MiB. */
+export const LIST_PAGE_MAX_BYTES = PAGE_BODY_MAX_BYTES;
+/**
+ * DynamoDB requests of one list page: the pager's four (Queries and joins), the notification's
+ * GetItem (the 404) of the recipients list, and one lookup of a filter (a public id, an e-mail).
+ */
+export const LIST_PAGE_REQUESTS = 6;
+/** Requests and read units of a recipient-on-a-dashboard page at 100,000 notifications, beyond the same page at 100. */
+export const RECIPIENT_ON_DASHBOARD_GROWTH = 0;
 /** aws-jwt-verify's own bar for an RS256 verification. */
 export const VERIFY_MICROSECONDS = 200;
 

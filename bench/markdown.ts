@@ -1,5 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { type Budget, budgetsTable } from './budgets.ts';
+import { type ListWalkResults, recipientOnDashboardTable, walksTable } from './list-walks.ts';
 import {
   beyondFloorLines,
   type ColdStartRow,
@@ -33,6 +34,7 @@ export interface RunResults extends Partial<RequestResults> {
   tokens: TokenFigures[];
   budgets: Budget[];
   cost?: CostResults;
+  lists?: ListWalkResults;
 }
 
 const START = '<!-- bench:figures:start -->';
@@ -84,6 +86,14 @@ function renderFigures(r: RunResults): string {
   }
   if (r.cost?.concurrency) {
     parts.push('### Concurrency', mdTable(concurrencyTable(r.cost.concurrency)));
+  }
+  if (r.lists) {
+    parts.push(
+      '### List walks over the largest items',
+      mdTable(walksTable(r.lists.walks, r.budgets)),
+      '### Notifications of a recipient on one dashboard, a page of 1',
+      mdTable(recipientOnDashboardTable(r.lists.recipientOnDashboard)),
+    );
   }
   parts.push(
     '### 4. Token verification, warm caches',

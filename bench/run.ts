@@ -5,6 +5,7 @@ import { cpus, loadavg } from 'node:os';
 import { routes } from '#lib/routes';
 import { Budgets, budgetsTable } from './budgets.ts';
 import { benchFixture, generateKeys } from './fixture.ts';
+import { type ListWalkResults, listWalksSection } from './list-walks.ts';
 import { startLocalStack } from './local-stack.ts';
 import { updateBenchmarksDocument } from './markdown.ts';
 import { type Bench, log, part, section } from './output.ts';
@@ -65,11 +66,13 @@ async function main(): Promise<number> {
   const tokens = await tokensSection(bench, keys);
   let requests: RequestResults | undefined;
   let cost: CostResults | undefined;
+  let lists: ListWalkResults | undefined;
   const stack = await part(bench, 'DynamoDB Local', () => startLocalStack(benchFixture(keys)));
   if (stack) {
     try {
       requests = await requestsSection(bench, stack, keys);
       if (bench.available.includes('add-recipients')) cost = await costSection(bench, stack);
+      lists = await listWalksSection(bench, stack);
     } finally {
       await stack.close();
     }
@@ -91,6 +94,7 @@ async function main(): Promise<number> {
     tokens,
     ...requests,
     cost,
+    lists,
     budgets: budgets.all,
     errors: bench.errors,
   };

@@ -57,7 +57,7 @@ const recipientsPath = (id: number) => pathOf(route, { deploymentId: '7', id: St
 
 /** `count` embed recipient rows written straight into the notification's partition, as add-recipients stores them. */
 async function fill(notificationId: number, count: number): Promise<void> {
-  const notification = { deploymentId: 7, id: notificationId };
+  const notification = { deploymentId: 7, id: notificationId, dashboardId: 70 };
   const rows = Array.from({ length: count }, (_, i) => ({
     PutRequest: {
       Item: encodeRecipient(notification, {

@@ -5,7 +5,14 @@ import {
   toNotificationDto,
 } from '#lib/domain/notification';
 import type { UpdateNotificationInput } from '#lib/domain/notification-fields';
-import { type Page, type PageRequest, type StoredPage, toPage } from '#lib/domain/paging';
+import {
+  type Page,
+  type PageRequest,
+  type PageWindow,
+  pageWindow,
+  type StoredPage,
+  toPage,
+} from '#lib/domain/paging';
 import type { NotificationRef, RecipientOutput } from '#lib/domain/recipients';
 import type { ScheduleState } from '#lib/domain/schedule';
 import type { ScheduleType } from '#lib/domain/schedule-fields';
@@ -78,15 +85,16 @@ export interface LifecycleRepository {
   ): Promise<Notification>;
   /** Removes the notification and everything stored under it; false when there was no notification. */
   delete(deploymentId: number, id: number): Promise<boolean>;
+  /** A page of at most `first` items and `maxBytes` of their JSON; a foreign cursor is a 400 naming `after`. */
   list(
     deploymentId: number,
     filter: NotificationFilter,
-    page: PageRequest,
+    window: PageWindow<ScheduledNotification>,
   ): Promise<StoredPage<ScheduledNotification>>;
   /** undefined when the notification does not exist. */
   listRecipients(
     notification: NotificationRef,
-    page: PageRequest,
+    window: PageWindow<RecipientOutput>,
   ): Promise<StoredPage<RecipientOutput> | undefined>;
   /** Removes those of `targets` that are subscribed; false when the notification does not exist. */
   removeRecipients(notification: NotificationRef, targets: readonly RemovalTarget[]): Promise<boolean>;
@@ -133,10 +141,11 @@ export async function listNotifications(
   query: ListNotificationsQuery,
 ): Promise<Page<NotificationDto>> {
   const page = { first: query.first, after: query.after };
-  const stored = await repository.list(deploymentId, filterOf(query), page);
   // One moment for the whole page: each item's `nextRunAt` is its first instant after the answer.
   const now = Date.now();
-  return toPage(stored, page, (notification) => toNotificationDto(notification, now));
+  const toDto = (notification: ScheduledNotification) => toNotificationDto(notification, now);
+  const stored = await repository.list(deploymentId, filterOf(query), pageWindow(page, toDto));
+  return toPage(stored, page, toDto);
 }
 
 export async function listRecipients(
@@ -144,7 +153,10 @@ export async function listRecipients(
   target: NotificationRef,
   page: PageRequest,
 ): Promise<Page<RecipientOutput>> {
-  const stored = await repository.listRecipients(target, page);
+  const stored = await repository.listRecipients(
+    target,
+    pageWindow(page, (recipient) => recipient),
+  );
   if (!stored) throw notFound(target);
   return toPage(stored, page, (recipient) => recipient);
 }

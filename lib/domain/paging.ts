@@ -26,6 +26,33 @@ export interface StoredPage<T> {
   hasNextPage: boolean;
 }
 
+/**
+ * A page's JSON body is at most 1 MiB whatever its items weigh (a Lambda answer may be 6 MB, an API
+ * Gateway one 10 MB: a page stays far below both), so a page may hold fewer than `first` items.
+ */
+export const PAGE_BODY_MAX_BYTES = 1024 * 1024;
+/** The longest cursor the service issues, in characters; an `after` longer than this is none of its cursors. */
+export const CURSOR_MAX_LENGTH = 2048;
+/** The body around the items: `{"items":[…],"pageInfo":{…}}` with both cursors at their longest. */
+const PAGE_ENVELOPE_BYTES = 2 * CURSOR_MAX_LENGTH + 256;
+
+/** A page as a store fills it: at most `first` items, and at most `maxBytes` of them as JSON. */
+export interface PageWindow<T> extends PageRequest {
+  maxBytes: number;
+  /** An item's bytes in the page's JSON body, its separating comma included. */
+  bytesOf: (item: T) => number;
+}
+
+/** The window of a page whose items answer as `toDto` makes them. */
+export function pageWindow<T>(request: PageRequest, toDto: (item: T) => unknown): PageWindow<T> {
+  return {
+    first: request.first,
+    ...(request.after !== undefined && { after: request.after }),
+    maxBytes: PAGE_BODY_MAX_BYTES - PAGE_ENVELOPE_BYTES,
+    bytesOf: (item) => Buffer.byteLength(JSON.stringify(toDto(item)), 'utf8') + 1,
+  };
+}
+
 export function toPage<T, U>(stored: StoredPage<T>, request: PageRequest, map: (item: T) => U): Page<U> {
   return {
     items: stored.items.map(map),

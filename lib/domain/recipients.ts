@@ -31,6 +31,11 @@ export interface NotificationRef {
   id: number;
 }
 
+/** The notification a row is written for, with its dashboard: the row's index entries name it. */
+export interface RecipientParent extends NotificationRef {
+  dashboardId: number;
+}
+
 export interface StorageOptions {
   /** Milliseconds left for the request; storage stops with 503 rather than be cut off mid-batch. */
   remainingTimeMs?: () => number;
@@ -58,7 +63,8 @@ export interface DirectoryRequest {
 
 /** What one round of reads found; what is not stored is absent. */
 export interface Found extends Directory {
-  notificationExists: boolean;
+  /** The notification, when it was asked for and exists. */
+  notification?: RecipientParent;
   recipients: StoredRecipient[];
 }
 
@@ -81,13 +87,13 @@ export interface RecipientRepository {
    * made it): those are left unwritten. Returns the id of each, or undefined for those.
    */
   createEmbedUsers(
-    notification: NotificationRef,
+    notification: RecipientParent,
     recipients: readonly NewEmbedRecipient[],
     options: StorageOptions,
   ): Promise<(number | undefined)[]>;
   /** Creates each row unless it exists by then; returns those that did exist. */
   createRecipients(
-    notification: NotificationRef,
+    notification: RecipientParent,
     recipients: readonly StoredRecipient[],
     options: StorageOptions,
   ): Promise<StoredRecipient[]>;
@@ -222,7 +228,7 @@ async function readWhatTheRequestNames(
   notification: NotificationRef,
   items: readonly SupportedRecipientInput[],
   options: StorageOptions,
-): Promise<{ existing: Map<string, StoredRecipient>; directory: Directory }> {
+): Promise<{ parent: RecipientParent; existing: Map<string, StoredRecipient>; directory: Directory }> {
   const names = namesToLookUp(items, new Map());
   const rows = items.flatMap((item) => refOfRow(item) ?? []);
   const first = await repository.lookUp(
@@ -235,14 +241,15 @@ async function readWhatTheRequestNames(
     },
     options,
   );
-  if (!first.notificationExists) {
+  const parent = first.notification;
+  if (!parent) {
     throw new NotFoundError(`Notification ${notification.id} of deployment ${notification.deploymentId}`);
   }
   const existing = indexRecipients(first.recipients);
   const read = new Set(first.users.map((user) => user.id));
   const linked = [...new Set(first.emailLinks.map((link) => link.userId))].filter((id) => !read.has(id));
   const embedUsers = names.embedUsers.filter((ref) => !existing.has(identityOf(ref)));
-  if (linked.length === 0 && embedUsers.length === 0) return { existing, directory: first };
+  if (linked.length === 0 && embedUsers.length === 0) return { parent, existing, directory: first };
   const second = await repository.lookUp(
     {
       userIds: linked,
@@ -253,6 +260,7 @@ async function readWhatTheRequestNames(
   );
   for (const recipient of second.recipients) existing.set(identityOf(recipient), recipient);
   return {
+    parent,
     existing,
     directory: {
       ...first,
@@ -282,7 +290,7 @@ const MAX_WRITE_ROUNDS = 4;
  */
 async function applyPlan(
   repository: RecipientRepository,
-  notification: NotificationRef,
+  notification: RecipientParent,
   resolved: ResolvedRecipient[],
   planned: PlannedItem[],
   options: StorageOptions,
@@ -390,9 +398,14 @@ export async function addRecipients(
 ): Promise<AddRecipientsResult> {
   const supported = refuseSlack(items);
   refuseDuplicates(supported);
-  const { existing, directory } = await readWhatTheRequestNames(repository, notification, supported, options);
+  const { parent, existing, directory } = await readWhatTheRequestNames(
+    repository,
+    notification,
+    supported,
+    options,
+  );
   const resolved = resolveRecipients(supported, existing, directory);
   const planned = resolved.map((item) => planItem(item, existing));
-  await applyPlan(repository, notification, resolved, planned, options);
+  await applyPlan(repository, parent, resolved, planned, options);
   return toResult(planned.map((item) => item.outcome));
 }

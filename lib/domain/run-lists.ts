@@ -1,5 +1,5 @@
-import type { Page, PageRequest, StoredPage } from '#lib/domain/paging';
-import { toPage } from '#lib/domain/paging';
+import type { Page, PageRequest, PageWindow, StoredPage } from '#lib/domain/paging';
+import { pageWindow, toPage } from '#lib/domain/paging';
 import type { NotificationRef } from '#lib/domain/recipients';
 import {
   type Delivery,
@@ -20,9 +20,9 @@ export interface RunListRepository {
   notificationExists(ref: NotificationRef): Promise<boolean>;
   runExists(ref: RunRefInput): Promise<boolean>;
   /** A page of runs, newest first; a cursor this list did not issue is a 400 naming `after`. */
-  runsPage(ref: NotificationRef, page: PageRequest): Promise<StoredPage<Run>>;
+  runsPage(ref: NotificationRef, window: PageWindow<Run>): Promise<StoredPage<Run>>;
   /** A page of a run's deliveries in recipient order. */
-  deliveriesPage(ref: RunRefInput, page: PageRequest): Promise<StoredPage<Delivery>>;
+  deliveriesPage(ref: RunRefInput, window: PageWindow<Delivery>): Promise<StoredPage<Delivery>>;
 }
 
 const notFound = (ref: NotificationRef) =>
@@ -34,7 +34,7 @@ export async function listRuns(
   page: PageRequest,
 ): Promise<Page<RunDto>> {
   // The page first: a foreign cursor is refused without a lookup of the notification.
-  const stored = await repository.runsPage(ref, page);
+  const stored = await repository.runsPage(ref, pageWindow(page, toRunDto));
   if (stored.items.length === 0 && !(await repository.notificationExists(ref))) throw notFound(ref);
   return toPage(stored, page, toRunDto);
 }
@@ -44,7 +44,7 @@ export async function listDeliveries(
   ref: RunRefInput,
   page: PageRequest,
 ): Promise<Page<DeliveryDto>> {
-  const stored = await repository.deliveriesPage(ref, page);
+  const stored = await repository.deliveriesPage(ref, pageWindow(page, toDeliveryDto));
   if (stored.items.length === 0) {
     if (!(await repository.notificationExists(ref))) throw notFound(ref);
     if (!(await repository.runExists(ref)))

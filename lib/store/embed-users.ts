@@ -1,6 +1,6 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { NewEmbedRecipient, NotificationRef, StorageOptions } from '#lib/domain/recipients';
+import type { NewEmbedRecipient, RecipientParent, StorageOptions } from '#lib/domain/recipients';
 import { UnavailableError } from '#lib/errors';
 import { chunkWithin, inParallel } from '#lib/store/batch';
 import { documentClient, tableName } from '#lib/store/client';
@@ -86,7 +86,7 @@ const withId = ({ embedUser, recipient }: NewEmbedRecipient, embedUserId: number
   recipient: { ...recipient, embedUserId },
 });
 
-function transactItems(notification: NotificationRef, pending: readonly NewEmbedRecipient[]) {
+function transactItems(notification: RecipientParent, pending: readonly NewEmbedRecipient[]) {
   const table = tableName();
   return pending.flatMap(({ embedUser, recipient }) => [
     {
@@ -115,7 +115,7 @@ function transactItems(notification: NotificationRef, pending: readonly NewEmbed
  * undefined where another request created it first.
  */
 async function createInOneTransaction(
-  notification: NotificationRef,
+  notification: RecipientParent,
   batch: readonly NewEmbedRecipient[],
   options: TransactionOptions & { numbered?: boolean },
 ): Promise<(number | undefined)[]> {
@@ -168,7 +168,7 @@ async function createInOneTransaction(
  * not used); returns the id of each, or undefined where another request created the embed user first.
  */
 export async function createEmbedUsers(
-  notification: NotificationRef,
+  notification: RecipientParent,
   recipients: readonly NewEmbedRecipient[],
   options: TransactionOptions = {},
 ): Promise<(number | undefined)[]> {

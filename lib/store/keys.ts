@@ -59,9 +59,22 @@ export const dueIndexKeys = {
   }),
 };
 
-/** Index attributes of the three sparse global secondary indexes; an item without them is in none. */
-export type IndexKeys = Partial<Record<'gsi1pk' | 'gsi1sk' | 'gsi2pk' | 'gsi2sk', string>>;
-export const indexNames = { gsi1: 'gsi1', gsi2: 'gsi2', gsi3: 'gsi3' } as const;
+/** Index attributes of the sparse global secondary indexes the lists read; an item without them is in none. */
+export type IndexKeys = Partial<
+  Record<'gsi1pk' | 'gsi1sk' | 'gsi2pk' | 'gsi2sk' | 'gsi4pk' | 'gsi4sk', string>
+>;
+export const indexNames = { gsi1: 'gsi1', gsi2: 'gsi2', gsi3: 'gsi3', gsi4: 'gsi4' } as const;
+
+/**
+ * What each index copies of an item. gsi4 serves only a list whose rows are joined to their
+ * notifications by key, so its entries hold keys alone: small, whatever the row's properties weigh.
+ */
+export const indexProjections: Record<keyof typeof indexNames, 'ALL' | 'KEYS_ONLY'> = {
+  gsi1: 'ALL',
+  gsi2: 'ALL',
+  gsi3: 'ALL',
+  gsi4: 'KEYS_ONLY',
+};
 
 /**
  * Notification ids in a sort key: zero-padded to the 15 digits a path id may have, so that the
@@ -70,6 +83,13 @@ export const indexNames = { gsi1: 'gsi1', gsi2: 'gsi2', gsi3: 'gsi3' } as const;
 const ID_DIGITS = 15;
 export const sortableId = (id: number) => String(id).padStart(ID_DIGITS, '0');
 const sortableIdShape = new RegExp(`^[0-9]{${ID_DIGITS}}$`);
+
+/** A notification as its recipient rows' index entries name it: its dashboard never changes. */
+export interface NotificationOnDashboard {
+  deploymentId: number;
+  id: number;
+  dashboardId: number;
+}
 
 /** A recipient as the per-deployment recipient index names it: console users by id, embed users by id. */
 export type RecipientIdentity =
@@ -153,13 +173,19 @@ export const keys = {
   counter: (sequence: string): Key => ({ pk: `COUNTER#${sequence}`, sk: 'COUNTER' }),
 };
 
-/** The fixed text around the two free-text parts of the longest sort key (an embed recipient's). */
-const embedRecipientKeyOverhead = keys.embedRecipient(0, 0, '', '').sk.length;
+/** A subscription instant as a recipient row's index sort key starts with it (ISO-8601 with milliseconds). */
+const SUBSCRIBED_AT_LENGTH = '2026-01-01T00:00:00.000Z'.length;
+
+/**
+ * The fixed text around the two free-text parts of the longest sort key: an embed recipient row's
+ * entry in the recipients-of-a-notification index, its subscription instant before its row key.
+ */
+const embedRecipientKeyOverhead = SUBSCRIBED_AT_LENGTH + 1 + keys.embedRecipient(0, 0, '', '').sk.length;
 
 /**
  * The most bytes one free-text part (tenant name, externalId, e-mail, subject) may take once
- * percent-encoded: two of them fill an embed recipient's sort key up to DynamoDB's 1024 bytes,
- * and every other key that holds them is a partition key (2048 bytes) with less around them.
+ * percent-encoded: two of them fill an embed recipient's index sort key up to DynamoDB's 1024 bytes,
+ * and every other key that holds them has more room.
  */
 export const KEY_PART_MAX_BYTES = Math.floor((dynamoDbLimits.sortKeyBytes - embedRecipientKeyOverhead) / 2);
 
@@ -185,14 +211,37 @@ export const indexPartitions = {
   /** gsi2: the recipient rows of one recipient in a deployment, one per notification. */
   notificationsOfRecipient: (deploymentId: number, identity: RecipientIdentity) =>
     `DEPLOYMENT#${deploymentId}#RECIPIENT#${recipientIdentityPart(identity)}#NOTIFICATIONS`,
+  /**
+   * gsi4: the recipient rows of one recipient in a deployment whose notification is on one dashboard
+   * (a notification's dashboard never changes): the recipient and dashboard filters together.
+   */
+  notificationsOfRecipientOnDashboard: (
+    deploymentId: number,
+    identity: RecipientIdentity,
+    dashboardId: number,
+  ) =>
+    `DEPLOYMENT#${deploymentId}#DASHBOARD#${dashboardId}#RECIPIENT#${recipientIdentityPart(identity)}#NOTIFICATIONS`,
   /** gsi1: the recipient rows of a notification. */
   recipientsOfNotification: (deploymentId: number, notificationId: number) =>
     `${notificationPartition(deploymentId, notificationId)}#RECIPIENTS`,
 };
 
+/** A recipient row's gsi4 entry: by recipient and its notification's dashboard. */
+const recipientOnDashboardKeys = (
+  notification: NotificationOnDashboard,
+  identity: RecipientIdentity,
+): IndexKeys => ({
+  gsi4pk: indexPartitions.notificationsOfRecipientOnDashboard(
+    notification.deploymentId,
+    identity,
+    notification.dashboardId,
+  ),
+  gsi4sk: sortableId(notification.id),
+});
+
 /**
- * The index entries of each item kind. gsi1: children of a parent, newest first. gsi2: the filtered
- * lists. Sort keys are fixed at creation (ids, subscription instants), so keyset paging is stable.
+ * The index entries of each item kind. gsi1: children of a parent, newest first. gsi2 and gsi4: the
+ * filtered lists. Sort keys are fixed at creation (ids, subscription instants), so keyset paging is stable.
  */
 export const indexKeys = {
   notification: (deploymentId: number, notificationId: number, dashboardId: number): IndexKeys => ({
@@ -203,17 +252,18 @@ export const indexKeys = {
   }),
   /** Rows of a recipient sort by subscription instant, then by the row's own key (unique in the partition). */
   recipient: (
-    deploymentId: number,
-    notificationId: number,
+    notification: NotificationOnDashboard,
     identity: RecipientIdentity,
     subscribedAt: string,
     rowSk: string,
   ): IndexKeys => ({
-    gsi1pk: indexPartitions.recipientsOfNotification(deploymentId, notificationId),
+    gsi1pk: indexPartitions.recipientsOfNotification(notification.deploymentId, notification.id),
     gsi1sk: recipientSortKey(subscribedAt, rowSk),
-    gsi2pk: indexPartitions.notificationsOfRecipient(deploymentId, identity),
-    gsi2sk: sortableId(notificationId),
+    gsi2pk: indexPartitions.notificationsOfRecipient(notification.deploymentId, identity),
+    gsi2sk: sortableId(notification.id),
+    ...recipientOnDashboardKeys(notification, identity),
   }),
+  recipientOnDashboard: recipientOnDashboardKeys,
 };
 
 /** The parts of a recipient row's gsi1 sort key, or undefined when `value` is not one. */

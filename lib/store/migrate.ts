@@ -12,22 +12,16 @@ import { upcomingAfter } from '#lib/domain/schedule-planning';
 import { documentClient, tableName } from '#lib/store/client';
 import { decodeDashboard, encodeDashboardLink } from '#lib/store/codecs/dashboards';
 import { decodeNotification, encodeScheduleEntry, scheduleMarksOf } from '#lib/store/codecs/notifications';
-import { decodeRecipient, identityOf } from '#lib/store/codecs/recipients';
-import type { Item } from '#lib/store/items';
-import {
-  DUE_INDEX,
-  dueIndexKeys,
-  type IndexKeys,
-  indexKeys,
-  parseNotificationPartition,
-} from '#lib/store/keys';
+import { decodeRecipient, decodeRecipientParent, identityOf } from '#lib/store/codecs/recipients';
+import { getItem, type Item } from '#lib/store/items';
+import { DUE_INDEX, dueIndexKeys, indexKeys, keys, parseNotificationPartition } from '#lib/store/keys';
 import { reserveNotificationIdsThrough } from '#lib/store/notification-ids';
 import { globalSecondaryIndexes, tableDefinition } from '#lib/store/table-definition';
 
 /**
  * Brings a table written by the version before the lifecycle routes up to date, and can run any
  * number of times: it adds the secondary indexes the table lacks (a local engine; deployed, the CDK
- * stack declares them), gives notification and recipient items their index attributes, writes the
+ * stack declares them), gives notification and recipient items the index attributes they lack, writes the
  * dashboards' by-id links, gives each notification its schedule entry (its reading and upcoming
  * instants; it takes over the due-index entry an older version kept on the notification item), and
  * moves the notification id counter past every stored id. Each write
@@ -167,17 +161,41 @@ async function moveScheduleEntry(item: Item, notification: Notification, now: nu
   return created;
 }
 
-function recipientIndexValues(item: Item, subscribedAt: string): IndexKeys | undefined {
-  const notification = parseNotificationPartition(item.pk as string);
-  if (!notification) return undefined;
+/** The dashboard of each notification whose rows the scan meets, read once per notification. */
+function dashboardsOfNotifications() {
+  const known = new Map<string, Promise<number | undefined>>();
+  return (notification: { deploymentId: number; id: number }) => {
+    const key = keys.notification(notification.deploymentId, notification.id);
+    let found = known.get(key.pk);
+    if (!found) {
+      found = getItem(key).then((item) => (item ? decodeRecipientParent(item).dashboardId : undefined));
+      known.set(key.pk, found);
+    }
+    return found;
+  };
+}
+
+/**
+ * A recipient row's index attributes: every one for a row written before the indexes existed, the
+ * recipient-on-dashboard entry (gsi4) for a row written before that index. A row whose notification
+ * is gone (a delete still sweeping) gets none.
+ */
+async function addRecipientIndexes(
+  item: Item,
+  subscribedAt: string,
+  dashboardOf: ReturnType<typeof dashboardsOfNotifications>,
+): Promise<boolean> {
+  const parsed = parseNotificationPartition(item.pk as string);
+  const dashboardId = parsed && (await dashboardOf(parsed));
+  if (!parsed || dashboardId === undefined) return false;
+  const notification = { ...parsed, dashboardId };
   const identity = identityOf(decodeRecipient(item));
-  return indexKeys.recipient(
-    notification.deploymentId,
-    notification.id,
-    identity,
-    subscribedAt,
-    item.sk as string,
-  );
+  if (item.gsi1pk === undefined) {
+    const values = indexKeys.recipient(notification, identity, subscribedAt, item.sk as string);
+    return addAttributes(item, { subscribedAt, ...values }, 'gsi1pk');
+  }
+  if (item.gsi4pk !== undefined) return false;
+  return addAttributes(item, indexKeys.recipientOnDashboard(notification, identity), 'gsi4pk');
 }
 
 export async function migrateTable(now = new Date()): Promise<MigrationReport> {
@@ -193,6 +211,7 @@ export async function migrateTable(now = new Date()): Promise<MigrationReport> {
   // Rows subscribed before the index existed have no subscription instant: the migration's own
   // instant stands in for it, so they list after every later subscription.
   const subscribedAt = now.toISOString();
+  const dashboardOf = dashboardsOfNotifications();
   let startKey: Record<string, unknown> | undefined;
   do {
     const page = await documentClient().send(
@@ -212,8 +231,7 @@ export async function migrateTable(now = new Date()): Promise<MigrationReport> {
         if (await addAttributes(item, values, 'gsi1pk')) report.notifications++;
         if (await moveScheduleEntry(item, notification, now.getTime())) report.scheduleEntries++;
       } else if (item.entity === 'RECIPIENT') {
-        const values = recipientIndexValues(item, subscribedAt);
-        if (values && (await addAttributes(item, { subscribedAt, ...values }, 'gsi1pk'))) report.recipients++;
+        if (await addRecipientIndexes(item, subscribedAt, dashboardOf)) report.recipients++;
       } else if (item.entity === 'DASHBOARD') {
         const link = encodeDashboardLink(decodeDashboard(item));
         if (await putIfAbsent(link)) report.dashboardLinks++;

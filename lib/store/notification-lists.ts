@@ -1,36 +1,40 @@
 import type { ScheduledNotification } from '#lib/domain/notification';
 import type { NotificationFilter, RecipientFilter } from '#lib/domain/notification-lifecycle';
-import { emptyPage, type PageRequest, type StoredPage } from '#lib/domain/paging';
+import { emptyPage, type PageWindow, type StoredPage } from '#lib/domain/paging';
 import { normalizeExternalId } from '#lib/domain/recipients-input';
 import { batchGetAll } from '#lib/store/batch';
 import { decodeDashboard } from '#lib/store/codecs/dashboards';
 import { decodeEmbedUser } from '#lib/store/codecs/embed-users';
-import { decodeNotification } from '#lib/store/codecs/notifications';
 import { decodeUserLink } from '#lib/store/codecs/users';
 import { getItem, type Item } from '#lib/store/items';
 import { indexPartitions, isSortableId, keys, type RecipientIdentity } from '#lib/store/keys';
-import { encodeCursor, type IndexList, positionOf, queryIndex } from '#lib/store/paging';
+import { type ListReader, type ListSource, readPage } from '#lib/store/paging';
 import { withSchedules } from '#lib/store/scheduled-notifications';
 
 /**
  * The notifications of a deployment, newest (highest id) first. Without a recipient filter a page
- * is one Query on gsi1 (the deployment) or gsi2 (a dashboard), whose entries are the notification
- * items themselves. With one, it is one Query on the recipient's gsi2 partition (one row per
- * notification it receives) and one BatchGetItem for those notifications.
+ * is read from gsi1 (the deployment) or gsi2 (a dashboard), whose entries are the notification items
+ * themselves. With one, from the recipient's rows (one per notification it receives: gsi2, or gsi4
+ * for the recipient on one dashboard), joined by key to their notifications.
  */
 
-function notificationIndexList(deploymentId: number, dashboardId?: number): IndexList {
+function notificationsReader(deploymentId: number, dashboardId?: number): ListReader<ScheduledNotification> {
   const [index, value] =
     dashboardId === undefined
       ? ['gsi1', indexPartitions.notificationsOfDeployment(deploymentId)]
       : ['gsi2', indexPartitions.notificationsOfDashboard(deploymentId, dashboardId)];
   return {
-    id: value,
-    index,
-    partitionKey: { name: `${index}pk`, value },
-    sortKeyName: `${index}sk`,
-    isPosition: isSortableId,
-    tableKeyAt: (position) => keys.notification(deploymentId, Number(position)),
+    source: {
+      id: value,
+      index,
+      partitionKey: { name: `${index}pk`, value },
+      sortKey: { name: `${index}sk` },
+      newestFirst: true,
+      isPosition: isSortableId,
+      tableKeyAt: (position) => keys.notification(deploymentId, Number(position)),
+    },
+    // The rows' schedule entries: their upcoming instants give each item's `nextRunAt`.
+    resolve: async (rows) => ({ items: await withSchedules(rows), requests: Math.ceil(rows.length / 100) }),
   };
 }
 
@@ -66,23 +70,59 @@ async function resolveRecipient(
   };
 }
 
-function recipientIndexList(
+/**
+ * The recipient's rows, newest notification first: on gsi2 for all its notifications, on gsi4 for
+ * those on one dashboard. Either way every row read is a row of the page: no row is read to be
+ * skipped, so a page costs the same whatever else the recipient receives.
+ */
+function recipientRowsSource(
   deploymentId: number,
   recipient: ResolvedRecipient,
   dashboardId?: number,
-): IndexList {
-  const value = indexPartitions.notificationsOfRecipient(deploymentId, recipient.identity);
+): ListSource {
+  const [index, value] =
+    dashboardId === undefined
+      ? ['gsi2', indexPartitions.notificationsOfRecipient(deploymentId, recipient.identity)]
+      : [
+          'gsi4',
+          indexPartitions.notificationsOfRecipientOnDashboard(deploymentId, recipient.identity, dashboardId),
+        ];
   return {
-    // A dashboard filter makes it another list: its cursors are not valid without it, nor the reverse.
-    id: dashboardId === undefined ? value : `${value}|DASHBOARD#${dashboardId}`,
-    index: 'gsi2',
-    partitionKey: { name: 'gsi2pk', value },
-    sortKeyName: 'gsi2sk',
+    id: value,
+    index,
+    partitionKey: { name: `${index}pk`, value },
+    sortKey: { name: `${index}sk` },
+    newestFirst: true,
     isPosition: isSortableId,
     tableKeyAt: (position) => ({
       pk: keys.notificationPartition(deploymentId, Number(position)),
       sk: recipient.rowSk(Number(position)),
     }),
+  };
+}
+
+/** Notifications are read a few at first: one may weigh 330 KB, and a page holds 1 MiB of them. */
+const FIRST_NOTIFICATIONS_READ = 8;
+
+function recipientReader(deploymentId: number, source: ListSource): ListReader<ScheduledNotification> {
+  const idOf = (row: Item) => Number(row[source.sortKey.name]);
+  return {
+    source,
+    firstSlice: FIRST_NOTIFICATIONS_READ,
+    async resolve(rows) {
+      const wanted = rows.map((row) => keys.notification(deploymentId, idOf(row)));
+      const notifications = new Map<number, ScheduledNotification>();
+      for (const scheduled of await withSchedules(
+        await batchGetAll(wanted, { eventuallyConsistent: true }),
+      )) {
+        notifications.set(scheduled.notification.id, scheduled);
+      }
+      // A row whose notification is gone belongs to a delete still sweeping its partition.
+      return {
+        items: rows.map((row) => notifications.get(idOf(row))),
+        requests: 2 * Math.ceil(rows.length / 100),
+      };
+    },
   };
 }
 
@@ -99,66 +139,16 @@ async function dashboardIdOf(
   return found?.deploymentId === deploymentId ? found.id : null;
 }
 
-async function pageOfIndex(list: IndexList, page: PageRequest): Promise<StoredPage<ScheduledNotification>> {
-  const { items, more } = await queryIndex(list, page.first, positionOf(list, page));
-  return {
-    // The page's schedule entries: their upcoming instants give each item's `nextRunAt`.
-    items: await withSchedules(items),
-    cursors: items.map((item) => encodeCursor(list, item[list.sortKeyName] as string)),
-    hasNextPage: more,
-  };
-}
-
-/**
- * Rows of the recipient, newest notification first, joined to their notifications. With a dashboard
- * filter as well, rows of other dashboards are skipped and further rounds read on until the page is
- * full or the recipient's rows end: that case reads in proportion to the rows skipped.
- */
-async function pageOfRecipient(
-  deploymentId: number,
-  list: IndexList,
-  page: PageRequest,
-  dashboardId: number | undefined,
-): Promise<StoredPage<ScheduledNotification>> {
-  const found: StoredPage<Item> = emptyPage();
-  let position = positionOf(list, page);
-  let more = true;
-  while (more && found.items.length < page.first) {
-    const round = await queryIndex(list, page.first - found.items.length, position);
-    more = round.more;
-    const notifications = new Map<number, { item: Item; dashboardId: number }>();
-    const wanted = round.items.map((row) => keys.notification(deploymentId, Number(row.gsi2sk)));
-    for (const item of await batchGetAll(wanted, { eventuallyConsistent: true })) {
-      const notification = decodeNotification(item);
-      notifications.set(notification.id, { item, dashboardId: notification.dashboardId });
-    }
-    for (const row of round.items) {
-      position = row.gsi2sk as string;
-      // A row whose notification is gone belongs to a delete still sweeping its partition.
-      const notification = notifications.get(Number(position));
-      if (!notification || (dashboardId !== undefined && notification.dashboardId !== dashboardId)) continue;
-      found.items.push(notification.item);
-      found.cursors.push(encodeCursor(list, position));
-    }
-  }
-  // Rows left unread may all belong to other dashboards: then the next page is empty.
-  return { items: await withSchedules(found.items), cursors: found.cursors, hasNextPage: more };
-}
-
 export async function listNotifications(
   deploymentId: number,
   filter: NotificationFilter,
-  page: PageRequest,
+  window: PageWindow<ScheduledNotification>,
 ): Promise<StoredPage<ScheduledNotification>> {
   const dashboardId = await dashboardIdOf(deploymentId, filter);
   if (dashboardId === null) return emptyPage();
-  if (!filter.recipient) return pageOfIndex(notificationIndexList(deploymentId, dashboardId), page);
+  if (!filter.recipient) return readPage(notificationsReader(deploymentId, dashboardId), window);
   const recipient = await resolveRecipient(deploymentId, filter.recipient);
   if (!recipient) return emptyPage();
-  return pageOfRecipient(
-    deploymentId,
-    recipientIndexList(deploymentId, recipient, dashboardId),
-    page,
-    dashboardId,
-  );
+  const source = recipientRowsSource(deploymentId, recipient, dashboardId);
+  return readPage(recipientReader(deploymentId, source), window);
 }

@@ -1,37 +1,76 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { PageRequest } from '#lib/domain/paging';
+import type { PageWindow, StoredPage } from '#lib/domain/paging';
 import { ValidationError } from '#lib/errors';
 import { documentClient, tableName } from '#lib/store/client';
 import type { Item } from '#lib/store/items';
+import type { Key } from '#lib/store/keys';
 
 /**
- * Keyset paging over one index. A cursor is base64url JSON `[list, position]`: the identity of the
- * list it was issued for and the index sort key of the page's last item. Nothing secret is in it;
- * instead a cursor is accepted only for the list it names, and its position only if it has the
- * shape that list's sort keys have. From those two the whole start key is rebuilt here, so a
- * forged cursor can at worst start a walk at another point of the caller's own list.
+ * Keyset paging, the one mechanism of every list. A list is one partition of the table or of an
+ * index, read in sort key order. A cursor is base64url JSON `[list, position]`: the identity of the
+ * list it was issued for and the sort key (less the list's prefix) of the page's last item. Nothing
+ * secret is in it; instead a cursor is accepted only for the list it names, and its position only if
+ * it has the shape that list's sort keys have. From those two the whole start key is rebuilt here,
+ * so a forged cursor can at worst start a walk at another point of the caller's own list.
+ *
+ * A page holds at most `first` items and at most the window's bytes; it is read in rounds (a Query,
+ * and for a list that joins its rows to other items, the join) until it is full, the list ends, or
+ * PAGE_REQUESTS requests are spent. DynamoDB ends a Query at 1 MB of items read (and a Query with a
+ * filter may return few or none): such a Query only ends a round, never the list.
  */
 
-export interface IndexList {
-  /** Identifies the list: the index partition plus whatever else selects the items. */
+/** Where a list's items are and how its positions map to keys. */
+export interface ListSource {
+  /** Identifies the list: the partition plus whatever else selects the items. */
   id: string;
-  index: string;
+  /** The index the list is a partition of; absent for the table itself. */
+  index?: string;
   partitionKey: { name: string; value: string };
-  sortKeyName: string;
-  /** Whether `position` is a sort key this list can have. */
+  /** `prefix`: the list is the part of the partition whose sort keys start with it. */
+  sortKey: { name: string; prefix?: string };
+  newestFirst: boolean;
+  /** Whether `position` is a sort key (less the prefix) this list can have. */
   isPosition: (position: string) => boolean;
-  /** The table key of the item at `position` (the start key of an index query needs it). */
-  tableKeyAt: (position: string) => { pk: string; sk: string };
+  /** The table key of the item at `position`: the start key of an index query needs it. */
+  tableKeyAt?: (position: string) => Key;
+  /** A condition an item must meet as well (a FilterExpression over the item's attributes). */
+  filter?: { expression: string; names?: Record<string, string>; values?: Record<string, unknown> };
 }
 
-export function encodeCursor(list: IndexList, position: string): string {
-  return Buffer.from(JSON.stringify([list.id, position])).toString('base64url');
+/** The items of some rows, in their order, and the DynamoDB requests it took to find them. */
+export interface Resolved<T> {
+  /** undefined for a row that stands for no item any more (its notification or user deleted meanwhile). */
+  items: (T | undefined)[];
+  requests: number;
+}
+
+/** A list: its source, and how its rows become items. */
+export interface ListReader<T> {
+  source: ListSource;
+  resolve: (rows: Item[]) => Resolved<T> | Promise<Resolved<T>>;
+  /**
+   * For a join whose items may be large (notifications): the rows whose items are read at first;
+   * then as many as the bytes left are likely to hold. It never reads a page's worth of 400 KB items
+   * to answer three of them. Without it every row read is resolved at once.
+   */
+  firstSlice?: number;
+}
+
+/**
+ * DynamoDB requests one page may take before it ends short. Past it a page ends with what it holds
+ * but one, that one proving that items remain; a page with fewer than two items reads on.
+ */
+const PAGE_REQUESTS = 4;
+
+function encodeCursor(source: ListSource, position: string): string {
+  return Buffer.from(JSON.stringify([source.id, position])).toString('base64url');
 }
 
 const foreignCursor = () => new ValidationError([{ path: 'after', message: 'is not a cursor of this list' }]);
 
 /** The position a cursor stands for, or a 400 naming `after` when this list did not issue it. */
-function decodeCursor(list: IndexList, cursor: string): string {
+export function cursorPosition(source: ListSource, cursor: string | undefined): string | undefined {
+  if (cursor === undefined) return undefined;
   let decoded: unknown;
   try {
     decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
@@ -41,50 +80,119 @@ function decodeCursor(list: IndexList, cursor: string): string {
   if (
     !Array.isArray(decoded) ||
     decoded.length !== 2 ||
-    decoded[0] !== list.id ||
+    decoded[0] !== source.id ||
     typeof decoded[1] !== 'string' ||
-    !list.isPosition(decoded[1]) ||
-    encodeCursor(list, decoded[1]) !== cursor
+    !source.isPosition(decoded[1]) ||
+    encodeCursor(source, decoded[1]) !== cursor
   ) {
     throw foreignCursor();
   }
   return decoded[1];
 }
 
-function startKeyOf(list: IndexList, position: string): Record<string, string> {
+const prefixOf = (source: ListSource) => source.sortKey.prefix ?? '';
+
+/** The position of a row read from the list. */
+const positionOfRow = (source: ListSource, row: Item) =>
+  (row[source.sortKey.name] as string).slice(prefixOf(source).length);
+
+function startKeyAt(source: ListSource, position: string): Record<string, string> {
   return {
-    [list.partitionKey.name]: list.partitionKey.value,
-    [list.sortKeyName]: position,
-    ...list.tableKeyAt(position),
+    [source.partitionKey.name]: source.partitionKey.value,
+    [source.sortKey.name]: `${prefixOf(source)}${position}`,
+    ...source.tableKeyAt?.(position),
   };
 }
 
-export interface IndexPage {
-  items: Item[];
-  /** Whether the index holds more items after the last one returned. */
-  more: boolean;
+interface Round {
+  rows: Item[];
+  /** Where the next round starts; absent when the list has no more rows. */
+  next?: Record<string, unknown>;
+}
+
+/** One Query of the list: at most `limit` rows, and at most what DynamoDB reads in one call (1 MB). */
+async function queryList(source: ListSource, limit: number, start?: Record<string, unknown>): Promise<Round> {
+  const prefix = source.sortKey.prefix;
+  const { Items = [], LastEvaluatedKey } = await documentClient().send(
+    new QueryCommand({
+      TableName: tableName(),
+      IndexName: source.index,
+      KeyConditionExpression: prefix === undefined ? '#pk = :pk' : '#pk = :pk AND begins_with(#sk, :prefix)',
+      ExpressionAttributeNames: {
+        '#pk': source.partitionKey.name,
+        ...(prefix !== undefined && { '#sk': source.sortKey.name }),
+        ...source.filter?.names,
+      },
+      ExpressionAttributeValues: {
+        ':pk': source.partitionKey.value,
+        ...(prefix !== undefined && { ':prefix': prefix }),
+        ...source.filter?.values,
+      },
+      FilterExpression: source.filter?.expression,
+      ScanIndexForward: !source.newestFirst,
+      Limit: limit,
+      ExclusiveStartKey: start,
+    }),
+  );
+  return { rows: Items, ...(LastEvaluatedKey && { next: LastEvaluatedKey }) };
 }
 
 /**
- * One Query, newest first, for `limit` items and one more: the extra item says whether a next page
- * exists without a second call that might come back empty.
+ * One page of the list. It ends when it holds `first` items and one more was found, when the next
+ * item would pass the window's bytes, when the list ends, or after PAGE_REQUESTS requests (then without
+ * its last item, which proves that more follow). So `hasNextPage` is true exactly when an item
+ * follows, every item is reached by following `endCursor`, and no page is empty while items remain.
  */
-export async function queryIndex(list: IndexList, limit: number, after?: string): Promise<IndexPage> {
-  const { Items = [] } = await documentClient().send(
-    new QueryCommand({
-      TableName: tableName(),
-      IndexName: list.index,
-      KeyConditionExpression: '#pk = :pk',
-      ExpressionAttributeNames: { '#pk': list.partitionKey.name },
-      ExpressionAttributeValues: { ':pk': list.partitionKey.value },
-      ScanIndexForward: false,
-      Limit: limit + 1,
-      ...(after !== undefined && { ExclusiveStartKey: startKeyOf(list, after) }),
-    }),
-  );
-  return { items: Items.slice(0, limit), more: Items.length > limit };
+export async function readPage<T>(reader: ListReader<T>, window: PageWindow<T>): Promise<StoredPage<T>> {
+  const { source } = reader;
+  const after = cursorPosition(source, window.after);
+  const kept: { item: T; position: string }[] = [];
+  let bytes = 0;
+  let largest = 0;
+  let requests = 0;
+  let start: Record<string, unknown> | undefined =
+    after === undefined ? undefined : startKeyAt(source, after);
+  let exhausted = false;
+  let pending: Item[] = [];
+  const page = (hasNextPage: boolean, count = kept.length) => ({
+    items: kept.slice(0, count).map(({ item }) => item),
+    cursors: kept.slice(0, count).map(({ position }) => encodeCursor(source, position)),
+    hasNextPage,
+  });
+  // The rows whose items the bytes left are likely to hold, plus one to tell whether another fits.
+  const likelyToFit = () =>
+    largest === 0 ? Number.POSITIVE_INFINITY : Math.floor((window.maxBytes - bytes) / largest) + 1;
+  const sliceOf = (rows: number) =>
+    reader.firstSlice === undefined
+      ? rows
+      : Math.max(1, Math.min(largest === 0 ? reader.firstSlice : likelyToFit(), rows));
+  for (;;) {
+    if (pending.length === 0) {
+      if (exhausted) return page(false);
+      const wanted = Math.max(1, Math.min(window.first + 1 - kept.length, likelyToFit()));
+      const round = await queryList(source, wanted, start);
+      requests++;
+      pending = round.rows;
+      start = round.next;
+      exhausted = round.next === undefined;
+    } else {
+      const rows = pending.splice(0, sliceOf(pending.length));
+      const { items, requests: joined } = await reader.resolve(rows);
+      requests += joined;
+      for (const [i, row] of rows.entries()) {
+        const item = items[i];
+        if (item === undefined) continue;
+        const size = window.bytesOf(item);
+        if (kept.length === window.first || (kept.length > 0 && bytes + size > window.maxBytes)) {
+          return page(true);
+        }
+        kept.push({ item, position: positionOfRow(source, row) });
+        bytes += size;
+        largest = Math.max(largest, size);
+      }
+    }
+    if (requests >= PAGE_REQUESTS && kept.length >= 2 && !(exhausted && pending.length === 0)) {
+      return page(true, kept.length - 1);
+    }
+  }
 }
-
-/** Decodes the request's cursor (if any) into a position, checked against the list. */
-export const positionOf = (list: IndexList, page: PageRequest) =>
-  page.after === undefined ? undefined : decodeCursor(list, page.after);

@@ -1,25 +1,27 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { RemovalTarget } from '#lib/domain/notification-lifecycle';
-import type { PageRequest, StoredPage } from '#lib/domain/paging';
+import type { PageWindow, StoredPage } from '#lib/domain/paging';
 import type { NotificationRef, RecipientOutput } from '#lib/domain/recipients';
 import { batchGetAll, batchWriteAll, inParallel } from '#lib/store/batch';
 import { documentClient, tableName } from '#lib/store/client';
 import { decodeRecipient, recipientKey } from '#lib/store/codecs/recipients';
 import { decodeConsoleUser } from '#lib/store/codecs/users';
-import { getItem } from '#lib/store/items';
+import { getItem, type Item } from '#lib/store/items';
 import { indexPartitions, keys, parseRecipientSortKey, sortableId } from '#lib/store/keys';
-import { encodeCursor, type IndexList, positionOf, queryIndex } from '#lib/store/paging';
+import { dynamoDbLimits } from '#lib/store/limits';
+import { cursorPosition, type ListSource, type Resolved, readPage } from '#lib/store/paging';
 
 /** Index queries in flight at once while finding embed recipients to remove. */
 const LOOKUP_CONCURRENCY = 8;
 
-function recipientsIndexList(notification: NotificationRef): IndexList {
+function recipientsSource(notification: NotificationRef): ListSource {
   const value = indexPartitions.recipientsOfNotification(notification.deploymentId, notification.id);
   return {
     id: value,
     index: 'gsi1',
     partitionKey: { name: 'gsi1pk', value },
-    sortKeyName: 'gsi1sk',
+    sortKey: { name: 'gsi1sk' },
+    newestFirst: true,
     isPosition: (position) => parseRecipientSortKey(position) !== undefined,
     tableKeyAt: (position) => ({
       pk: keys.notificationPartition(notification.deploymentId, notification.id),
@@ -31,21 +33,10 @@ function recipientsIndexList(notification: NotificationRef): IndexList {
 const notificationExists = async (notification: NotificationRef) =>
   (await getItem(keys.notification(notification.deploymentId, notification.id))) !== undefined;
 
-/**
- * A page of a notification's recipients, newest subscription first: one GetItem (the 404), one
- * Query on gsi1, and one BatchGetItem for the console users' e-mail and username (embed rows carry
- * theirs). A row whose console user no longer exists is left out.
- */
-export async function listRecipients(
-  notification: NotificationRef,
-  page: PageRequest,
-): Promise<StoredPage<RecipientOutput> | undefined> {
-  const list = recipientsIndexList(notification);
-  const after = positionOf(list, page);
-  if (!(await notificationExists(notification))) return undefined;
-  const { items, more } = await queryIndex(list, page.first, after);
-  const rows = items.map((item) => ({ row: decodeRecipient(item), position: item.gsi1sk as string }));
-  const userIds = [...new Set(rows.flatMap(({ row }) => (row.type === 'USER' ? [row.userId] : [])))];
+/** Rows as output items: a console user's e-mail and username are read from the user (gone: no item). */
+async function recipientOutputs(items: Item[]): Promise<Resolved<RecipientOutput>> {
+  const rows = items.map(decodeRecipient);
+  const userIds = [...new Set(rows.flatMap((row) => (row.type === 'USER' ? [row.userId] : [])))];
   const users = new Map(
     (
       await batchGetAll(
@@ -57,25 +48,33 @@ export async function listRecipients(
       return [user.id, user] as const;
     }),
   );
-  const found: StoredPage<RecipientOutput> = { items: [], cursors: [], hasNextPage: more };
-  for (const { row, position } of rows) {
-    const cursor = encodeCursor(list, position);
-    if (row.type === 'USER') {
+  return {
+    items: rows.map((row): RecipientOutput | undefined => {
+      if (row.type === 'EMBED_USER') {
+        const { embedTenantName, externalId, embedUserId, email } = row;
+        return { type: 'EMBED_USER', embedTenantName, externalId, embedUserId, email };
+      }
       const user = users.get(row.userId);
-      if (!user) continue;
-      found.items.push({ type: 'USER', userId: user.id, email: user.email, username: user.username });
-    } else {
-      found.items.push({
-        type: 'EMBED_USER',
-        embedTenantName: row.embedTenantName,
-        externalId: row.externalId,
-        embedUserId: row.embedUserId,
-        email: row.email,
-      });
-    }
-    found.cursors.push(cursor);
-  }
-  return found;
+      return user && { type: 'USER', userId: user.id, email: user.email, username: user.username };
+    }),
+    requests: Math.ceil(userIds.length / dynamoDbLimits.batchGetKeys),
+  };
+}
+
+/**
+ * A page of a notification's recipients, newest subscription first: one GetItem (the 404), then
+ * Queries on gsi1 and a BatchGetItem for the console users' e-mail and username (embed rows carry
+ * theirs). A row whose console user no longer exists is left out.
+ */
+export async function listRecipients(
+  notification: NotificationRef,
+  window: PageWindow<RecipientOutput>,
+): Promise<StoredPage<RecipientOutput> | undefined> {
+  const source = recipientsSource(notification);
+  // A foreign cursor is refused before the notification is looked up.
+  cursorPosition(source, window.after);
+  if (!(await notificationExists(notification))) return undefined;
+  return readPage({ source, resolve: recipientOutputs }, window);
 }
 
 /**

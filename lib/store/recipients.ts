@@ -6,6 +6,7 @@ import { documentClient, tableName } from '#lib/store/client';
 import { decodeEmbedUser } from '#lib/store/codecs/embed-users';
 import {
   decodeRecipient,
+  decodeRecipientParent,
   encodeRecipient,
   propertyAttributes,
   recipientKey,
@@ -44,7 +45,6 @@ export const recipientRepository: RecipientRepository = {
    */
   async lookUp(request, options) {
     const found: Found = {
-      notificationExists: false,
       recipients: [],
       tenants: [],
       users: [],
@@ -55,8 +55,8 @@ export const recipientRepository: RecipientRepository = {
     const want = (key: Key, take: (item: Item) => void) => wanted.set(keyId(key), { key, take });
     const { notification, recipients } = request;
     if (notification) {
-      want(keys.notification(notification.deploymentId, notification.id), () => {
-        found.notificationExists = true;
+      want(keys.notification(notification.deploymentId, notification.id), (item) => {
+        found.notification = decodeRecipientParent(item);
       });
     }
     for (const ref of recipients?.refs ?? []) {

@@ -1,72 +1,34 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { PageRequest, StoredPage } from '#lib/domain/paging';
 import type { NotificationRef } from '#lib/domain/recipients';
 import type { RunListRepository } from '#lib/domain/run-lists';
 import { RUN_ID_PATTERN } from '#lib/domain/runs';
-import { ValidationError } from '#lib/errors';
-import { documentClient, tableName } from '#lib/store/client';
 import { decodeDelivery, decodeRun } from '#lib/store/codecs/runs';
 import { getItem, type Item } from '#lib/store/items';
 import { keys, RUN_PREFIX } from '#lib/store/keys';
+import { type ListSource, readPage } from '#lib/store/paging';
 
 /**
- * Keyset paging over the notification's partition. A cursor is base64url JSON `[list, position]`:
- * the list it was issued for and the sort key position of the page's last item. It is accepted only
- * for that list and only with a position of that list's shape, so a forged one can at worst start a
- * walk elsewhere in the caller's own list.
+ * The runs and deliveries of a notification live in its partition, each kind under a sort key
+ * prefix: a list is the part of the partition under its prefix.
  */
-function encodeCursor(list: string, position: string): string {
-  return Buffer.from(JSON.stringify([list, position])).toString('base64url');
-}
-
-function decodeCursor(list: string, cursor: string, isPosition: (position: string) => boolean): string {
-  let decoded: unknown;
-  try {
-    decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    decoded = undefined;
-  }
-  if (
-    !Array.isArray(decoded) ||
-    decoded.length !== 2 ||
-    decoded[0] !== list ||
-    typeof decoded[1] !== 'string' ||
-    !isPosition(decoded[1]) ||
-    encodeCursor(list, decoded[1]) !== cursor
-  ) {
-    throw new ValidationError([{ path: 'after', message: 'is not a cursor of this list' }]);
-  }
-  return decoded[1];
-}
-
-/** One page of the items under `prefix`, plus one item more to tell whether a next page exists. */
-async function partitionPage<T>(
+function partitionSource(
   ref: NotificationRef,
-  list: { id: string; prefix: string; newestFirst: boolean; isPosition: (position: string) => boolean },
-  page: PageRequest,
-  fromItem: (item: Item) => T,
-): Promise<StoredPage<T>> {
-  const { pk } = keys.notification(ref.deploymentId, ref.id);
-  const after = page.after === undefined ? undefined : decodeCursor(list.id, page.after, list.isPosition);
-  const { Items = [] } = await documentClient().send(
-    new QueryCommand({
-      TableName: tableName(),
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': pk, ':prefix': list.prefix },
-      ScanIndexForward: !list.newestFirst,
-      Limit: page.first + 1,
-      ...(after !== undefined && { ExclusiveStartKey: { pk, sk: `${list.prefix}${after}` } }),
-    }),
-  );
-  const items = Items.slice(0, page.first);
+  list: Pick<ListSource, 'id' | 'newestFirst' | 'isPosition'> & { prefix: string },
+): ListSource {
   return {
-    items: items.map(fromItem),
-    cursors: items.map((item) => encodeCursor(list.id, String(item.sk).slice(list.prefix.length))),
-    hasNextPage: Items.length > page.first,
+    id: list.id,
+    partitionKey: { name: 'pk', value: keys.notification(ref.deploymentId, ref.id).pk },
+    sortKey: { name: 'sk', prefix: list.prefix },
+    newestFirst: list.newestFirst,
+    isPosition: list.isPosition,
   };
 }
 
-const isRecipientPosition = (position: string) => /^(USER|EMBED_USER)#.{1,600}$/s.test(position);
+const decodedAll =
+  <T>(decode: (item: Item) => T) =>
+  (rows: Item[]) => ({ items: rows.map(decode), requests: 0 });
+
+/** A delivery's position: its recipient row's key less `RECIPIENT#`, within a sort key's 1024 bytes. */
+const isRecipientPosition = (position: string) => /^(USER|EMBED_USER)#.{1,1024}$/s.test(position);
 
 export const runListRepository: RunListRepository = {
   async notificationExists(ref) {
@@ -77,23 +39,23 @@ export const runListRepository: RunListRepository = {
     return (await getItem(keys.run(ref.deploymentId, ref.id, ref.runId))) !== undefined;
   },
 
-  runsPage(ref, page) {
-    const list = {
+  runsPage(ref, window) {
+    const source = partitionSource(ref, {
       id: `runs/${ref.deploymentId}/${ref.id}`,
       prefix: RUN_PREFIX,
       newestFirst: true,
-      isPosition: (position: string) => RUN_ID_PATTERN.test(position),
-    };
-    return partitionPage(ref, list, page, decodeRun);
+      isPosition: (position) => RUN_ID_PATTERN.test(position),
+    });
+    return readPage({ source, resolve: decodedAll(decodeRun) }, window);
   },
 
-  deliveriesPage(ref, page) {
-    const list = {
+  deliveriesPage(ref, window) {
+    const source = partitionSource(ref, {
       id: `deliveries/${ref.deploymentId}/${ref.id}/${ref.runId}`,
       prefix: keys.deliveryPrefix(ref.runId),
       newestFirst: false,
       isPosition: isRecipientPosition,
-    };
-    return partitionPage(ref, list, page, decodeDelivery);
+    });
+    return readPage({ source, resolve: decodedAll(decodeDelivery) }, window);
   },
 };

@@ -1,11 +1,12 @@
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
-import { indexNames, tableKeySchema } from '#lib/store/keys';
+import { indexNames, indexProjections, tableKeySchema } from '#lib/store/keys';
 
 /** The sparse secondary indexes: only items that carry an index's two attributes are in it. */
 export const globalSecondaryIndexes = Object.values(indexNames).map((name) => ({
   name,
   partitionKey: `${name}pk`,
   sortKey: `${name}sk`,
+  projection: indexProjections[name],
 }));
 
 /** The attribute DynamoDB's TTL reads: idempotency records expire on their own. */
@@ -34,7 +35,7 @@ export function tableDefinition(tableName: string): CreateTableCommandInput {
         { AttributeName: index.partitionKey, KeyType: 'HASH' },
         { AttributeName: index.sortKey, KeyType: 'RANGE' },
       ],
-      Projection: { ProjectionType: 'ALL' },
+      Projection: { ProjectionType: index.projection },
     })),
   };
 }

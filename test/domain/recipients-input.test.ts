@@ -6,7 +6,7 @@ import {
 } from '#lib/domain/recipients-input';
 import { check } from '#lib/http/schemas/common';
 import { addRecipientsInput, recipientInput } from '#lib/http/schemas/recipients';
-import { KEY_PART_MAX_BYTES, keys } from '#lib/store/keys';
+import { indexKeys, KEY_PART_MAX_BYTES, keys } from '#lib/store/keys';
 
 const parse = (item: unknown) => check(recipientInput, item, ['recipients', 0]);
 
@@ -111,10 +111,19 @@ describe('recipient items', () => {
   });
 
   it('keeps a tenant and an externalId together within a sort key, and an e-mail within its key', () => {
-    // Two parts of the most bytes each fill an embed recipient's sort key exactly.
+    // Two parts of the most bytes each fill the longest sort key that holds them: an embed row's
+    // entry in the recipients index, its subscription instant before its row key.
     const widest = 'a'.repeat(KEY_PART_MAX_BYTES);
     expect(parse({ embedTenantName: 'acme', externalId: 'a'.repeat(256) }).problems).toEqual([]);
-    expect(keys.embedRecipient(999_999_999_999_999, 1, widest, widest).sk.length).toBe(1024);
+    const row = keys.embedRecipient(999_999_999_999_999, 1, widest, widest);
+    const entry = indexKeys.recipient(
+      { deploymentId: 999_999_999_999_999, id: 1, dashboardId: 1 },
+      { type: 'EMBED_USER', embedUserId: 1 },
+      '2026-11-24T18:00:00.000Z',
+      row.sk,
+    );
+    expect(entry.gsi1sk?.length).toBeLessThanOrEqual(1024);
+    expect(entry.gsi1sk?.length).toBeGreaterThan(1022);
     expect(parse({ embedTenantName: '€'.repeat(56), externalId: 'x' }).problems).toEqual([
       {
         path: 'recipients.0.embedTenantName',

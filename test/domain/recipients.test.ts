@@ -50,7 +50,9 @@ function memoryRepository(options: { beforeCreate?: (embedUsers: Map<string, Emb
       calls.push({ method: 'lookUp', detail: request });
       const ofOurs = request.recipients?.of.id === notification.id;
       return {
-        notificationExists: request.notification?.id === notification.id,
+        ...(request.notification?.id === notification.id && {
+          notification: { ...notification, dashboardId: 70 },
+        }),
         recipients: ofOurs
           ? (request.recipients?.refs ?? []).flatMap((ref) => rows.get(identityOf(ref)) ?? [])
           : [],

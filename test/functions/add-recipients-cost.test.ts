@@ -36,7 +36,7 @@ afterAll(async () => {
 
 /** `count` embed recipient rows written straight into the notification's partition. */
 async function seedRows(notificationId: number, count: number) {
-  const notification = { deploymentId: deploymentOf(notificationId), id: notificationId };
+  const notification = { deploymentId: deploymentOf(notificationId), id: notificationId, dashboardId: 70 };
   const rows = embedItems(count, 'stored').map((item, i) => ({
     PutRequest: {
       Item: encodeRecipient(notification, {

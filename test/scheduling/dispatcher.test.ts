@@ -6,7 +6,8 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type DispatchOptions, dispatchPass, type JobSink, sendNow } from '#lib/domain/dispatch';
 import type { Notification } from '#lib/domain/notification';
 import { updateNotification } from '#lib/domain/notification-writes';
-import type { DeliveryJob } from '#lib/domain/runs';
+import { pageWindow } from '#lib/domain/paging';
+import { type DeliveryJob, toDeliveryDto, toRunDto } from '#lib/domain/runs';
 import { schedulePlanner } from '#lib/domain/schedule-planning';
 import { parseFixture } from '#lib/fixtures/fixture';
 import { ensureTable, loadFixture } from '#lib/fixtures/load-fixture';
@@ -148,9 +149,10 @@ async function outbox(): Promise<{ dir: string; sink: JobSink; jobs: () => Promi
 const pass = (sink: JobSink, now: number, options: Partial<DispatchOptions> = {}) =>
   dispatchPass(dispatchStore, sink, { now, misfireGraceMinutes: 60, ...options, planner: schedulePlanner });
 
-const runsOf = async (n: Notification) => (await runListRepository.runsPage(n, { first: 200 })).items;
+const runsOf = async (n: Notification) =>
+  (await runListRepository.runsPage(n, pageWindow({ first: 200 }, toRunDto))).items;
 const deliveriesOf = async (n: Notification, runId: string) =>
-  (await runListRepository.deliveriesPage({ ...n, runId }, { first: 200 })).items;
+  (await runListRepository.deliveriesPage({ ...n, runId }, pageWindow({ first: 200 }, toDeliveryDto))).items;
 
 describe('a dispatch pass', () => {
   it('fires a due notification once at its instant and moves it to the next one', async () => {

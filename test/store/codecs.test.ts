@@ -272,7 +272,7 @@ describe('round trips: decode(stored(encode(value))) is the value', () => {
   });
 
   it('recipient rows of console and embed users, properties exact', async () => {
-    const ref = { deploymentId: 9, id: 901 };
+    const ref = { deploymentId: 9, id: 901, dashboardId: 90 };
     const recipients: StoredRecipient[] = [
       { type: 'USER', userId: 71, subscribedAt: '2026-01-02T03:04:05.006Z' },
       {
@@ -302,6 +302,8 @@ describe('round trips: decode(stored(encode(value))) is the value', () => {
       'gsi1sk',
       'gsi2pk',
       'gsi2sk',
+      'gsi4pk',
+      'gsi4sk',
       'normalizedExternalId',
       'pk',
       'securityContextJson',

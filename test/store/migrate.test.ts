@@ -13,10 +13,19 @@ import { type LocalApi, startLocalApi } from '#test/support/local-api';
 import { lifecycleClient, lifecycleFixture } from '../functions/lifecycle-helpers.ts';
 
 /**
- * What the versions before wrote: no indexes, no index attributes, no links, no stored schedule
- * reading and no schedule entries.
+ * What the versions before wrote: no indexes, no index attributes, no links, no schedule entries
+ * (those are left out of the fixture's items).
  */
-const NEW_ATTRIBUTES = ['gsi1pk', 'gsi1sk', 'gsi2pk', 'gsi2sk', 'subscribedAt', 'createdAt'];
+const NEW_ATTRIBUTES = [
+  'gsi1pk',
+  'gsi1sk',
+  'gsi2pk',
+  'gsi2sk',
+  'gsi4pk',
+  'gsi4sk',
+  'subscribedAt',
+  'createdAt',
+];
 /** The due-index entry the version before kept on notification 700 itself: a schedule change a pass had not acted on. */
 const HELD_DUE_AT = '2026-11-20T10:00:00.000Z';
 const asPreviousVersion = (item: Item): Item =>
@@ -53,11 +62,17 @@ beforeAll(async () => {
           }
         : item,
     );
-  const notification = { deploymentId: 7, id: 700 };
+  const notification = { deploymentId: 7, id: 700, dashboardId: 70 };
   const rows = [1, 4].map((userId) =>
     asPreviousVersion(encodeRecipient(notification, { type: 'USER', userId })),
   );
-  await batchWriteAll([...items, ...rows].map((item) => ({ PutRequest: { Item: item } })));
+  // A row of the version before the recipient-on-a-dashboard index: every index attribute but gsi4's.
+  const {
+    gsi4pk: _pk,
+    gsi4sk: _sk,
+    ...beforeGsi4
+  } = encodeRecipient({ deploymentId: 7, id: 701, dashboardId: 71 }, { type: 'USER', userId: 4 });
+  await batchWriteAll([...items, ...rows, beforeGsi4].map((item) => ({ PutRequest: { Item: item } })));
 });
 afterAll(() => api?.close());
 
@@ -65,9 +80,9 @@ describe('npm run migrate', () => {
   it('adds the indexes and index attributes, after which every list works', async () => {
     const report = await migrateTable();
     expect(report).toMatchObject({
-      indexesCreated: ['gsi1', 'gsi2', 'gsi3'],
+      indexesCreated: ['gsi1', 'gsi2', 'gsi3', 'gsi4'],
       notifications: 3,
-      recipients: 2,
+      recipients: 3,
       dashboardLinks: 3,
       scheduleEntries: 3,
       highestNotificationId: 800,
@@ -77,6 +92,7 @@ describe('npm run migrate', () => {
       'gsi1',
       'gsi2',
       'gsi3',
+      'gsi4',
     ]);
 
     api = await startLocalApi({});
@@ -87,7 +103,12 @@ describe('npm run migrate', () => {
     ]);
     expect(
       (await client.list('recipientUserId=4')).body.items.map((item: { id: number }) => item.id),
-    ).toEqual([700]);
+    ).toEqual([701, 700]);
+    expect(
+      (await client.list('recipientUserId=4&dashboardId=71')).body.items.map(
+        (item: { id: number }) => item.id,
+      ),
+    ).toEqual([701]);
     const recipients = (await client.recipients(700)).body.items.map(
       (item: { userId: number }) => item.userId,
     );

@@ -1,10 +1,10 @@
 import * as z from 'zod/mini';
+import { CURSOR_MAX_LENGTH } from '#lib/domain/paging';
 
 /** The paging query of every list: `first` (1–200, default 100) and `after`, a previous page's cursor. */
 
 const MAX_PAGE_SIZE = 200;
 const DEFAULT_PAGE_SIZE = 100;
-const MAX_CURSOR_LENGTH = 1000;
 
 /** Query values arrive as text: digits only, then the range. */
 const pageSize = z.pipe(
@@ -21,7 +21,7 @@ const pageSize = z.pipe(
 export const pagingQueryShape = {
   first: z._default(pageSize, DEFAULT_PAGE_SIZE),
   after: z.optional(
-    z.string().check(z.minLength(1), z.maxLength(MAX_CURSOR_LENGTH, 'is not a cursor of this list')),
+    z.string().check(z.minLength(1), z.maxLength(CURSOR_MAX_LENGTH, 'is not a cursor of this list')),
   ),
 };
 

@@ -5,7 +5,7 @@ import { canonicalJson, propertyNames } from '#lib/domain/recipients-properties'
 import type { StoredRecipient } from '#lib/domain/recipients-resolution';
 import { checkItem, parseJsonAttribute } from '#lib/store/codecs/stored-item';
 import type { Item } from '#lib/store/items';
-import { indexKeys, type Key, keys } from '#lib/store/keys';
+import { indexKeys, type Key, keys, type NotificationOnDashboard } from '#lib/store/keys';
 
 /**
  * A recipient row in its notification's partition. An embed recipient's properties are kept as
@@ -25,17 +25,15 @@ export const identityOf = (recipient: StoredRecipient) =>
  * `subscribedAt` is the row's first write, kept when a stored row is written again, so that the
  * row's place in the "recipients of a notification" index never moves.
  */
-function recipientIndexKeys(notification: NotificationRef, recipient: StoredRecipient, rowSk: string): Item {
+function recipientIndexKeys(
+  notification: NotificationOnDashboard,
+  recipient: StoredRecipient,
+  rowSk: string,
+): Item {
   const subscribedAt = recipient.subscribedAt ?? new Date().toISOString();
   return {
     subscribedAt,
-    ...indexKeys.recipient(
-      notification.deploymentId,
-      notification.id,
-      identityOf(recipient),
-      subscribedAt,
-      rowSk,
-    ),
+    ...indexKeys.recipient(notification, identityOf(recipient), subscribedAt, rowSk),
   };
 }
 
@@ -61,7 +59,8 @@ export function propertyAttributes(properties: RecipientProperties): Record<stri
   );
 }
 
-export function encodeRecipient(notification: NotificationRef, recipient: StoredRecipient): Item {
+/** The row of `recipient`; its index entries name the notification's dashboard too. */
+export function encodeRecipient(notification: NotificationOnDashboard, recipient: StoredRecipient): Item {
   const key = recipientKey(notification, recipient);
   if (recipient.type === 'USER') {
     return {
@@ -87,6 +86,17 @@ export function encodeRecipient(notification: NotificationRef, recipient: Stored
     if (json !== undefined) item[attribute] = json;
   }
   return item;
+}
+
+const parentItem = z.looseObject({ deploymentId: z.int(), id: z.int(), dashboardId: z.int() });
+
+/**
+ * A notification item as its recipient rows need it: its identity and its dashboard, which their
+ * index entries name. Read without the schedule, so that writing rows does not load the cron parser.
+ */
+export function decodeRecipientParent(item: Item): NotificationOnDashboard {
+  const { deploymentId, id, dashboardId } = checkItem('notification', parentItem, item);
+  return { deploymentId, id, dashboardId };
 }
 
 // Rows written before the recipients index have no subscription instant.
