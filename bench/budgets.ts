@@ -58,6 +58,12 @@ export const DISPATCH_REQUESTS_PER_FIRED = 4;
  */
 export const DISPATCH_WRITE_UNITS_PER_FIRED = 15;
 export const DISPATCH_LIST_INDEX_WRITES_PER_FIRED = 0;
+/**
+ * A send-now, whatever the number of recipients: the notification, its dashboard link and dashboard,
+ * the last send-now and the run (one read, one transaction), then its first page of recipients (one
+ * Query, four BatchWrites of 25 deliveries) and its progress; the dispatcher does the rest.
+ */
+export const SEND_NOW_REQUESTS = 11;
 /** Recipients are read 100 per Query and their deliveries written 25 per BatchWrite. */
 export const DISPATCH_REQUESTS_PER_RECIPIENT = 0.1;
 /** Requests and read units of adding recipients to a full notification, beyond the same add to an empty one. */
@@ -90,7 +96,8 @@ const POWERTOOLS_FIX =
   'the Powertools logger, metrics and their commons (about 33 KB in every function): writing the JSON log lines and EMF ourselves would meet it';
 
 const knownMisses: Record<string, { ceiling: number; fix: string }> = {
-  'send-notification: bundle bytes': { ceiling: 508_000, fix: POWERTOOLS_FIX },
+  // 1.7 KB more on main for the send-now limit (a transaction) and handing a large run to the dispatcher.
+  'send-notification: bundle bytes': { ceiling: 510_000, fix: POWERTOOLS_FIX },
   'add-recipients: bundle bytes': {
     ceiling: 483_000,
     fix: `${POWERTOOLS_FIX}, and 3 KB more of add-recipients itself`,

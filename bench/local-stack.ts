@@ -51,6 +51,8 @@ export async function startLocalStack(fixtureInput: unknown): Promise<LocalStack
   process.env.EMBED_KEYS_CACHE_SECONDS = CACHE_SECONDS;
   process.env.EMBED_AUDIENCE = EMBED_AUDIENCE;
   process.env.TRUSTED_ISSUERS = JSON.stringify(fixture.trustedIssuers);
+  // The per-request figures send the same notification again and again; the limit would refuse them.
+  process.env.SEND_NOW_MIN_INTERVAL_SECONDS = '0';
   const engine = process.env.DYNAMODB_ENDPOINT ? undefined : await startDynamoDbLocal();
   if (engine) process.env.DYNAMODB_ENDPOINT = engine.endpoint;
   const endpoint = process.env.DYNAMODB_ENDPOINT as string;

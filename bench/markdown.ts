@@ -11,9 +11,11 @@ import { type CostResults, concurrencyTable, sizesTable } from './section-cost.t
 import {
   addRecipientsTable,
   coldAuthenticationTable,
+  dispatchTable,
   dynamoWorkTable,
   perRequestTable,
   type RequestResults,
+  sendNowTable,
 } from './section-requests.ts';
 import { tokensTable } from './section-tokens.ts';
 import type { Table } from './table.ts';
@@ -76,6 +78,13 @@ function renderFigures(r: RunResults): string {
     parts.push(
       `### Add recipients: ${a.recipients} new embed recipients, then the same request again (medians over ${a.newMs.samples} runs)`,
       mdTable(addRecipientsTable(a)),
+    );
+  }
+  if (r.dispatch) {
+    parts.push(
+      `### Dispatch: ${r.dispatch.notifications} notifications due in one minute; send-now of many recipients`,
+      mdTable(dispatchTable(r.dispatch)),
+      mdTable(sendNowTable(r.dispatch.sendNows)),
     );
   }
   if (r.cost?.sizes.length) {

@@ -79,17 +79,55 @@ function putUnderFreshKey(call: RecordedCall): Record<string, unknown> {
  * does the same on a run key of its own (the run's sort key plus a suffix per replay).
  */
 const replays = new WeakMap<unknown[], string>();
-function onFreshRun(call: RecordedCall, results: unknown[]): Record<string, unknown> {
+function replaySuffix(results: unknown[]): string {
   let suffix = replays.get(results);
   if (!suffix) {
     suffix = `-replay-${Math.random().toString(36).slice(2)}`;
     replays.set(results, suffix);
   }
+  return suffix;
+}
+function onFreshRun(call: RecordedCall, results: unknown[]): Record<string, unknown> {
+  const suffix = replaySuffix(results);
   const input = call.input as { Item?: { sk?: { S: string } }; Key?: { sk?: { S: string } } };
   const target = input.Item ?? input.Key;
   const sk = target?.sk?.S;
   if (!target || !sk?.startsWith('RUN#')) return call.input;
   return { ...call.input, [input.Item ? 'Item' : 'Key']: { ...target, sk: { S: `${sk}${suffix}` } } };
+}
+
+type TransactItem = Record<
+  string,
+  { Item?: Record<string, { S?: string }>; Key?: Record<string, { S?: string }> } & Record<string, unknown>
+>;
+
+/**
+ * Send-now's transaction, replayed: its run under a key of its own (as above), and its send-now marker
+ * under a key of its own per replay, written as the first send-now of a notification writes it.
+ */
+function onFreshSendNow(call: RecordedCall, results: unknown[]): Record<string, unknown> {
+  if (call.operation !== 'TransactWriteItems') return onFreshRun(call, results);
+  const actions = (call.input.TransactItems as TransactItem[]).map((action) => {
+    const [kind, body] = Object.entries(action)[0] as [string, TransactItem[string]];
+    const target = body.Item ?? body.Key;
+    const sk = target?.sk?.S ?? '';
+    if (sk.startsWith('RUN#')) {
+      const fresh = onFreshRun({ ...call, input: { [body.Item ? 'Item' : 'Key']: target } }, results);
+      return { [kind]: { ...body, ...fresh } };
+    }
+    if (sk === 'SEND_NOW' && body.Item) {
+      const { ExpressionAttributeValues: _, ...rest } = body;
+      return {
+        [kind]: {
+          ...rest,
+          Item: { ...body.Item, sk: { S: `SEND_NOW${replaySuffix(results)}` } },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      };
+    }
+    return action;
+  });
+  return { ...call.input, TransactItems: actions };
 }
 
 export const scenarios: Record<Operation, Scenario> = {
@@ -228,10 +266,12 @@ export const scenarios: Record<Operation, Scenario> = {
     authorization: admin,
     coldAuthorization: coldAdmin,
     expectedStatus: 202,
-    adjustReplay: onFreshRun,
-    // The notification, its dashboard link and the dashboard; the run; the recipients (one Query);
-    // their console users (one BatchGet); the deliveries (one BatchWrite); the run finished.
-    budget: { warmRequests: 8, coldRequests: 10, readUnits: 6, writeUnits: 7 },
+    adjustReplay: onFreshSendNow,
+    // The notification, its dashboard link and the dashboard; the last send-now, then the run and the
+    // new send-now marker (one transaction); the recipients (one Query); their console users (one
+    // BatchGet); the deliveries (one BatchWrite); the run finished. Writes in a transaction cost double,
+    // and its condition checks are billed as writes: the limit adds 4 write units to a send-now.
+    budget: { warmRequests: 9, coldRequests: 11, readUnits: 7, writeUnits: 11 },
   },
   'list-runs': {
     operation: 'list-runs',

@@ -14,7 +14,8 @@ export type TableAction =
   | 'dynamodb:DeleteItem'
   | 'dynamodb:Query'
   | 'dynamodb:BatchGetItem'
-  | 'dynamodb:BatchWriteItem';
+  | 'dynamodb:BatchWriteItem'
+  | 'dynamodb:ConditionCheckItem';
 
 export interface OperationSettings {
   tableActions: readonly TableAction[];
@@ -80,10 +81,12 @@ export const operationSettings = {
   },
   'send-notification': {
     tableActions: [
-      // The notification, its dashboard link and the dashboard.
+      // The notification, its dashboard link and the dashboard; the last send-now.
       ...AUTHENTICATION,
-      // The run, created only if its id is new.
+      // The run and the send-now marker, in one transaction (lib/store/send-now.ts).
       'dynamodb:PutItem',
+      // In that transaction: the notification still exists, the previous send-now's run is done.
+      'dynamodb:ConditionCheckItem',
       // The recipients, a page at a time, on the notification's partition.
       'dynamodb:Query',
       // Console users of a page by key.

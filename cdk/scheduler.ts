@@ -8,6 +8,7 @@ import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { SQS_MESSAGE_MAX_BYTES } from '#lib/store/limits';
 import { ApiFunction } from './api-function.ts';
 import type { TableAction } from './operation-settings.ts';
 import type { StageConfig } from './stages.ts';
@@ -67,6 +68,8 @@ export class Scheduler extends Construct {
     this.deadLetterQueue = new Queue(this, 'DeliveryJobsDeadLetter', {
       queueName: `notification-delivery-jobs-dlq-${stage.name}`,
       retentionPeriod: Duration.days(14),
+      // A job the renderer gave up on moves here whatever its size.
+      maxMessageSizeBytes: SQS_MESSAGE_MAX_BYTES,
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
       removalPolicy: props.removalPolicy,
@@ -75,6 +78,9 @@ export class Scheduler extends Construct {
       queueName: `notification-delivery-jobs-${stage.name}`,
       retentionPeriod: Duration.days(4),
       visibilityTimeout: Duration.minutes(5),
+      // SQS's maximum, stated: left out, the queue keeps whatever default applies (256 KiB on queues made
+      // before SQS raised it), and a job of a notification with large filters would be refused on every retry.
+      maxMessageSizeBytes: SQS_MESSAGE_MAX_BYTES,
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
       deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: MAX_RECEIVE_COUNT },

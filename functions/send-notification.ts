@@ -1,3 +1,4 @@
+import { config } from '#lib/config';
 import { sendNow } from '#lib/domain/dispatch';
 import { credentialsIn } from '#lib/http/authentication';
 import { createHandler } from '#lib/http/create-handler';
@@ -5,10 +6,13 @@ import { notificationPath } from '#lib/http/schemas/notifications';
 import { runOutput, sendNowInput } from '#lib/http/schemas/runs';
 import { jobSink } from '#lib/jobs/job-sink';
 import { recordBusinessMetric } from '#lib/metrics';
-import { dispatchStore } from '#lib/store/runs';
+import { sendNowStore } from '#lib/store/send-now';
 import { credentialDirectory } from '#lib/store/users';
 
-/** POST /v1/deployments/{deploymentId}/notifications/{id}/send: a manual run now, answered 202 with its RunDto. */
+/**
+ * POST /v1/deployments/{deploymentId}/notifications/{id}/send: a manual run now, answered 202 with its
+ * RunDto (`dispatching` while a large run goes on in the background); 429 when too soon after the last.
+ */
 export const handler = createHandler({
   access: 'admin',
   authentication: credentialsIn(credentialDirectory),
@@ -17,8 +21,11 @@ export const handler = createHandler({
   bodyOptional: true,
   success: { status: 202 },
   response: runOutput,
-  operation: async ({ params, remainingTimeMs }) => {
-    const run = await sendNow(dispatchStore, jobSink(), params, { now: Date.now(), remainingTimeMs });
+  operation: async ({ params }) => {
+    const run = await sendNow(sendNowStore, jobSink(), params, {
+      now: Date.now(),
+      minIntervalMs: config().sendNowMinIntervalMs,
+    });
     recordBusinessMetric('RunsCreated', 1);
     recordBusinessMetric('DeliveriesQueued', run.recipients.queued);
     recordBusinessMetric('DeliveriesSkipped', run.recipients.skipped);

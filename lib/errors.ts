@@ -24,6 +24,7 @@ export type ErrorCode =
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'idempotency_key_mismatch'
+  | 'too_many_requests'
   | 'internal'
   | 'unavailable';
 
@@ -121,6 +122,16 @@ export class IdempotencyKeyMismatchError extends ServiceError {
       'idempotency_key_mismatch',
       'This Idempotency-Key was used with a different request body; use a new key for a new request',
     );
+  }
+}
+
+/** A request refused for coming too soon after another; nothing was done, and it may be sent again later. */
+export class TooManyRequestsError extends ServiceError {
+  readonly retryAfterSeconds: number;
+
+  constructor(message: string, retryAfterSeconds: number) {
+    super('too_many_requests', message);
+    this.retryAfterSeconds = Math.max(1, Math.ceil(retryAfterSeconds));
   }
 }
 

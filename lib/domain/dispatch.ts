@@ -19,7 +19,7 @@ import {
 } from '#lib/domain/runs';
 import { type ScheduleState, scheduleSignature } from '#lib/domain/schedule';
 import type { SchedulePlanner } from '#lib/domain/schedule-planning';
-import { NotFoundError } from '#lib/errors';
+import { NotFoundError, TooManyRequestsError } from '#lib/errors';
 
 /**
  * The dispatcher. A pass reads the due index (schedule entries whose first instant has come, runs
@@ -91,6 +91,13 @@ export interface RunProgress {
   cursor: string | undefined;
 }
 
+/** What became of a send-now's run: made, or refused by the send-now limit, or the notification is gone. */
+type ManualRunClaim =
+  | { created: true }
+  | { created: false; reason: 'too_soon'; previousAt: number }
+  | { created: false; reason: 'dispatching' }
+  | { created: false; reason: 'gone' };
+
 export interface DispatchStore {
   /** Every due-index entry at or before `now`, in the given shards of the index (every shard when absent). */
   dueEntries(now: number, shards?: readonly number[]): Promise<DueEntry[]>;
@@ -144,9 +151,20 @@ export interface DispatchStore {
   releaseLease(ref: RunRef, lease: Lease, now: number): Promise<void>;
 }
 
+/** Send-now's storage: the dispatcher's, and the write that decides the send-now limit. */
+export interface SendNowStore extends DispatchStore {
+  /**
+   * Creates a manual run and records it as the notification's latest send-now, in one atomic write,
+   * unless the previous send-now was after `previousNoLaterThan` or its run is still dispatching.
+   */
+  createManualRun(run: Run, lease: Lease | undefined, previousNoLaterThan: number): Promise<ManualRunClaim>;
+}
+
 /** Where delivery jobs go: a queue when deployed, files locally. Sending the same job again is harmless. */
 export interface JobSink {
   send(jobs: readonly DeliveryJob[]): Promise<void>;
+  /** Removes what a sender killed mid-send left behind (a local outbox's temporary files); each pass starts with it. */
+  sweep?(now?: number): Promise<void>;
 }
 
 export interface DispatchOptions {
@@ -269,25 +287,30 @@ const newRun = (
   trigger,
   scheduledFor: new Date(scheduledFor).toISOString(),
   createdAt: new Date(createdAt).toISOString(),
-  status: skipReason ? 'skipped' : 'pending',
+  status: skipReason ? 'skipped' : 'dispatching',
   skipReason,
   recipients: { queued: 0, skipped: 0 },
 });
 
-/** Step 3 and 4: delivers page after page from the cursor; returns the run as it stands. */
+/**
+ * Step 3 and 4: delivers page after page from the cursor; returns the run as it stands. After
+ * `maxPages` pages the run is handed over: its progress is recorded with a lease that ends at once,
+ * so the next pass takes it over from there.
+ */
 async function deliver(
   context: Context,
   progress: RunProgress,
   lease: Lease,
   notification: Notification,
   dashboard: Dashboard,
+  maxPages = Number.POSITIVE_INFINITY,
 ): Promise<Run> {
   const { store, sink } = context;
   const { run } = progress;
   const ref: RunRef = { deploymentId: run.deploymentId, id: run.notificationId, runId: run.runId };
   let { cursor } = progress;
   let counts = { ...run.recipients };
-  for (;;) {
+  for (let pages = 1; ; pages++) {
     if (!timeLeft(context)) {
       await store.releaseLease(ref, lease, context.clock());
       context.summary.unfinished += 1;
@@ -307,8 +330,9 @@ async function deliver(
       context.summary.skipped += counts.skipped;
       return { ...run, status: 'dispatched', recipients: counts };
     }
-    lease.until = context.clock() + (context.options.leaseMs ?? DEFAULT_LEASE_MS);
-    if (!(await store.saveProgress(ref, lease, page.last, counts, lease.until)))
+    const handOver = pages >= maxPages;
+    lease.until = context.clock() + (handOver ? 0 : (context.options.leaseMs ?? DEFAULT_LEASE_MS));
+    if (!(await store.saveProgress(ref, lease, page.last, counts, lease.until)) || handOver)
       return { ...run, recipients: counts };
     cursor = page.last;
   }
@@ -453,6 +477,7 @@ export async function dispatchPass(
   onError: (error: unknown, entry: DueEntry) => void = () => {},
 ): Promise<PassSummary> {
   const context = newContext(store, sink, options);
+  await sink.sweep?.();
   const entries = await store.dueEntries(options.now, options.shards);
   context.summary.due = entries.length;
   const pace = pacer(options.maxPerSecondPerShard);
@@ -476,26 +501,56 @@ export async function dispatchPass(
   return context.summary;
 }
 
+export interface SendNowOptions {
+  /** The request's time (epoch ms). */
+  now: number;
+  /** A send-now less than this after the notification's previous one is refused. */
+  minIntervalMs: number;
+  pageSize?: number;
+  leaseMs?: number;
+}
+
 /**
- * Send now: a manual run at once, on the same path as a scheduled one, whether or not the schedule
- * or delivery is enabled (an unavailable dashboard still skips it). Deliveries the request has no
- * time for are finished by the dispatcher, which finds the run under its lease.
+ * Send now: a manual run at once, whether or not the schedule or delivery is enabled (an unavailable
+ * dashboard still skips it). The request does a bounded amount of work whatever the number of
+ * recipients: it records the run and delivers its first page of recipients; a run with more is left
+ * `dispatching` under a lease that has already ended, and the next dispatcher pass takes it over and
+ * finishes it. Refused (429) less than `minIntervalMs` after the notification's previous send-now, or
+ * while that one is still dispatching, decided by one conditional write, so concurrent send-nows
+ * cannot all pass.
  */
 export async function sendNow(
-  store: DispatchStore,
+  store: SendNowStore,
   sink: JobSink,
   ref: NotificationRef,
-  options: Omit<DispatchOptions, 'misfireGraceMinutes'>,
+  options: SendNowOptions,
 ): Promise<RunDto> {
   const stored = await store.findNotification(ref);
-  if (!stored) throw new NotFoundError(`Notification ${ref.id} of deployment ${ref.deploymentId}`);
+  if (!stored) throw notFound(ref);
   const { notification } = stored;
   const dashboard = await store.findDashboard(notification.deploymentId, notification.dashboardId);
   const skipReason = runSkipReason('manual', notification, dashboard);
   const run = newRun(ref, 'manual', manualRunId(options.now), options.now, options.now, skipReason);
   const context = newContext(store, sink, { ...options, misfireGraceMinutes: 0 });
   const lease = skipReason ? undefined : leaseFrom(context);
-  await store.createRun(run, lease);
+  const claim = await store.createManualRun(run, lease, options.now - options.minIntervalMs);
+  if (!claim.created) {
+    if (claim.reason === 'gone') throw notFound(ref);
+    const intervalSeconds = options.minIntervalMs / 1000;
+    if (claim.reason === 'dispatching')
+      throw new TooManyRequestsError(
+        'The previous send-now of this notification is still dispatching; send again when it is dispatched',
+        intervalSeconds,
+      );
+    throw new TooManyRequestsError(
+      `At most one send-now of a notification every ${intervalSeconds} s`,
+      // A previous send-now stamped later than this request's clock counts as just made.
+      (Math.min(claim.previousAt, options.now) + options.minIntervalMs - options.now) / 1000,
+    );
+  }
   if (!lease || !dashboard) return toRunDto(run);
-  return toRunDto(await deliver(context, { run, cursor: undefined }, lease, notification, dashboard));
+  return toRunDto(await deliver(context, { run, cursor: undefined }, lease, notification, dashboard, 1));
 }
+
+const notFound = (ref: NotificationRef) =>
+  new NotFoundError(`Notification ${ref.id} of deployment ${ref.deploymentId}`);

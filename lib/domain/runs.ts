@@ -24,7 +24,15 @@ export interface RecipientCounts {
   skipped: number;
 }
 
-/** A run as stored. `pending` while its deliveries are being written; the API shows it as dispatched. */
+/**
+ * A run's status: `dispatching` while its deliveries are being recorded and queued (also when the
+ * pass doing it died: the run stays so until a later pass takes its lease over and finishes),
+ * `dispatched` once every delivery is recorded, or `skipped` from the start.
+ */
+export const runStatuses = ['dispatching', 'dispatched', 'skipped'] as const;
+export type RunStatus = (typeof runStatuses)[number];
+
+/** A run as stored and as the API shows it. */
 export interface Run {
   runId: string;
   deploymentId: number;
@@ -33,19 +41,14 @@ export interface Run {
   /** The firing instant, or the request's time for send-now (ISO-8601, ms). */
   scheduledFor: string;
   createdAt: string;
-  status: 'pending' | 'dispatched' | 'skipped';
+  status: RunStatus;
   skipReason: RunSkipReason | null;
   recipients: RecipientCounts;
 }
 
-export interface RunDto extends Omit<Run, 'status'> {
-  status: 'dispatched' | 'skipped';
-}
+export type RunDto = Run;
 
-export function toRunDto(run: Run): RunDto {
-  // A pending run has been accepted and its deliveries are being queued; nothing will skip it now.
-  return { ...run, status: run.status === 'skipped' ? 'skipped' : 'dispatched' };
-}
+export const toRunDto = (run: Run): RunDto => run;
 
 const compact = (instant: number) => new Date(instant).toISOString().replace(/[-:.]/g, '');
 

@@ -1,6 +1,6 @@
 import type { MiddlewareObj, Request } from '@middy/core';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { type ErrorCode, ServiceError, UnavailableError } from '#lib/errors';
+import { type ErrorCode, ServiceError, TooManyRequestsError, UnavailableError } from '#lib/errors';
 import { jsonResponse } from '#lib/http/responses';
 
 /** The one place where a failure becomes an HTTP status. */
@@ -16,6 +16,7 @@ const statusByCode: Record<ErrorCode, number> = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   idempotency_key_mismatch: 422,
+  too_many_requests: 429,
   internal: 500,
   unavailable: 503,
 };
@@ -50,7 +51,8 @@ export function errorHandler(): MiddlewareObj<APIGatewayProxyEventV2> {
     body.requestId = request.event.requestContext?.requestId;
     const headers: Record<string, string> = {};
     if (status === 401) headers['www-authenticate'] = 'Bearer';
-    if (failure instanceof UnavailableError) headers['retry-after'] = String(failure.retryAfterSeconds);
+    if (failure instanceof UnavailableError || failure instanceof TooManyRequestsError)
+      headers['retry-after'] = String(failure.retryAfterSeconds);
     request.response = jsonResponse(status, body, headers);
   };
   return { onError: errorHandlerMiddlewareOnError };

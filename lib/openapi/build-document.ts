@@ -41,6 +41,7 @@ const errorDescriptions: Record<number, string> = {
   413: 'The body is larger than 5 MiB',
   415: 'The body is not application/json',
   422: 'This Idempotency-Key was used with another body',
+  429: 'Too soon after the previous request of its kind, or while that one is still dispatching; nothing was done: send it again after Retry-After',
   500: 'An internal error; the answer carries nothing more than its request id',
   503: 'Storage or an identity provider is unavailable; the request is safe to repeat after Retry-After',
 };
@@ -78,6 +79,7 @@ function errorStatuses(route: Route, definition: Definition): number[] {
   if (definition.body) for (const status of [413, 415]) statuses.add(status);
   if (route.operation === 'create-notification') for (const status of [404, 409, 422]) statuses.add(status);
   if (route.operation === 'update-notification' || route.operation === 'add-recipients') statuses.add(409);
+  if (route.operation === 'send-notification') statuses.add(429);
   return [...statuses].sort((a, b) => a - b);
 }
 
@@ -171,6 +173,11 @@ function buildOpenApiDocument(definitions: ReadonlyMap<string, Definition>): Jso
             ...(status === '401' && {
               headers: {
                 'WWW-Authenticate': { required: true, schema: { type: 'string', const: 'Bearer' } },
+              },
+            }),
+            ...(status === '429' && {
+              headers: {
+                'Retry-After': { description: 'Seconds to wait', required: true, schema: { type: 'string' } },
               },
             }),
             ...(status === '503' && {

@@ -163,6 +163,15 @@ export const keys = {
     sk: `${deliveryPrefix(runId)}${recipientSk.slice(RECIPIENT_PREFIX.length)}`,
   }),
   deliveryPrefix,
+  /**
+   * The notification's latest send-now (its time and run): a small item of its own beside the
+   * notification, so that the limit's conditional write neither rewrites the notification item (and
+   * its list-index copies) nor races the writes of its schedule.
+   */
+  sendNowMarker: (deploymentId: number, notificationId: number): Key => ({
+    pk: notificationPartition(deploymentId, notificationId),
+    sk: 'SEND_NOW',
+  }),
   /** A create's Idempotency-Key, scoped to the deployment and the caller. */
   idempotencyRecord: (deploymentId: number, caller: string, key: string): Key => ({
     pk: `DEPLOYMENT#${deploymentId}#IDEMPOTENCY#${part(caller)}#${part(key)}`,

@@ -19,6 +19,13 @@ export const dynamoDbLimits = {
   nestingDepth: 32,
 } as const;
 
+/**
+ * The largest message SQS accepts, its body in UTF-8 bytes (1 MiB; a queue's default may be less, so
+ * the delivery queue sets it). Every delivery job the input limits allow fits in it
+ * (test/scheduling/job-size.test.ts builds the largest).
+ */
+export const SQS_MESSAGE_MAX_BYTES = 1024 * 1024;
+
 /** UTF-8 size of text, the unit DynamoDB counts in. */
 export const utf8Bytes = (text: string) => Buffer.byteLength(text, 'utf8');
 

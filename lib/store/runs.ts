@@ -13,7 +13,7 @@ import {
   scheduleMarksOf,
 } from '#lib/store/codecs/notifications';
 import { decodeRecipient } from '#lib/store/codecs/recipients';
-import { decodeRun, encodeDelivery, encodeRun } from '#lib/store/codecs/runs';
+import { decodeRun, encodeDelivery, encodeRun, STORED_DISPATCHING } from '#lib/store/codecs/runs';
 import { decodeConsoleUser } from '#lib/store/codecs/users';
 import { getItem, type Item } from '#lib/store/items';
 import {
@@ -268,7 +268,7 @@ export const dispatchStore: DispatchStore = {
             ':owner': lease.owner,
             ':until': lease.until,
             ':sk': dueIndexKeys.run(ref.deploymentId, ref.id, ref.runId, lease.until).gsi3sk,
-            ':pending': 'pending',
+            ':pending': STORED_DISPATCHING,
             ':now': now,
           },
           ReturnValues: 'ALL_NEW',
@@ -388,4 +388,4 @@ export const dispatchStore: DispatchStore = {
 
 /** A lease is ours while the run is pending and names us as its owner. */
 const leaseHeld = '#status = :pending AND leaseOwner = :owner';
-const leaseValues = (lease: Lease) => ({ ':pending': 'pending', ':owner': lease.owner });
+const leaseValues = (lease: Lease) => ({ ':pending': STORED_DISPATCHING, ':owner': lease.owner });

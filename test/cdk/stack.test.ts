@@ -5,6 +5,7 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readConfig } from '#lib/config';
 import { routeKey, routes } from '#lib/routes';
+import { SQS_MESSAGE_MAX_BYTES } from '#lib/store/limits';
 import { addStageStack } from '../../cdk/admin-api-app.ts';
 import type { AdminApiStack } from '../../cdk/admin-api-stack.ts';
 import { operationSettings } from '../../cdk/operation-settings.ts';
@@ -445,6 +446,15 @@ describe('the scheduler of the dev stage', () => {
     for (const action of COORDINATOR_TABLE_ACTIONS) expect(coordinatorPolicy).toContain(action);
     for (const action of ['PutItem', 'UpdateItem', 'sqs:SendMessage'])
       expect(coordinatorPolicy).not.toContain(action);
+  });
+
+  it('takes messages of 1 MiB, the most SQS allows, on the delivery queue and its dead-letter queue', () => {
+    const resources = template.toJSON().Resources;
+    for (const queue of [stack.scheduler.queue, stack.scheduler.deadLetterQueue]) {
+      const id = stack.getLogicalId(queue.node.defaultChild as never);
+      expect(resources[id].Properties.MaximumMessageSize).toBe(1_048_576);
+    }
+    expect(SQS_MESSAGE_MAX_BYTES).toBe(1_048_576);
   });
 
   it('queues delivery jobs on an encrypted queue whose failures go to a dead-letter queue', () => {

@@ -15,6 +15,10 @@ import { type LocalApi, startLocalApi } from '#test/support/local-api';
 
 /** Send-now and the run and delivery lists, through the local API over the real engine. */
 
+// These tests send the same notification again at once; the send-now limit has tests of its own
+// (test/functions/send-now.test.ts). Read on first use of the configuration, after this line.
+process.env.SEND_NOW_MIN_INTERVAL_SECONDS = '0';
+
 let api: LocalApi;
 const base = '/v1/deployments/7/notifications';
 

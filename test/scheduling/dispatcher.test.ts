@@ -1,14 +1,16 @@
 import { mkdtemp, readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type DispatchOptions, dispatchPass, type JobSink, sendNow } from '#lib/domain/dispatch';
 import type { Notification } from '#lib/domain/notification';
 import { updateNotification } from '#lib/domain/notification-writes';
 import { pageWindow } from '#lib/domain/paging';
+import { listRuns } from '#lib/domain/run-lists';
 import { type DeliveryJob, toDeliveryDto, toRunDto } from '#lib/domain/runs';
 import { schedulePlanner } from '#lib/domain/schedule-planning';
+import { NotFoundError, TooManyRequestsError } from '#lib/errors';
 import { parseFixture } from '#lib/fixtures/fixture';
 import { ensureTable, loadFixture } from '#lib/fixtures/load-fixture';
 import { outboxSink } from '#lib/jobs/outbox-sink';
@@ -20,6 +22,7 @@ import { notificationItems } from '#lib/store/notification-items';
 import { notificationRepository } from '#lib/store/notifications';
 import { runListRepository } from '#lib/store/run-lists';
 import { dispatchStore } from '#lib/store/runs';
+import { sendNowStore } from '#lib/store/send-now';
 import { barrier, crash, injectDynamoDbFaults } from '#test/support/dynamodb-faults';
 import { consoleUsers } from '#test/support/fixtures';
 
@@ -363,7 +366,7 @@ describe('a dispatch pass', () => {
   it('sends now on the same path, whether or not the schedule or delivery is enabled', async () => {
     const n = await notification([user(1), user(3)], { isEnabled: false, notificationEnabled: false });
     const { sink, jobs } = await outbox();
-    const run = await sendNow(dispatchStore, sink, n, { now: NINE_BERLIN + 7 * MINUTE });
+    const run = await sendNow(sendNowStore, sink, n, { now: NINE_BERLIN + 7 * MINUTE, minIntervalMs: 0 });
     expect(run).toMatchObject({
       trigger: 'manual',
       status: 'dispatched',
@@ -372,15 +375,99 @@ describe('a dispatch pass', () => {
       recipients: { queued: 1, skipped: 1 },
     });
     expect(await jobs()).toHaveLength(1);
-    const again = await sendNow(dispatchStore, sink, n, { now: NINE_BERLIN + 7 * MINUTE });
+    const again = await sendNow(sendNowStore, sink, n, { now: NINE_BERLIN + 7 * MINUTE, minIntervalMs: 0 });
     expect(again.runId).not.toBe(run.runId);
 
     const draft = await notification([user(1)], { dashboardId: 71 });
-    expect(await sendNow(dispatchStore, sink, draft, { now: NINE_BERLIN })).toMatchObject({
+    expect(await sendNow(sendNowStore, sink, draft, { now: NINE_BERLIN, minIntervalMs: 0 })).toMatchObject({
       status: 'skipped',
       skipReason: 'dashboard_unavailable',
       recipients: { queued: 0, skipped: 0 },
     });
+  });
+});
+
+describe('the send-now limit, on the request clock', () => {
+  const SECOND = 1_000;
+  const limited = (n: Notification, sink: JobSink, now: number) =>
+    sendNow(sendNowStore, sink, n, { now, minIntervalMs: 10 * SECOND });
+  const refusal = (promise: Promise<unknown>) =>
+    promise.then(
+      () => undefined,
+      (error: unknown) => error as TooManyRequestsError,
+    );
+
+  it('refuses a send-now within the interval, saying when to retry; accepts it after', async () => {
+    const n = await notification([user(1)]);
+    const { sink } = await outbox();
+    expect((await limited(n, sink, NINE_BERLIN)).status).toBe('dispatched');
+    const tooSoon = await refusal(limited(n, sink, NINE_BERLIN + 3_500));
+    expect(tooSoon).toBeInstanceOf(TooManyRequestsError);
+    expect(tooSoon?.retryAfterSeconds).toBe(7);
+    expect((await limited(n, sink, NINE_BERLIN + 10 * SECOND)).status).toBe('dispatched');
+    expect(await runsOf(n)).toHaveLength(2);
+  });
+
+  it('refuses a send-now while the previous one is dispatching, however long ago it was made', async () => {
+    const recipients = Array.from({ length: 7 }, (_, i) => embed('acme', `many-${i}`, 700 + i));
+    const n = await notification(recipients);
+    const { sink, jobs } = await outbox();
+    const first = await sendNow(sendNowStore, sink, n, {
+      now: NINE_BERLIN,
+      minIntervalMs: 10 * SECOND,
+      pageSize: 3,
+    });
+    expect(first).toMatchObject({ status: 'dispatching', recipients: { queued: 3 } });
+    const whileDispatching = await refusal(limited(n, sink, NINE_BERLIN + 60 * SECOND));
+    expect(whileDispatching).toBeInstanceOf(TooManyRequestsError);
+    expect(whileDispatching?.message).toMatch(/dispatching/);
+
+    await pass(sink, NINE_BERLIN + 61 * SECOND, { pageSize: 3 });
+    const [run] = (await runsOf(n)).filter(({ runId }) => runId === first.runId);
+    expect(run).toMatchObject({ status: 'dispatched', recipients: { queued: 7 } });
+    expect((await jobs()).filter(({ runId }) => runId === first.runId)).toHaveLength(7);
+    expect((await limited(n, sink, NINE_BERLIN + 62 * SECOND)).status).toBe('dispatched');
+  });
+
+  it('answers 404 and makes no run for a notification deleted before its run is written', async () => {
+    const n = await notification([user(1)]);
+    const { sink } = await outbox();
+    const faults = injectDynamoDbFaults(documentClient());
+    faults.add({
+      operations: ['TransactWriteItems'],
+      fault: {
+        kind: 'hook',
+        run: () =>
+          documentClient()
+            .send(new DeleteCommand({ TableName: tableName(), Key: keys.notification(7, n.id) }))
+            .then(() => {}),
+      },
+    });
+    try {
+      await expect(limited(n, sink, NINE_BERLIN)).rejects.toBeInstanceOf(NotFoundError);
+    } finally {
+      faults.detach();
+    }
+    expect(await runsOf(n)).toEqual([]);
+  });
+});
+
+describe('a run whose pass died', () => {
+  it('is listed dispatching until a later pass finishes it', async () => {
+    const n = await notification([user(1), user(2), user(3)]);
+    const { sink } = await outbox();
+    const faults = injectDynamoDbFaults(documentClient());
+    // After the claim and the advance, the pass dies as it records its first page.
+    faults.add({ operations: ['UpdateItem'], when: (call) => call === 2, fault: crash() });
+    try {
+      expect((await pass(sink, NINE_BERLIN + 1_000, { pageSize: 2 })).failed).toBe(1);
+    } finally {
+      faults.detach();
+    }
+    const listed = async () => (await listRuns(runListRepository, n, { first: 10 })).items;
+    expect(await listed()).toMatchObject([{ status: 'dispatching', recipients: { queued: 0 } }]);
+    await pass(sink, NINE_BERLIN + 3 * MINUTE, { pageSize: 2 });
+    expect(await listed()).toMatchObject([{ status: 'dispatched', recipients: { queued: 2, skipped: 1 } }]);
   });
 });
 

@@ -360,12 +360,14 @@ describe('round trips: decode(stored(encode(value))) is the value', () => {
       trigger: 'schedule',
       scheduledFor: '2026-01-02T03:04:05.006Z',
       createdAt: '2026-01-02T03:04:06.000Z',
-      status: 'pending',
+      status: 'dispatching',
       skipReason: null,
       recipients: { queued: 2, skipped: 1 },
     } as const;
     const leased = await stored(encodeRun(run, { owner: 'o', until: 1_767_323_106_000 }));
     expect(decodeRun(leased)).toEqual(run);
+    // Stored under the word runs in progress always had, which the dispatcher's conditions test for.
+    expect(leased.status).toBe('pending');
     expect(attributeNames(leased)).toEqual([
       'createdAt',
       'deploymentId',

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { RUN_ID_PATTERN } from '#lib/domain/runs';
+import { RUN_ID_PATTERN, runStatuses } from '#lib/domain/runs';
 import { pathId } from '#lib/http/schemas/common';
 import { pageOf } from '#lib/http/schemas/paging';
 import { recipientOutput } from '#lib/http/schemas/recipient-outputs';
@@ -24,7 +24,7 @@ export const runOutput = z.strictObject({
   trigger: z.enum(['schedule', 'manual']),
   scheduledFor: z.string(),
   createdAt: z.string(),
-  status: z.enum(['dispatched', 'skipped']),
+  status: z.enum(runStatuses),
   skipReason: z.nullable(z.enum(['delivery_disabled', 'dashboard_unavailable'])),
   recipients: recipientCounts,
 });

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import type { RecipientOutput } from '#lib/domain/recipients';
-import type { Delivery, Run } from '#lib/domain/runs';
+import { type Delivery, type Run, type RunStatus, runStatuses } from '#lib/domain/runs';
 import { checkItem } from '#lib/store/codecs/stored-item';
 import type { Item } from '#lib/store/items';
 import { dueIndexKeys, keys } from '#lib/store/keys';
@@ -10,6 +10,13 @@ import { dueIndexKeys, keys } from '#lib/store/keys';
  * (`leaseOwner`, `leaseUntil`), its `cursor` and its due-index entry; those are the dispatcher's,
  * written and removed by its conditional updates, and not part of the run as read.
  */
+
+/**
+ * A run in progress is stored as `pending`, the word it had before the API showed it: the dispatcher's
+ * conditional writes (lib/store/runs.ts) test for it, and runs written by earlier versions carry it.
+ */
+export const STORED_DISPATCHING = 'pending' as const;
+const storedStatus = (status: RunStatus) => (status === 'dispatching' ? STORED_DISPATCHING : status);
 
 export function encodeRun(run: Run, lease?: { owner: string; until: number }): Item {
   return {
@@ -21,7 +28,7 @@ export function encodeRun(run: Run, lease?: { owner: string; until: number }): I
     trigger: run.trigger,
     scheduledFor: run.scheduledFor,
     createdAt: run.createdAt,
-    status: run.status,
+    status: storedStatus(run.status),
     skipReason: run.skipReason,
     recipients: run.recipients,
     ...(lease && {
@@ -40,7 +47,7 @@ const runItem = z.looseObject({
   trigger: z.enum(['schedule', 'manual']),
   scheduledFor: z.string(),
   createdAt: z.string(),
-  status: z.enum(['pending', 'dispatched', 'skipped']),
+  status: z.enum([STORED_DISPATCHING, ...runStatuses]),
   skipReason: z.nullable(z.enum(['delivery_disabled', 'dashboard_unavailable'])),
   recipients: z.looseObject({ queued: count, skipped: count }),
 });
@@ -54,7 +61,7 @@ export function decodeRun(item: Item): Run {
     trigger: stored.trigger,
     scheduledFor: stored.scheduledFor,
     createdAt: stored.createdAt,
-    status: stored.status,
+    status: stored.status === STORED_DISPATCHING ? 'dispatching' : stored.status,
     skipReason: stored.skipReason,
     recipients: { queued: stored.recipients.queued, skipped: stored.recipients.skipped },
   };

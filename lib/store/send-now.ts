@@ -1,0 +1,87 @@
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { SendNowStore } from '#lib/domain/dispatch';
+import { documentClient, tableName } from '#lib/store/client';
+import { encodeRun, STORED_DISPATCHING } from '#lib/store/codecs/runs';
+import { getItem } from '#lib/store/items';
+import { keys } from '#lib/store/keys';
+import { dispatchStore } from '#lib/store/runs';
+
+/**
+ * Send-now's storage: the dispatcher's, plus the one write that decides the send-now limit and makes
+ * the run. Kept apart so that the dispatcher's bundle (and its grants) carry no transaction.
+ */
+export const sendNowStore: SendNowStore = {
+  ...dispatchStore,
+
+  async createManualRun(run, lease, previousNoLaterThan) {
+    const ref = { deploymentId: run.deploymentId, id: run.notificationId };
+    const markerKey = keys.sendNowMarker(ref.deploymentId, ref.id);
+    const marker = await getItem(markerKey);
+    const previous = marker && { at: marker.lastAt as number, runId: marker.runId as string };
+    if (previous && previous.at > previousNoLaterThan)
+      return { created: false, reason: 'too_soon', previousAt: previous.at };
+    try {
+      await documentClient().send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              // The limit's decision: the marker moves only from the send-now that was read, so of two
+              // send-nows at once exactly one writes it.
+              Put: {
+                TableName: tableName(),
+                Item: {
+                  ...markerKey,
+                  entity: 'SEND_NOW',
+                  lastAt: Date.parse(run.createdAt),
+                  runId: run.runId,
+                },
+                ConditionExpression: previous ? 'runId = :previous' : 'attribute_not_exists(pk)',
+                ...(previous && { ExpressionAttributeValues: { ':previous': previous.runId } }),
+              },
+            },
+            {
+              Put: {
+                TableName: tableName(),
+                Item: encodeRun(run, lease),
+                ConditionExpression: 'attribute_not_exists(pk)',
+              },
+            },
+            // No run for a notification deleted since it was read.
+            {
+              ConditionCheck: {
+                TableName: tableName(),
+                Key: keys.notification(ref.deploymentId, ref.id),
+                ConditionExpression: 'attribute_exists(pk)',
+              },
+            },
+            // The previous send-now finished recording its deliveries (or has expired since).
+            ...(previous
+              ? [
+                  {
+                    ConditionCheck: {
+                      TableName: tableName(),
+                      Key: keys.run(ref.deploymentId, ref.id, previous.runId),
+                      ConditionExpression: 'attribute_not_exists(pk) OR #status <> :dispatching',
+                      ExpressionAttributeNames: { '#status': 'status' },
+                      ExpressionAttributeValues: { ':dispatching': STORED_DISPATCHING },
+                    },
+                  },
+                ]
+              : []),
+          ],
+        }),
+      );
+      return { created: true };
+    } catch (error) {
+      if (!(error instanceof TransactionCanceledException)) throw error;
+      const [markerMoved, , notificationGone, stillDispatching] = (error.CancellationReasons ?? []).map(
+        (reason) => reason.Code === 'ConditionalCheckFailed',
+      );
+      if (notificationGone) return { created: false, reason: 'gone' };
+      if (stillDispatching && !markerMoved) return { created: false, reason: 'dispatching' };
+      // Another send-now won the marker (or is writing it now): it is the previous one, made just now.
+      return { created: false, reason: 'too_soon', previousAt: Date.parse(run.createdAt) };
+    }
+  },
+};
