@@ -153,8 +153,9 @@ describe('a run whose pass died', () => {
     const stored = await dispatchStore.findNotification({ deploymentId: 7, id: 714 });
     const instant = dueIndexKeys.instantOf(stored?.dueKey as string);
     const faults = injectDynamoDbFaults(documentClient());
-    // The pass dies after claiming the run and advancing the schedule, as it records its first page.
-    faults.add({ operations: ['UpdateItem'], when: (call) => call === 2, fault: crash() });
+    // The pass dies after claiming the run and moving the schedule entry (one transaction), as it
+    // records its first page.
+    faults.add({ operations: ['UpdateItem'], when: (call) => call === 1, fault: crash() });
     try {
       const died = await dispatchPass(dispatchStore, outboxSink(config().outboxDir), {
         now: instant + 1_000,

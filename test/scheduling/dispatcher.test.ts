@@ -457,8 +457,9 @@ describe('a run whose pass died', () => {
     const n = await notification([user(1), user(2), user(3)]);
     const { sink } = await outbox();
     const faults = injectDynamoDbFaults(documentClient());
-    // After the claim and the advance, the pass dies as it records its first page.
-    faults.add({ operations: ['UpdateItem'], when: (call) => call === 2, fault: crash() });
+    // After the claim (the run and the entry's move, one transaction), the pass dies as it records its
+    // first page.
+    faults.add({ operations: ['UpdateItem'], when: (call) => call === 1, fault: crash() });
     try {
       expect((await pass(sink, NINE_BERLIN + 1_000, { pageSize: 2 })).failed).toBe(1);
     } finally {
@@ -477,7 +478,11 @@ describe('exactly once', () => {
     const { sink, jobs } = await outbox();
     const faults = injectDynamoDbFaults(documentClient());
     const lineUp = barrier(2);
-    faults.add({ operations: ['PutItem'], when: (call) => call <= 2, fault: { kind: 'hook', run: lineUp } });
+    faults.add({
+      operations: ['TransactWriteItems'],
+      when: (call) => call <= 2,
+      fault: { kind: 'hook', run: lineUp },
+    });
     try {
       const [a, b] = await Promise.all([pass(sink, NINE_BERLIN + 1_000), pass(sink, NINE_BERLIN + 2_000)]);
       expect(a.fired + b.fired).toBe(1);
