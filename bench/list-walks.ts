@@ -4,7 +4,7 @@ import { batchWriteAll } from '#lib/store/batch';
 import { encodeNotification } from '#lib/store/codecs/notifications';
 import { encodeRecipient } from '#lib/store/codecs/recipients';
 import type { Item } from '#lib/store/items';
-import { notificationJsonBytes } from '#lib/store/limits';
+import { largestLists } from '#test/support/largest-lists';
 import {
   type Budget,
   LIST_PAGE_MAX_BYTES,
@@ -66,6 +66,8 @@ const notification = (id: number, dashboardId: number, lists: Partial<Notificati
   notificationFormat: 'png',
   filters: null,
   timeGrains: null,
+  memberSwitchers: null,
+  notificationAiSummary: false,
   ...lists,
 });
 
@@ -74,31 +76,6 @@ const put = (items: Item[]) =>
     items.map((item) => ({ PutRequest: { Item: item } })),
     { concurrency: FILL_CONCURRENCY },
   );
-
-/** 200 filters and 200 time grains, each list as many bytes as its limit allows. */
-function largestLists(): Pick<Notification, 'filters' | 'timeGrains'> {
-  const fill = <T>(make: (i: number, length: number) => T, budget: number) => {
-    const bytesAt = (length: number) =>
-      Buffer.byteLength(JSON.stringify(Array.from({ length: 200 }, (_, i) => make(i, length))));
-    let length = 8;
-    while (length < 990 && bytesAt(length + 1) <= budget) length++;
-    return Array.from({ length: 200 }, (_, i) => make(i, length));
-  };
-  return {
-    filters: fill(
-      (i, length) => ({
-        member: `Orders.${`m${i}`.padEnd(length, 'm')}`,
-        operator: 'equals' as const,
-        value: 'v'.repeat(1000),
-      }),
-      notificationJsonBytes.filters,
-    ),
-    timeGrains: fill(
-      (i, length) => ({ member: `Orders.${`g${i}`.padEnd(length, 'g')}`, grain: 'day' }),
-      notificationJsonBytes.timeGrains,
-    ),
-  };
-}
 
 const embedRow = (i: number, propertyBytes: number): StoredRecipient => {
   const externalId = `walk-${i}@acme.example`;

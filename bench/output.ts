@@ -28,10 +28,33 @@ export interface Bench {
 }
 
 export const log = (line = '') => process.stdout.write(`${line}\n`);
-export const section = (title: string) => log(`\n## ${title}\n`);
+
+/** What the bench is doing now, for the progress lines. */
+let doing = 'starting';
+
+export const section = (title: string) => {
+  doing = title;
+  log(`\n## ${title}\n`);
+};
+
+/** How often a long run says that it is still working, and on what. */
+const PROGRESS_EVERY_MS = 20_000;
+
+/**
+ * Prints `… <section or part>: <s> s so far` every 20 s until stopped, so that a run of several
+ * minutes is never silent for long (one line to stderr: the tables on stdout stay as they are).
+ */
+export function startProgress(startedAt: number): () => void {
+  const timer = setInterval(() => {
+    process.stderr.write(`… ${doing}: ${Math.round((Date.now() - startedAt) / 1000)} s so far\n`);
+  }, PROGRESS_EVERY_MS);
+  timer.unref();
+  return () => clearInterval(timer);
+}
 
 /** Runs one part of the bench; a failure is reported and fails the run, and the rest still runs. */
 export async function part<T>(bench: Bench, name: string, work: () => Promise<T>): Promise<T | undefined> {
+  doing = name;
   try {
     return await work();
   } catch (error) {

@@ -8,7 +8,7 @@ import { benchFixture, generateKeys } from './fixture.ts';
 import { type ListWalkResults, listWalksSection } from './list-walks.ts';
 import { startLocalStack } from './local-stack.ts';
 import { updateBenchmarksDocument } from './markdown.ts';
-import { type Bench, log, part, section } from './output.ts';
+import { type Bench, log, part, section, startProgress } from './output.ts';
 import { coldStartSection } from './section-cold-start.ts';
 import { type CostResults, costSection } from './section-cost.ts';
 import { type RequestResults, requestsSection } from './section-requests.ts';
@@ -36,6 +36,7 @@ const resultsFile = write
 
 async function main(): Promise<number> {
   const startedAt = Date.now();
+  const stopProgress = startProgress(startedAt);
   const loadBefore = loadavg();
   const bench: Bench = {
     smoke,
@@ -100,7 +101,8 @@ async function main(): Promise<number> {
   };
   await mkdir(workDirectory, { recursive: true });
   await writeFile(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
-  log(`\nWrote ${resultsFile} in ${results.durationSeconds} s.`);
+  stopProgress();
+  log(`\nWrote ${resultsFile}. The run took ${results.durationSeconds} s.`);
   const document = new URL('BENCHMARKS.md', root).pathname;
   if (write && (await updateBenchmarksDocument(document, results)))
     log(`Updated the figures in ${document}.`);

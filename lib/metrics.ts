@@ -16,12 +16,27 @@ import {
  * per request, turned into metrics by CloudWatch Logs; no API call on the request's path). Flushed by
  * its Middy middleware after each request. POWERTOOLS_METRICS_DISABLED=true turns it off (locally).
  */
-export const metrics = new Metrics({
+class ServiceMetrics extends Metrics {
+  /** Whether the buffer is off (POWERTOOLS_METRICS_DISABLED), as Powertools decided at construction. */
+  get off(): boolean {
+    return this.isDisabled();
+  }
+}
+
+export const metrics = new ServiceMetrics({
   namespace: METRICS_NAMESPACE,
   serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? SERVICE_NAME,
   // Its own warnings as our JSON lines at the configured level, not bare console output.
   logger,
 });
+
+/**
+ * Names the operation of the current request's metrics. Skipped while metrics are off: one local
+ * process serves requests concurrently, and a dimension set twice before a flush only warns.
+ */
+export function tagOperation(operation: string): void {
+  if (!metrics.off) metrics.addDimension(OPERATION_DIMENSION, operation);
+}
 
 export function recordRequest(statusClass: StatusClass, latencyMs: number): void {
   for (const [name, metric] of Object.entries(statusClassMetrics)) {
@@ -43,7 +58,7 @@ export function publishDispatchMetrics(counts: {
   missed: number;
   failed: number;
 }): void {
-  metrics.addDimension(OPERATION_DIMENSION, DISPATCH_OPERATION);
+  tagOperation(DISPATCH_OPERATION);
   metrics.addMetric('RunsCreated', MetricUnit.Count, counts.fired);
   metrics.addMetric('DeliveriesQueued', MetricUnit.Count, counts.queued);
   metrics.addMetric('DeliveriesSkipped', MetricUnit.Count, counts.skipped);

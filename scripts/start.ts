@@ -1,3 +1,6 @@
+// First: the environment the modules below read when they load.
+import './local-process-env.ts';
+import type { AddressInfo } from 'node:net';
 import { ValidationError } from '#lib/errors';
 import { ensureTable, loadFixture } from '#lib/fixtures/load-fixture';
 import { startDispatchLoop } from '#lib/local/dispatch-loop';
@@ -11,7 +14,7 @@ import {
   loadOrCreateDemoEmbedKey,
   withDemoEmbedKey,
 } from './demo-embed-key.ts';
-import { DEFAULT_TABLE_NAME, DEMO_FIXTURE, readFixture, trustIssuersOf } from './local-env.ts';
+import { DEFAULT_TABLE_NAME, DEMO_FIXTURE, readFixture, recordStarted, trustIssuersOf } from './local-env.ts';
 
 /**
  * `npm start`: DynamoDB Local (unless DYNAMODB_ENDPOINT names an engine), the table, the fixture
@@ -21,8 +24,6 @@ import { DEFAULT_TABLE_NAME, DEMO_FIXTURE, readFixture, trustIssuersOf } from '.
 async function main(): Promise<void> {
   const port = Number(process.env.PORT ?? 3000);
   process.env.TABLE_NAME ??= DEFAULT_TABLE_NAME;
-  // One process serves every route here, concurrently: a per-process metrics buffer would mix requests.
-  process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
   const seedFile = process.env.SEED_FILE ?? DEMO_FIXTURE;
   // The demo tenant's private key is made here on first start, never committed (scripts/demo-embed-key.ts).
   const demoKey = isDemoFixture(seedFile) ? await loadOrCreateDemoEmbedKey() : undefined;
@@ -47,15 +48,19 @@ async function main(): Promise<void> {
     engine?.stop();
     process.exit(1);
   });
-  server.listen(port, () => {
+  server.listen(port, async () => {
+    // PORT=0 picks a free port: the one printed is the one bound.
+    const bound = (server.address() as AddressInfo).port;
+    const baseUrl = `http://localhost:${bound}`;
+    await recordStarted(baseUrl, process.env.DYNAMODB_ENDPOINT as string);
     const adminKey = fixture.users.find((user) => user.role === 'admin' && user.active)?.apiKeys[0];
-    console.log(`API listening on http://localhost:${port}`);
+    console.log(`API listening on ${baseUrl}`);
     console.log(
       `DynamoDB: ${process.env.DYNAMODB_ENDPOINT} (table ${process.env.TABLE_NAME}, ${items} fixture items)`,
     );
     if (adminKey) console.log(`Demo admin key: ${adminKey}`);
-    console.log(`API reference: http://localhost:${port}/docs (description: /v1/spec)`);
-    if (demoKey) console.log(demoEmbedHint(`http://localhost:${port}`));
+    console.log(`API reference: ${baseUrl}/docs (description: /v1/spec)`);
+    if (demoKey) console.log(demoEmbedHint(baseUrl));
     console.log('Press Ctrl-C to stop.');
     dispatcher = startDispatchLoop((line) => console.log(line));
   });

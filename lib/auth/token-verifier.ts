@@ -70,16 +70,22 @@ export function createTokenVerifier(options: TokenVerifierOptions): VerifyToken 
       hydrate: async () => {},
     });
   }
-  return Object.assign(async (token: string) => classified(() => verifier.verify(token)), {
+  return Object.assign(async (token: string) => classified(() => verifier.verify(token), 'fetched'), {
     hydrate: () => verifier.hydrate().catch(() => undefined),
   });
 }
 
-async function classified(verify: () => JwtPayload | Promise<JwtPayload>): Promise<JwtPayload> {
+/** Where the verifier's keys come from: inline keys cannot fail to arrive, fetched ones can. */
+type KeySource = 'inline' | 'fetched';
+
+async function classified(
+  verify: () => JwtPayload | Promise<JwtPayload>,
+  keys: KeySource = 'inline',
+): Promise<JwtPayload> {
   try {
     return await verify();
   } catch (error) {
-    throw classify(error);
+    throw classify(error, keys);
   }
 }
 
@@ -89,8 +95,12 @@ async function classified(verify: () => JwtPayload | Promise<JwtPayload>): Promi
  * Everything else aws-jwt-verify refuses is the token's fault: 401. An unknown `kid` is the token's
  * fault too: the keys were fetched and it is not among them.
  */
-function classify(error: unknown): Error {
+function classify(error: unknown, keys: KeySource): Error {
   if (
+    // Beyond its own FetchError, fetching can fail with Node's errors (an `http:` URI is refused with
+    // a TypeError before any request): with fetched keys, anything that is no verdict on the token
+    // is the keys not arriving.
+    (keys === 'fetched' && !(error instanceof JwtBaseError) && !(error instanceof TokenPolicyError)) ||
     error instanceof FetchError ||
     error instanceof JwksNotAvailableInCacheError ||
     error instanceof JwksValidationError ||

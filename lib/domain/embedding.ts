@@ -69,10 +69,13 @@ function embedAccessFacts(dashboard: Dashboard, principal: Principal): EmbedAcce
 }
 
 export interface EmbeddedDashboardDto {
+  /** The platform's name for the dashboard's id: the same value as `dashboardId`. */
+  id: number;
   publicId: string;
   dashboardId: number;
   deploymentId: number;
   title: string;
+  allowEmbed: boolean;
 }
 
 export interface DashboardEmbeddingDto {
@@ -98,10 +101,12 @@ export async function getEmbeddedDashboard(
   if (visibility === 'forbidden')
     throw new ForbiddenError('Signed embedding is not allowed for this dashboard');
   return {
+    id: dashboard.id,
     publicId: dashboard.publicId,
     dashboardId: dashboard.id,
     deploymentId: dashboard.deploymentId,
     title: dashboard.title,
+    allowEmbed: dashboard.allowEmbed,
   };
 }
 

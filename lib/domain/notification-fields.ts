@@ -43,7 +43,13 @@ export interface DashboardTimeGrain {
   grain: string;
 }
 
-/** Every field optional; `null` clears `filters` and `timeGrains` and means "unchanged" for the rest. */
+/** A field switcher's choice: the member shown in place of `member` (`<Cube>.<member>`). */
+export interface DashboardMemberSwitcher {
+  member: string;
+  selected: string;
+}
+
+/** Every field optional; `null` clears the lists and means "unchanged" for the rest. */
 export interface UpdateNotificationInput {
   scheduleType?: ScheduleType | null;
   customCron?: string | null;
@@ -57,4 +63,6 @@ export interface UpdateNotificationInput {
   notificationFormat?: NotificationFormat | null;
   filters?: DashboardFilter[] | null;
   timeGrains?: DashboardTimeGrain[] | null;
+  memberSwitchers?: DashboardMemberSwitcher[] | null;
+  notificationAiSummary?: boolean | null;
 }

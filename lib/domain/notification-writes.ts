@@ -85,7 +85,7 @@ export interface NotificationRepository {
 }
 
 /** The fields for which an explicit `null` clears the stored value instead of leaving it unchanged. */
-const clearedByNull = new Set<keyof UpdateNotificationInput>(['filters', 'timeGrains']);
+const clearedByNull = new Set<keyof UpdateNotificationInput>(['filters', 'timeGrains', 'memberSwitchers']);
 
 /**
  * The notification after `input`: supplied fields replace stored ones, omitted ones stay. The result
@@ -185,7 +185,7 @@ export async function updateNotification(
   throw new ConflictError('The notification is being changed by others; retry the request');
 }
 
-/** A new notification's values before the request's own: UTC, enabled, PNG, no filters or time grains. */
+/** A new notification's values before the request's own: UTC, enabled, PNG, no lists, no summary. */
 const defaults = {
   timezone: 'UTC',
   isEnabled: true,
@@ -193,6 +193,8 @@ const defaults = {
   notificationFormat: 'png',
   filters: null,
   timeGrains: null,
+  memberSwitchers: null,
+  notificationAiSummary: false,
 } as const;
 
 export async function createNotification(

@@ -1,5 +1,6 @@
 import type {
   DashboardFilter,
+  DashboardMemberSwitcher,
   DashboardTimeGrain,
   NotificationFormat,
 } from '#lib/domain/notification-fields';
@@ -27,6 +28,9 @@ export interface Notification extends Schedule {
   notificationFormat: NotificationFormat;
   filters: DashboardFilter[] | null;
   timeGrains: DashboardTimeGrain[] | null;
+  memberSwitchers: DashboardMemberSwitcher[] | null;
+  /** Whether the delivered message carries a summary of what changed (the renderer writes it). */
+  notificationAiSummary: boolean;
 }
 
 /** A notification as a read finds it: its fields and the schedule state stored beside them. */
@@ -56,6 +60,8 @@ export interface NotificationDto {
   notificationFormat: NotificationFormat;
   filters: DashboardFilter[] | null;
   timeGrains: DashboardTimeGrain[] | null;
+  memberSwitchers: DashboardMemberSwitcher[] | null;
+  notificationAiSummary: boolean;
   /** The first firing instant after the answer was made (`2026-11-24T08:00:00Z`); null while disabled. */
   nextRunAt: string | null;
 }
@@ -78,6 +84,8 @@ export function toNotificationDto(
     notificationFormat: notification.notificationFormat,
     filters: notification.filters,
     timeGrains: notification.timeGrains,
+    memberSwitchers: notification.memberSwitchers,
+    notificationAiSummary: notification.notificationAiSummary,
     nextRunAt: nextRun === undefined ? null : isoInstant(nextRun),
   };
 }

@@ -15,16 +15,30 @@ export const MAX_RECIPIENTS = 1000;
  * far below DynamoDB's 400 KB item, and 50 new embed users with their rows below its 4 MB transaction.
  */
 export const MAX_PROPERTIES_JSON_BYTES = 32_768;
-/** Of userAttributes and groups. */
-export const MAX_PROPERTY_LIST_LENGTH = 200;
+/**
+ * The counts and lengths of userAttributes and groups, which multiply out within the bytes above
+ * (text at most 3 bytes a character, as control characters JSON writes as six bytes are refused):
+ * 20 attributes with a 64-character name and a 256-character value take at most 19,659 bytes, 50
+ * groups of 64 characters 9,749, the JSON around them 40; securityContext has the rest, bytes only.
+ */
+export const propertyLimits = {
+  userAttributes: 20,
+  attributeNameLength: 64,
+  attributeValueLength: 256,
+  groups: 50,
+  groupLength: 64,
+} as const;
 const MAX_EXTERNAL_ID_LENGTH = 256;
 
 export const recipientKinds = ['USER', 'EMBED_USER', 'SLACK'] as const;
 export type RecipientKind = (typeof recipientKinds)[number];
 
+/** An attribute's value as the platform takes it; a list value counts against the bytes only. */
+type UserAttributeValue = string | number | boolean | string[] | number[];
+
 export interface UserAttribute {
   name: string;
-  value: string;
+  value?: UserAttributeValue;
 }
 
 /** One item of the request as written, before its kind is settled. */

@@ -4,6 +4,7 @@ import type { NotificationRef } from '#lib/domain/recipients';
 import {
   type Delivery,
   type DeliveryDto,
+  RUN_ID_PATTERN,
   type Run,
   type RunDto,
   toDeliveryDto,
@@ -44,6 +45,8 @@ export async function listDeliveries(
   ref: RunRefInput,
   page: PageRequest,
 ): Promise<Page<DeliveryDto>> {
+  // A run id is opaque to clients: one the service never issues names no run, whatever its form.
+  if (!RUN_ID_PATTERN.test(ref.runId)) throw new NotFoundError(`Run ${ref.runId} of notification ${ref.id}`);
   const stored = await repository.deliveriesPage(ref, pageWindow(page, toDeliveryDto));
   if (stored.items.length === 0) {
     if (!(await repository.notificationExists(ref))) throw notFound(ref);

@@ -3,6 +3,7 @@ import type { ConsoleUser, Dashboard } from '#lib/domain/entities';
 import type { Notification } from '#lib/domain/notification';
 import type {
   DashboardFilter,
+  DashboardMemberSwitcher,
   DashboardTimeGrain,
   NotificationFormat,
 } from '#lib/domain/notification-fields';
@@ -87,8 +88,10 @@ export interface DeliveryJob {
   scheduledFor: string;
   dashboard: { id: number; publicId: string };
   notificationFormat: NotificationFormat;
+  notificationAiSummary: boolean;
   filters: DashboardFilter[] | null;
   timeGrains: DashboardTimeGrain[] | null;
+  memberSwitchers: DashboardMemberSwitcher[] | null;
   recipient: RecipientOutput & {
     securityContext?: Record<string, unknown>;
     userAttributes?: UserAttribute[];
@@ -166,8 +169,10 @@ export function decideDeliveries(
         scheduledFor: run.scheduledFor,
         dashboard: { id: dashboard.id, publicId: dashboard.publicId },
         notificationFormat: notification.notificationFormat,
+        notificationAiSummary: notification.notificationAiSummary,
         filters: notification.filters,
         timeGrains: notification.timeGrains,
+        memberSwitchers: notification.memberSwitchers,
         recipient: { ...output, ...extra },
       });
     }

@@ -8,10 +8,11 @@ import type { Principal } from '#lib/auth/principal';
 import { type Config, config } from '#lib/config';
 import { UnavailableError } from '#lib/errors';
 import { type AccessPolicy, authorize } from '#lib/http/authorize';
+import { baseUrlOf } from '#lib/http/base-url';
 import { errorHandler } from '#lib/http/error-handler';
 import { jsonBody } from '#lib/http/json-body';
 import { requestLog } from '#lib/http/request-log';
-import { jsonResponse } from '#lib/http/responses';
+import { jsonResponse, noContentResponse } from '#lib/http/responses';
 import { type ValidatedInput, validate } from '#lib/http/validate';
 import { logger } from '#lib/log';
 import { metrics } from '#lib/metrics';
@@ -32,6 +33,8 @@ interface OperationInput<P, B, Q = undefined, H = undefined> {
   principal: Principal;
   /** Milliseconds left before Lambda stops this invocation; long work stops early and says so. */
   remainingTimeMs: () => number;
+  /** The base URL the request reached the API at (`https://host[/stage]`), or `/` when unknown. */
+  baseUrl: string;
 }
 
 /** How an operation answers when it succeeds; the error handler decides every other status. */
@@ -165,7 +168,7 @@ export function createHandler<
   );
   const success: Success<R> = definition.success ?? { status: 200 };
 
-  const handler = chain.handler(async (_event, context) => {
+  const handler = chain.handler(async (event, context) => {
     const { principal, input } = context as RequestContext;
     const result = await definition.operation({
       params: input.params as Output<PS>,
@@ -174,8 +177,9 @@ export function createHandler<
       body: input.body as Output<BS>,
       principal,
       remainingTimeMs: () => context.getRemainingTimeInMillis() - TIMEOUT_RESERVE_MS,
+      baseUrl: baseUrlOf(event),
     });
-    if (success.status === 204) return { statusCode: 204, headers: {}, body: '' };
+    if (success.status === 204) return noContentResponse();
     if (success.status === 201) return jsonResponse(201, result, { location: success.location(result) });
     return jsonResponse(success.status, result);
   });

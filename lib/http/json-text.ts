@@ -44,24 +44,66 @@ const BACKSLASH = 0x5c;
  */
 const mayHoldInexactNumber = /\d[eE]|[\d.]{16}/;
 
-/** The deepest nesting of objects and arrays, in one pass without recursion. */
-function depthOf(text: string): number {
-  let depth = 0;
-  let deepest = 0;
-  for (let i = 0; i < text.length; i++) {
+/** Where the scan stands in one object or array: the member names seen so far, or the item's index. */
+type Frame =
+  | { kind: 'object'; names: Set<string>; name: string | undefined; expectsName: boolean }
+  | { kind: 'array'; index: number };
+
+const framePath = (stack: readonly Frame[]) =>
+  stack.map((frame) => (frame.kind === 'object' ? (frame.name ?? '') : frame.index));
+
+/**
+ * What JSON.parse lets through unnoticed, found in one pass over text that parses, without
+ * recursion: nesting deeper than MAX_JSON_DEPTH (named by the path of the first value too deep, so
+ * the field at fault is known) and a member name given twice in one object (JSON.parse keeps the
+ * last, so the value would be ambiguous).
+ */
+function structureProblems(text: string): FieldProblem[] {
+  const problems: FieldProblem[] = [];
+  const stack: Frame[] = [];
+  for (let i = 0; i < text.length && problems.length < MAX_PROBLEMS; i++) {
     const code = text.charCodeAt(i);
+    const top = stack[stack.length - 1];
     if (code === QUOTE) {
+      const start = i + 1;
+      let escaped = false;
       for (i++; i < text.length && text.charCodeAt(i) !== QUOTE; i++) {
-        if (text.charCodeAt(i) === BACKSLASH) i++;
+        if (text.charCodeAt(i) === BACKSLASH) {
+          escaped = true;
+          i++;
+        }
+      }
+      if (top?.kind === 'object' && top.expectsName) {
+        const raw = text.slice(start, i);
+        const name = escaped ? (JSON.parse(`"${raw}"`) as string) : raw;
+        top.expectsName = false;
+        top.name = name;
+        if (top.names.has(name)) {
+          problems.push({ path: pathOf([...framePath(stack)]), message: 'is given more than once' });
+        }
+        top.names.add(name);
       }
     } else if (code === 0x7b || code === 0x5b) {
-      depth++;
-      if (depth > deepest) deepest = depth;
+      if (stack.length === MAX_JSON_DEPTH) {
+        problems.push({
+          path: pathOf(framePath(stack)),
+          message: `must not nest objects and arrays more than ${MAX_JSON_DEPTH} levels deep`,
+        });
+        break;
+      }
+      stack.push(
+        code === 0x7b
+          ? { kind: 'object', names: new Set(), name: undefined, expectsName: true }
+          : { kind: 'array', index: 0 },
+      );
     } else if (code === 0x7d || code === 0x5d) {
-      depth--;
+      stack.pop();
+    } else if (code === 0x2c && top) {
+      if (top.kind === 'object') top.expectsName = true;
+      else top.index++;
     }
   }
-  return deepest;
+  return problems;
 }
 
 /** Stands in for a number that cannot be kept, so that the walk can name its field. */
@@ -102,8 +144,9 @@ function valueProblems(root: unknown): FieldProblem[] {
 
 /**
  * Parses a request body. Not JSON: `malformed_json`. JSON the service cannot keep exactly (nested
- * deeper than MAX_JSON_DEPTH, a number a 64-bit float does not hold, text that is not well-formed
- * Unicode, a `__proto__` key): `validation_failed` naming each field.
+ * deeper than MAX_JSON_DEPTH, a member name given twice in one object, a number a 64-bit float does
+ * not hold, text that is not well-formed Unicode, a `__proto__` key): `validation_failed` naming
+ * each field.
  */
 export function parseJsonText(text: string): unknown {
   let value: unknown;
@@ -113,11 +156,8 @@ export function parseJsonText(text: string): unknown {
   } catch {
     throw new MalformedJsonError();
   }
-  if (depthOf(text) > MAX_JSON_DEPTH) {
-    throw new ValidationError([
-      { path: '', message: `must not nest objects and arrays more than ${MAX_JSON_DEPTH} levels deep` },
-    ]);
-  }
+  const structure = structureProblems(text);
+  if (structure.length > 0) throw new ValidationError(structure);
   // Depth is bounded by now, so the reviver's recursion is too; it runs only when a number needs naming.
   const checked = !mayHoldInexactNumber.test(text)
     ? value

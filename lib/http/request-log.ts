@@ -2,9 +2,9 @@ import type { MiddlewareObj, Request } from '@middy/core';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { failureOf } from '#lib/http/error-handler';
 import { logger } from '#lib/log';
-import { metrics, recordRequest } from '#lib/metrics';
+import { recordRequest, tagOperation } from '#lib/metrics';
 import { routeKey, routes } from '#lib/routes';
-import { OPERATION_DIMENSION, type StatusClass } from '#lib/telemetry-names';
+import type { StatusClass } from '#lib/telemetry-names';
 
 const operationOf = new Map<string, string>(routes.map((route) => [routeKey(route), route.operation]));
 
@@ -44,7 +44,7 @@ export function requestLog(): MiddlewareObj<APIGatewayProxyEventV2> {
     const { event } = request;
     const operation = operationOf.get(event.routeKey);
     logger.appendKeys({ requestId: event.requestContext?.requestId, operation });
-    if (operation) metrics.addDimension(OPERATION_DIMENSION, operation);
+    if (operation) tagOperation(operation);
   };
 
   const requestLogMiddlewareAfter = (request: Request<APIGatewayProxyEventV2>) => {

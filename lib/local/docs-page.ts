@@ -1,5 +1,7 @@
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { securityHeaders } from '#lib/http/responses';
 
 /**
  * GET /docs under `npm start`: the API description rendered by Scalar, whose browser bundle is
@@ -14,6 +16,15 @@ const SCALAR_BUNDLE = new URL(
   import.meta.url,
 );
 
+const startScript = `
+      Scalar.createApiReference('#reference', {
+        url: '/v1/spec',
+        withDefaultFonts: false,
+        hideClientButton: true,
+        telemetry: false,
+      });
+    `;
+
 const page = `<!doctype html>
 <html lang="en">
   <head>
@@ -24,17 +35,26 @@ const page = `<!doctype html>
   <body>
     <div id="reference"></div>
     <script src="${SCRIPT_PATH}"></script>
-    <script>
-      Scalar.createApiReference('#reference', {
-        url: '/v1/spec',
-        withDefaultFonts: false,
-        hideClientButton: true,
-        telemetry: false,
-      });
-    </script>
+    <script>${startScript}</script>
   </body>
 </html>
 `;
+
+/**
+ * The page runs this server's script and its own inline start (by hash) and talks to this server
+ * only; Scalar sets styles inline and shows images as data URLs.
+ */
+const contentSecurityPolicy = [
+  "default-src 'none'",
+  `script-src 'self' 'sha256-${createHash('sha256').update(startScript).digest('base64')}'`,
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
 
 let script: Promise<string> | undefined;
 
@@ -45,13 +65,21 @@ export async function docsPage(
 ): Promise<APIGatewayProxyStructuredResultV2 | undefined> {
   if (method !== 'GET') return undefined;
   if (path === DOCS_PATH) {
-    return { statusCode: 200, headers: { 'content-type': 'text/html; charset=utf-8' }, body: page };
+    return {
+      statusCode: 200,
+      headers: {
+        'content-type': 'text/html; charset=utf-8',
+        'content-security-policy': contentSecurityPolicy,
+        ...securityHeaders,
+      },
+      body: page,
+    };
   }
   if (path === SCRIPT_PATH) {
     script ??= readFile(SCALAR_BUNDLE, 'utf8');
     return {
       statusCode: 200,
-      headers: { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'max-age=3600' },
+      headers: { 'content-type': 'text/javascript; charset=utf-8', ...securityHeaders },
       body: await script,
     };
   }

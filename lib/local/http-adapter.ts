@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Duplex } from 'node:stream';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { describeError } from '#lib/http/request-log';
+import { securityHeaders } from '#lib/http/responses';
 import { logger } from '#lib/log';
 import { type Operation, type Route, routeKey, routes } from '#lib/routes';
 import { functionTimeoutSeconds } from '#lib/timeouts';
@@ -36,30 +37,38 @@ const compiled = routes.map((route) => ({
   pattern: new RegExp(`^${route.path.replace(/\{\w+\}/g, '([^/]+)')}$`),
 }));
 
-export function matchRoute(
-  method: string,
-  path: string,
-): { route: Route; pathParameters: Record<string, string> } | undefined {
+/** A route whose path matched, or the path parameter whose percent-encoding is malformed. */
+type RouteMatch =
+  | { route: Route; pathParameters: Record<string, string> }
+  | { route: Route; malformedParameter: string };
+
+export function matchRoute(method: string, path: string): RouteMatch | undefined {
   for (const { route, names, pattern } of compiled) {
     if (route.method !== method) continue;
     const match = pattern.exec(path);
     if (!match) continue;
-    try {
-      const pathParameters = Object.fromEntries(
-        names.map((name, i) => [name, decodeURIComponent(match[i + 1] as string)]),
-      );
-      return { route, pathParameters };
-    } catch {
-      return undefined;
+    const pathParameters: Record<string, string> = {};
+    for (const [i, name] of names.entries()) {
+      try {
+        pathParameters[name] = decodeURIComponent(match[i + 1] as string);
+      } catch {
+        return { route, malformedParameter: name };
+      }
     }
+    return { route, pathParameters };
   }
   return undefined;
 }
 
+/**
+ * Headers as an HTTP API hands them on: names lower-cased, a header sent twice joined with commas.
+ * Node keeps only the first `Authorization` of a request (`request.headers`); API Gateway joins both,
+ * which no credential matches, so the distinct values are read here.
+ */
 function headersOf(request: IncomingMessage): Record<string, string> {
   const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(',') : value;
+  for (const [name, values] of Object.entries(request.headersDistinct)) {
+    if (values !== undefined) headers[name.toLowerCase()] = values.join(',');
   }
   return headers;
 }
@@ -78,12 +87,14 @@ export function buildEvent(
   for (const [name, value] of url.searchParams)
     query[name] = name in query ? `${query[name]},${value}` : value;
   const isText = textual.test(request.headers['content-type'] ?? '');
+  // API Gateway tells the function how the client connected; here the client spoke plain HTTP.
+  const headers = { 'x-forwarded-proto': 'http', ...request.headers };
   const event: APIGatewayProxyEventV2 = {
     version: '2.0',
     routeKey: routeKey(route),
     rawPath: url.pathname,
     rawQueryString: url.search.slice(1),
-    headers: request.headers,
+    headers,
     requestContext: {
       accountId: '000000000000',
       apiId: 'local',
@@ -131,7 +142,7 @@ export function lambdaContext(operation: string, timeoutMs: number, requestId: s
 }
 
 function send(response: ServerResponse, result: APIGatewayProxyStructuredResultV2, requestId: string): void {
-  const headers: Record<string, string> = { 'apigw-requestid': requestId };
+  const headers: Record<string, string> = { 'apigw-requestid': requestId, ...securityHeaders };
   for (const [name, value] of Object.entries(result.headers ?? {})) headers[name] = String(value);
   const body =
     result.body === undefined
@@ -154,10 +165,11 @@ const gatewayError = (
   statusCode: number,
   message: string,
   requestId: string = randomUUID(),
+  errors?: { path: string; message: string }[],
 ): APIGatewayProxyStructuredResultV2 => ({
   statusCode,
   headers: { 'content-type': 'application/json' },
-  body: JSON.stringify({ message, code: gatewayCodes[statusCode], requestId }),
+  body: JSON.stringify({ message, code: gatewayCodes[statusCode], ...(errors && { errors }), requestId }),
 });
 
 /**
@@ -176,7 +188,7 @@ function refuseUnparsable(error: NodeJS.ErrnoException, socket: Duplex): void {
       : 'The request is not valid HTTP/1.1';
   const { body = '' } = gatewayError(400, message);
   socket.end(
-    `HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    `HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncache-control: no-store\r\nx-content-type-options: nosniff\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
   );
 }
 
@@ -212,9 +224,20 @@ export function createLocalApi({ resolveHandler, timeoutMs, pages }: LocalApiOpt
         send(response, page, requestId);
         return;
       }
+      // HEAD is a method of its own to API Gateway: no route declares it, so it is a 404 like any other.
       if (!matched) {
         request.resume();
         send(response, gatewayError(404, 'Not Found', requestId), requestId);
+        return;
+      }
+      if ('malformedParameter' in matched) {
+        request.resume();
+        const problem = { path: matched.malformedParameter, message: 'is not validly percent-encoded' };
+        send(
+          response,
+          gatewayError(400, `${problem.path}: ${problem.message}`, requestId, [problem]),
+          requestId,
+        );
         return;
       }
       const body = await readBody(request);

@@ -1,13 +1,16 @@
 import * as z from 'zod/mini';
 import type { ApiHandler } from '#lib/http/create-handler';
-import { errorOutput } from '#lib/openapi/document-schemas';
+import { inputComponents, outputComponents } from '#lib/openapi/components';
 import { type Operation, type Route, routes } from '#lib/routes';
 
 /**
  * The OpenAPI 3.1 description of the API, built from what each handler declares: its access policy,
  * the zod schemas it validates path, query, headers and body with, its success status and the shape
  * of its answer. `npm run openapi` writes it to lib/openapi/openapi.json, which GET /v1/spec serves
- * as it is: no function builds it at run time, so none pays for it at cold start.
+ * (with `servers` set to where it was fetched from): no function builds it at run time, so none pays
+ * for it at cold start. What every route gets without asking: its bodies and answers as named schema
+ * components (lib/openapi/components.ts), a tag from its path, integer bounds that are real, and the
+ * error answers its definition implies.
  */
 
 const API_VERSION = '1.0.0';
@@ -46,9 +49,61 @@ const errorDescriptions: Record<number, string> = {
   503: 'Storage or an identity provider is unavailable; the request is safe to repeat after Retry-After',
 };
 
+/** Statuses whose answer says, in `Retry-After`, when to repeat the request. */
+const retryAfterStatuses = new Set([429, 503]);
+
+/** Tags by the path's first segment after `/v1`; runs and their deliveries have their own. */
+const tagsBySegment: Record<string, { name: string; description: string }> = {
+  deployments: { name: 'Notifications', description: 'Scheduled notifications and their recipients' },
+  runs: { name: 'Runs', description: 'What a notification sent: its runs and their deliveries' },
+  embed: { name: 'Embed', description: 'Dashboards for signed embedding' },
+  spec: { name: 'API description', description: 'This document' },
+};
+
+function tagOf(path: string): string {
+  const segments = path.split('/').slice(2);
+  const segment = segments.includes('runs') ? 'runs' : (segments[0] ?? '');
+  return tagsBySegment[segment]?.name ?? segment.charAt(0).toUpperCase() + segment.slice(1);
+}
+
+const schemaRef = (name: string) => `#/components/schemas/${name}`;
+const pascalCase = (operation: string) =>
+  operation.replace(/(^|-)(\w)/g, (_, _dash: string, letter: string) => letter.toUpperCase());
+
+/**
+ * zod writes `z.int()` as bounded by ±(2^53 − 1), which is no bound of the API's: left out, so that
+ * an integer shows the bounds its schema really checks (or none).
+ */
+function realBounds({ jsonSchema }: { jsonSchema: JsonSchema }): void {
+  if (jsonSchema.type !== 'integer') return;
+  if (jsonSchema.minimum === Number.MIN_SAFE_INTEGER) delete jsonSchema.minimum;
+  if (jsonSchema.maximum === Number.MAX_SAFE_INTEGER) delete jsonSchema.maximum;
+}
+
+type Named = ReadonlyMap<z.ZodMiniType, string>;
+
+/** Every named schema as a component; references between them point into the components. */
+function componentSchemas(named: Named, io: 'input' | 'output'): Record<string, JsonSchema> {
+  const registry = z.registry<{ id: string }>();
+  for (const [schema, id] of named) registry.add(schema, { id });
+  const { schemas } = z.toJSONSchema(registry, {
+    io,
+    unrepresentable: 'any',
+    uri: schemaRef,
+    override: realBounds as never,
+  }) as { schemas: Record<string, JsonSchema> };
+  return Object.fromEntries(
+    Object.entries(schemas).map(([name, { $schema: _dialect, $id: _id, ...schema }]) => [name, schema]),
+  );
+}
+
 function jsonSchema(schema: z.ZodMiniType, io: 'input' | 'output'): JsonSchema {
   // Refinements (time zones, cron rules, "exactly one of") have no JSON Schema form: they stay code.
-  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as JsonSchema;
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, {
+    io,
+    unrepresentable: 'any',
+    override: realBounds as never,
+  }) as JsonSchema;
   return rest;
 }
 
@@ -83,7 +138,7 @@ function errorStatuses(route: Route, definition: Definition): number[] {
   return [...statuses].sort((a, b) => a - b);
 }
 
-function successResponse(definition: Definition): [string, JsonSchema] {
+function successResponse(definition: Definition, names: Names): [string, JsonSchema] {
   const status = definition.success?.status ?? 200;
   if (status === 204) return ['204', { description: 'Done; no content' }];
   return [
@@ -100,17 +155,26 @@ function successResponse(definition: Definition): [string, JsonSchema] {
         },
       }),
       content: {
-        'application/json': { schema: definition.response ? jsonSchema(definition.response, 'output') : {} },
+        'application/json': {
+          schema: definition.response ? { $ref: schemaRef(names.response(definition.response)) } : {},
+        },
       },
     },
   ];
 }
 
-function operationObject(route: Route, definition: Definition): JsonSchema {
+/** The component name of a route's body and answer: the one given, else the operation's. */
+interface Names {
+  body(schema: z.ZodMiniType): string;
+  response(schema: z.ZodMiniType): string;
+}
+
+function operationObject(route: Route, definition: Definition, names: Names): JsonSchema {
   const body = definition.body;
   return {
     operationId: camelCase(route.operation),
     summary: summaries[route.operation as Operation] ?? route.operation,
+    tags: [tagOf(route.path)],
     ...(definition.access === 'public' && { security: [] }),
     parameters: [
       ...parameters(definition.params, 'path'),
@@ -120,11 +184,11 @@ function operationObject(route: Route, definition: Definition): JsonSchema {
     ...(body && {
       requestBody: {
         required: !definition.bodyOptional,
-        content: { 'application/json': { schema: jsonSchema(body, 'input') } },
+        content: { 'application/json': { schema: { $ref: schemaRef(names.body(body)) } } },
       },
     }),
     responses: Object.fromEntries([
-      successResponse(definition),
+      successResponse(definition, names),
       ...errorStatuses(route, definition).map((status) => [
         String(status),
         { $ref: `#/components/responses/Error${status}` },
@@ -134,17 +198,33 @@ function operationObject(route: Route, definition: Definition): JsonSchema {
 }
 
 function buildOpenApiDocument(definitions: ReadonlyMap<string, Definition>): JsonSchema {
+  const inputs = new Map(inputComponents);
+  const outputs = new Map(outputComponents);
   const paths: Record<string, Record<string, JsonSchema>> = {};
   for (const route of routes) {
     const definition = definitions.get(route.operation);
     if (!definition) throw new Error(`No handler definition for ${route.operation}`);
+    const ownName =
+      (named: Map<z.ZodMiniType, string>, suffix: string) =>
+      (schema: z.ZodMiniType): string => {
+        const name = named.get(schema) ?? `${pascalCase(route.operation)}${suffix}`;
+        named.set(schema, name);
+        return name;
+      };
     paths[route.path] ??= {};
     (paths[route.path] as Record<string, JsonSchema>)[route.method.toLowerCase()] = operationObject(
       route,
       definition,
+      { body: ownName(inputs, 'Input'), response: ownName(outputs, 'Response') },
     );
   }
-  const error = jsonSchema(errorOutput, 'output');
+  const inputSchemas = componentSchemas(inputs, 'input');
+  const outputSchemas = componentSchemas(outputs, 'output');
+  const clash = Object.keys(inputSchemas).find((name) => name in outputSchemas);
+  if (clash) throw new Error(`Schema component ${clash} names both a request and an answer shape`);
+  const usedTags = new Set(
+    Object.values(paths).flatMap((item) => Object.values(item).flatMap((op) => op.tags as string[])),
+  );
   return {
     openapi: '3.1.0',
     info: {
@@ -153,7 +233,9 @@ function buildOpenApiDocument(definitions: ReadonlyMap<string, Definition>): Jso
       description:
         'Scheduled dashboard notifications and signed embedding. Every route except this description needs `Authorization: Bearer <credential>`: an API key (`sk-…`, also accepted as `Api-Key <key>`) or a JWT.',
     },
-    servers: [{ url: 'http://localhost:3000', description: 'npm start' }],
+    // GET /v1/spec puts the base URL it was fetched from here; relative, the document stays right anywhere.
+    servers: [{ url: '/', description: 'The host that serves this description' }],
+    tags: Object.values(tagsBySegment).filter((tag) => usedTags.has(tag.name)),
     security: [{ bearer: [] }],
     paths,
     components: {
@@ -164,7 +246,7 @@ function buildOpenApiDocument(definitions: ReadonlyMap<string, Definition>): Jso
           description: 'An API key (`sk-…`) or a console, platform or embed JWT',
         },
       },
-      schemas: { Error: error },
+      schemas: { ...outputSchemas, ...inputSchemas },
       responses: Object.fromEntries(
         Object.entries(errorDescriptions).map(([status, description]) => [
           `Error${status}`,
@@ -175,13 +257,14 @@ function buildOpenApiDocument(definitions: ReadonlyMap<string, Definition>): Jso
                 'WWW-Authenticate': { required: true, schema: { type: 'string', const: 'Bearer' } },
               },
             }),
-            ...(status === '429' && {
+            ...(retryAfterStatuses.has(Number(status)) && {
               headers: {
-                'Retry-After': { description: 'Seconds to wait', required: true, schema: { type: 'string' } },
+                'Retry-After': {
+                  description: 'Seconds to wait before repeating the request',
+                  required: true,
+                  schema: { type: 'string', pattern: '^[0-9]+$' },
+                },
               },
-            }),
-            ...(status === '503' && {
-              headers: { 'Retry-After': { description: 'Seconds to wait', schema: { type: 'string' } } },
             }),
             content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
           },

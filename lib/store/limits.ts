@@ -36,7 +36,27 @@ export const utf8Bytes = (text: string) => Buffer.byteLength(text, 'utf8');
 export const itemBytesAtMost = (item: Record<string, unknown>) => utf8Bytes(JSON.stringify(item));
 
 /**
- * A notification item's room for its filters and its time grains, as JSON text (UTF-8). What is left
- * of the 400 KB item (80 KiB) holds its keys, schedule fields and index attributes many times over.
+ * A notification's lists, each kept as JSON text in the notification's item, and what each may hold.
+ * Their counts and lengths multiply out within their byte budgets: text is at most 3 bytes a character
+ * as JSON (UTF-8), since the lists refuse control characters other than tab and line breaks (which
+ * JSON writes as six bytes), so 100 filters with a 255-character member and a 400-character value
+ * take at most 202,501 bytes of the 224 KiB; 50 time grains with a 64-character grain 49,101 of 48 KiB;
+ * 50 switchers with a 255-character choice 77,901 of 80 KiB. A filter's value given as a list, and its
+ * free-form `caseSensitive`, `startInclusive` and `endInclusive`, are bounded by the list's bytes only.
+ * The budgets (352 KiB together) leave 48 KiB of the 400 KB item for its keys, schedule fields and
+ * index attributes, many times what they take.
  */
-export const notificationJsonBytes = { filters: 256 * 1024, timeGrains: 64 * 1024 } as const;
+export const notificationListLimits = {
+  /** Characters of a `<Cube>.<member>` path in any of the lists. */
+  memberPathLength: 255,
+  filters: { items: 100, valueLength: 400, bytes: 224 * 1024 },
+  timeGrains: { items: 50, grainLength: 64, bytes: 48 * 1024 },
+  memberSwitchers: { items: 50, selectedLength: 255, bytes: 80 * 1024 },
+} as const;
+
+/** Each list's room in the notification's item, as JSON text (UTF-8). */
+export const notificationJsonBytes = {
+  filters: notificationListLimits.filters.bytes,
+  timeGrains: notificationListLimits.timeGrains.bytes,
+  memberSwitchers: notificationListLimits.memberSwitchers.bytes,
+} as const;

@@ -125,13 +125,15 @@ function repositoryOf(dashboards: Dashboard[]) {
 }
 
 describe('getEmbeddedDashboard', () => {
-  it('answers with the public fields only', async () => {
+  it("answers with the public fields only (id is the platform's name for dashboardId)", async () => {
     const { repository } = repositoryOf([dashboard]);
     expect(await getEmbeddedDashboard(repository, principals.acme, 'sales-overview')).toEqual({
+      id: 70,
       publicId: 'sales-overview',
       dashboardId: 70,
       deploymentId: 7,
       title: 'Sales',
+      allowEmbed: true,
     });
   });
 

@@ -24,6 +24,8 @@ const stored: Notification = {
   notificationFormat: 'png',
   filters: [{ member: 'Orders.status', operator: 'equals', value: 'paid' }],
   timeGrains: [{ member: 'Orders.createdAt', grain: 'week' }],
+  memberSwitchers: null,
+  notificationAiSummary: false,
 };
 
 function problemsOf(action: () => unknown): { path: string; message: string }[] {
@@ -173,6 +175,8 @@ describe('updateNotification', () => {
       notificationFormat: 'png',
       filters: stored.filters,
       timeGrains: stored.timeGrains,
+      memberSwitchers: null,
+      notificationAiSummary: false,
       nextRunAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T09:00:00Z$/),
     });
     // The first Monday 09:00 UTC after the answer.

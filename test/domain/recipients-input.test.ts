@@ -65,8 +65,10 @@ describe('recipient items', () => {
     ]);
   });
 
-  it('refuses null, wrong types, and text that is not valid Unicode (it could not be keyed)', () => {
-    expect(parse({ email: null }).problems.map((problem) => problem.path)).toEqual(['recipients.0.email']);
+  it('reads null as omitted, and refuses wrong types and text that is not valid Unicode (it could not be keyed)', () => {
+    // `email: null` is no e-mail, so the item names no recipient at all.
+    expect(parse({ email: null }).problems.map((problem) => problem.path)).toEqual(['recipients.0']);
+    expect(parse({ email: 'ada@example.com', userId: null, groups: null }).problems).toEqual([]);
     expect(parse({ userId: 1.5 }).problems).toEqual([
       { path: 'recipients.0.userId', message: 'must be a positive integer' },
     ]);
@@ -80,9 +82,24 @@ describe('recipient items', () => {
       parse({
         embedTenantName: 'acme',
         externalId: 'x',
-        userAttributes: [{ name: 'a', value: 1 }],
+        userAttributes: [{ name: 'a', value: { nested: 1 } }],
       }).problems.map((problem) => problem.path),
     ).toEqual(['recipients.0.userAttributes.0.value']);
+    // The platform's attribute values: text, a number, a boolean, a list of either, or none.
+    expect(
+      parse({
+        embedTenantName: 'acme',
+        externalId: 'x',
+        userAttributes: [
+          { name: 'a', value: 1 },
+          { name: 'b', value: true },
+          { name: 'c', value: ['x'] },
+          { name: 'd', value: [1, 2] },
+          { name: 'e', value: null },
+          { name: 'f' },
+        ],
+      }).problems,
+    ).toEqual([]);
   });
 
   it('bounds externalIds (also once URL-encoded, as keys hold them) and the size of the properties', () => {

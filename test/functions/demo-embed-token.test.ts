@@ -90,10 +90,12 @@ describe('npm run embed-token against the demo fixture', () => {
     const opsKpis = await get('ops-kpis');
     expect(opsKpis.status).toBe(200);
     expect(opsKpis.body).toEqual({
+      id: 71,
       publicId: 'ops-kpis',
       dashboardId: 71,
       deploymentId: 7,
       title: 'Operations KPIs',
+      allowEmbed: true,
     });
     expect((await get('public-pulse')).status).toBe(200);
     expect((await get('sales-overview')).status).toBe(403);

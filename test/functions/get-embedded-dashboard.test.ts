@@ -30,7 +30,15 @@ const get = (publicId: string, token?: string) =>
 const bodyOf = (publicId: string) => {
   const dashboard = embedDashboards.find((d) => d.publicId === publicId);
   if (!dashboard) throw new Error(publicId);
-  return { publicId, dashboardId: dashboard.id, deploymentId: 7, title: dashboard.title };
+  // `id` is the platform's name for the dashboard id; `allowEmbed` is the stored flag.
+  return {
+    id: dashboard.id,
+    publicId,
+    dashboardId: dashboard.id,
+    deploymentId: 7,
+    title: dashboard.title,
+    allowEmbed: dashboard.allowEmbed,
+  };
 };
 
 const allDashboards = embedDashboards.map((d) => d.publicId);

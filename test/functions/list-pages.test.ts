@@ -8,7 +8,7 @@ import { encodeNotification } from '#lib/store/codecs/notifications';
 import { encodeRecipient } from '#lib/store/codecs/recipients';
 import type { Item } from '#lib/store/items';
 import { KEY_PART_MAX_BYTES } from '#lib/store/keys';
-import { notificationJsonBytes } from '#lib/store/limits';
+import { largestLists } from '#test/support/largest-lists';
 import type { ApiResponse } from '#test/support/local-api';
 import { type LocalApi, startLocalApi } from '#test/support/local-api';
 import { lifecycleClient, lifecycleFixture } from './lifecycle-helpers.ts';
@@ -136,30 +136,6 @@ describe('cursors of the longest keys', () => {
   });
 });
 
-/** As many filters (and time grains) of as many bytes as the limits allow. */
-function largestLists() {
-  const filter = (i: number, memberLength: number) => ({
-    member: `Orders.${`m${i}`.padEnd(memberLength, 'm')}`,
-    operator: 'equals',
-    value: 'v'.repeat(1000),
-  });
-  const grain = (i: number, memberLength: number) => ({
-    member: `Orders.${`g${i}`.padEnd(memberLength, 'g')}`,
-    grain: 'day',
-  });
-  const fill = <T>(make: (i: number, length: number) => T, budget: number) => {
-    const bytesAt = (length: number) =>
-      Buffer.byteLength(JSON.stringify(Array.from({ length: 200 }, (_, i) => make(i, length))));
-    let length = 8;
-    while (length < 990 && bytesAt(length + 1) <= budget) length++;
-    return Array.from({ length: 200 }, (_, i) => make(i, length));
-  };
-  return {
-    filters: fill(filter, notificationJsonBytes.filters),
-    timeGrains: fill(grain, notificationJsonBytes.timeGrains),
-  };
-}
-
 describe('pages of notifications with the largest filters', () => {
   const created: number[] = [];
 
@@ -221,6 +197,8 @@ describe('notifications of a recipient on one dashboard', () => {
         notificationFormat: 'png',
         filters: null,
         timeGrains: null,
+        memberSwitchers: null,
+        notificationAiSummary: false,
       };
       items.push(encodeNotification(notification));
       items.push(encodeRecipient({ deploymentId: 7, id, dashboardId }, { type: 'USER', userId }));

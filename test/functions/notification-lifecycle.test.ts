@@ -51,6 +51,8 @@ describe('POST /v1/deployments/{deploymentId}/notifications', () => {
       notificationFormat: 'png',
       filters: null,
       timeGrains: null,
+      memberSwitchers: null,
+      notificationAiSummary: false,
       // The next Monday 08:00 UTC after the answer.
       nextRunAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T08:00:00Z$/),
     });

@@ -89,10 +89,12 @@ describe('PATCH /v1/embed/dashboard/{publicId}: the switch as embed tokens see i
     const on = await getAs('tenant-off', acmeJwt());
     expect(on.status).toBe(200);
     expect(on.body).toEqual({
+      id: 2,
       publicId: 'tenant-off',
       dashboardId: 2,
       deploymentId: 7,
       title: 'Dashboard tenant-off',
+      allowEmbed: true,
     });
     await patch('tenant-off', { allowEmbed: false });
     expect((await getAs('tenant-off', acmeJwt())).status).toBe(403);

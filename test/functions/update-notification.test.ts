@@ -73,6 +73,8 @@ describe('PUT /v1/deployments/{deploymentId}/notifications/{id}', () => {
       notificationFormat: 'pdf',
       filters: [{ member: 'Orders.status', operator: 'equals', value: 'paid' }],
       timeGrains: [{ member: 'Orders.createdAt', grain: 'week' }],
+      memberSwitchers: null,
+      notificationAiSummary: false,
       // Monday 09:00 in Berlin: 08:00Z in winter, 07:00Z in summer.
       nextRunAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T0[78]:00:00Z$/),
     });

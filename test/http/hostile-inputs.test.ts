@@ -7,7 +7,7 @@ import { documentClient, tableName } from '#lib/store/client';
 import { decodeNotification } from '#lib/store/codecs/notifications';
 import { getItem } from '#lib/store/items';
 import { keys } from '#lib/store/keys';
-import { notificationJsonBytes } from '#lib/store/limits';
+import { notificationJsonBytes, notificationListLimits } from '#lib/store/limits';
 import { storedRows } from '#test/functions/add-recipients-helpers';
 import { ACME_ISSUER, acmeKey, embeddableDashboardFixture } from '#test/support/fixtures';
 import { type ApiResponse, type LocalApi, startLocalApi } from '#test/support/local-api';
@@ -128,54 +128,104 @@ describe('filters and time grains', () => {
     expect(await tableSnapshot()).toEqual(before);
   });
 
-  it('a value nested past the depth limit is refused, naming the limit', async () => {
+  it('a value nested past the depth limit is refused, naming the limit and the field', async () => {
     const before = await tableSnapshot();
     const deep = `${'['.repeat(40)}1${']'.repeat(40)}`;
     const response = await sendJson('PUT', PUT_PATH, filterWith(`"value":${deep}`));
     expectErrorShape(response, 400, 'validation_failed');
     expect(response.body.message).toContain('32 levels');
+    // Body, filters list and filter are three levels: the value's 30th nested list is the 33rd.
+    expect(paths(response)).toEqual([['filters', 0, 'value', ...Array(29).fill(0)].join('.')]);
     expect(await tableSnapshot()).toEqual(before);
   });
 
-  it('200 filters and 200 time grains of 1000 characters: over the item, so a 400 naming both', async () => {
-    const text = (i: number) => `A.${'x'.repeat(998 - String(i).length)}${i}`;
+  it.each([
+    ['{"hour":3,"hour":4}', ['hour']],
+    ['{"filters":[{"member":"A.b","value":1,"value":2}]}', ['filters.0.value']],
+    ['{"filters":[{"member":"A.b","value":{"a":1,"\\u0061":2}}]}', ['filters.0.value.a']],
+    [
+      '{"filters":[{"member":"A.b"},{"member":"A.c","member":"A.d"}],"hour":1,"hour":2}',
+      ['filters.1.member', 'hour'],
+    ],
+  ])(
+    '%s: a member name given twice is a 400 naming it (its value would be ambiguous)',
+    async (json, named) => {
+      const before = await tableSnapshot();
+      const response = await sendJson('PUT', PUT_PATH, json);
+      expectErrorShape(response, 400, 'validation_failed');
+      expect(paths(response)).toEqual(named);
+      expect(response.body.errors[0].message).toBe('is given more than once');
+      expect(await tableSnapshot()).toEqual(before);
+    },
+  );
+
+  it('the same name in two different objects is no duplicate', async () => {
+    const response = await sendJson('PUT', PUT_PATH, '{"filters":[{"member":"A.b"},{"member":"A.c"}]}');
+    expect(response.status).toBe(200);
+  });
+
+  it('the longest lists the stated limits allow, every text at its length in 3-byte characters, are stored', async () => {
+    // Each stated count times each stated length, in the widest characters the lists accept: a
+    // request within every documented limit succeeds (the counts and lengths multiply out within
+    // the byte limits the description also states).
+    const { filters: f, timeGrains: g, memberSwitchers: m, memberPathLength } = notificationListLimits;
+    const member = (i: number) => `A.${'€'.repeat(memberPathLength - 2 - String(i).length)}${i}`;
     const body = {
-      filters: Array.from({ length: 200 }, (_, i) => ({
-        member: text(i),
-        operator: 'equals',
-        value: text(i),
+      filters: Array.from({ length: f.items }, (_, i) => ({
+        member: member(i),
+        operator: 'greater_than_or_equal',
+        value: '€'.repeat(f.valueLength),
       })),
-      timeGrains: Array.from({ length: 200 }, (_, i) => ({ member: text(i), grain: 'x'.repeat(1000) })),
+      timeGrains: Array.from({ length: g.items }, (_, i) => ({
+        member: member(i),
+        grain: '€'.repeat(g.grainLength),
+      })),
+      memberSwitchers: Array.from({ length: m.items }, (_, i) => ({
+        member: member(i),
+        selected: '€'.repeat(m.selectedLength),
+      })),
+      customCron: null,
+      timezone: 'UTC',
     };
-    const before = await tableSnapshot();
     const response = await api.request('PUT', PUT_PATH, { token: ADMIN, body });
+    expect(response.status, JSON.stringify(response.body).slice(0, 300)).toBe(200);
+    const stored = await storedNotification();
+    expect(stored.filters).toEqual(body.filters);
+    expect(stored.timeGrains).toEqual(body.timeGrains);
+    expect(stored.memberSwitchers).toEqual(body.memberSwitchers);
+  });
+
+  it('one item or character past a stated limit is a 400 naming the field, and nothing is written', async () => {
+    const { filters: f, memberPathLength } = notificationListLimits;
+    const before = await tableSnapshot();
+    const tooMany = Array.from({ length: f.items + 1 }, (_, i) => ({ member: `A.${i}` }));
+    const tooLong = [{ member: `A.${'x'.repeat(memberPathLength - 1)}` }];
+    const control = [{ member: 'A.b', value: 'a\u0001b' }];
+    const response = await api.request('PUT', PUT_PATH, {
+      token: ADMIN,
+      body: { filters: tooMany, timeGrains: tooLong.map((t) => ({ ...t, grain: 'day' })) },
+    });
     expectErrorShape(response, 400, 'validation_failed');
-    expect(paths(response)).toEqual(['filters', 'timeGrains']);
+    expect(paths(response)).toEqual(['filters', 'timeGrains.0.member']);
+    const controlled = await api.request('PUT', PUT_PATH, { token: ADMIN, body: { filters: control } });
+    expect(paths(controlled)).toEqual(['filters.0.value']);
     expect(await tableSnapshot()).toEqual(before);
   });
 
-  it('lists that fill their share of the item exactly are stored and read back', async () => {
-    // Multi-byte text: the budget is in bytes, and each € is three of them.
-    const filters = Array.from({ length: 200 }, (_, i) => ({
-      member: `A.${i}`,
-      operator: 'equals',
-      value: '€'.repeat(400),
-    }));
+  it('a list that fills its bytes exactly is stored and read back; one byte more is a 400', async () => {
+    // A list value counts against the bytes only: here it carries the bulk.
+    const value = ['€'.repeat(1000), ''];
+    const filters = [{ member: 'A.b', operator: 'equals', value }];
     const size = () => Buffer.byteLength(JSON.stringify(filters));
-    // Topped up with one-byte characters, each value within its 1000 characters.
-    for (let i = 199; size() < notificationJsonBytes.filters; i--) {
-      const filter = filters[i] as { value: string };
-      filter.value += 'x'.repeat(Math.min(600, notificationJsonBytes.filters - size()));
-    }
+    value[1] = 'x'.repeat(notificationJsonBytes.filters - size());
     expect(size()).toBe(notificationJsonBytes.filters);
-    const grain = (i: number) => ({ member: `A.${i}`, grain: '€'.repeat(90) });
-    const timeGrains = Array.from({ length: 200 }, (_, i) => grain(i));
-    const response = await api.request('PUT', PUT_PATH, { token: ADMIN, body: { filters, timeGrains } });
+    const response = await api.request('PUT', PUT_PATH, { token: ADMIN, body: { filters } });
     expect(response.status, JSON.stringify(response.body).slice(0, 300)).toBe(200);
-    expect(response.body.filters).toEqual(filters);
-    const stored = await storedNotification();
-    expect(stored.filters).toEqual(filters);
-    expect(stored.timeGrains).toEqual(timeGrains);
+    expect((await storedNotification()).filters).toEqual(filters);
+    value[1] += 'x';
+    const over = await api.request('PUT', PUT_PATH, { token: ADMIN, body: { filters } });
+    expectErrorShape(over, 400, 'validation_failed');
+    expect(paths(over)).toEqual(['filters']);
   });
 });
 

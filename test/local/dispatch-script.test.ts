@@ -46,6 +46,17 @@ describe('npm run dispatch', () => {
     expect(await readdir(outbox)).toHaveLength(2);
   });
 
+  it('refuses without DYNAMODB_ENDPOINT (exit 2), naming it, rather than reach for a table in AWS', async () => {
+    const { DYNAMODB_ENDPOINT: _, ...withoutEndpoint } = process.env;
+    const refused = run(process.execPath, [script, '--now', '2026-11-24T08:00:30Z'], {
+      env: { ...withoutEndpoint, OUTBOX_DIR: outbox, AWS_ACCESS_KEY_ID: 'x', AWS_SECRET_ACCESS_KEY: 'x' },
+    });
+    await expect(refused).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/DYNAMODB_ENDPOINT is not set[\s\S]*npm start[\s\S]*--table-in-aws/),
+    });
+  });
+
   it('refuses an instant it cannot read, with exit code 1', async () => {
     await expect(dispatch('--now', 'next tuesday')).rejects.toMatchObject({
       code: 1,

@@ -11,8 +11,8 @@ describe('matchRoute', () => {
       route: routes[0],
       pathParameters: { deploymentId: '7', id: '700' },
     });
-    expect(matchRoute('GET', '/v1/embed/dashboard/sales%20overview')?.pathParameters).toEqual({
-      publicId: 'sales overview',
+    expect(matchRoute('GET', '/v1/embed/dashboard/sales%20overview')).toMatchObject({
+      pathParameters: { publicId: 'sales overview' },
     });
     for (const route of routes) {
       const path = route.path.replace(/\{\w+\}/g, '1');
@@ -23,7 +23,13 @@ describe('matchRoute', () => {
   it('matches neither other methods nor longer paths', () => {
     expect(matchRoute('POST', '/v1/deployments/7/notifications/700')).toBeUndefined();
     expect(matchRoute('PUT', '/v1/deployments/7/notifications/700/x')).toBeUndefined();
-    expect(matchRoute('GET', '/v1/embed/dashboard/%E0%A4%A')).toBeUndefined();
+  });
+
+  it('names a path parameter whose percent-encoding is malformed (answered 400, not 404)', () => {
+    expect(matchRoute('GET', '/v1/embed/dashboard/%E0%A4%A')).toEqual({
+      route: routes.find((route) => route.operation === 'get-embedded-dashboard'),
+      malformedParameter: 'publicId',
+    });
   });
 });
 
@@ -128,7 +134,11 @@ describe('a handler invoked with an event as API Gateway sends it', () => {
     };
     const result = await handler(event, lambdaContext('update-notification', 3000, 'invocation-1'));
     expect(result.statusCode).toBe(200);
-    expect(result.headers).toEqual({ 'content-type': 'application/json' });
+    expect(result.headers).toEqual({
+      'content-type': 'application/json',
+      'cache-control': 'no-store',
+      'x-content-type-options': 'nosniff',
+    });
     expect(JSON.parse(result.body as string).cronExpression).toBe('30 9 * * *');
 
     const refused = await handler(

@@ -62,7 +62,10 @@ describe('the API description', () => {
     expect(Object.keys(create.responses)).toEqual(expect.arrayContaining(['201', '404', '409', '422']));
     expect(create.responses['201'].headers.Location).toBeDefined();
     expect(create.parameters.map((parameter: Json) => parameter.name)).toContain('idempotency-key');
-    expect(create.requestBody.content['application/json'].schema.required).toContain('scheduleType');
+    expect(create.requestBody.content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/CreateNotificationInput',
+    });
+    expect(committed.components.schemas.CreateNotificationInput.required).toContain('scheduleType');
     const list = committed.paths['/v1/deployments/{deploymentId}/notifications'].get;
     expect(list.parameters.filter((p: Json) => p.in === 'query').map((p: Json) => p.name)).toEqual([
       'first',
@@ -76,6 +79,60 @@ describe('the API description', () => {
     ]);
     const remove = committed.paths['/v1/deployments/{deploymentId}/notifications/{id}/recipients'].delete;
     expect(remove.responses['204']).toEqual({ description: 'Done; no content' });
+  });
+
+  it('names its shapes as components, referenced where used, and tags every operation', () => {
+    const { schemas } = committed.components;
+    for (const name of ['NotificationDto', 'RunDto', 'PageInfo', 'NotificationRecipient', 'Error']) {
+      expect(schemas[name], name).toBeDefined();
+    }
+    const get = committed.paths['/v1/deployments/{deploymentId}/notifications/{id}'].get;
+    expect(get.responses['200'].content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/NotificationDto',
+    });
+    expect(schemas.NotificationsListResponse.properties.items.items).toEqual({
+      $ref: '#/components/schemas/NotificationDto',
+    });
+    const tags = new Set(committed.tags.map((tag: Json) => tag.name));
+    for (const { route, operation } of operations()) {
+      // Every body and answer is a reference: nothing inline for a generated client to name at random.
+      const body = operation.requestBody?.content['application/json'].schema;
+      if (body) expect(Object.keys(body), route.operation).toEqual(['$ref']);
+      const success = Object.entries(operation.responses).find(([status]) => status.startsWith('2'));
+      const answer = (success?.[1] as Json | undefined)?.content?.['application/json']?.schema;
+      if (answer) expect(Object.keys(answer), route.operation).toEqual(['$ref']);
+      expect(operation.tags, route.operation).toHaveLength(1);
+      expect(tags.has(operation.tags[0]), route.operation).toBe(true);
+    }
+  });
+
+  it('states real integer bounds, never the ±(2^53 − 1) of an unbounded zod integer', () => {
+    const text = JSON.stringify(committed);
+    expect(text).not.toContain(String(Number.MAX_SAFE_INTEGER));
+    expect(committed.components.schemas.NotificationDto.properties.id).toEqual({
+      type: 'integer',
+      minimum: 1,
+    });
+    expect(committed.components.schemas.UpdateNotificationInput.properties.hour.anyOf[0]).toEqual({
+      type: 'integer',
+      minimum: 0,
+      maximum: 23,
+    });
+  });
+
+  it('documents Retry-After on 429 and 503, and a page size above 200 as refused', () => {
+    for (const status of ['429', '503']) {
+      expect(committed.components.responses[`Error${status}`].headers['Retry-After']).toMatchObject({
+        required: true,
+      });
+    }
+    const list = committed.paths['/v1/deployments/{deploymentId}/notifications'].get;
+    const first = list.parameters.find((parameter: Json) => parameter.name === 'first');
+    expect(first.description).toMatch(/1 to 200.*larger one is refused \(400\)/);
+  });
+
+  it('names a relative server, which GET /v1/spec replaces with where it was fetched from', () => {
+    expect(committed.servers).toEqual([{ url: '/', description: expect.any(String) }]);
   });
 
   it('declares the bearer scheme for every route but its own', () => {
@@ -93,7 +150,10 @@ describe('GET /v1/spec', () => {
     const anonymous = await api.request('GET', '/v1/spec');
     expect(anonymous.status).toBe(200);
     expect(anonymous.headers.get('content-type')).toMatch(/^application\/json/);
-    expect(anonymous.body).toEqual(committed);
+    expect(anonymous.body).toEqual({
+      ...committed,
+      servers: [{ url: api.baseUrl, description: 'Where this description was fetched from' }],
+    });
     expect((await api.request('GET', '/v1/spec', { token: 'sk-not-a-key' })).status).toBe(200);
     expect((await api.request('GET', '/v1/spec', { token: ADMIN_KEY })).status).toBe(200);
   });

@@ -23,6 +23,8 @@ const job = (i: number): DeliveryJob => ({
   notificationFormat: 'png',
   filters: [{ member: 'Orders.note', operator: 'equals', value: 'x'.repeat(20_000) }],
   timeGrains: null,
+  memberSwitchers: null,
+  notificationAiSummary: false,
   recipient: { type: 'USER', userId: i, email: `u${i}@example.com`, username: `u${i}` },
 });
 

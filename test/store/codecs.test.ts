@@ -96,6 +96,8 @@ const notification: Notification = {
     { member: 'A.b', value: [{ '': [] }] },
   ],
   timeGrains: null,
+  memberSwitchers: [{ member: 'Orders.status', selected: 'city' }],
+  notificationAiSummary: true,
 };
 
 describe('round trips: decode(stored(encode(value))) is the value', () => {
@@ -239,7 +241,9 @@ describe('round trips: decode(stored(encode(value))) is the value', () => {
       'hour',
       'id',
       'isEnabled',
+      'memberSwitchersJson',
       'minute',
+      'notificationAiSummary',
       'notificationEnabled',
       'notificationFormat',
       'pk',
@@ -262,6 +266,23 @@ describe('round trips: decode(stored(encode(value))) is the value', () => {
       'sk',
       'upcoming',
     ]);
+  });
+
+  it('a notification written before the summary switch and member switchers reads them as off and none', () => {
+    const {
+      notificationAiSummary: _,
+      memberSwitchersJson: __,
+      ...older
+    } = encodeNotification({
+      ...notification,
+      id: 903,
+    });
+    expect(decodeNotification(older)).toEqual({
+      ...notification,
+      id: 903,
+      notificationAiSummary: false,
+      memberSwitchers: null,
+    });
   });
 
   it('a notification written before the JSON text attributes reads its lists from the old attributes', async () => {

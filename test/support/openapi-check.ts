@@ -11,7 +11,6 @@ type Json = Record<string, unknown>;
 type ResponseObject = { $ref?: string; headers?: Json; content?: { 'application/json'?: { schema: Json } } };
 
 const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
-ajv.addSchema(document.components.schemas.Error, '#/components/schemas/Error');
 const validators = new Map<unknown, ValidateFunction>();
 
 const templates = Object.keys(document.paths).map((template) => ({
@@ -28,9 +27,8 @@ function resolve(response: ResponseObject): ResponseObject {
 function validatorFor(schema: Json): ValidateFunction {
   let validate = validators.get(schema);
   if (!validate) {
-    validate =
-      schema.$ref === '#/components/schemas/Error' ? ajv.getSchema(schema.$ref) : ajv.compile(schema);
-    if (!validate) throw new Error(`Cannot compile ${JSON.stringify(schema).slice(0, 100)}`);
+    // The components travel with the schema, so that its `#/components/schemas/…` references resolve.
+    validate = ajv.compile({ ...schema, components: { schemas: document.components.schemas } });
     validators.set(schema, validate);
   }
   return validate;

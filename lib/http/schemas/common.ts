@@ -53,6 +53,22 @@ export const pathId = z.pipe(
 export const textUpTo = (max: number) =>
   z.string().check(z.maxLength(max, `must be at most ${max} characters`));
 
+/** Control characters JSON writes as six bytes (`\u0001`); tab, line breaks, \b and \f take two. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point.
+const sixByteControlCharacter = /[\u0000-\u0007\u000b\u000e-\u001f]/;
+
+/**
+ * Text of at most `max` characters that takes at most 3 bytes a character as JSON (UTF-8), so that
+ * stated counts and lengths of such text multiply out within a stated byte limit.
+ */
+export const compactTextUpTo = (max: number) =>
+  textUpTo(max).check(
+    z.refine(
+      (value: string) => !sixByteControlCharacter.test(value),
+      'must not contain control characters other than tab and line breaks',
+    ),
+  );
+
 /** Text of at most `max` characters that is valid Unicode, for what ends up in keys and e-mails. */
 export const wellFormedTextUpTo = (max: number) =>
   textUpTo(max).check(z.refine((value: string) => value.isWellFormed(), 'must be valid Unicode text'));
@@ -63,3 +79,27 @@ export const listUpTo = <T extends z.ZodMiniType>(max: number, item: T) =>
 
 /** Absent or null: for update fields where null has a meaning of its own. */
 export const nullish = <T extends z.ZodMiniType>(schema: T) => z.optional(z.nullable(schema));
+
+type WithoutNull<T> = { [K in keyof T]: Exclude<T[K], null> };
+
+/**
+ * An object whose optional fields may be sent as `null`, which means the same as leaving them out
+ * (as the platform's clients send them): the description shows each as nullable, and the handler
+ * sees the object without its null members.
+ */
+export const nullMeansOmitted = <S extends z.ZodMiniType<Record<string, unknown>>>(schema: S) =>
+  z.pipe(
+    schema,
+    z.transform(
+      (value: z.output<S>) =>
+        Object.fromEntries(Object.entries(value).filter(([, member]) => member !== null)) as WithoutNull<
+          z.output<S>
+        >,
+    ),
+  );
+
+/** An id the service answers with: a positive integer (so the description states its bound). */
+export const idOutput = () => z.int().check(z.gte(1));
+
+/** A count the service answers with. */
+export const countOutput = () => z.int().check(z.gte(0));

@@ -5,7 +5,7 @@ import type {
   RemovedRecipientInput,
 } from '#lib/domain/notification-lifecycle';
 import { scheduleTypes } from '#lib/domain/schedule-fields';
-import { pathId } from '#lib/http/schemas/common';
+import { nullish, nullMeansOmitted, pathId } from '#lib/http/schemas/common';
 import { updateNotificationInput } from '#lib/http/schemas/notifications';
 import { pagingQueryShape } from '#lib/http/schemas/paging';
 import { fitsKeyPart, KEY_PART_MAX_BYTES, keyPartLimits } from '#lib/store/keys';
@@ -35,29 +35,34 @@ const positiveInt = () => z.int('must be a positive integer').check(z.gte(1, 'mu
 /** Positive integer digits in a query string, as a number. */
 const queryId = pathId;
 
-/** The update's fields with their ranges and rules, a schedule type that must be given, and the dashboard. */
-export const createNotificationInput = z
-  .strictObject({
-    ...updateNotificationInput.def.shape,
-    scheduleType: z.enum(scheduleTypes),
-    dashboardId: z.optional(positiveInt()),
-    dashboardPublicId: z.optional(keyName(keyPartLimits.publicId)),
-  })
-  .check(
-    z.superRefine((input, ctx) => {
-      const given = ['dashboardId', 'dashboardPublicId'].filter(
-        (field) => input[field as keyof typeof input] !== undefined,
-      );
-      if (given.length !== 1) {
-        ctx.issues.push({
-          code: 'custom',
-          path: given.length === 0 ? ['dashboardId'] : ['dashboardPublicId'],
-          message: 'exactly one of dashboardId and dashboardPublicId is required',
-          input,
-        });
-      }
-    }),
-  ) satisfies z.ZodMiniType<CreateNotificationInput>;
+/**
+ * The update's fields with their ranges and rules, a schedule type that must be given, and the
+ * dashboard. A null field is as good as absent: for a new notification a null list is no list.
+ */
+export const createNotificationInput = nullMeansOmitted(
+  z
+    .strictObject({
+      ...updateNotificationInput.def.shape,
+      scheduleType: z.enum(scheduleTypes),
+      dashboardId: nullish(positiveInt()),
+      dashboardPublicId: nullish(keyName(keyPartLimits.publicId)),
+    })
+    .check(
+      z.superRefine((input, ctx) => {
+        const given = ['dashboardId', 'dashboardPublicId'].filter(
+          (field) => input[field as keyof typeof input] != null,
+        );
+        if (given.length !== 1) {
+          ctx.issues.push({
+            code: 'custom',
+            path: given.length === 0 ? ['dashboardId'] : ['dashboardPublicId'],
+            message: 'exactly one of dashboardId and dashboardPublicId is required',
+            input,
+          });
+        }
+      }),
+    ),
+) satisfies z.ZodMiniType<CreateNotificationInput>;
 
 /** 1–255 visible ASCII characters. */
 export const idempotencyKeyHeader = z.looseObject({
@@ -104,11 +109,18 @@ export const listNotificationsQuery = z
     }),
   ) satisfies z.ZodMiniType<ListNotificationsQuery>;
 
-const removedRecipientInput = z.discriminatedUnion('type', [
-  z.strictObject({ type: z.literal('USER'), id: positiveInt() }),
-  z.strictObject({ type: z.literal('EMBED_USER'), id: positiveInt(), embedTenantName: name() }),
-  z.strictObject({ type: z.literal('SLACK'), id: name() }),
-]) satisfies z.ZodMiniType<RemovedRecipientInput>;
+/** `embedTenantName: null` on a USER or SLACK item is as good as absent, as on the platform. */
+const noTenant = z.optional(z.null());
+const removedRecipientInput = z.pipe(
+  z.discriminatedUnion('type', [
+    z.strictObject({ type: z.literal('USER'), id: positiveInt(), embedTenantName: noTenant }),
+    z.strictObject({ type: z.literal('EMBED_USER'), id: positiveInt(), embedTenantName: name() }),
+    z.strictObject({ type: z.literal('SLACK'), id: name(), embedTenantName: noTenant }),
+  ]),
+  z.transform(({ embedTenantName, ...item }) =>
+    item.type === 'EMBED_USER' ? { ...item, embedTenantName: embedTenantName as string } : item,
+  ),
+) satisfies z.ZodMiniType<RemovedRecipientInput>;
 
 export const removeRecipientsInput = z.strictObject({
   recipients: z

@@ -1,5 +1,10 @@
 import * as z from 'zod/mini';
-import { dashboardFilterInput, dashboardTimeGrainInput } from '#lib/http/schemas/notifications';
+import { idOutput } from '#lib/http/schemas/common';
+import {
+  dashboardFilterInput,
+  dashboardMemberSwitcherInput,
+  dashboardTimeGrainInput,
+} from '#lib/http/schemas/notifications';
 import { pageOf } from '#lib/http/schemas/paging';
 
 /**
@@ -10,9 +15,9 @@ import { pageOf } from '#lib/http/schemas/paging';
  */
 
 export const notificationOutput = z.object({
-  id: z.int(),
-  dashboardId: z.int(),
-  deploymentId: z.int(),
+  id: idOutput(),
+  dashboardId: idOutput(),
+  deploymentId: idOutput(),
   cronExpression: z.string(),
   timezone: z.string(),
   isEnabled: z.boolean(),
@@ -21,6 +26,8 @@ export const notificationOutput = z.object({
   notificationFormat: z.enum(['png', 'pdf']),
   filters: z.nullable(z.array(dashboardFilterInput)),
   timeGrains: z.nullable(z.array(dashboardTimeGrainInput)),
+  memberSwitchers: z.nullable(z.array(dashboardMemberSwitcherInput)),
+  notificationAiSummary: z.boolean(),
   /** The first firing instant after the answer was made, with seconds; null while disabled. */
   nextRunAt: z.nullable(z.string()),
 });

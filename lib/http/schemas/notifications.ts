@@ -1,31 +1,33 @@
 import * as z from 'zod/mini';
 import {
   type DashboardFilter,
+  type DashboardMemberSwitcher,
   type DashboardTimeGrain,
   filterOperators,
   notificationFormats,
   type UpdateNotificationInput,
 } from '#lib/domain/notification-fields';
 import { isTimeZone, scheduleTypes } from '#lib/domain/schedule-fields';
-import { intBetween, listUpTo, nullish, pathId, textUpTo } from '#lib/http/schemas/common';
-import { notificationJsonBytes, utf8Bytes } from '#lib/store/limits';
+import { compactTextUpTo, intBetween, listUpTo, nullish, pathId, textUpTo } from '#lib/http/schemas/common';
+import { notificationListLimits as limits, utf8Bytes } from '#lib/store/limits';
 
 /** The request shapes of the notification operations; `satisfies` holds each to the domain's own type. */
 
 export const notificationPath = z.strictObject({ deploymentId: pathId, id: pathId });
 
-const MAX_LIST_LENGTH = 200;
-const MAX_TEXT_LENGTH = 1000;
-
-const text = () => textUpTo(MAX_TEXT_LENGTH);
-const memberPath = () => text().check(z.regex(/.+\..+/, 'must be a member path of the form <Cube>.<member>'));
-const list = <T extends z.ZodMiniType>(item: T) => listUpTo(MAX_LIST_LENGTH, item);
-/** A list kept as JSON text in the notification's item, within its share of the item. */
-const storedList = <T extends z.ZodMiniType>(item: T, maxBytes: number) =>
-  list(item).check(
+const memberPath = () =>
+  compactTextUpTo(limits.memberPathLength).check(
+    z.regex(/.+\..+/, 'must be a member path of the form <Cube>.<member>'),
+  );
+/** A list kept as JSON text in the notification's item, within its count and its share of the item. */
+const storedList = <T extends z.ZodMiniType>(item: T, bounds: { items: number; bytes: number }) =>
+  listUpTo(bounds.items, item).check(
+    z.describe(
+      `At most ${bounds.items} items and ${bounds.bytes} bytes as JSON (UTF-8); text in it at most 3 bytes a character (no control characters but tab and line breaks), so items within their lengths always fit. A list value and free-form fields count against the bytes only.`,
+    ),
     z.refine(
-      (items) => utf8Bytes(JSON.stringify(items)) <= maxBytes,
-      `must be at most ${maxBytes} bytes as JSON (UTF-8)`,
+      (items) => utf8Bytes(JSON.stringify(items)) <= bounds.bytes,
+      `must be at most ${bounds.bytes} bytes as JSON (UTF-8)`,
     ),
   );
 
@@ -33,7 +35,9 @@ export const dashboardFilterInput = z
   .strictObject({
     member: memberPath(),
     operator: nullish(z.enum(filterOperators)),
-    value: nullish(z.union([text(), z.number(), z.boolean(), z.array(z.unknown())])),
+    value: nullish(
+      z.union([compactTextUpTo(limits.filters.valueLength), z.number(), z.boolean(), z.array(z.unknown())]),
+    ),
     caseSensitive: z.optional(z.unknown()),
     startInclusive: z.optional(z.unknown()),
     endInclusive: z.optional(z.unknown()),
@@ -62,23 +66,30 @@ export const dashboardFilterInput = z
 
 export const dashboardTimeGrainInput = z.strictObject({
   member: memberPath(),
-  grain: text().check(z.minLength(1, 'must not be empty')),
+  grain: compactTextUpTo(limits.timeGrains.grainLength).check(z.minLength(1, 'must not be empty')),
 }) satisfies z.ZodMiniType<DashboardTimeGrain>;
 
-/** Every field optional; `null` clears `filters` and `timeGrains` and means "unchanged" for the rest. */
+export const dashboardMemberSwitcherInput = z.strictObject({
+  member: memberPath(),
+  selected: compactTextUpTo(limits.memberSwitchers.selectedLength).check(z.minLength(1, 'must not be empty')),
+}) satisfies z.ZodMiniType<DashboardMemberSwitcher>;
+
+/** Every field optional; `null` clears the lists and means "unchanged" for the rest. */
 export const updateNotificationInput = z.strictObject({
   scheduleType: nullish(z.enum(scheduleTypes)),
-  customCron: nullish(text()),
+  customCron: nullish(textUpTo(1000)),
   minute: nullish(intBetween(0, 59)),
   hour: nullish(intBetween(0, 23)),
   dayOfWeek: nullish(intBetween(0, 6)),
   dayOfMonth: nullish(intBetween(1, 31)),
   timezone: nullish(
-    text().check(z.refine(isTimeZone, 'must be an IANA time zone name such as Europe/Berlin or UTC')),
+    textUpTo(1000).check(z.refine(isTimeZone, 'must be an IANA time zone name such as Europe/Berlin or UTC')),
   ),
   isEnabled: nullish(z.boolean()),
   notificationEnabled: nullish(z.boolean()),
   notificationFormat: nullish(z.enum(notificationFormats)),
-  filters: nullish(storedList(dashboardFilterInput, notificationJsonBytes.filters)),
-  timeGrains: nullish(storedList(dashboardTimeGrainInput, notificationJsonBytes.timeGrains)),
+  notificationAiSummary: nullish(z.boolean()),
+  filters: nullish(storedList(dashboardFilterInput, limits.filters)),
+  timeGrains: nullish(storedList(dashboardTimeGrainInput, limits.timeGrains)),
+  memberSwitchers: nullish(storedList(dashboardMemberSwitcherInput, limits.memberSwitchers)),
 }) satisfies z.ZodMiniType<UpdateNotificationInput>;

@@ -9,6 +9,9 @@ const DEFAULT_PAGE_SIZE = 100;
 /** Query values arrive as text: digits only, then the range. */
 const pageSize = z.pipe(
   z.string().check(
+    z.describe(
+      `Page size: a whole number from 1 to ${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE}); a larger one is refused (400). A page may hold fewer items when its JSON body would pass 1 MiB.`,
+    ),
     z.regex(/^[0-9]{1,3}$/, `must be a whole number from 1 to ${MAX_PAGE_SIZE}`),
     z.refine(
       (digits) => Number(digits) >= 1 && Number(digits) <= MAX_PAGE_SIZE,
@@ -27,7 +30,7 @@ export const pagingQueryShape = {
 
 export const pagingQuery = z.strictObject(pagingQueryShape);
 
-const pageInfoOutput = z.object({
+export const pageInfoOutput = z.object({
   startCursor: z.nullable(z.string()),
   endCursor: z.nullable(z.string()),
   hasNextPage: z.boolean(),

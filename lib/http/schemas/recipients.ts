@@ -1,16 +1,23 @@
 import * as z from 'zod/mini';
 import {
   classifyRecipient,
-  MAX_PROPERTY_LIST_LENGTH,
+  MAX_PROPERTIES_JSON_BYTES,
   MAX_RECIPIENTS,
   MIN_RECIPIENTS,
+  propertyLimits,
   type RecipientFields,
   type RecipientInput,
   recipientKinds,
   recipientProblems,
   type UserAttribute,
 } from '#lib/domain/recipients-input';
-import { listUpTo, wellFormedTextUpTo } from '#lib/http/schemas/common';
+import {
+  compactTextUpTo,
+  listUpTo,
+  nullish,
+  nullMeansOmitted,
+  wellFormedTextUpTo,
+} from '#lib/http/schemas/common';
 
 /**
  * The request shape of "add recipients". Field types are checked here; the rules of the domain then
@@ -19,32 +26,52 @@ import { listUpTo, wellFormedTextUpTo } from '#lib/http/schemas/common';
 
 const text = wellFormedTextUpTo;
 
-const userAttribute = z.strictObject({
-  name: text(256),
-  value: text(1000),
-}) satisfies z.ZodMiniType<UserAttribute>;
-const list = <T extends z.ZodMiniType>(item: T) => listUpTo(MAX_PROPERTY_LIST_LENGTH, item);
+const userAttribute = nullMeansOmitted(
+  z.strictObject({
+    name: compactTextUpTo(propertyLimits.attributeNameLength),
+    value: nullish(
+      z.union([
+        compactTextUpTo(propertyLimits.attributeValueLength),
+        z.number(),
+        z.boolean(),
+        z.array(z.string()),
+        z.array(z.number()),
+      ]),
+    ),
+  }),
+) satisfies z.ZodMiniType<UserAttribute>;
 
-const recipientFields = z.strictObject({
-  type: z.optional(z.enum(recipientKinds)),
-  userId: z.optional(z.int('must be a positive integer').check(z.positive('must be a positive integer'))),
-  email: z.optional(text(320)),
-  embedTenantName: z.optional(text(128).check(z.minLength(1, 'must not be empty'))),
-  externalId: z.optional(text(1000)),
-  securityContext: z.optional(z.record(z.string(), z.unknown())),
-  userAttributes: z.optional(list(userAttribute)),
-  groups: z.optional(list(text(256))),
-  channelId: z.optional(text(256)),
-  channelName: z.optional(text(256)),
-}) satisfies z.ZodMiniType<RecipientFields>;
+/** Every field may be `null`, which means the same as leaving it out (as the platform's clients send it). */
+const recipientFields = nullMeansOmitted(
+  z.strictObject({
+    type: z.optional(z.enum(recipientKinds)),
+    userId: nullish(z.int('must be a positive integer').check(z.positive('must be a positive integer'))),
+    email: nullish(text(320)),
+    embedTenantName: nullish(text(128).check(z.minLength(1, 'must not be empty'))),
+    externalId: nullish(text(1000)),
+    securityContext: nullish(
+      z
+        .record(z.string(), z.unknown())
+        .check(
+          z.describe(
+            `Any JSON object; with userAttributes and groups at most ${MAX_PROPERTIES_JSON_BYTES} bytes as JSON (UTF-8), of which the stated counts and lengths of the other two take at most 29,448.`,
+          ),
+        ),
+    ),
+    userAttributes: nullish(listUpTo(propertyLimits.userAttributes, userAttribute)),
+    groups: nullish(listUpTo(propertyLimits.groups, compactTextUpTo(propertyLimits.groupLength))),
+    channelId: nullish(text(256)),
+    channelName: nullish(text(256)),
+  }),
+) satisfies z.ZodMiniType<RecipientFields>;
 
 export const recipientInput = z.pipe(
-  recipientFields.check(
-    z.superRefine((item, ctx) => {
-      for (const issue of recipientProblems(item)) ctx.issues.push({ code: 'custom', input: item, ...issue });
-    }),
-  ),
-  z.transform(classifyRecipient),
+  recipientFields,
+  z.transform((item: RecipientFields, ctx) => {
+    const problems = recipientProblems(item);
+    for (const issue of problems) ctx.issues.push({ code: 'custom', input: item, ...issue });
+    return problems.length > 0 ? z.NEVER : classifyRecipient(item);
+  }),
 ) satisfies z.ZodMiniType<RecipientInput>;
 
 export const addRecipientsInput = z.strictObject({

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
-import { RUN_ID_PATTERN, runStatuses } from '#lib/domain/runs';
-import { pathId } from '#lib/http/schemas/common';
+import { runStatuses } from '#lib/domain/runs';
+import { countOutput, idOutput, pathId } from '#lib/http/schemas/common';
 import { pageOf } from '#lib/http/schemas/paging';
 import { recipientOutput } from '#lib/http/schemas/recipient-outputs';
 
@@ -9,18 +9,19 @@ import { recipientOutput } from '#lib/http/schemas/recipient-outputs';
 export const runPath = z.strictObject({
   deploymentId: pathId,
   id: pathId,
-  runId: z.string().check(z.regex(RUN_ID_PATTERN, 'is not a run id')),
+  /** Opaque to clients: an id of a form the service never issues is an unknown run (404), not a 400. */
+  runId: z.string(),
 });
 
 /** Send-now takes no fields: an absent or empty body, or `{}`. */
 export const sendNowInput = z.strictObject({});
 
-const recipientCounts = z.strictObject({ queued: z.int(), skipped: z.int() });
+const recipientCounts = z.strictObject({ queued: countOutput(), skipped: countOutput() });
 
 export const runOutput = z.strictObject({
   runId: z.string(),
-  deploymentId: z.int(),
-  notificationId: z.int(),
+  deploymentId: idOutput(),
+  notificationId: idOutput(),
   trigger: z.enum(['schedule', 'manual']),
   scheduledFor: z.string(),
   createdAt: z.string(),
@@ -29,7 +30,7 @@ export const runOutput = z.strictObject({
   recipients: recipientCounts,
 });
 
-const deliveryOutput = z.strictObject({
+export const deliveryOutput = z.strictObject({
   recipient: recipientOutput,
   status: z.enum(['queued', 'skipped']),
   reason: z.nullable(z.enum(['user_deactivated', 'not_shared_with_tenant'])),

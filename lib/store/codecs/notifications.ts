@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import type { Notification, ScheduledNotification } from '#lib/domain/notification';
 import {
   type DashboardFilter,
+  type DashboardMemberSwitcher,
   type DashboardTimeGrain,
   notificationFormats,
 } from '#lib/domain/notification-fields';
@@ -28,14 +29,16 @@ const notificationFields = [
   'notificationFormat',
   'filters',
   'timeGrains',
+  'memberSwitchers',
+  'notificationAiSummary',
 ] as const satisfies readonly (keyof Notification)[];
 
 /**
- * Filters and time grains hold free-form JSON (a filter's value can be any JSON), kept as JSON text
- * (`filtersJson`, `timeGrainsJson`): every number and key comes back exactly as given, which
+ * Filters, time grains and member switchers hold free-form JSON (a filter's value can be any JSON),
+ * kept as JSON text (`filtersJson`, `timeGrainsJson`, `memberSwitchersJson`): every number and key comes back exactly as given, which
  * DynamoDB's own numbers (38 digits, 1e-130..1e126) and maps (32 levels, no empty keys) would not do.
  */
-const jsonFields = ['filters', 'timeGrains'] as const;
+const jsonFields = ['filters', 'timeGrains', 'memberSwitchers'] as const;
 type JsonField = (typeof jsonFields)[number];
 const isJsonField = (field: string): field is JsonField => (jsonFields as readonly string[]).includes(field);
 
@@ -150,10 +153,14 @@ const notificationItem = z.looseObject({
   isEnabled: z.boolean(),
   notificationEnabled: z.boolean(),
   notificationFormat: z.enum(notificationFormats),
+  // Items written before the summary switch existed have none: off.
+  notificationAiSummary: z.optional(z.boolean()),
   filtersJson: z.optional(z.string()),
   timeGrainsJson: z.optional(z.string()),
+  memberSwitchersJson: z.optional(z.string()),
   filters: legacyList,
   timeGrains: legacyList,
+  memberSwitchers: legacyList,
   version: z.optional(z.int()),
   scheduleVersion: z.optional(z.int()),
   gsi3sk: z.optional(z.string()),
@@ -198,6 +205,8 @@ function notificationOf(item: Item, stored: StoredNotification): Notification {
     notificationFormat: stored.notificationFormat,
     filters: listOf<DashboardFilter>(item, stored, 'filters'),
     timeGrains: listOf<DashboardTimeGrain>(item, stored, 'timeGrains'),
+    memberSwitchers: listOf<DashboardMemberSwitcher>(item, stored, 'memberSwitchers'),
+    notificationAiSummary: stored.notificationAiSummary ?? false,
   };
 }
 

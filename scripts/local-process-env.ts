@@ -1,0 +1,6 @@
+/**
+ * Imported first by `npm start`, before any module that builds the metrics buffer at load: one
+ * process serves every route there, concurrently, so a per-process EMF buffer would mix requests.
+ * Metrics stay off unless POWERTOOLS_METRICS_DISABLED=false asks for them.
+ */
+process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';

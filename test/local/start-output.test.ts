@@ -1,0 +1,54 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+
+/**
+ * `npm start` says that metrics are off; so it must write none, and no warning about them, however
+ * many requests it serves at once. Started as the script runs, over this file's table and engine.
+ */
+
+const script = fileURLToPath(new URL('../../scripts/start.ts', import.meta.url));
+let child: ChildProcess | undefined;
+afterAll(() => {
+  child?.kill('SIGTERM');
+});
+
+describe('npm start output', () => {
+  it('prints its lines, then one per request and per dispatch pass: no metric lines, no metric warnings', async () => {
+    const { POWERTOOLS_METRICS_DISABLED: _, ...env } = process.env;
+    child = spawn(process.execPath, [script], {
+      env: { ...env, PORT: '0', LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+    });
+    child.stderr?.on('data', (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+    });
+    await expect.poll(() => output, { timeout: 30_000 }).toMatch(/Press Ctrl-C to stop\./);
+    const baseUrl = /API listening on (\S+)/.exec(output)?.[1] as string;
+    expect(baseUrl).toMatch(/^http:\/\/localhost:\d+$/);
+    expect(baseUrl).not.toMatch(/:0$/);
+
+    const admin = { Authorization: 'Bearer sk-demo-admin' };
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        fetch(`${baseUrl}/v1/deployments/7/notifications/${i % 2 === 0 ? 700 : 701}`, { headers: admin }),
+      ),
+    );
+    expect(answers.map((answer) => answer.status)).toEqual(Array(20).fill(200));
+    const sent = await fetch(`${baseUrl}/v1/deployments/7/notifications/700/send`, {
+      method: 'POST',
+      headers: admin,
+    });
+    expect(sent.status).toBe(202);
+    await expect.poll(() => output.match(/request served/g)?.length ?? 0).toBe(21);
+    await expect.poll(() => output, { timeout: 10_000 }).toMatch(/^dispatch .* 0 failed$/m);
+
+    expect(output).not.toContain('"_aws"');
+    expect(output).not.toContain('has already been added');
+    expect(output).not.toContain('No application metrics');
+  });
+});
