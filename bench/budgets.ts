@@ -61,9 +61,10 @@ export const DISPATCH_LIST_INDEX_WRITES_PER_FIRED = 0;
 /**
  * A send-now, whatever the number of recipients: the notification, its dashboard link and dashboard,
  * the last send-now and the run (one read, one transaction), then its first page of recipients (one
- * Query, four BatchWrites of 25 deliveries) and its progress; the dispatcher does the rest.
+ * Query, four BatchWrites of 25 deliveries), the notification again before the page's jobs leave (the
+ * race guard with a delete) and its progress; the dispatcher does the rest.
  */
-export const SEND_NOW_REQUESTS = 11;
+export const SEND_NOW_REQUESTS = 12;
 /** Recipients are read 100 per Query and their deliveries written 25 per BatchWrite. */
 export const DISPATCH_REQUESTS_PER_RECIPIENT = 0.1;
 /** Requests and read units of adding recipients to a full notification, beyond the same add to an empty one. */

@@ -11,6 +11,7 @@ import { updateBenchmarksDocument } from './markdown.ts';
 import { type Bench, log, part, section, startProgress } from './output.ts';
 import { coldStartSection } from './section-cold-start.ts';
 import { type CostResults, costSection } from './section-cost.ts';
+import { type HistoryFigures, historySection } from './section-history.ts';
 import { type RequestResults, requestsSection } from './section-requests.ts';
 import { tokensSection } from './section-tokens.ts';
 import { round } from './stats.ts';
@@ -67,12 +68,14 @@ async function main(): Promise<number> {
   const tokens = await tokensSection(bench, keys);
   let requests: RequestResults | undefined;
   let cost: CostResults | undefined;
+  let history: HistoryFigures | undefined;
   let lists: ListWalkResults | undefined;
   const stack = await part(bench, 'DynamoDB Local', () => startLocalStack(benchFixture(keys)));
   if (stack) {
     try {
       requests = await requestsSection(bench, stack, keys);
       if (bench.available.includes('add-recipients')) cost = await costSection(bench, stack);
+      history = await historySection(bench, stack);
       lists = await listWalksSection(bench, stack);
     } finally {
       await stack.close();
@@ -95,6 +98,7 @@ async function main(): Promise<number> {
     tokens,
     ...requests,
     cost,
+    history,
     lists,
     budgets: budgets.all,
     errors: bench.errors,

@@ -19,6 +19,7 @@ import { ApiFunction } from './api-function.ts';
 import { functionEnvironment } from './function-environment.ts';
 import { Monitoring } from './monitoring.ts';
 import { operationSettings } from './operation-settings.ts';
+import { PURGE_TABLE_ACTIONS, Purge } from './purge.ts';
 import { DISPATCHER_TABLE_ACTIONS, Scheduler } from './scheduler.ts';
 import type { StageConfig } from './stages.ts';
 
@@ -51,6 +52,7 @@ export class AdminApiStack extends Stack {
   readonly api: HttpApi;
   readonly functions = new Map<Operation, ApiFunction>();
   readonly scheduler: Scheduler;
+  readonly purge: Purge;
   readonly monitoring: Monitoring;
 
   constructor(scope: Construct, id: string, props: AdminApiStackProps) {
@@ -135,11 +137,14 @@ export class AdminApiStack extends Stack {
       producers: [this.functions.get('send-notification') as ApiFunction],
     });
 
+    this.purge = new Purge(this, 'Purge', { stage, table: this.table, environment, removalPolicy });
+
     // TransactWriteItems is granted as its PutItem/UpdateItem actions, but throttled under its own name.
     const tableOperations = new Set<string>(['TransactWriteItems']);
     for (const actions of [
       ...Object.values(operationSettings).map((settings) => settings.tableActions),
       DISPATCHER_TABLE_ACTIONS,
+      PURGE_TABLE_ACTIONS,
     ]) {
       for (const action of actions) tableOperations.add(action.replace('dynamodb:', ''));
     }
@@ -152,6 +157,7 @@ export class AdminApiStack extends Stack {
       tableOperations: [...tableOperations],
     });
     this.scheduler.alarmTo(this.monitoring.alarmTopic);
+    this.purge.alarmTo(this.monitoring.alarmTopic);
 
     new CfnOutput(this, 'ApiUrl', { value: apiStage.url, description: 'Base URL of the API' });
     new CfnOutput(this, 'TableName', { value: this.table.tableName, description: 'The DynamoDB table' });

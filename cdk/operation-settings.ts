@@ -144,11 +144,10 @@ export const operationSettings = {
   'delete-notification': {
     tableActions: [
       ...AUTHENTICATION,
-      // The notification item and its schedule entry first, in one transaction.
+      // One transaction: the notification item and its schedule entry go, its tombstone comes (the purge
+      // does the rest).
       'dynamodb:DeleteItem',
-      // What else its partition holds, then deleted 25 per call.
-      'dynamodb:Query',
-      'dynamodb:BatchWriteItem',
+      'dynamodb:PutItem',
     ],
     timeoutSeconds: functionTimeoutSeconds['delete-notification'],
     memoryMiB: 1024,

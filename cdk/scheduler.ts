@@ -9,6 +9,7 @@ import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { SQS_MESSAGE_MAX_BYTES } from '#lib/store/limits';
+import { DISPATCHER_TIMEOUT_SECONDS } from '#lib/timeouts';
 import { ApiFunction } from './api-function.ts';
 import type { TableAction } from './operation-settings.ts';
 import type { StageConfig } from './stages.ts';
@@ -38,7 +39,6 @@ export const DISPATCHER_TABLE_ACTIONS: readonly TableAction[] = [
 /** The coordinator's table actions: one counting Query per shard of the due index. */
 export const COORDINATOR_TABLE_ACTIONS: readonly TableAction[] = ['dynamodb:Query'];
 
-export const DISPATCHER_TIMEOUT_SECONDS = 60;
 /** Counting what is due and starting the workers takes a second or two. */
 export const COORDINATOR_TIMEOUT_SECONDS = 30;
 /** A job the renderer failed this often goes to the dead-letter queue. */

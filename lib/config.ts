@@ -40,6 +40,7 @@ const environment = z.object({
   EMBED_KEYS_CACHE_SECONDS: wholeNumber(300),
   MISFIRE_GRACE_MINUTES: wholeNumber(60),
   DISPATCH_CONCURRENCY: wholeNumber(32),
+  RUN_RETENTION_DAYS: z._default(z.coerce.number().check(z.int(), z.gte(1)), 90),
   SEND_NOW_MIN_INTERVAL_SECONDS: wholeNumber(10),
   DELIVERY_QUEUE_URL: z.optional(z.url()),
   OUTBOX_DIR: z._default(z.string().check(z.minLength(1)), '.local/outbox'),
@@ -58,6 +59,8 @@ export interface Config {
   misfireGraceMinutes: number;
   /** Notifications a dispatcher invocation works on at once. */
   dispatchConcurrency: number;
+  /** Runs and their deliveries are kept this many days after their instant, then expire (DynamoDB TTL). */
+  runRetentionDays: number;
   /** A send-now less than this after the notification's previous one is refused (429). */
   sendNowMinIntervalMs: number;
   /** Where delivery jobs go when deployed; without it they are files in `outboxDir`. */
@@ -83,6 +86,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     embedKeysCacheMs: vars.EMBED_KEYS_CACHE_SECONDS * 1000,
     misfireGraceMinutes: vars.MISFIRE_GRACE_MINUTES,
     dispatchConcurrency: Math.max(1, vars.DISPATCH_CONCURRENCY),
+    runRetentionDays: vars.RUN_RETENTION_DAYS,
     sendNowMinIntervalMs: vars.SEND_NOW_MIN_INTERVAL_SECONDS * 1000,
     deliveryQueueUrl: vars.DELIVERY_QUEUE_URL,
     outboxDir: vars.OUTBOX_DIR,

@@ -8,6 +8,7 @@ import { docsPage } from '#lib/local/docs-page';
 import { EngineUnavailableError, startDynamoDbLocal } from '#lib/local/dynamodb-local';
 import { functionsFrom } from '#lib/local/handlers';
 import { createLocalApi } from '#lib/local/http-adapter';
+import { startPurgeLoop } from '#lib/local/purge-loop';
 import {
   demoEmbedHint,
   isDemoFixture,
@@ -18,8 +19,9 @@ import { DEFAULT_TABLE_NAME, DEMO_FIXTURE, readFixture, recordStarted, trustIssu
 
 /**
  * `npm start`: DynamoDB Local (unless DYNAMODB_ENDPOINT names an engine), the table, the fixture
- * (SEED_FILE, default the demo), the API on http://localhost:$PORT and the dispatcher (a pass every
- * minute, one line each, jobs to OUTBOX_DIR) until Ctrl-C.
+ * (SEED_FILE, default the demo), the API on http://localhost:$PORT, the dispatcher (a pass every
+ * minute, one line each, jobs to OUTBOX_DIR) and the purge of deleted notifications (a pass every
+ * few seconds) until Ctrl-C.
  */
 async function main(): Promise<void> {
   const port = Number(process.env.PORT ?? 3000);
@@ -63,11 +65,14 @@ async function main(): Promise<void> {
     if (demoKey) console.log(demoEmbedHint(baseUrl));
     console.log('Press Ctrl-C to stop.');
     dispatcher = startDispatchLoop((line) => console.log(line));
+    purge = startPurgeLoop((line) => console.log(line));
   });
   let dispatcher: { stop: () => void } | undefined;
+  let purge: { stop: () => void } | undefined;
 
   const stop = () => {
     dispatcher?.stop();
+    purge?.stop();
     server.close();
     engine?.stop();
     process.exit(0);

@@ -149,6 +149,8 @@ export interface DispatchStore {
   finishRun(ref: RunRef, lease: Lease, counts: RecipientCounts): Promise<boolean>;
   /** Ends the lease now, so the next pass resumes the run at once. */
   releaseLease(ref: RunRef, lease: Lease, now: number): Promise<void>;
+  /** Whether the notification still exists (a strongly consistent read): lib/store/notification-guard.ts. */
+  notificationIsLive(ref: NotificationRef): Promise<boolean>;
 }
 
 /** Send-now's storage: the dispatcher's, and the write that decides the send-now limit. */
@@ -293,9 +295,11 @@ const newRun = (
 });
 
 /**
- * Step 3 and 4: delivers page after page from the cursor; returns the run as it stands. After
- * `maxPages` pages the run is handed over: its progress is recorded with a lease that ends at once,
- * so the next pass takes it over from there.
+ * Step 3 and 4: delivers page after page from the cursor; returns the run as it stands, or undefined
+ * when the notification was deleted meanwhile: each page's jobs leave only after a read that finds it
+ * still there, so no job is sent after a delete's answer, and what the page wrote is the purge's.
+ * After `maxPages` pages the run is handed over: its progress is recorded with a lease that ends at
+ * once, so the next pass takes it over from there.
  */
 async function deliver(
   context: Context,
@@ -304,7 +308,7 @@ async function deliver(
   notification: Notification,
   dashboard: Dashboard,
   maxPages = Number.POSITIVE_INFINITY,
-): Promise<Run> {
+): Promise<Run | undefined> {
   const { store, sink } = context;
   const { run } = progress;
   const ref: RunRef = { deploymentId: run.deploymentId, id: run.notificationId, runId: run.runId };
@@ -320,6 +324,7 @@ async function deliver(
     if (page.rows.length > 0) {
       const { deliveries, jobs } = await decide(context, run, notification, dashboard, page.rows);
       await store.putDeliveries(run, deliveries);
+      if (!(await store.notificationIsLive(ref))) return undefined;
       if (jobs.length > 0) await sink.send(jobs);
       const added = countDeliveries(deliveries);
       counts = { queued: counts.queued + added.queued, skipped: counts.skipped + added.skipped };
@@ -548,8 +553,12 @@ export async function sendNow(
       (Math.min(claim.previousAt, options.now) + options.minIntervalMs - options.now) / 1000,
     );
   }
+  // The run itself was written on the condition that the notification exists (the claim above).
   if (!lease || !dashboard) return toRunDto(run);
-  return toRunDto(await deliver(context, { run, cursor: undefined }, lease, notification, dashboard, 1));
+  const made = await deliver(context, { run, cursor: undefined }, lease, notification, dashboard, 1);
+  // Raced by a delete (lib/store/notification-guard.ts): what the page wrote is the purge's.
+  if (!made) throw notFound(ref);
+  return toRunDto(made);
 }
 
 const notFound = (ref: NotificationRef) =>

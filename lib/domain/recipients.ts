@@ -106,6 +106,11 @@ export interface RecipientRepository {
     updates: readonly RecipientUpdate[],
     options: StorageOptions,
   ): Promise<RecipientUpdate[]>;
+  /**
+   * Whether the notification still exists, read after the writes: a delete that came in between
+   * makes the request 404 (the delete's purge removes what it wrote). See lib/store/notification-guard.ts.
+   */
+  notificationIsLive(notification: NotificationRef): Promise<boolean>;
 }
 
 export type RecipientOutput =
@@ -242,9 +247,7 @@ async function readWhatTheRequestNames(
     options,
   );
   const parent = first.notification;
-  if (!parent) {
-    throw new NotFoundError(`Notification ${notification.id} of deployment ${notification.deploymentId}`);
-  }
+  if (!parent) throw notFound(notification);
   const existing = indexRecipients(first.recipients);
   const read = new Set(first.users.map((user) => user.id));
   const linked = [...new Set(first.emailLinks.map((link) => link.userId))].filter((id) => !read.has(id));
@@ -269,6 +272,9 @@ async function readWhatTheRequestNames(
     },
   };
 }
+
+const notFound = (notification: NotificationRef) =>
+  new NotFoundError(`Notification ${notification.id} of deployment ${notification.deploymentId}`);
 
 /** Waits for every write in flight before failing: nothing keeps running after the answer is sent. */
 async function allSettled<T extends unknown[]>(writes: { [K in keyof T]: Promise<T[K]> }): Promise<T> {
@@ -406,6 +412,9 @@ export async function addRecipients(
   );
   const resolved = resolveRecipients(supported, existing, directory);
   const planned = resolved.map((item) => planItem(item, existing));
+  const wrote = planned.some((item) => item.write !== undefined);
   await applyPlan(repository, parent, resolved, planned, options);
+  // Raced by a delete: what this request wrote is the purge's; the answer is the delete's 404.
+  if (wrote && !(await repository.notificationIsLive(notification))) throw notFound(notification);
   return toResult(planned.map((item) => item.outcome));
 }

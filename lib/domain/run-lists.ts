@@ -22,7 +22,7 @@ export interface RunListRepository {
   runExists(ref: RunRefInput): Promise<boolean>;
   /** A page of runs, newest first; a cursor this list did not issue is a 400 naming `after`. */
   runsPage(ref: NotificationRef, window: PageWindow<Run>): Promise<StoredPage<Run>>;
-  /** A page of a run's deliveries in recipient order. */
+  /** A page of a run's deliveries in recipient order; empty for a run past its retention. */
   deliveriesPage(ref: RunRefInput, window: PageWindow<Delivery>): Promise<StoredPage<Delivery>>;
 }
 
@@ -34,9 +34,10 @@ export async function listRuns(
   ref: NotificationRef,
   page: PageRequest,
 ): Promise<Page<RunDto>> {
-  // The page first: a foreign cursor is refused without a lookup of the notification.
+  // The page first: a foreign cursor is refused without a lookup of the notification. The
+  // notification is read whatever the page holds: a deleted one's runs stay until the purge.
   const stored = await repository.runsPage(ref, pageWindow(page, toRunDto));
-  if (stored.items.length === 0 && !(await repository.notificationExists(ref))) throw notFound(ref);
+  if (!(await repository.notificationExists(ref))) throw notFound(ref);
   return toPage(stored, page, toRunDto);
 }
 
@@ -48,10 +49,8 @@ export async function listDeliveries(
   // A run id is opaque to clients: one the service never issues names no run, whatever its form.
   if (!RUN_ID_PATTERN.test(ref.runId)) throw new NotFoundError(`Run ${ref.runId} of notification ${ref.id}`);
   const stored = await repository.deliveriesPage(ref, pageWindow(page, toDeliveryDto));
-  if (stored.items.length === 0) {
-    if (!(await repository.notificationExists(ref))) throw notFound(ref);
-    if (!(await repository.runExists(ref)))
-      throw new NotFoundError(`Run ${ref.runId} of notification ${ref.id}`);
-  }
+  if (!(await repository.notificationExists(ref))) throw notFound(ref);
+  if (stored.items.length === 0 && !(await repository.runExists(ref)))
+    throw new NotFoundError(`Run ${ref.runId} of notification ${ref.id}`);
   return toPage(stored, page, toDeliveryDto);
 }

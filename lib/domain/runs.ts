@@ -52,6 +52,8 @@ export type RunDto = Run;
 export const toRunDto = (run: Run): RunDto => run;
 
 const compact = (instant: number) => new Date(instant).toISOString().replace(/[-:.]/g, '');
+/** The start of every run id made at `instant` or later: run ids sort by their instant. */
+export const runIdFloor = (instant: number) => compact(instant);
 
 /** A scheduled run's id is its instant: the one run an instant can have, whoever makes it. */
 export const scheduledRunId = (instant: number) => `${compact(instant)}-s`;

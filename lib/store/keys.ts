@@ -178,6 +178,15 @@ export const keys = {
     sk: 'IDEMPOTENCY',
   }),
 
+  /**
+   * A deleted notification whose partition is still being emptied (its tombstone): outside that
+   * partition, so the partition can be emptied to the last item.
+   */
+  purge: (deploymentId: number, notificationId: number): Key => ({
+    pk: `PURGE#${deploymentId}#${notificationId}`,
+    sk: 'PURGE',
+  }),
+
   /** Integer id sequences (`embedUser`, …): one item per sequence, advanced with an atomic ADD. */
   counter: (sequence: string): Key => ({ pk: `COUNTER#${sequence}`, sk: 'COUNTER' }),
 };
@@ -220,6 +229,8 @@ export const indexPartitions = {
   /** gsi2: the recipient rows of one recipient in a deployment, one per notification. */
   notificationsOfRecipient: (deploymentId: number, identity: RecipientIdentity) =>
     `DEPLOYMENT#${deploymentId}#RECIPIENT#${recipientIdentityPart(identity)}#NOTIFICATIONS`,
+  /** gsi1: the tombstones of deleted notifications whose partitions are still being emptied. */
+  purges: () => 'PURGES',
   /**
    * gsi4: the recipient rows of one recipient in a deployment whose notification is on one dashboard
    * (a notification's dashboard never changes): the recipient and dashboard filters together.
@@ -258,6 +269,11 @@ export const indexKeys = {
     gsi1sk: sortableId(notificationId),
     gsi2pk: indexPartitions.notificationsOfDashboard(deploymentId, dashboardId),
     gsi2sk: sortableId(notificationId),
+  }),
+  /** Tombstones sort by the instant of the delete: the oldest purge is worked on first. */
+  purge: (deploymentId: number, notificationId: number, deletedAt: string): IndexKeys => ({
+    gsi1pk: indexPartitions.purges(),
+    gsi1sk: `${deletedAt}#${deploymentId}#${notificationId}`,
   }),
   /** Rows of a recipient sort by subscription instant, then by the row's own key (unique in the partition). */
   recipient: (

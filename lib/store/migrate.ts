@@ -13,18 +13,20 @@ import { documentClient, tableName } from '#lib/store/client';
 import { decodeDashboard, encodeDashboardLink } from '#lib/store/codecs/dashboards';
 import { decodeNotification, encodeScheduleEntry, scheduleMarksOf } from '#lib/store/codecs/notifications';
 import { decodeRecipient, decodeRecipientParent, identityOf } from '#lib/store/codecs/recipients';
+import { retentionOf } from '#lib/store/codecs/runs';
 import { getItem, type Item } from '#lib/store/items';
 import { DUE_INDEX, dueIndexKeys, indexKeys, keys, parseNotificationPartition } from '#lib/store/keys';
 import { reserveNotificationIdsThrough } from '#lib/store/notification-ids';
-import { globalSecondaryIndexes, tableDefinition } from '#lib/store/table-definition';
+import { globalSecondaryIndexes, TIME_TO_LIVE_ATTRIBUTE, tableDefinition } from '#lib/store/table-definition';
 
 /**
  * Brings a table written by the version before the lifecycle routes up to date, and can run any
  * number of times: it adds the secondary indexes the table lacks (a local engine; deployed, the CDK
  * stack declares them), gives notification and recipient items the index attributes they lack, writes the
  * dashboards' by-id links, gives each notification its schedule entry (its reading and upcoming
- * instants; it takes over the due-index entry an older version kept on the notification item), and
- * moves the notification id counter past every stored id. Each write
+ * instants; it takes over the due-index entry an older version kept on the notification item), gives
+ * runs and deliveries written before run history expired their TTL attribute (their run's instant
+ * plus RUN_RETENTION_DAYS), and moves the notification id counter past every stored id. Each write
  * is conditional on the attribute being absent, so a second run, or a run beside live traffic,
  * changes nothing that is already right and never overwrites what it does not add.
  */
@@ -36,6 +38,8 @@ export interface MigrationReport {
   recipients: number;
   dashboardLinks: number;
   scheduleEntries: number;
+  /** Runs and deliveries written before run history expired, given their TTL attribute. */
+  runHistory: number;
   highestNotificationId: number;
 }
 
@@ -206,6 +210,7 @@ export async function migrateTable(now = new Date()): Promise<MigrationReport> {
     recipients: 0,
     dashboardLinks: 0,
     scheduleEntries: 0,
+    runHistory: 0,
     highestNotificationId: 0,
   };
   // Rows subscribed before the index existed have no subscription instant: the migration's own
@@ -232,6 +237,15 @@ export async function migrateTable(now = new Date()): Promise<MigrationReport> {
         if (await moveScheduleEntry(item, notification, now.getTime())) report.scheduleEntries++;
       } else if (item.entity === 'RECIPIENT') {
         if (await addRecipientIndexes(item, subscribedAt, dashboardOf)) report.recipients++;
+      } else if ((item.entity === 'RUN' || item.entity === 'DELIVERY') && !(TIME_TO_LIVE_ATTRIBUTE in item)) {
+        // The run id is the run's attribute, and the second part of a delivery's sort key.
+        const runId = item.entity === 'RUN' ? String(item.runId) : String(item.sk).split('#')[1];
+        const retention = retentionOf(runId ?? '');
+        if (
+          TIME_TO_LIVE_ATTRIBUTE in retention &&
+          (await addAttributes(item, retention, TIME_TO_LIVE_ATTRIBUTE))
+        )
+          report.runHistory++;
       } else if (item.entity === 'DASHBOARD') {
         const link = encodeDashboardLink(decodeDashboard(item));
         if (await putIfAbsent(link)) report.dashboardLinks++;

@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Notification } from '#lib/domain/notification';
 import type { DashboardRef, IdempotencyClaim } from '#lib/domain/notification-lifecycle';
 import type { ScheduleState } from '#lib/domain/schedule';
 import { ConflictError, IdempotencyKeyMismatchError } from '#lib/errors';
-import { batchWriteAll } from '#lib/store/batch';
 import { documentClient, tableName } from '#lib/store/client';
 import { decodeDashboard, decodeDashboardLink } from '#lib/store/codecs/dashboards';
 import {
@@ -189,53 +188,6 @@ async function create(
 }
 
 /**
- * The notification item and its schedule entry go first, in one transaction: from then on it reads
- * as 404 and the scheduler no longer sees it. Everything else in its partition (recipient rows and
- * what runs leave there) follows in batches; the sweep runs on a repeat too, so a delete cut off
- * half-way is finished by repeating it.
- */
-async function deleteNotification(deploymentId: number, id: number): Promise<boolean> {
-  let existed = true;
-  try {
-    await documentClient().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Delete: {
-              TableName: tableName(),
-              Key: keys.notification(deploymentId, id),
-              ConditionExpression: 'attribute_exists(pk)',
-            },
-          },
-          { Delete: { TableName: tableName(), Key: keys.scheduleEntry(deploymentId, id) } },
-        ],
-      }),
-    );
-  } catch (error) {
-    const reasons = error instanceof TransactionCanceledException ? error.CancellationReasons : undefined;
-    if (reasons?.[0]?.Code !== 'ConditionalCheckFailed') throw error;
-    existed = false;
-  }
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await documentClient().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': keys.notificationPartition(deploymentId, id) },
-        ProjectionExpression: 'pk, sk',
-        ConsistentRead: true,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    const rows = (page.Items ?? []) as { pk: string; sk: string }[];
-    await batchWriteAll(rows.map((row) => ({ DeleteRequest: { Key: { pk: row.pk, sk: row.sk } } })));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return existed;
-}
-
-/**
  * Each operation's function takes only the parts it calls, so that its bundle holds no other
  * operation's storage code (and its IAM grant can be exactly what it calls).
  */
@@ -251,4 +203,4 @@ export async function dashboardIdOf(deploymentId: number, ref: DashboardRef): Pr
   return dashboard?.deploymentId === deploymentId ? dashboard.id : undefined;
 }
 
-export { create as createNotification, deleteNotification };
+export { create as createNotification };

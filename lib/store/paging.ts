@@ -26,8 +26,12 @@ export interface ListSource {
   /** The index the list is a partition of; absent for the table itself. */
   index?: string;
   partitionKey: { name: string; value: string };
-  /** `prefix`: the list is the part of the partition whose sort keys start with it. */
-  sortKey: { name: string; prefix?: string };
+  /**
+   * `prefix`: the list is the part of the partition whose sort keys start with it. `from` (with a
+   * prefix): only sort keys from it on, a key range, so what lies below (runs past their retention
+   * that TTL has not removed yet) is never read and costs nothing.
+   */
+  sortKey: { name: string; prefix?: string; from?: string };
   newestFirst: boolean;
   /** Whether `position` is a sort key (less the prefix) this list can have. */
   isPosition: (position: string) => boolean;
@@ -110,14 +114,25 @@ interface Round {
   next?: Record<string, unknown>;
 }
 
+/** The first sort key past every key that starts with `prefix`: its last character incremented. */
+const pastPrefix = (prefix: string) =>
+  `${prefix.slice(0, -1)}${String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1)}`;
+
+function sortKeyCondition(prefix: string | undefined, from: string | undefined): string {
+  if (prefix === undefined) return '#pk = :pk';
+  return from === undefined
+    ? '#pk = :pk AND begins_with(#sk, :prefix)'
+    : '#pk = :pk AND #sk BETWEEN :from AND :end';
+}
+
 /** One Query of the list: at most `limit` rows, and at most what DynamoDB reads in one call (1 MB). */
 async function queryList(source: ListSource, limit: number, start?: Record<string, unknown>): Promise<Round> {
-  const prefix = source.sortKey.prefix;
+  const { prefix, from } = source.sortKey;
   const { Items = [], LastEvaluatedKey } = await documentClient().send(
     new QueryCommand({
       TableName: tableName(),
       IndexName: source.index,
-      KeyConditionExpression: prefix === undefined ? '#pk = :pk' : '#pk = :pk AND begins_with(#sk, :prefix)',
+      KeyConditionExpression: sortKeyCondition(prefix, from),
       ExpressionAttributeNames: {
         '#pk': source.partitionKey.name,
         ...(prefix !== undefined && { '#sk': source.sortKey.name }),
@@ -125,7 +140,8 @@ async function queryList(source: ListSource, limit: number, start?: Record<strin
       },
       ExpressionAttributeValues: {
         ':pk': source.partitionKey.value,
-        ...(prefix !== undefined && { ':prefix': prefix }),
+        ...(prefix !== undefined && from === undefined && { ':prefix': prefix }),
+        ...(prefix !== undefined && from !== undefined && { ':from': from, ':end': pastPrefix(prefix) }),
         ...source.filter?.values,
       },
       FilterExpression: source.filter?.expression,

@@ -6,9 +6,10 @@ import { batchGetAll, batchWriteAll, inParallel } from '#lib/store/batch';
 import { documentClient, tableName } from '#lib/store/client';
 import { decodeRecipient, recipientKey } from '#lib/store/codecs/recipients';
 import { decodeConsoleUser } from '#lib/store/codecs/users';
-import { getItem, type Item } from '#lib/store/items';
+import type { Item } from '#lib/store/items';
 import { indexPartitions, keys, parseRecipientSortKey, sortableId } from '#lib/store/keys';
 import { dynamoDbLimits } from '#lib/store/limits';
+import { notificationIsLive } from '#lib/store/notification-guard';
 import { cursorPosition, type ListSource, type Resolved, readPage } from '#lib/store/paging';
 
 /** Index queries in flight at once while finding embed recipients to remove. */
@@ -29,9 +30,6 @@ function recipientsSource(notification: NotificationRef): ListSource {
     }),
   };
 }
-
-const notificationExists = async (notification: NotificationRef) =>
-  (await getItem(keys.notification(notification.deploymentId, notification.id))) !== undefined;
 
 /** Rows as output items: a console user's e-mail and username are read from the user (gone: no item). */
 async function recipientOutputs(items: Item[]): Promise<Resolved<RecipientOutput>> {
@@ -73,7 +71,7 @@ export async function listRecipients(
   const source = recipientsSource(notification);
   // A foreign cursor is refused before the notification is looked up.
   cursorPosition(source, window.after);
-  if (!(await notificationExists(notification))) return undefined;
+  if (!(await notificationIsLive(notification))) return undefined;
   return readPage({ source, resolve: recipientOutputs }, window);
 }
 
@@ -108,7 +106,7 @@ export async function removeRecipients(
   notification: NotificationRef,
   targets: readonly RemovalTarget[],
 ): Promise<boolean> {
-  if (!(await notificationExists(notification))) return false;
+  if (!(await notificationIsLive(notification))) return false;
   const userKeys = targets.flatMap((target) =>
     target.type === 'USER'
       ? [keys.userRecipient(notification.deploymentId, notification.id, target.userId)]
@@ -118,6 +116,9 @@ export async function removeRecipients(
   const embedKeys = (
     await inParallel(embedTargets, LOOKUP_CONCURRENCY, (target) => embedRowKey(notification, target))
   ).filter((key) => key !== undefined);
-  await batchWriteAll([...userKeys, ...embedKeys].map((key) => ({ DeleteRequest: { Key: key } })));
-  return true;
+  const removed = [...userKeys, ...embedKeys];
+  if (removed.length === 0) return true;
+  await batchWriteAll(removed.map((key) => ({ DeleteRequest: { Key: key } })));
+  // Raced by a delete: 404, as a removal that started after it would answer (lib/store/notification-guard.ts).
+  return notificationIsLive(notification);
 }

@@ -16,6 +16,7 @@ import { ensureTimeLeft } from '#lib/store/deadline';
 import { createEmbedUsers } from '#lib/store/embed-users';
 import type { Item } from '#lib/store/items';
 import { type Key, keys } from '#lib/store/keys';
+import { notificationIsLive } from '#lib/store/notification-guard';
 
 /** BatchGet calls in flight at once: 1000 embed users and their tenants take 11 calls, read in two waves. */
 const READ_CONCURRENCY = 8;
@@ -144,4 +145,6 @@ export const recipientRepository: RecipientRepository = {
     });
     return updates.filter((_, i) => !applied[i]);
   },
+
+  notificationIsLive,
 };

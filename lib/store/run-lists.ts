@@ -1,6 +1,8 @@
+import { config } from '#lib/config';
 import type { NotificationRef } from '#lib/domain/recipients';
+import { isRunKept, oldestKeptInstant } from '#lib/domain/retention';
 import type { RunListRepository } from '#lib/domain/run-lists';
-import { RUN_ID_PATTERN } from '#lib/domain/runs';
+import { RUN_ID_PATTERN, runIdFloor } from '#lib/domain/runs';
 import { decodeDelivery, decodeRun } from '#lib/store/codecs/runs';
 import { getItem, type Item } from '#lib/store/items';
 import { keys, RUN_PREFIX } from '#lib/store/keys';
@@ -12,12 +14,12 @@ import { type ListSource, readPage } from '#lib/store/paging';
  */
 function partitionSource(
   ref: NotificationRef,
-  list: Pick<ListSource, 'id' | 'newestFirst' | 'isPosition'> & { prefix: string },
+  list: Pick<ListSource, 'id' | 'newestFirst' | 'isPosition'> & { prefix: string; from?: string },
 ): ListSource {
   return {
     id: list.id,
     partitionKey: { name: 'pk', value: keys.notification(ref.deploymentId, ref.id).pk },
-    sortKey: { name: 'sk', prefix: list.prefix },
+    sortKey: { name: 'sk', prefix: list.prefix, from: list.from },
     newestFirst: list.newestFirst,
     isPosition: list.isPosition,
   };
@@ -36,6 +38,8 @@ export const runListRepository: RunListRepository = {
   },
 
   async runExists(ref) {
+    // A run past its retention is gone, whether or not TTL has removed it yet.
+    if (!isRunKept(ref.runId, Date.now(), config().runRetentionDays)) return false;
     return (await getItem(keys.run(ref.deploymentId, ref.id, ref.runId))) !== undefined;
   },
 
@@ -45,11 +49,16 @@ export const runListRepository: RunListRepository = {
       prefix: RUN_PREFIX,
       newestFirst: true,
       isPosition: (position) => RUN_ID_PATTERN.test(position),
+      // Only the runs kept: those past RUN_RETENTION_DAYS are below this key (run ids start with their instant).
+      from: `${RUN_PREFIX}${runIdFloor(oldestKeptInstant(Date.now(), config().runRetentionDays))}`,
     });
     return readPage({ source, resolve: decodedAll(decodeRun) }, window);
   },
 
-  deliveriesPage(ref, window) {
+  async deliveriesPage(ref, window) {
+    // A run past its retention is gone, whether or not TTL has removed its deliveries yet.
+    if (!isRunKept(ref.runId, Date.now(), config().runRetentionDays))
+      return { items: [], cursors: [], hasNextPage: false };
     const source = partitionSource(ref, {
       id: `deliveries/${ref.deploymentId}/${ref.id}/${ref.runId}`,
       prefix: keys.deliveryPrefix(ref.runId),

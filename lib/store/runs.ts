@@ -24,6 +24,7 @@ import {
   NOTIFICATION_ITEMS_PREFIX,
   RECIPIENT_PREFIX,
 } from '#lib/store/keys';
+import { notificationIsLive } from '#lib/store/notification-guard';
 import { storeScheduleEntry } from '#lib/store/scheduled-notifications';
 
 /**
@@ -132,6 +133,8 @@ function entryMoveUpdate(ref: { deploymentId: number; id: number }, move: EntryM
 const firstReadRange = { from: NOTIFICATION_ITEMS_PREFIX, to: `${RECIPIENT_PREFIX}\uffff` };
 
 export const dispatchStore: DispatchStore = {
+  notificationIsLive,
+
   async dueEntries(now, shards = allShards) {
     return (await Promise.all(shards.map((shard) => dueInShard(shard, now)))).flat();
   },

@@ -9,8 +9,17 @@ export const globalSecondaryIndexes = Object.values(indexNames).map((name) => ({
   projection: indexProjections[name],
 }));
 
-/** The attribute DynamoDB's TTL reads: idempotency records expire on their own. */
+/**
+ * The attribute DynamoDB's TTL reads (epoch seconds): idempotency records, runs and deliveries expire
+ * on their own.
+ */
 export const TIME_TO_LIVE_ATTRIBUTE = 'expiresAt';
+
+/** TTL is switched on apart from the table's creation (UpdateTimeToLive), locally as in the stack. */
+export const timeToLiveSpecification = (tableName: string) => ({
+  TableName: tableName,
+  TimeToLiveSpecification: { AttributeName: TIME_TO_LIVE_ATTRIBUTE, Enabled: true },
+});
 
 /** The table as the local runtime and the tests create it; the CDK stack declares the same keys. */
 export function tableDefinition(tableName: string): CreateTableCommandInput {

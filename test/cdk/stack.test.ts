@@ -6,14 +6,16 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { readConfig } from '#lib/config';
 import { routeKey, routes } from '#lib/routes';
 import { SQS_MESSAGE_MAX_BYTES } from '#lib/store/limits';
+import { PURGE_GRACE_MS } from '#lib/store/notification-guard';
+import { DISPATCHER_TIMEOUT_SECONDS, LONGEST_WRITER_SECONDS, PURGE_TIMEOUT_SECONDS } from '#lib/timeouts';
 import { addStageStack } from '../../cdk/admin-api-app.ts';
 import type { AdminApiStack } from '../../cdk/admin-api-stack.ts';
 import { operationSettings } from '../../cdk/operation-settings.ts';
+import { PURGE_TABLE_ACTIONS } from '../../cdk/purge.ts';
 import {
   COORDINATOR_TABLE_ACTIONS,
   COORDINATOR_TIMEOUT_SECONDS,
   DISPATCHER_TABLE_ACTIONS,
-  DISPATCHER_TIMEOUT_SECONDS,
   MAX_RECEIVE_COUNT,
 } from '../../cdk/scheduler.ts';
 import { type StageConfig, StageConfigError, stages } from '../../cdk/stages.ts';
@@ -90,8 +92,8 @@ describe('the dev stage', () => {
   );
 
   it('runs one function per operation on nodejs24.x, arm64, ESM (index.handler), with its memory and timeout', () => {
-    // One per route, the dispatcher and its coordinator.
-    expect(Object.keys(template.findResources('AWS::Lambda::Function'))).toHaveLength(routes.length + 2);
+    // One per route, the dispatcher, its coordinator and the purge.
+    expect(Object.keys(template.findResources('AWS::Lambda::Function'))).toHaveLength(routes.length + 3);
     for (const { operation } of routes) {
       const fn = stack.functions.get(operation) as NonNullable<ReturnType<typeof stack.functions.get>>;
       const properties = (template.toJSON().Resources[logicalId(stack, fn)] as Resource).Properties;
@@ -248,7 +250,13 @@ describe('the dev stage', () => {
   });
 
   it('alarms on the 5xx rate, throttling, the dispatcher and dead letters, to one SNS topic', () => {
-    const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')) as Resource[];
+    // The purge's own alarms are held by its own test below.
+    const purgeAlarms = stack.purge.alarms.map((alarm) =>
+      stack.getLogicalId(alarm.node.defaultChild as never),
+    );
+    const alarms = Object.entries(template.findResources('AWS::CloudWatch::Alarm'))
+      .filter(([id]) => !purgeAlarms.includes(id))
+      .map(([, alarm]) => alarm) as Resource[];
     // An alarm's math may use at most 10 metrics: the functions' throttles (the routes' and the
     // dispatcher's) take one alarm per 10.
     const functionAlarms = Math.ceil((routes.length + 1) / 10);
@@ -340,6 +348,7 @@ describe('the dev stage', () => {
       'DeliveryDeadLetterQueueName',
       'DeliveryQueueName',
       'DeliveryQueueUrl',
+      'PurgeDeadLetterQueueName',
       'TableName',
     ]);
     const queueId = stack.getLogicalId(stack.scheduler.queue.node.defaultChild as never);
@@ -401,7 +410,12 @@ describe('the scheduler of the dev stage', () => {
   });
 
   it('starts the coordinator every minute, retrying a failed start; it may start the dispatcher and count the due index', () => {
-    const [, rule] = only(template.findResources('AWS::Events::Rule'));
+    const purgeRule = stack.getLogicalId(stack.purge.rule.node.defaultChild as never);
+    const [, rule] = only(
+      Object.fromEntries(
+        Object.entries(template.findResources('AWS::Events::Rule')).filter(([id]) => id !== purgeRule),
+      ),
+    );
     const dispatcherId = stack.getLogicalId(stack.scheduler.dispatcher.node.defaultChild as never);
     const coordinatorId = stack.getLogicalId(stack.scheduler.coordinator.node.defaultChild as never);
     expect(rule.Properties).toMatchObject({
@@ -502,6 +516,89 @@ describe('the scheduler of the dev stage', () => {
   });
 });
 
+describe('the purge of the dev stage', () => {
+  let stack: AdminApiStack;
+  let template: Template;
+  beforeAll(() => {
+    ({ stack, template } = stage('dev'));
+  });
+  const roleOf = (fn: { role?: { node: { defaultChild?: unknown } } }) =>
+    stack.getLogicalId(fn.role?.node.defaultChild as never);
+
+  it('starts the purge every minute, retrying a failed start, and keeps starts that failed every retry', () => {
+    const purgeId = stack.getLogicalId(stack.purge.function.node.defaultChild as never);
+    const deadLetterId = stack.getLogicalId(stack.purge.deadLetterQueue.node.defaultChild as never);
+    const rule = template.toJSON().Resources[stack.getLogicalId(stack.purge.rule.node.defaultChild as never)];
+    expect(rule.Properties).toMatchObject({ ScheduleExpression: 'rate(1 minute)', State: 'ENABLED' });
+    expect(rule.Properties.Targets).toEqual([
+      expect.objectContaining({
+        Arn: { 'Fn::GetAtt': [purgeId, 'Arn'] },
+        RetryPolicy: { MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 120 },
+        DeadLetterConfig: { Arn: { 'Fn::GetAtt': [deadLetterId, 'Arn'] } },
+      }),
+    ]);
+    expect(template.toJSON().Resources[deadLetterId].Properties).toMatchObject({
+      QueueName: 'notification-purge-dlq-dev',
+      SqsManagedSseEnabled: true,
+      MessageRetentionPeriod: 14 * 24 * 3600,
+    });
+    expect(template.toJSON().Resources[purgeId].Properties).toMatchObject({
+      Runtime: 'nodejs24.x',
+      Architectures: ['arm64'],
+      Timeout: PURGE_TIMEOUT_SECONDS,
+    });
+  });
+
+  it('grants the purge only its table actions on the table and its indexes, and nothing of the job queue', () => {
+    const policies = Object.values(
+      template.findResources('AWS::IAM::Policy', {
+        Properties: { Roles: [{ Ref: roleOf(stack.purge.function) }] },
+      }),
+    ) as Resource[];
+    const statements = policies.flatMap(
+      (policy) => (policy.Properties.PolicyDocument as { Statement: { Action: unknown }[] }).Statement,
+    );
+    expect(statements.map((statement) => statement.Action)).toEqual([[...PURGE_TABLE_ACTIONS].sort()]);
+    expect(JSON.stringify(statements)).toContain('/index/*');
+    expect(JSON.stringify(statements)).not.toContain('sqs:');
+  });
+
+  it('alarms when passes keep failing and when starts land in the dead-letter queue', () => {
+    const resources = template.toJSON().Resources;
+    const topic = stack.getLogicalId(stack.monitoring.alarmTopic.node.defaultChild as never);
+    const [failing, lost] = stack.purge.alarms.map(
+      (alarm) => resources[stack.getLogicalId(alarm.node.defaultChild as never)].Properties,
+    );
+    expect(failing).toMatchObject({
+      MetricName: 'Errors',
+      Namespace: 'AWS/Lambda',
+      Dimensions: [
+        {
+          Name: 'FunctionName',
+          Value: { Ref: stack.getLogicalId(stack.purge.function.node.defaultChild as never) },
+        },
+      ],
+      EvaluationPeriods: 3,
+      Threshold: 0,
+      AlarmActions: [{ Ref: topic }],
+    });
+    expect(lost).toMatchObject({
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Namespace: 'AWS/SQS',
+      Threshold: 0,
+      AlarmActions: [{ Ref: topic }],
+    });
+  });
+
+  it('runs no function that writes into a partition longer than the purge keeps sweeping after a delete', () => {
+    const timeouts = Object.values(template.findResources('AWS::Lambda::Function')).map(
+      (fn) => (fn as Resource).Properties.Timeout as number,
+    );
+    expect(Math.max(...timeouts)).toBeLessThanOrEqual(LONGEST_WRITER_SECONDS);
+    expect(PURGE_GRACE_MS).toBeGreaterThan(LONGEST_WRITER_SECONDS * 1000);
+  });
+});
+
 describe('the template as sam local reads it', () => {
   it("names each function's code asset in its metadata, as the CDK CLI synthesizes it", () => {
     // The CLI sets this context; `sam local invoke <operation>` finds the bundle through this metadata.
@@ -512,7 +609,7 @@ describe('the template as sam local reads it', () => {
     const functions = Object.values(template.findResources('AWS::Lambda::Function')) as (Resource & {
       Metadata?: Record<string, string>;
     })[];
-    expect(functions).toHaveLength(routes.length + 2);
+    expect(functions).toHaveLength(routes.length + 3);
     for (const fn of functions) {
       // With bundling skipped the path is a placeholder; a real synth names `asset.<hash>` in cdk.out.
       expect(fn.Metadata?.['aws:asset:path']).toEqual(expect.any(String));

@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { routes } from '#lib/routes';
 import { bundlingSettings } from '../../cdk/bundling.ts';
 import { operationSettings } from '../../cdk/operation-settings.ts';
+import { PURGE_TABLE_ACTIONS } from '../../cdk/purge.ts';
 import { DISPATCHER_TABLE_ACTIONS } from '../../cdk/scheduler.ts';
 
 /**
@@ -76,6 +77,7 @@ describe('table actions granted to each function', () => {
       entryPoints: {
         ...Object.fromEntries(routes.map((route) => [route.operation, `functions/${route.operation}.ts`])),
         dispatch: 'functions/dispatch.ts',
+        purge: 'functions/purge.ts',
       },
       bundle: true,
       write: false,
@@ -108,5 +110,9 @@ describe('table actions granted to each function', () => {
     expect(actionsCalledBy(bundles.get('dispatch') as string)).toEqual(
       [...new Set(DISPATCHER_TABLE_ACTIONS)].sort(),
     );
+  });
+
+  it('the purge is granted exactly the table actions its code calls', () => {
+    expect(actionsCalledBy(bundles.get('purge') as string)).toEqual([...new Set(PURGE_TABLE_ACTIONS)].sort());
   });
 });

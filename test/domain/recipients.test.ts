@@ -46,6 +46,7 @@ function memoryRepository(options: { beforeCreate?: (embedUsers: Map<string, Emb
   let counter = 0;
 
   const repository: RecipientRepository = {
+    notificationIsLive: async () => true,
     async lookUp(request: DirectoryRequest) {
       calls.push({ method: 'lookUp', detail: request });
       const ofOurs = request.recipients?.of.id === notification.id;

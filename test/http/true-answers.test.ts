@@ -291,8 +291,9 @@ describe("the platform's fields", () => {
     expect(added.body.createdRecipients).toEqual([
       { type: 'USER', userId: 1, email: 'ada@example.com', username: 'ada' },
     ]);
+    // The platform lets a client send a recipient id as its digits in a string.
     const removed = await admin('DELETE', recipients, {
-      recipients: [{ type: 'USER', id: 1, embedTenantName: null }],
+      recipients: [{ type: 'USER', id: '1', embedTenantName: null }],
     });
     expect(removed.status).toBe(204);
     expect((await admin('GET', recipients)).body.items).toEqual([]);

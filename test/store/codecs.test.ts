@@ -393,6 +393,7 @@ describe('round trips: decode(stored(encode(value))) is the value', () => {
       'createdAt',
       'deploymentId',
       'entity',
+      'expiresAt',
       'gsi3pk',
       'gsi3sk',
       'leaseOwner',
@@ -426,6 +427,7 @@ describe('round trips: decode(stored(encode(value))) is the value', () => {
     expect(decodeDelivery(item)).toEqual(delivery);
     expect(attributeNames(item)).toEqual([
       'entity',
+      'expiresAt',
       'jobId',
       'pk',
       'reason',

@@ -109,12 +109,19 @@ export const listNotificationsQuery = z
     }),
   ) satisfies z.ZodMiniType<ListNotificationsQuery>;
 
+/** A user's or embed user's id; as on the platform, it may also come as its digits in a string. */
+const recipientId = () =>
+  z.pipe(
+    z.union([positiveInt(), z.string().check(z.regex(/^[1-9][0-9]{0,14}$/, 'must be a positive integer'))]),
+    z.transform((id: number | string) => Number(id)),
+  );
+
 /** `embedTenantName: null` on a USER or SLACK item is as good as absent, as on the platform. */
 const noTenant = z.optional(z.null());
 const removedRecipientInput = z.pipe(
   z.discriminatedUnion('type', [
-    z.strictObject({ type: z.literal('USER'), id: positiveInt(), embedTenantName: noTenant }),
-    z.strictObject({ type: z.literal('EMBED_USER'), id: positiveInt(), embedTenantName: name() }),
+    z.strictObject({ type: z.literal('USER'), id: recipientId(), embedTenantName: noTenant }),
+    z.strictObject({ type: z.literal('EMBED_USER'), id: recipientId(), embedTenantName: name() }),
     z.strictObject({ type: z.literal('SLACK'), id: name(), embedTenantName: noTenant }),
   ]),
   z.transform(({ embedTenantName, ...item }) =>

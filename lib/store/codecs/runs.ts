@@ -1,16 +1,29 @@
 import * as z from 'zod/mini';
+import { config } from '#lib/config';
 import type { RecipientOutput } from '#lib/domain/recipients';
+import { runExpiresAt, runInstant } from '#lib/domain/retention';
 import { type Delivery, type Run, type RunStatus, runStatuses } from '#lib/domain/runs';
 import { checkItem } from '#lib/store/codecs/stored-item';
 import type { Item } from '#lib/store/items';
 import { dueIndexKeys, keys } from '#lib/store/keys';
+import { TIME_TO_LIVE_ATTRIBUTE } from '#lib/store/table-definition';
 
 /**
  * Runs and deliveries in their notification's partition. A run in progress also holds its lease
  * (`leaseOwner`, `leaseUntil`), its `cursor` and its due-index entry; those are the dispatcher's,
  * written and removed by its conditional updates, and not part of the run as read.
+ *
+ * A run and its deliveries carry the table's TTL attribute: the run's instant plus RUN_RETENTION_DAYS
+ * (lib/domain/retention.ts), so DynamoDB removes a run's history all at once.
  */
 
+/** The TTL attribute of a run and of each of its deliveries. */
+export function retentionOf(runId: string): Item {
+  const instant = runInstant(runId);
+  return instant === undefined
+    ? {}
+    : { [TIME_TO_LIVE_ATTRIBUTE]: runExpiresAt(instant, config().runRetentionDays) };
+}
 /**
  * A run in progress is stored as `pending`, the word it had before the API showed it: the dispatcher's
  * conditional writes (lib/store/runs.ts) test for it, and runs written by earlier versions carry it.
@@ -31,6 +44,7 @@ export function encodeRun(run: Run, lease?: { owner: string; until: number }): I
     status: storedStatus(run.status),
     skipReason: run.skipReason,
     recipients: run.recipients,
+    ...retentionOf(run.runId),
     ...(lease && {
       leaseOwner: lease.owner,
       leaseUntil: lease.until,
@@ -79,6 +93,7 @@ export function encodeDelivery(
     status: delivery.status,
     reason: delivery.reason,
     jobId: delivery.jobId,
+    ...retentionOf(run.runId),
   };
 }
 

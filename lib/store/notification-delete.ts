@@ -1,0 +1,68 @@
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { NotificationRef } from '#lib/domain/recipients';
+import { UnavailableError } from '#lib/errors';
+import { documentClient, tableName } from '#lib/store/client';
+import { encodePurge } from '#lib/store/codecs/purges';
+import { type Key, keys } from '#lib/store/keys';
+import { PURGE_GRACE_MS } from '#lib/store/notification-guard';
+import { backoff, retryPolicy } from '#lib/store/retry';
+
+/**
+ * The delete: one transaction whatever the notification holds. The purge (lib/domain/purge.ts,
+ * lib/store/purge-store.ts) empties the partition afterwards.
+ */
+
+/**
+ * The items a delete removes at once, in its transaction: those that make the notification exist
+ * (every route's 404), listed (its gsi1/gsi2 entries) and fire (its due-index entry). An item of the
+ * partition that does any of these belongs here, so that it goes in the same write.
+ */
+const removedAtOnce = (ref: NotificationRef): Key[] => [
+  keys.notification(ref.deploymentId, ref.id),
+  // Its schedule entry carries its due-index entry.
+  keys.scheduleEntry(ref.deploymentId, ref.id),
+];
+
+/** Cancellation reasons that say "try again" rather than "this cannot succeed". */
+const transientReasons = new Set(['TransactionConflict', 'ThrottlingError', 'ProvisionedThroughputExceeded']);
+
+/**
+ * Removes the notification and leaves its tombstone, in one transaction: a constant amount of work
+ * whatever the partition holds. False when there was no notification (a repeat, an unknown id).
+ */
+export async function deleteNotification(
+  deploymentId: number,
+  id: number,
+  now = Date.now(),
+): Promise<boolean> {
+  const table = tableName();
+  const ref = { deploymentId, id };
+  const [first, ...rest] = removedAtOnce(ref);
+  const transaction = new TransactWriteCommand({
+    TransactItems: [
+      // Only an existing notification: a repeated delete is 404 and leaves no second tombstone.
+      { Delete: { TableName: table, Key: first, ConditionExpression: 'attribute_exists(pk)' } },
+      ...rest.map((key) => ({ Delete: { TableName: table, Key: key } })),
+      {
+        Put: {
+          TableName: table,
+          Item: encodePurge({ ...ref, deletedAt: now, sweepAfter: now + PURGE_GRACE_MS }),
+        },
+      },
+    ],
+  });
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await documentClient().send(transaction);
+      return true;
+    } catch (error) {
+      const reasons = error instanceof TransactionCanceledException ? error.CancellationReasons : undefined;
+      if (reasons?.[0]?.Code === 'ConditionalCheckFailed') return false;
+      const transient = reasons?.some((reason) => transientReasons.has(reason.Code ?? ''));
+      if (!transient) throw error;
+      if (attempt >= retryPolicy.maxAttempts) throw new UnavailableError();
+      await backoff(attempt);
+    }
+  }
+}

@@ -1,0 +1,149 @@
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { config } from '#lib/config';
+import { manualRunId, type Run, scheduledRunId } from '#lib/domain/runs';
+import { type DynamoMeter, meterDynamoDb } from '#lib/local/dynamodb-meter';
+import { batchWriteAll } from '#lib/store/batch';
+import { documentClient, tableName } from '#lib/store/client';
+import { encodeDelivery, encodeRun } from '#lib/store/codecs/runs';
+import { keys } from '#lib/store/keys';
+import { migrateTable } from '#lib/store/migrate';
+import { ADMIN_KEY, consoleUsers } from '#test/support/fixtures';
+import { type LocalApi, startLocalApi } from '#test/support/local-api';
+
+/**
+ * Runs and deliveries expire RUN_RETENTION_DAYS after their instant: DynamoDB's TTL removes them
+ * (lazily), and the lists show only the runs kept, at the cost of a notification with none expired.
+ */
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+const fixture = {
+  users: consoleUsers,
+  deployments: [{ id: 7, name: 'Production' }],
+  dashboards: [{ id: 70, deploymentId: 7, publicId: 'sales', title: 'Sales', published: true }],
+  notifications: [
+    {
+      id: 700,
+      deploymentId: 7,
+      dashboardId: 70,
+      scheduleType: 'DAILY',
+      hour: 9,
+      recipients: [{ userId: 1 }],
+    },
+    { id: 701, deploymentId: 7, dashboardId: 70, scheduleType: 'DAILY', hour: 9 },
+    { id: 702, deploymentId: 7, dashboardId: 70, scheduleType: 'DAILY', hour: 9 },
+  ],
+};
+
+let api: LocalApi;
+let meter: DynamoMeter;
+
+beforeAll(async () => {
+  api = await startLocalApi(fixture);
+  meter = meterDynamoDb(documentClient());
+});
+afterAll(() => api.close());
+
+const base = '/v1/deployments/7/notifications';
+const get = (path: string) => api.request('GET', `${base}${path}`, { token: ADMIN_KEY });
+const item = async (key: { pk: string; sk: string }) =>
+  (await documentClient().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true })))
+    .Item;
+
+const runAt = (notificationId: number, instant: number, runId = scheduledRunId(instant)): Run => ({
+  runId,
+  deploymentId: 7,
+  notificationId,
+  trigger: 'schedule',
+  scheduledFor: new Date(instant).toISOString(),
+  createdAt: new Date(instant + 1_000).toISOString(),
+  status: 'dispatched',
+  skipReason: null,
+  recipients: { queued: 1, skipped: 0 },
+});
+
+const deliveryOf = (run: Run) =>
+  encodeDelivery(run, {
+    recipientKey: 'RECIPIENT#USER#1',
+    recipient: { type: 'USER', userId: 1, email: 'ada@example.com', username: 'ada' },
+    status: 'queued',
+    reason: null,
+    jobId: `job-${run.runId}`,
+  });
+
+describe('retention of runs and deliveries', () => {
+  it('gives a run and each of its deliveries the TTL attribute: its instant plus RUN_RETENTION_DAYS', async () => {
+    const sent = await api.request('POST', `${base}/700/send`, { token: ADMIN_KEY });
+    expect(sent.status).toBe(202);
+    const { runId, createdAt, scheduledFor } = sent.body;
+    expect(scheduledFor).toBe(createdAt);
+    const expected = Math.ceil((Date.parse(createdAt) + config().runRetentionDays * DAY_MS) / 1000);
+    expect(config().runRetentionDays).toBe(90);
+    expect((await item(keys.run(7, 700, runId)))?.expiresAt).toBe(expected);
+    const { Items = [] } = await documentClient().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: {
+          ':pk': keys.notificationPartition(7, 700),
+          ':prefix': keys.deliveryPrefix(runId),
+        },
+        ConsistentRead: true,
+      }),
+    );
+    expect(Items).toHaveLength(1);
+    expect(Items[0]?.expiresAt).toBe(expected);
+  });
+
+  it('lists only the runs kept, though TTL has not removed the expired ones yet; their deliveries are 404', async () => {
+    const now = Date.now();
+    const kept = runAt(701, now - 89 * DAY_MS);
+    const expired = [runAt(701, now - 91 * DAY_MS), runAt(701, now - 200 * DAY_MS)];
+    await batchWriteAll(
+      [kept, ...expired].flatMap((run) => [
+        { PutRequest: { Item: encodeRun(run) } },
+        { PutRequest: { Item: deliveryOf(run) } },
+      ]),
+    );
+    const listed = await get('/701/runs');
+    expect(listed.status).toBe(200);
+    expect(listed.body.items.map((run: { runId: string }) => run.runId)).toEqual([kept.runId]);
+    expect(listed.body.pageInfo.hasNextPage).toBe(false);
+    expect((await get(`/701/runs/${kept.runId}/deliveries`)).body.items).toHaveLength(1);
+    for (const run of expired) expect((await get(`/701/runs/${run.runId}/deliveries`)).status).toBe(404);
+  });
+
+  it('reads a page of runs at the same cost whatever expired history lies below the kept runs', async () => {
+    const now = Date.now();
+    await batchWriteAll([{ PutRequest: { Item: encodeRun(runAt(702, now - DAY_MS)) } }]);
+    meter.reset();
+    await get('/702/runs');
+    const alone = structuredClone(meter.byOperation);
+    await batchWriteAll(
+      Array.from({ length: 300 }, (_, i) => ({
+        PutRequest: { Item: encodeRun(runAt(702, now - (91 + i) * DAY_MS)) },
+      })),
+    );
+    meter.reset();
+    const listed = await get('/702/runs');
+    expect(listed.body.items).toHaveLength(1);
+    expect(meter.byOperation).toEqual(alone);
+  });
+
+  it('migrate gives runs and deliveries written before retention their TTL attribute', async () => {
+    const instant = Date.parse('2026-06-01T08:00:00.000Z');
+    const run = runAt(702, instant, manualRunId(instant));
+    const { expiresAt: _run, ...oldRun } = encodeRun(run);
+    const { expiresAt: _delivery, ...oldDelivery } = deliveryOf(run);
+    await batchWriteAll([{ PutRequest: { Item: oldRun } }, { PutRequest: { Item: oldDelivery } }]);
+    const report = await migrateTable();
+    expect(report.runHistory).toBeGreaterThanOrEqual(2);
+    const expected = Math.ceil((instant + 90 * DAY_MS) / 1000);
+    expect((await item(keys.run(7, 702, run.runId)))?.expiresAt).toBe(expected);
+    expect((await item({ pk: oldDelivery.pk as string, sk: oldDelivery.sk as string }))?.expiresAt).toBe(
+      expected,
+    );
+    expect((await migrateTable()).runHistory).toBe(0);
+  });
+});
