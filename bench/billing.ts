@@ -66,3 +66,79 @@ export function billedWriteUnits(calls: readonly RecordedCall[]): number {
   }
   return units;
 }
+
+type WriteAction = {
+  item?: Record<string, unknown>;
+  key?: Record<string, unknown>;
+  update?: { expression: string; names: Record<string, string> };
+};
+
+/** Every item write a recorded call makes (puts, updates, deletes; transactions and batches unpacked). */
+function writeActions(calls: readonly RecordedCall[]): WriteAction[] {
+  const actions: WriteAction[] = [];
+  const fromUpdate = (request: Record<string, unknown>): WriteAction => ({
+    key: request.Key as Record<string, unknown>,
+    update: {
+      expression: String(request.UpdateExpression ?? ''),
+      names: (request.ExpressionAttributeNames ?? {}) as Record<string, string>,
+    },
+  });
+  for (const { operation, input } of calls) {
+    const request = input as Record<string, unknown>;
+    if (operation === 'PutItem') actions.push({ item: request.Item as Record<string, unknown> });
+    if (operation === 'UpdateItem') actions.push(fromUpdate(request));
+    if (operation === 'DeleteItem') actions.push({ key: request.Key as Record<string, unknown> });
+    if (operation === 'BatchWriteItem')
+      for (const requests of Object.values(
+        (request.RequestItems ?? {}) as Record<
+          string,
+          Record<string, { Item?: Record<string, unknown>; Key?: Record<string, unknown> }>[]
+        >,
+      ))
+        for (const one of requests)
+          actions.push(one.PutRequest ? { item: one.PutRequest.Item } : { key: one.DeleteRequest?.Key });
+    if (operation === 'TransactWriteItems')
+      for (const action of (request.TransactItems ?? []) as Record<string, Record<string, unknown>>[]) {
+        if (action.Put) actions.push({ item: action.Put.Item as Record<string, unknown> });
+        if (action.Update) actions.push(fromUpdate(action.Update));
+        if (action.Delete) actions.push({ key: action.Delete.Key as Record<string, unknown> });
+      }
+  }
+  return actions;
+}
+
+const stringOf = (value: unknown) => (value as { S?: string } | undefined)?.S ?? '';
+
+/**
+ * Index writes as DynamoDB bills them, per index: a put of an item with the index's key attributes
+ * writes 1; an update that sets them moves the entry (a delete and a put: 2), one that removes them
+ * writes 1; an update of any other attribute of an item in a list index (projection ALL: the
+ * notification item, a recipient row) rewrites its copy there (1 per list index).
+ */
+export function indexWriteUnits(calls: readonly RecordedCall[]): { due: number; lists: number } {
+  let due = 0;
+  let lists = 0;
+  for (const action of writeActions(calls)) {
+    if (action.item) {
+      if (action.item.gsi3pk) due += 1;
+      if (action.item.gsi1pk) lists += 1;
+      if (action.item.gsi2pk) lists += 1;
+      continue;
+    }
+    const sk = stringOf(action.key?.sk);
+    const inListIndexes = sk === 'NOTIFICATION' || sk.startsWith('RECIPIENT#');
+    if (!action.update) {
+      if (inListIndexes) lists += 2;
+      continue;
+    }
+    const { expression, names } = action.update;
+    const [setPart = '', removePart = ''] = expression.split(/\bREMOVE\b/);
+    const touches = (part: string, attribute: string) =>
+      Object.entries(names).some(([placeholder, name]) => name === attribute && part.includes(placeholder)) ||
+      new RegExp(`\\b${attribute}\\b`).test(part);
+    if (touches(setPart, 'gsi3sk')) due += 2;
+    else if (touches(removePart, 'gsi3sk')) due += 1;
+    if (inListIndexes) lists += 2;
+  }
+  return { due, lists };
+}

@@ -6,6 +6,7 @@ import type { Notification } from '#lib/domain/notification';
 import { reportOutcome } from '#lib/domain/outcomes';
 import type { StoredRecipient } from '#lib/domain/recipients-resolution';
 import { retryRun } from '#lib/domain/retry';
+import { schedulePlanner } from '#lib/domain/schedule-planning';
 import { outboxSink } from '#lib/jobs/outbox-sink';
 import { batchWriteAll } from '#lib/store/batch';
 import { documentClient } from '#lib/store/client';
@@ -92,7 +93,11 @@ async function sentRun(
   const ref = { deploymentId: 7, notificationId: id, runId: run.runId };
   for (let passes = 0; (await currentRun(ref))?.status === 'dispatching'; passes++) {
     if (passes > 100) throw new Error('The run was not dispatched after 100 passes');
-    await dispatchPass(dispatchStore, sink, { now: Date.now(), misfireGraceMinutes: 60 });
+    await dispatchPass(dispatchStore, sink, {
+      now: Date.now(),
+      planner: schedulePlanner,
+      misfireGraceMinutes: 60,
+    });
   }
   const jobs = await Promise.all(
     (await readdir(outbox)).map(async (file) => JSON.parse(await readFile(join(outbox, file), 'utf8'))),

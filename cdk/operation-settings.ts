@@ -39,8 +39,16 @@ const AUTHENTICATION: readonly TableAction[] = ['dynamodb:GetItem'];
 
 export const operationSettings = {
   'update-notification': {
-    // One conditional UpdateItem; a GetItem only for an empty body or a refused schedule change (lib/store/notifications.ts).
-    tableActions: [...AUTHENTICATION, 'dynamodb:UpdateItem'],
+    tableActions: [
+      // The schedule entry beside an update of other fields (lib/store/notifications.ts).
+      ...AUTHENTICATION,
+      // One conditional UpdateItem of the notification, no read first.
+      'dynamodb:UpdateItem',
+      // A schedule change's new state: its schedule entry (lib/store/scheduled-notifications.ts).
+      'dynamodb:PutItem',
+      // The notification with its entry, for an empty body or a refused schedule change.
+      'dynamodb:Query',
+    ],
     timeoutSeconds: functionTimeoutSeconds['update-notification'],
     memoryMiB: 1024,
   },
@@ -112,7 +120,7 @@ export const operationSettings = {
       ...AUTHENTICATION,
       // One page: one Query on gsi1 or gsi2.
       'dynamodb:Query',
-      // With a recipient filter, the page's notifications by key.
+      // The page's schedule entries; with a recipient filter, the page's notifications, by key.
       'dynamodb:BatchGetItem',
     ],
     timeoutSeconds: functionTimeoutSeconds['list-notifications'],
@@ -124,21 +132,23 @@ export const operationSettings = {
       ...AUTHENTICATION,
       // The id counter's ADD; taking over an abandoned key; marking the key done (in the transaction).
       'dynamodb:UpdateItem',
-      // The key's record; the notification (in the transaction).
+      // The key's record; the notification and its schedule entry (in the transaction).
       'dynamodb:PutItem',
     ],
     timeoutSeconds: functionTimeoutSeconds['create-notification'],
     memoryMiB: 1024,
   },
   'get-notification': {
-    tableActions: [...AUTHENTICATION],
+    // The notification and its schedule entry, in one Query of their shared key prefix.
+    tableActions: [...AUTHENTICATION, 'dynamodb:Query'],
     timeoutSeconds: functionTimeoutSeconds['get-notification'],
     memoryMiB: 1024,
   },
   'delete-notification': {
     tableActions: [
       ...AUTHENTICATION,
-      // One transaction: the notification item goes, its tombstone comes (the purge does the rest).
+      // One transaction: the notification item and its schedule entry go, its tombstone comes (the purge
+      // does the rest).
       'dynamodb:DeleteItem',
       'dynamodb:PutItem',
     ],
@@ -169,10 +179,8 @@ export const operationSettings = {
     memoryMiB: 1024,
   },
   'get-api-spec': {
-    // A document built into the bundle: no table access at all.
+    // A document built into the bundle: no table access at all (a public route bundles no credential store).
     tableActions: [],
-    // The shared chain's authenticator, which this public route never runs.
-    bundledButNotCalled: ['dynamodb:GetItem'],
     timeoutSeconds: functionTimeoutSeconds['get-api-spec'],
     memoryMiB: 1024,
   },

@@ -3,13 +3,11 @@ import { CfnOutput, Duration, type RemovalPolicy } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { Rule, RuleTargetInput, Schedule } from 'aws-cdk-lib/aws-events';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { chunk } from '#lib/store/batch';
-import { dueShardGroups } from '#lib/store/keys';
 import { SQS_MESSAGE_MAX_BYTES } from '#lib/store/limits';
 import { DISPATCHER_TIMEOUT_SECONDS } from '#lib/timeouts';
 import { ApiFunction } from './api-function.ts';
@@ -17,19 +15,20 @@ import type { TableAction } from './operation-settings.ts';
 import type { StageConfig } from './stages.ts';
 
 /**
- * What makes schedules fire: the renderer's job queue with its dead-letter queue, and the
- * dispatcher function started every minute. docs/scheduling.md gives the design.
+ * What makes schedules fire: the renderer's job queue with its dead-letter queue, the coordinator
+ * started every minute, and the dispatcher workers it starts, one per group of due-index shards.
+ * docs/scheduling.md gives the design.
  */
 
 /** The dispatcher's table actions, read off lib/store/runs.ts. */
 export const DISPATCHER_TABLE_ACTIONS: readonly TableAction[] = [
-  // The due index (gsi3), every shard; the recipients of a notification, a page at a time.
+  // The due index (gsi3), every shard; a notification with its entry and recipients, a page at a time.
   'dynamodb:Query',
-  // The notification, its dashboard link and the dashboard.
+  // The dashboard link and the dashboard.
   'dynamodb:GetItem',
-  // A run, created only if its id is new.
+  // A run, created only if its id is new; deliveries in the claim; a schedule entry a change left to store.
   'dynamodb:PutItem',
-  // The notification's due entry, a run's lease, progress and end.
+  // The schedule entry's move, a change's mark, a run's lease, progress and end.
   'dynamodb:UpdateItem',
   // Console users of a page of recipients.
   'dynamodb:BatchGetItem',
@@ -37,12 +36,11 @@ export const DISPATCHER_TABLE_ACTIONS: readonly TableAction[] = [
   'dynamodb:BatchWriteItem',
 ];
 
-/**
- * Dispatcher invocations per minute, each over its own shards of the due index (at most
- * DUE_INDEX_SHARDS). docs/scheduling.md says when to raise it.
- */
-export const DISPATCH_INVOCATIONS = 4;
-const TARGETS_PER_RULE = 5;
+/** The coordinator's table actions: one counting Query per shard of the due index. */
+export const COORDINATOR_TABLE_ACTIONS: readonly TableAction[] = ['dynamodb:Query'];
+
+/** Counting what is due and starting the workers takes a second or two. */
+export const COORDINATOR_TIMEOUT_SECONDS = 30;
 /** A job the renderer failed this often goes to the dead-letter queue. */
 export const MAX_RECEIVE_COUNT = 5;
 
@@ -58,8 +56,11 @@ export interface SchedulerProps {
 export class Scheduler extends Construct {
   readonly queue: Queue;
   readonly deadLetterQueue: Queue;
+  /** A worker: one dispatch pass over the shards the coordinator names. */
   readonly dispatcher: ApiFunction;
-  readonly rules: Rule[];
+  /** Started every minute: counts what is due per shard and starts the workers it needs. */
+  readonly coordinator: ApiFunction;
+  readonly rule: Rule;
 
   constructor(scope: Construct, id: string, props: SchedulerProps) {
     super(scope, id);
@@ -88,7 +89,7 @@ export class Scheduler extends Construct {
 
     this.dispatcher = new ApiFunction(scope, 'dispatch', {
       entry: fileURLToPath(new URL('../functions/dispatch.ts', import.meta.url)),
-      description: `Fires due notifications every minute (${stage.name})`,
+      description: `Fires the due notifications of the shards it is given (${stage.name})`,
       memoryMiB: 1024,
       timeoutSeconds: DISPATCHER_TIMEOUT_SECONDS,
       environment: props.environment,
@@ -101,24 +102,29 @@ export class Scheduler extends Construct {
       fn.addEnvironment('DELIVERY_QUEUE_URL', this.queue.queueUrl);
     }
 
-    // A rule takes at most five targets: one target per shard group, as many rules as that needs.
-    const targets = dueShardGroups(DISPATCH_INVOCATIONS).map(
-      (shards) =>
-        new LambdaFunction(this.dispatcher, {
-          event: RuleTargetInput.fromObject({ shards }),
+    this.coordinator = new ApiFunction(scope, 'dispatch-coordinator', {
+      entry: fileURLToPath(new URL('../functions/dispatch-coordinator.ts', import.meta.url)),
+      description: `Counts what is due every minute and starts the dispatchers it needs (${stage.name})`,
+      memoryMiB: 512,
+      timeoutSeconds: COORDINATOR_TIMEOUT_SECONDS,
+      environment: { ...props.environment, DISPATCH_WORKER_FUNCTION: this.dispatcher.functionName },
+      logRetention: stage.logRetention,
+      logRemovalPolicy: props.removalPolicy,
+    });
+    this.coordinator.bindTable(props.table, COORDINATOR_TABLE_ACTIONS);
+    this.dispatcher.grantInvoke(this.coordinator);
+
+    this.rule = new Rule(this, 'EveryMinute', {
+      description: `Starts the notification dispatch coordinator (${stage.name})`,
+      schedule: Schedule.rate(Duration.minutes(1)),
+      targets: [
+        new LambdaFunction(this.coordinator, {
           // A failed start is retried; a pass is safe to repeat, and the next minute's would do it too.
           retryAttempts: 2,
           maxEventAge: Duration.minutes(2),
         }),
-    );
-    this.rules = chunk(targets, TARGETS_PER_RULE).map(
-      (ruleTargets, i) =>
-        new Rule(this, i === 0 ? 'EveryMinute' : `EveryMinute${i + 1}`, {
-          description: `Starts the notification dispatcher (${stage.name})`,
-          schedule: Schedule.rate(Duration.minutes(1)),
-          targets: ruleTargets,
-        }),
-    );
+      ],
+    });
 
     new CfnOutput(scope, 'DeliveryQueueUrl', {
       value: this.queue.queueUrl,

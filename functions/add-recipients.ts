@@ -1,4 +1,5 @@
 import { addRecipients } from '#lib/domain/recipients';
+import { credentialsIn } from '#lib/http/authentication';
 import { createHandler } from '#lib/http/create-handler';
 import { notificationPath } from '#lib/http/schemas/notifications';
 import { addRecipientsOutput } from '#lib/http/schemas/recipient-outputs';
@@ -10,7 +11,7 @@ import { credentialDirectory } from '#lib/store/users';
 /** POST /v1/deployments/{deploymentId}/notifications/{id}/recipients: subscribe console and embed users. */
 export const handler = createHandler({
   access: 'admin',
-  credentials: credentialDirectory,
+  authentication: credentialsIn(credentialDirectory),
   params: notificationPath,
   body: addRecipientsInput,
   response: addRecipientsOutput,

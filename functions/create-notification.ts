@@ -1,5 +1,6 @@
 import { config } from '#lib/config';
-import { createNotification } from '#lib/domain/notification-lifecycle';
+import { createNotification } from '#lib/domain/notification-writes';
+import { credentialsIn } from '#lib/http/authentication';
 import { callerOf } from '#lib/http/caller';
 import { createHandler } from '#lib/http/create-handler';
 import { notificationLocation } from '#lib/http/locations';
@@ -11,7 +12,7 @@ import { credentialDirectory } from '#lib/store/users';
 /** POST /v1/deployments/{deploymentId}/notifications: a new notification, at most once per Idempotency-Key. */
 export const handler = createHandler({
   access: 'admin',
-  credentials: credentialDirectory,
+  authentication: credentialsIn(credentialDirectory),
   params: deploymentPath,
   headers: idempotencyKeyHeader,
   body: createNotificationInput,

@@ -1,4 +1,5 @@
 import { deleteNotification } from '#lib/domain/notification-lifecycle';
+import { credentialsIn } from '#lib/http/authentication';
 import { createHandler } from '#lib/http/create-handler';
 import { notificationPath } from '#lib/http/schemas/notifications';
 import { deleteNotification as remove } from '#lib/store/notification-delete';
@@ -10,7 +11,7 @@ import { credentialDirectory } from '#lib/store/users';
  */
 export const handler = createHandler({
   access: 'admin',
-  credentials: credentialDirectory,
+  authentication: credentialsIn(credentialDirectory),
   params: notificationPath,
   success: { status: 204 },
   operation: ({ params }) => deleteNotification({ delete: remove }, params),

@@ -2,7 +2,9 @@ import type { Context } from 'aws-lambda';
 import * as z from 'zod/mini';
 import { config } from '#lib/config';
 import { dispatchPass } from '#lib/domain/dispatch';
+import { FIRES_PER_SECOND_PER_SHARD } from '#lib/domain/dispatch-fanout';
 import { passCounts, summaryLine } from '#lib/domain/dispatch-summary';
+import { schedulePlanner } from '#lib/domain/schedule-planning';
 import { jobSink } from '#lib/jobs/job-sink';
 import { logger } from '#lib/log';
 import { publishDispatchMetrics, publishRunsAwaitingOutcomes } from '#lib/metrics';
@@ -14,14 +16,15 @@ import { OUTCOMES_OVERDUE_AFTER_MS } from '#lib/telemetry-names';
 
 preloadUnsubscribeKey();
 
-/** What the rule sends: the due-index shards this invocation reads. */
+/** What the coordinator sends: the due-index shards this invocation reads. */
 const dispatchEvent = z.object({
   shards: z.array(z.int().check(z.gte(0), z.lt(DUE_INDEX_SHARDS))).check(z.minLength(1)),
 });
 
 /**
- * The dispatcher, started every minute by an EventBridge rule, once per group of due-index shards:
- * one pass over those shards. An
+ * A dispatcher worker, started by the coordinator (functions/dispatch-coordinator.ts) once per group
+ * of due-index shards each minute: one pass over those shards, paced so that no shard's index
+ * partition takes more than it can. An
  * entry that fails is logged and left for the next pass; the function itself fails only when the
  * index cannot be read, and then Lambda's retry is just another pass.
  */
@@ -33,9 +36,11 @@ export async function handler(event: unknown, context: Pick<Context, 'getRemaini
     jobSink(),
     {
       now,
+      planner: schedulePlanner,
       misfireGraceMinutes: config().misfireGraceMinutes,
       concurrency: config().dispatchConcurrency,
-      // The rule names each invocation's shards; anything else (a test event) reads them all.
+      maxPerSecondPerShard: FIRES_PER_SECOND_PER_SHARD,
+      // The coordinator names each invocation's shards; anything else (a test event) reads them all.
       shards: shards.success ? shards.data.shards : undefined,
       remainingTimeMs: () => context.getRemainingTimeInMillis(),
     },

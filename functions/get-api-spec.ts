@@ -1,6 +1,5 @@
 import { createHandler } from '#lib/http/create-handler';
 import { apiDescriptionOutput } from '#lib/openapi/document-schemas';
-import { credentialDirectory } from '#lib/store/users';
 import document from '../lib/openapi/openapi.json' with { type: 'json' };
 
 /**
@@ -10,7 +9,6 @@ import document from '../lib/openapi/openapi.json' with { type: 'json' };
  */
 export const handler = createHandler({
   access: 'public',
-  credentials: credentialDirectory,
   response: apiDescriptionOutput,
   operation: async ({ baseUrl }) => ({
     ...document,

@@ -1,4 +1,5 @@
 import { getNotification } from '#lib/domain/notification-lifecycle';
+import { credentialsIn } from '#lib/http/authentication';
 import { createHandler } from '#lib/http/create-handler';
 import { notificationOutput } from '#lib/http/schemas/notification-outputs';
 import { notificationPath } from '#lib/http/schemas/notifications';
@@ -8,7 +9,7 @@ import { credentialDirectory } from '#lib/store/users';
 /** GET /v1/deployments/{deploymentId}/notifications/{id}: one notification. */
 export const handler = createHandler({
   access: 'admin',
-  credentials: credentialDirectory,
+  authentication: credentialsIn(credentialDirectory),
   params: notificationPath,
   response: notificationOutput,
   operation: ({ params }) => getNotification({ find: findNotification }, params),

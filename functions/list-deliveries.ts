@@ -1,4 +1,5 @@
 import { listDeliveries } from '#lib/domain/run-lists';
+import { credentialsIn } from '#lib/http/authentication';
 import { createHandler } from '#lib/http/create-handler';
 import { pagingQuery } from '#lib/http/schemas/paging';
 import { deliveryPage, runPath } from '#lib/http/schemas/runs';
@@ -8,7 +9,7 @@ import { credentialDirectory } from '#lib/store/users';
 /** GET /v1/deployments/{deploymentId}/notifications/{id}/runs/{runId}/deliveries: a page of a run's deliveries. */
 export const handler = createHandler({
   access: 'admin',
-  credentials: credentialDirectory,
+  authentication: credentialsIn(credentialDirectory),
   params: runPath,
   query: pagingQuery,
   response: deliveryPage,

@@ -1,4 +1,5 @@
 import { listNotifications } from '#lib/domain/notification-lifecycle';
+import { credentialsIn } from '#lib/http/authentication';
 import { createHandler } from '#lib/http/create-handler';
 import { deploymentPath, listNotificationsQuery } from '#lib/http/schemas/lifecycle';
 import { notificationPageOutput } from '#lib/http/schemas/notification-outputs';
@@ -8,7 +9,7 @@ import { credentialDirectory } from '#lib/store/users';
 /** GET /v1/deployments/{deploymentId}/notifications: a page, newest first, optionally filtered. */
 export const handler = createHandler({
   access: 'admin',
-  credentials: credentialDirectory,
+  authentication: credentialsIn(credentialDirectory),
   params: deploymentPath,
   query: listNotificationsQuery,
   response: notificationPageOutput,

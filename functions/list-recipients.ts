@@ -1,4 +1,5 @@
 import { listRecipients } from '#lib/domain/notification-lifecycle';
+import { credentialsIn } from '#lib/http/authentication';
 import { createHandler } from '#lib/http/create-handler';
 import { notificationPath } from '#lib/http/schemas/notifications';
 import { pagingQuery } from '#lib/http/schemas/paging';
@@ -9,7 +10,7 @@ import { credentialDirectory } from '#lib/store/users';
 /** GET /v1/deployments/{deploymentId}/notifications/{id}/recipients: a page, newest subscription first. */
 export const handler = createHandler({
   access: 'admin',
-  credentials: credentialDirectory,
+  authentication: credentialsIn(credentialDirectory),
   params: notificationPath,
   query: pagingQuery,
   response: recipientPageOutput,

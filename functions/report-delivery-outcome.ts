@@ -1,4 +1,5 @@
 import { reportOutcome } from '#lib/domain/outcomes';
+import { credentialsIn } from '#lib/http/authentication';
 import { createHandler } from '#lib/http/create-handler';
 import { jobPath, outcomeInput } from '#lib/http/schemas/deliveries';
 import { recordBusinessMetric, recordCompletedRun } from '#lib/metrics';
@@ -8,7 +9,7 @@ import { credentialDirectory } from '#lib/store/users';
 /** POST /v1/deliveries/{jobId}/outcome: the renderer reports what became of a job; 204. */
 export const handler = createHandler({
   access: 'renderer',
-  credentials: credentialDirectory,
+  authentication: credentialsIn(credentialDirectory),
   params: jobPath,
   body: outcomeInput,
   success: { status: 204 },

@@ -1,4 +1,5 @@
 import { retryRun } from '#lib/domain/retry';
+import { credentialsIn } from '#lib/http/authentication';
 import { createHandler } from '#lib/http/create-handler';
 import { runOutput, runPath } from '#lib/http/schemas/runs';
 import { jobSink } from '#lib/jobs/job-sink';
@@ -12,7 +13,7 @@ preloadUnsubscribeKey();
 /** POST …/runs/{runId}/retry: queues the run's failed deliveries again; 202 with the run. */
 export const handler = createHandler({
   access: 'admin',
-  credentials: credentialDirectory,
+  authentication: credentialsIn(credentialDirectory),
   params: runPath,
   success: { status: 202 },
   response: runOutput,

@@ -1,6 +1,7 @@
 import { config } from '#lib/config';
 import { sendNow } from '#lib/domain/dispatch';
 import { testSend } from '#lib/domain/test-send';
+import { credentialsIn } from '#lib/http/authentication';
 import { createHandler } from '#lib/http/create-handler';
 import { notificationPath } from '#lib/http/schemas/notifications';
 import { runOutput, sendNowInput } from '#lib/http/schemas/runs';
@@ -20,7 +21,7 @@ preloadUnsubscribeKey();
  */
 export const handler = createHandler({
   access: 'admin',
-  credentials: credentialDirectory,
+  authentication: credentialsIn(credentialDirectory),
   params: notificationPath,
   body: sendNowInput,
   bodyOptional: true,

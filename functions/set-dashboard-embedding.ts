@@ -1,4 +1,5 @@
 import { setDashboardEmbedding } from '#lib/domain/embedding';
+import { credentialsIn } from '#lib/http/authentication';
 import { createHandler } from '#lib/http/create-handler';
 import { dashboardPath, updateDashboardEmbeddingInput } from '#lib/http/schemas/embedding';
 import { dashboardEmbeddingOutput } from '#lib/http/schemas/embedding-outputs';
@@ -8,7 +9,7 @@ import { credentialDirectory } from '#lib/store/users';
 /** PATCH /v1/embed/dashboard/{publicId}: turn signed embedding of a dashboard on or off. */
 export const handler = createHandler({
   access: 'admin',
-  credentials: credentialDirectory,
+  authentication: credentialsIn(credentialDirectory),
   params: dashboardPath,
   body: updateDashboardEmbeddingInput,
   response: dashboardEmbeddingOutput,

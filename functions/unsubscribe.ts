@@ -1,4 +1,5 @@
 import { unsubscribe } from '#lib/domain/unsubscribe';
+import { credentialsIn } from '#lib/http/authentication';
 import { createHandler } from '#lib/http/create-handler';
 import { unsubscribeOutput, unsubscribeQuery } from '#lib/http/schemas/deliveries';
 import { preloadUnsubscribeKey, unsubscribeKey } from '#lib/secrets/unsubscribe-key';
@@ -10,7 +11,7 @@ preloadUnsubscribeKey();
 /** POST /v1/unsubscribe?token=…: one-click unsubscribe (RFC 8058); the token alone authorizes it, any body is ignored. */
 export const handler = createHandler({
   access: 'public',
-  credentials: credentialDirectory,
+  authentication: credentialsIn(credentialDirectory),
   query: unsubscribeQuery,
   response: unsubscribeOutput,
   operation: async ({ query }) => unsubscribe(unsubscribeStore, query.token, await unsubscribeKey()),

@@ -1,5 +1,6 @@
 import { config } from '#lib/config';
-import { updateNotification } from '#lib/domain/notification';
+import { updateNotification } from '#lib/domain/notification-writes';
+import { credentialsIn } from '#lib/http/authentication';
 import { createHandler } from '#lib/http/create-handler';
 import { notificationOutput } from '#lib/http/schemas/notification-outputs';
 import { notificationPath, updateNotificationInput } from '#lib/http/schemas/notifications';
@@ -9,7 +10,7 @@ import { credentialDirectory } from '#lib/store/users';
 /** PUT /v1/deployments/{deploymentId}/notifications/{id}: replace the supplied fields of a notification. */
 export const handler = createHandler({
   access: 'admin',
-  credentials: credentialDirectory,
+  authentication: credentialsIn(credentialDirectory),
   params: notificationPath,
   body: updateNotificationInput,
   response: notificationOutput,

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import type { ConsoleUser, Dashboard } from '#lib/domain/entities';
-import { latestFiringAtOrBefore, nextFiringAfter } from '#lib/domain/firing-instants';
 import type { Notification } from '#lib/domain/notification';
 import type { NotificationRef } from '#lib/domain/recipients';
 import {
@@ -19,21 +18,27 @@ import {
   scheduledRunId,
   toRunDto,
 } from '#lib/domain/runs';
+import { type ScheduleState, scheduleSignature } from '#lib/domain/schedule';
+import type { SchedulePlanner } from '#lib/domain/schedule-planning';
 import { NotFoundError, TooManyRequestsError } from '#lib/errors';
 
 /**
- * The dispatcher. A pass reads the due index (notifications whose next instant has come, runs whose
- * lease has ended) and, for each notification:
+ * The dispatcher. A pass reads the due index (schedule entries whose first instant has come, runs
+ * whose lease has ended) and, for each notification:
  *
- *   1. claim: create the run of the instant, keyed by the instant, only if it does not exist;
- *   2. advance: move the notification's index entry to its next instant, only from the entry it read;
- *   3. deliver: page through the recipients; per page write the deliveries, hand their jobs to the
- *      sink, record the page as done (only while holding the run's lease);
+ *   1. read: the notification, its schedule entry and its first page of recipients, in one read;
+ *   2. claim: in one transaction, create the run of the instant (keyed by the instant, only if it
+ *      does not exist) and move the schedule entry on to its next instants (only from the entry
+ *      read), with the deliveries of a run that fits in one small page;
+ *   3. deliver: hand those deliveries' jobs to the sink, or page through the recipients (per page
+ *      write the deliveries, hand their jobs to the sink, record the page as done, only while holding
+ *      the run's lease);
  *   4. finish: mark the run dispatched and take it out of the index.
  *
  * Every step is safe to repeat and a crash after any of them is completed by a later pass: a claimed
- * run sits in the index under its lease's end until it is finished, and step 1 refuses a second run
- * for the same instant whoever tries. See docs/scheduling.md for the argument.
+ * run sits in the index under its lease's end until it is finished, and step 2 refuses a second run
+ * for the same instant whoever tries. See docs/scheduling.md for the argument. The cron code comes in
+ * as a SchedulePlanner, so that send-now, which shares this module, does not bundle it.
  */
 
 export interface Lease {
@@ -41,9 +46,15 @@ export interface Lease {
   until: number;
 }
 
-export type DueEntry =
+export type DueEntry = (
   | { kind: 'notification'; deploymentId: number; notificationId: number; dueKey: string; dueAt: number }
-  | { kind: 'run'; deploymentId: number; notificationId: number; runId: string };
+  /** A notification item's mark: its schedule was written at `dueAt`, and its state may be left to store. */
+  | { kind: 'change'; deploymentId: number; notificationId: number; dueKey: string; dueAt: number }
+  | { kind: 'run'; deploymentId: number; notificationId: number; runId: string }
+) & {
+  /** The due-index shard it was read from. */
+  shard?: number;
+};
 
 export interface RunRef extends NotificationRef {
   runId: string;
@@ -51,8 +62,28 @@ export interface RunRef extends NotificationRef {
 
 interface StoredNotification {
   notification: Notification;
-  /** Its current due-index entry; undefined while disabled. */
+  /** Its schedule entry's key in the due index; undefined while nothing is upcoming. */
   dueKey: string | undefined;
+}
+
+/** A schedule entry as a pass read it: the key it was due under and the schedule version it follows. */
+interface EntryRead {
+  dueKey: string;
+  scheduleVersion: number;
+}
+
+/** Moves a schedule entry from what was read to these upcoming instants (out of the index when none). */
+export interface EntryMove extends EntryRead {
+  upcoming: readonly number[];
+}
+
+/** What a due notification's first read finds (step 1). */
+interface DueNotification {
+  /** Undefined when the notification is gone and only its entry is left. */
+  notification: { value: Notification; scheduleVersion: number; changeKey: string | undefined } | undefined;
+  /** Its schedule entry; undefined when it has none (yet). */
+  schedule: { upcoming: readonly number[]; scheduleVersion: number; dueKey: string | undefined } | undefined;
+  firstPage: { rows: RecipientRow[]; last: string | undefined };
 }
 
 export interface RunProgress {
@@ -72,11 +103,32 @@ export interface DispatchStore {
   /** Every due-index entry at or before `now`, in the given shards of the index (every shard when absent). */
   dueEntries(now: number, shards?: readonly number[]): Promise<DueEntry[]>;
   findNotification(ref: NotificationRef): Promise<StoredNotification | undefined>;
+  /** Step 1: the notification, its schedule entry and up to `limit` recipients. */
+  dueNotification(ref: NotificationRef, limit: number): Promise<DueNotification>;
+  /** Stores a schedule state unless a later one is stored (see NotificationRepository.storeSchedule). */
+  storeSchedule(
+    ref: NotificationRef,
+    state: ScheduleState,
+    signature: string,
+    scheduleVersion: number,
+  ): Promise<void>;
+  /** Takes a notification's schedule-change mark out of the index, if it is still the one read. */
+  clearChangeMark(ref: NotificationRef, changeKey: string): Promise<void>;
+  /**
+   * Step 2 in one transaction: creates the run unless its id exists (a pending run enters the due
+   * index under its lease), moves the entry from the one read, and writes the deliveries.
+   */
+  claimInstant(
+    run: Run,
+    lease: Lease | undefined,
+    move: EntryMove,
+    deliveries: readonly Delivery[],
+  ): Promise<'claimed' | 'run-exists' | 'entry-moved'>;
+  /** Moves the entry alone (nothing fires); false if it had moved already. */
+  moveEntry(ref: NotificationRef, move: EntryMove): Promise<boolean>;
   findDashboard(deploymentId: number, dashboardId: number): Promise<Dashboard | undefined>;
   /** Creates the run unless its id exists (false then). A pending run enters the due index under its lease. */
   createRun(run: Run, lease: Lease | undefined): Promise<boolean>;
-  /** Moves the notification's entry from `fromDueKey` to `next` (out when undefined); false if it had moved already. */
-  advanceDue(ref: NotificationRef, fromDueKey: string, next: number | undefined): Promise<boolean>;
   /** Takes over a pending run whose lease ended by `now`; undefined when it is finished, gone or held. */
   takeOver(ref: RunRef, now: number, lease: Lease): Promise<RunProgress | undefined>;
   recipientsPage(
@@ -95,7 +147,7 @@ export interface DispatchStore {
     renewed: number,
   ): Promise<boolean>;
   /** Marks the run dispatched with its counts and takes it out of the index; false when the lease is no longer ours. */
-  finishRun(ref: RunRef, lease: Lease, counts: RecipientCounts): Promise<boolean>;
+  finishRun(ref: RunRef, lease: Lease, counts: Pick<RecipientCounts, 'queued' | 'skipped'>): Promise<boolean>;
   /** Ends the lease now, so the next pass resumes the run at once. */
   releaseLease(ref: RunRef, lease: Lease, now: number): Promise<void>;
   /** Whether the notification still exists (a strongly consistent read): lib/store/notification-guard.ts. */
@@ -121,6 +173,8 @@ export interface JobSink {
 export interface DispatchOptions {
   /** The instant the pass runs as of (epoch ms); the pass's clock runs on from it. */
   now: number;
+  /** The cron code a pass needs (lib/domain/schedule-planning.ts); send-now needs none. */
+  planner?: SchedulePlanner;
   misfireGraceMinutes: number;
   /** Milliseconds left before the invocation ends; work stops in time and a later pass resumes it. */
   remainingTimeMs?: () => number;
@@ -129,6 +183,11 @@ export interface DispatchOptions {
   concurrency?: number;
   /** The due-index shards this pass reads; passes over disjoint shards share a busy minute. */
   shards?: readonly number[];
+  /**
+   * Entries started per second in any one shard, at most: each writes a few entries into its shard's
+   * index partition, which takes at most 1,000 writes a second (lib/domain/dispatch-fanout.ts).
+   */
+  maxPerSecondPerShard?: number;
 }
 
 export interface PassSummary {
@@ -152,6 +211,11 @@ export interface PassSummary {
 const DEFAULT_LEASE_MS = 2 * 60_000;
 const DEFAULT_PAGE_SIZE = 100;
 const DEFAULT_CONCURRENCY = 8;
+/**
+ * A run of at most this many recipients, all in the first page, has its deliveries written in the
+ * claim's transaction: one request fewer per fire, at the price of transactional write units.
+ */
+const CLAIM_DELIVERIES_MAX = 25;
 /** Less than this left and no new page or entry is started. */
 const TIME_RESERVE_MS = 5_000;
 
@@ -260,11 +324,7 @@ async function deliver(
     }
     const page = await store.recipientsPage(ref, cursor, context.options.pageSize ?? DEFAULT_PAGE_SIZE);
     if (page.rows.length > 0) {
-      const userIds = page.rows.flatMap(({ recipient }) =>
-        recipient.type === 'USER' ? [recipient.userId] : [],
-      );
-      const users = userIds.length > 0 ? await store.users(userIds) : new Map<number, ConsoleUser>();
-      const { deliveries, jobs } = decideDeliveries(run, notification, dashboard, page.rows, users);
+      const { deliveries, jobs } = await decide(context, run, notification, dashboard, page.rows);
       await store.putDeliveries(run, deliveries);
       if (!(await store.notificationIsLive(ref))) return undefined;
       if (jobs.length > 0) await sink.send(jobs);
@@ -288,37 +348,101 @@ async function deliver(
 /** Steps 1 to 4 for one due notification. */
 async function fireNotification(context: Context, entry: DueEntry & { kind: 'notification' }): Promise<void> {
   const { store, options } = context;
+  const planner = options.planner as SchedulePlanner;
   const ref = { deploymentId: entry.deploymentId, id: entry.notificationId };
-  // The index is read eventually consistent: the item itself says what is due now.
-  const stored = await store.findNotification(ref);
-  if (!stored || stored.dueKey !== entry.dueKey) return;
-  const { notification } = stored;
-  if (!notification.isEnabled) {
-    // An entry a disabling write left behind: it leaves the index, nothing fires.
-    await store.advanceDue(ref, entry.dueKey, undefined);
+  const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
+  // The index is read eventually consistent: the entry itself says what is due now.
+  const due = await store.dueNotification(ref, pageSize);
+  const { schedule } = due;
+  if (schedule?.dueKey !== entry.dueKey) return;
+  const read: EntryRead = { dueKey: entry.dueKey, scheduleVersion: schedule.scheduleVersion };
+  if (!due.notification) {
+    // An entry whose notification a delete has just taken: it leaves the index, nothing fires.
+    await store.moveEntry(ref, { ...read, upcoming: [] });
     return;
   }
-  const latest = latestFiringAtOrBefore(notification, options.now);
-  const next = nextFiringAfter(notification, options.now);
+  // A schedule written since this entry was stored: its own state comes (or its mark's pass stores it).
+  if (due.notification.scheduleVersion > schedule.scheduleVersion) return;
+  const notification = due.notification.value;
+  // The instants still ahead are kept; a disabled notification has none and leaves the index.
+  const move: EntryMove = {
+    ...read,
+    upcoming: planner.upcomingAfter(notification, options.now, schedule.upcoming),
+  };
+  if (!notification.isEnabled) {
+    await store.moveEntry(ref, move);
+    return;
+  }
+  const latest = planner.latestFiringAtOrBefore(notification, options.now);
   // An entry fires no instant earlier than its own: those were before the schedule it was made from.
   if (
     latest === undefined ||
     latest < entry.dueAt ||
     options.now - latest > options.misfireGraceMinutes * 60_000
   ) {
-    if (await store.advanceDue(ref, entry.dueKey, next)) context.summary.missed += 1;
+    if (await store.moveEntry(ref, move)) context.summary.missed += 1;
     return;
   }
   const dashboard = await dashboardOf(context, notification.deploymentId, notification.dashboardId);
   const skipReason = runSkipReason('schedule', notification, dashboard);
   const run = newRun(ref, 'schedule', scheduledRunId(latest), latest, context.clock(), skipReason);
   const lease = skipReason ? undefined : leaseFrom(context);
-  const claimed = await store.createRun(run, lease);
-  await store.advanceDue(ref, entry.dueKey, next);
-  if (!claimed) return;
+  const { rows, last } = due.firstPage;
+  const whole = lease && dashboard && last === undefined && rows.length <= CLAIM_DELIVERIES_MAX;
+  const decided = whole ? await decide(context, run, notification, dashboard, rows) : undefined;
+  const claim = await store.claimInstant(run, lease, move, decided?.deliveries ?? []);
+  // A run made for this instant whose entry stayed behind (by an older version): only the move is left.
+  if (claim === 'run-exists') await store.moveEntry(ref, move);
+  if (claim !== 'claimed') return;
   context.summary.fired += 1;
   context.summary.runs.push(run);
-  if (lease && dashboard) await deliver(context, { run, cursor: undefined }, lease, notification, dashboard);
+  if (!lease || !dashboard) return;
+  if (!decided) {
+    await deliver(context, { run, cursor: undefined }, lease, notification, dashboard);
+    return;
+  }
+  if (decided.jobs.length > 0) await context.sink.send(decided.jobs);
+  const counts = countDeliveries(decided.deliveries);
+  const runRef: RunRef = { ...ref, runId: run.runId };
+  if (!(await store.finishRun(runRef, lease, counts))) return;
+  context.summary.queued += counts.queued;
+  context.summary.skipped += counts.skipped;
+}
+
+/**
+ * A schedule-change mark: the state of the schedule written at the mark is stored if its writer did
+ * not (a crash between its two writes), with the instants from the moment of the change on, and the
+ * mark leaves the index.
+ */
+async function settleChange(context: Context, entry: DueEntry & { kind: 'change' }): Promise<void> {
+  const { store } = context;
+  const planner = context.options.planner as SchedulePlanner;
+  const ref = { deploymentId: entry.deploymentId, id: entry.notificationId };
+  const { notification, schedule } = await store.dueNotification(ref, 0);
+  if (!notification || notification.changeKey !== entry.dueKey) return;
+  if (!schedule || schedule.scheduleVersion < notification.scheduleVersion) {
+    const state = planner.planSchedule(notification.value, entry.dueAt - 1);
+    await store.storeSchedule(
+      ref,
+      state,
+      scheduleSignature(notification.value),
+      notification.scheduleVersion,
+    );
+  }
+  await store.clearChangeMark(ref, entry.dueKey);
+}
+
+/** Who of a page of recipients gets a delivery, reading the console users among them. */
+async function decide(
+  context: Context,
+  run: Run,
+  notification: Notification,
+  dashboard: Dashboard,
+  rows: readonly RecipientRow[],
+): Promise<{ deliveries: Delivery[]; jobs: DeliveryJob[] }> {
+  const userIds = rows.flatMap(({ recipient }) => (recipient.type === 'USER' ? [recipient.userId] : []));
+  const users = userIds.length > 0 ? await context.store.users(userIds) : new Map<number, ConsoleUser>();
+  return decideDeliveries(run, notification, dashboard, rows, users);
 }
 
 /** A run whose lease ended unfinished: take it over and deliver from where it stopped. */
@@ -339,23 +463,39 @@ async function resumeRun(context: Context, entry: DueEntry & { kind: 'run' }): P
   await deliver(context, progress, lease, stored.notification, dashboard);
 }
 
+/** Waits for each shard's next slot, so that no shard starts more than `perSecond` entries a second. */
+function pacer(perSecond: number | undefined): (shard: number | undefined) => Promise<void> {
+  if (!perSecond) return async () => {};
+  const nextSlot = new Map<number, number>();
+  return async (shard) => {
+    if (shard === undefined) return;
+    const now = Date.now();
+    const slot = Math.max(now, nextSlot.get(shard) ?? now);
+    nextSlot.set(shard, slot + 1000 / perSecond);
+    if (slot > now) await new Promise((resolve) => setTimeout(resolve, slot - now));
+  };
+}
+
 /** One pass as of `options.now`. Entries fail one by one; a failed one is retried by a later pass. */
 export async function dispatchPass(
   store: DispatchStore,
   sink: JobSink,
-  options: DispatchOptions,
+  options: DispatchOptions & { planner: SchedulePlanner },
   onError: (error: unknown, entry: DueEntry) => void = () => {},
 ): Promise<PassSummary> {
   const context = newContext(store, sink, options);
   await sink.sweep?.();
   const entries = await store.dueEntries(options.now, options.shards);
   context.summary.due = entries.length;
+  const pace = pacer(options.maxPerSecondPerShard);
   let next = 0;
   const worker = async () => {
     while (next < entries.length && timeLeft(context)) {
       const entry = entries[next++] as DueEntry;
+      await pace(entry.shard);
       try {
         if (entry.kind === 'notification') await fireNotification(context, entry);
+        else if (entry.kind === 'change') await settleChange(context, entry);
         else await resumeRun(context, entry);
       } catch (error) {
         context.summary.failed += 1;

@@ -114,8 +114,3 @@ export function latestFiringAtOrBefore(schedule: ZonedSchedule, atOrBefore: numb
   }
   return undefined;
 }
-
-/** `2026-11-24T08:00:00Z`: how the API writes an instant, to the second. */
-export function isoInstant(instant: number): string {
-  return `${new Date(instant).toISOString().slice(0, 19)}Z`;
-}

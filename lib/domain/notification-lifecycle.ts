@@ -1,9 +1,7 @@
-import { createHash } from 'node:crypto';
 import {
-  applyNotificationUpdate,
   type Notification,
   type NotificationDto,
-  type NotificationSettings,
+  type ScheduledNotification,
   toNotificationDto,
 } from '#lib/domain/notification';
 import type { UpdateNotificationInput } from '#lib/domain/notification-fields';
@@ -16,12 +14,13 @@ import {
   toPage,
 } from '#lib/domain/paging';
 import type { NotificationRef, RecipientOutput } from '#lib/domain/recipients';
-import { canonicalJson } from '#lib/domain/recipients-properties';
+import type { ScheduleState } from '#lib/domain/schedule';
 import type { ScheduleType } from '#lib/domain/schedule-fields';
 import { type FieldProblem, NotFoundError, ValidationError } from '#lib/errors';
 
 /**
- * Creating, reading, listing and deleting notifications, and listing and removing their recipients.
+ * Reading, listing and deleting notifications, and listing and removing their recipients (creating
+ * one is in lib/domain/notification-writes.ts, with the cron code these routes do without).
  * The rules live here; lib/store/notification-lifecycle.ts and lib/store/recipient-lists.ts keep them.
  */
 
@@ -71,23 +70,27 @@ export type RemovalTarget =
   | { type: 'EMBED_USER'; embedUserId: number; embedTenantName: string };
 
 export interface LifecycleRepository {
-  find(deploymentId: number, id: number): Promise<Notification | undefined>;
+  find(deploymentId: number, id: number): Promise<ScheduledNotification | undefined>;
   /** The integer id of a dashboard of this deployment, or undefined when it has none such. */
   dashboardIdOf(deploymentId: number, ref: DashboardRef): Promise<number | undefined>;
   /**
-   * Stores a new notification under a fresh id. With a claim: a repeat of the claim answers the
-   * notification it created (IdempotencyKeyMismatchError for another body, ConflictError while the
-   * first is in flight).
+   * Stores a new notification under a fresh id, with its schedule state. With a claim: a repeat of
+   * the claim answers the notification it created (IdempotencyKeyMismatchError for another body,
+   * ConflictError while the first is in flight).
    */
-  create(draft: Omit<Notification, 'id'>, claim?: IdempotencyClaim): Promise<Notification>;
+  create(
+    draft: Omit<Notification, 'id'>,
+    schedule: ScheduleState & { signature: string },
+    claim?: IdempotencyClaim,
+  ): Promise<Notification>;
   /** Removes the notification and everything stored under it; false when there was no notification. */
   delete(deploymentId: number, id: number): Promise<boolean>;
   /** A page of at most `first` items and `maxBytes` of their JSON; a foreign cursor is a 400 naming `after`. */
   list(
     deploymentId: number,
     filter: NotificationFilter,
-    window: PageWindow<Notification>,
-  ): Promise<StoredPage<Notification>>;
+    window: PageWindow<ScheduledNotification>,
+  ): Promise<StoredPage<ScheduledNotification>>;
   /** undefined when the notification does not exist. */
   listRecipients(
     notification: NotificationRef,
@@ -100,56 +103,13 @@ export interface LifecycleRepository {
 const notFound = (target: NotificationRef) =>
   new NotFoundError(`Notification ${target.id} of deployment ${target.deploymentId}`);
 
-/** A new notification's values before the request's own: UTC, enabled, PNG, no lists, no summary. */
-const defaults = {
-  timezone: 'UTC',
-  isEnabled: true,
-  notificationEnabled: true,
-  notificationFormat: 'png',
-  filters: null,
-  timeGrains: null,
-  memberSwitchers: null,
-  notificationAiSummary: false,
-} as const;
-
-export async function createNotification(
-  repository: Pick<LifecycleRepository, 'dashboardIdOf' | 'create'>,
-  deploymentId: number,
-  input: CreateNotificationInput,
-  settings: NotificationSettings,
-  idempotency?: { caller: string; key: string },
-): Promise<NotificationDto> {
-  const { dashboardId, dashboardPublicId, ...fields } = input;
-  // The schedule is checked by the update's own rules, before anything is read.
-  const checked = applyNotificationUpdate(
-    { ...defaults, id: 0, deploymentId, dashboardId: 0, scheduleType: input.scheduleType },
-    fields,
-    settings,
-  );
-  const ref: DashboardRef =
-    dashboardId !== undefined ? { dashboardId } : { dashboardPublicId: dashboardPublicId as string };
-  const resolvedDashboardId = await repository.dashboardIdOf(deploymentId, ref);
-  if (resolvedDashboardId === undefined) {
-    const name = 'dashboardId' in ref ? ref.dashboardId : ref.dashboardPublicId;
-    throw new NotFoundError(`Dashboard ${name} of deployment ${deploymentId}`);
-  }
-  const { id: _placeholder, ...draft } = { ...checked, dashboardId: resolvedDashboardId };
-  const claim = idempotency && {
-    ...idempotency,
-    fingerprint: createHash('sha256')
-      .update(canonicalJson(input) ?? '')
-      .digest('hex'),
-  };
-  return toNotificationDto(await repository.create(draft, claim));
-}
-
 export async function getNotification(
   repository: Pick<LifecycleRepository, 'find'>,
   target: NotificationRef,
 ): Promise<NotificationDto> {
   const notification = await repository.find(target.deploymentId, target.id);
   if (!notification) throw notFound(target);
-  return toNotificationDto(notification);
+  return toNotificationDto(notification, Date.now());
 }
 
 export async function deleteNotification(
@@ -181,8 +141,11 @@ export async function listNotifications(
   query: ListNotificationsQuery,
 ): Promise<Page<NotificationDto>> {
   const page = { first: query.first, after: query.after };
-  const stored = await repository.list(deploymentId, filterOf(query), pageWindow(page, toNotificationDto));
-  return toPage(stored, page, toNotificationDto);
+  // One moment for the whole page: each item's `nextRunAt` is its first instant after the answer.
+  const now = Date.now();
+  const toDto = (notification: ScheduledNotification) => toNotificationDto(notification, now);
+  const stored = await repository.list(deploymentId, filterOf(query), pageWindow(page, toDto));
+  return toPage(stored, page, toDto);
 }
 
 export async function listRecipients(

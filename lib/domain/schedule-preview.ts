@@ -1,6 +1,8 @@
-import { isoInstant, nextFiringAfter } from '#lib/domain/firing-instants';
-import { applyNotificationUpdate, type NotificationSettings } from '#lib/domain/notification';
-import { cronExpressionOf, describeCron } from '#lib/domain/schedule';
+import { describeCron } from '#lib/domain/cron';
+import { nextFiringAfter } from '#lib/domain/firing-instants';
+import type { NotificationSettings } from '#lib/domain/notification';
+import { applyNotificationUpdate } from '#lib/domain/notification-writes';
+import { cronExpressionOf, isoInstant } from '#lib/domain/schedule';
 import type { ScheduleType } from '#lib/domain/schedule-fields';
 
 /** A schedule not yet saved: its cron, its reading and its next firing instants, checked as a create checks it. */

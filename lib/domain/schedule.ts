@@ -1,11 +1,10 @@
-import { CronExpressionParser } from 'cron-parser';
-import cronstrue from 'cronstrue';
 import type { ScheduleType } from '#lib/domain/schedule-fields';
 import type { FieldProblem } from '#lib/errors';
 
 /**
  * The schedule of a notification is stored structured (a type plus time fields); its cron expression
- * and its English reading are derived from that, never stored.
+ * is derived from that. Nothing here needs the cron libraries: the functions that only read a
+ * notification bundle this module, and lib/domain/cron.ts holds what parses and describes a cron.
  */
 
 export interface Schedule {
@@ -57,108 +56,33 @@ export function cronExpressionOf(schedule: Schedule): string {
   }
 }
 
-/** cronstrue's reading in 24-hour time, e.g. `At 09:00, only on Monday`. */
-export function describeCron(cronExpression: string): string {
-  return cronstrue.toString(cronExpression, { use24HourTimeFormat: true, verbose: false });
+/**
+ * What a schedule writer (create, update, the dispatcher) stores beside the schedule, so that a read
+ * answers `humanReadableSchedule` and `nextRunAt` without cron code.
+ */
+export interface ScheduleState {
+  /** cronstrue's reading of the cron expression, e.g. `At 09:00, only on Monday`. */
+  humanReadableSchedule: string;
+  /** The next firing instants (epoch ms, ascending) as of the last write; empty while disabled. */
+  upcoming: readonly number[];
 }
-
-const CRON_FIELDS = 5;
-const fieldNames = ['minute', 'hour', 'day-of-month', 'month', 'day-of-week'] as const;
 
 /**
- * Standard 5-field cron only: numbers, `*`, lists, ranges, steps, and month and weekday names.
- * Extensions such as `L`, `W`, `#`, `?` and `H` are refused: the interval check does not model them
- * (`5L` fires on the last Friday, next to any other day listed).
+ * The instant a read answers as `nextRunAt` at `now`: the first stored instant after it. The stored
+ * instants reach at least a day ahead and the dispatcher moves them on within a minute of each
+ * instant, so one is always ahead unless no pass has run for a day; then the last stored one (in the
+ * past) is answered, showing how far behind the schedule is. Undefined while disabled.
  */
-const standardField = (names: string) => {
-  const value = `(?:\\d+${names ? `|${names}` : ''})`;
-  const item = `(?:\\*|${value}(?:-${value})?)(?:/\\d+)?`;
-  return new RegExp(`^${item}(?:,${item})*$`, 'i');
-};
-const months = 'JAN|FEB|MAR|APR|MAY|JUN|JUL|AUG|SEP|OCT|NOV|DEC';
-const weekdays = 'SUN|MON|TUE|WED|THU|FRI|SAT';
-const standardFields = [
-  standardField(''),
-  standardField(''),
-  standardField(''),
-  standardField(months),
-  standardField(weekdays),
-];
-
-/**
- * Checks a custom 5-field cron expression: it must parse strictly (no empty fields, no seconds, not
- * both day-of-month and day-of-week) and never fire twice within `minIntervalMinutes`.
- * Returns the problem in words, or undefined when the expression is acceptable.
- */
-export function customCronProblem(expression: string, minIntervalMinutes: number): string | undefined {
-  const fields = expression.trim().split(/\s+/);
-  if (expression.trim() === '' || fields.length !== CRON_FIELDS) {
-    return 'must be a cron expression of 5 fields (minute hour day-of-month month day-of-week)';
-  }
-  const nonStandard = fields.findIndex((field, i) => !standardFields[i]?.test(field));
-  if (nonStandard >= 0) {
-    return `uses syntax outside standard cron in its ${fieldNames[nonStandard]} field ("${fields[nonStandard]}"): only numbers, names, * , - and / are accepted`;
-  }
-  let parsed: ReturnType<typeof CronExpressionParser.parse>;
-  // cron-parser's strict mode wants the seconds field; a fixed 0 keeps the 5-field meaning.
-  const withSeconds = `0 ${fields.join(' ')}`;
-  try {
-    // The lenient parse first, for its clearer word on a bad field; strict mode adds the ambiguity check.
-    CronExpressionParser.parse(withSeconds);
-    parsed = CronExpressionParser.parse(withSeconds, { strict: true });
-    describeCron(fields.join(' '));
-  } catch (error) {
-    // cronstrue throws strings, cron-parser Errors.
-    const reason = error instanceof Error ? error.message : String(error);
-    return `is not a valid cron expression (${reason})`;
-  }
-  const gap = shortestGapMinutes(parsed.fields);
-  if (gap < minIntervalMinutes) {
-    return `fires twice within ${gap} minute${gap === 1 ? '' : 's'}; firings must be at least ${minIntervalMinutes} minutes apart`;
-  }
-  return undefined;
+export function nextRunOf(isEnabled: boolean, state: ScheduleState, now: number): number | undefined {
+  if (!isEnabled) return undefined;
+  return state.upcoming.find((instant) => instant > now) ?? state.upcoming.at(-1);
 }
 
-interface ParsedFields {
-  minute: { values: readonly (number | string)[] };
-  hour: { values: readonly (number | string)[] };
-  dayOfMonth: { values: readonly (number | string)[]; isWildcard: boolean };
-  dayOfWeek: { values: readonly (number | string)[]; isWildcard: boolean };
-}
+/** What decides a schedule's firing instants: equal signatures fire at the same instants. */
+export const scheduleSignature = (schedule: Schedule & { timezone: string; isEnabled: boolean }) =>
+  `${cronExpressionOf(schedule)}|${schedule.timezone}|${schedule.isEnabled}`;
 
-const numbers = (values: readonly (number | string)[]) =>
-  [...new Set(values.filter((value): value is number => typeof value === 'number'))].sort((a, b) => a - b);
-
-/**
- * The shortest wall-clock gap between two consecutive firings. Firings within one hour are `minutes`
- * apart; across an hour boundary the gap is (60 − last minute) + first minute, which counts only when
- * two consecutive hours fire (23 → 0 when two consecutive days can fire).
- */
-function shortestGapMinutes(fields: ParsedFields): number {
-  const minutes = numbers(fields.minute.values);
-  const hours = numbers(fields.hour.values);
-  const first = minutes[0] ?? 0;
-  const last = minutes.at(-1) ?? 0;
-  let shortest = Number.POSITIVE_INFINITY;
-  for (let i = 1; i < minutes.length; i++)
-    shortest = Math.min(shortest, (minutes[i] as number) - (minutes[i - 1] as number));
-  const acrossHours = 60 - last + first;
-  const consecutiveHours = hours.some((hour, i) => i > 0 && hour - (hours[i - 1] as number) === 1);
-  const acrossMidnight = hours.includes(23) && hours.includes(0) && consecutiveDaysCanFire(fields);
-  if (consecutiveHours || acrossMidnight) shortest = Math.min(shortest, acrossHours);
-  return shortest;
-}
-
-function consecutiveDaysCanFire(fields: ParsedFields): boolean {
-  if (!fields.dayOfWeek.isWildcard) {
-    // 7 stands for Sunday as well as 0.
-    const days = new Set(numbers(fields.dayOfWeek.values).map((day) => day % 7));
-    return [...days].some((day) => days.has((day + 1) % 7));
-  }
-  if (!fields.dayOfMonth.isWildcard) {
-    const days = numbers(fields.dayOfMonth.values);
-    const monthEndThenFirst = days.includes(1) && days.some((day) => day >= 28);
-    return monthEndThenFirst || days.some((day, i) => i > 0 && day - (days[i - 1] as number) === 1);
-  }
-  return true;
+/** `2026-11-24T08:00:00Z`: how the API writes an instant, to the second. */
+export function isoInstant(instant: number): string {
+  return `${new Date(instant).toISOString().slice(0, 19)}Z`;
 }

@@ -3,7 +3,7 @@ import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type * as z from 'zod/mini';
-import { type Authenticator, type CredentialDirectory, createAuthenticator } from '#lib/auth/authenticate';
+import type { Authenticator } from '#lib/auth/authenticate';
 import type { Principal } from '#lib/auth/principal';
 import { type Config, config } from '#lib/config';
 import { UnavailableError } from '#lib/errors';
@@ -55,8 +55,11 @@ export interface HandlerDefinition<
   R = unknown,
 > {
   access: AccessPolicy;
-  /** Where credentials are looked up. */
-  credentials: CredentialDirectory;
+  /**
+   * How callers are authenticated (lib/http/authentication.ts), built on first use; absent only on a
+   * public route, whose bundle then holds no token verifier and no credential store.
+   */
+  authentication?: (settings: Config) => Authenticator;
   params?: PS;
   /** The query parameters; an operation without this schema refuses any query parameter. */
   query?: QS;
@@ -99,25 +102,15 @@ const schemasOfHandler = new WeakMap<ApiHandler, HandlerSchemas>();
 export const handlerSchemas = (handler: ApiHandler): HandlerSchemas | undefined =>
   schemasOfHandler.get(handler);
 
-function authenticatorOf(credentials: CredentialDirectory, settings: Config): Authenticator {
-  return createAuthenticator({
-    directory: credentials,
-    trustedIssuers: settings.trustedIssuers,
-    embedAudience: settings.embedAudience,
-    principalCacheMs: settings.principalCacheMs,
-    embedKeysCacheMs: settings.embedKeysCacheMs,
-  });
-}
-
 /**
  * One authenticator per function, built on first use from the configuration. When the configuration
  * is readable at load, the trusted issuers' JWKS are fetched then, during Lambda's init, rather than on
  * the first request; when it is not, the first request fails naming the variable.
  */
-function lazyAuthenticator(credentials: CredentialDirectory): () => Authenticator {
+function lazyAuthenticator(build: (settings: Config) => Authenticator): () => Authenticator {
   let built: Authenticator | undefined;
   const get = () => {
-    built ??= authenticatorOf(credentials, config());
+    built ??= build(config());
     return built;
   };
   try {
@@ -161,7 +154,9 @@ export function createHandler<
       authorize(
         definition.access,
         // A public route authenticates no one: no authenticator, no keys fetched at init.
-        definition.access === 'public' ? noAuthenticator : lazyAuthenticator(definition.credentials),
+        definition.access === 'public' || !definition.authentication
+          ? noAuthenticator
+          : lazyAuthenticator(definition.authentication),
       ),
     );
   if (definition.body) chain.use(jsonBody({ optional: definition.bodyOptional ?? false }));

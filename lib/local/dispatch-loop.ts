@@ -1,14 +1,20 @@
 import { config } from '#lib/config';
 import { dispatchPass, type PassSummary } from '#lib/domain/dispatch';
 import { summaryLine } from '#lib/domain/dispatch-summary';
+import { schedulePlanner } from '#lib/domain/schedule-planning';
 import { jobSink } from '#lib/jobs/job-sink';
 import { dispatchStore } from '#lib/store/runs';
 
-/** One pass as of `now` against the configured table and sink, with its one-line summary. */
+/**
+ * One pass as of `now` against the configured table and sink, with its one-line summary, at the
+ * deployed dispatcher's settings (DISPATCH_CONCURRENCY, MISFIRE_GRACE_MINUTES).
+ */
 export async function dispatchOnce(now: number): Promise<{ summary: PassSummary; line: string }> {
   const summary = await dispatchPass(dispatchStore, jobSink(), {
     now,
+    planner: schedulePlanner,
     misfireGraceMinutes: config().misfireGraceMinutes,
+    concurrency: config().dispatchConcurrency,
   });
   return { summary, line: summaryLine(now, summary) };
 }

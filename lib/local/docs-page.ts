@@ -22,6 +22,8 @@ const startScript = `
         withDefaultFonts: false,
         hideClientButton: true,
         telemetry: false,
+        // Operations are grouped by tag; Scalar would show only the first group's until clicked.
+        defaultOpenAllTags: true,
       });
     `;
 

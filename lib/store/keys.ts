@@ -17,6 +17,8 @@ const part = (value: string) => encodeURIComponent(value);
 const notificationPartition = (deploymentId: number, notificationId: number) =>
   `DEPLOYMENT#${deploymentId}#NOTIFICATION#${notificationId}`;
 
+/** The notification item and its schedule entry both start with it: one Query reads the pair. */
+export const NOTIFICATION_ITEMS_PREFIX = 'NOTIFICATION';
 export const RECIPIENT_PREFIX = 'RECIPIENT#';
 export const RUN_PREFIX = 'RUN#';
 const deliveryPrefix = (runId: string) => `DELIVERY#${runId}#`;
@@ -30,16 +32,9 @@ export const DUE_INDEX = {
   name: 'gsi3',
   partitionKey: 'gsi3pk',
   sortKey: 'gsi3sk',
-  /** The entry a schedule change set, kept until a pass moves it on: the same change again sets the same entry. */
-  changedSortKey: 'gsi3changed',
 } as const;
-export const DUE_INDEX_SHARDS = 16;
-
-/** The shards split into `groups` disjoint sets, one per concurrent dispatcher invocation. */
-export const dueShardGroups = (groups: number): number[][] =>
-  Array.from({ length: groups }, (_, group) =>
-    Array.from({ length: DUE_INDEX_SHARDS }, (_, shard) => shard).filter((shard) => shard % groups === group),
-  );
+/** 64: the worst minute of the scale model (docs/scheduling.md) fires each shard within the minute at its partition's pace. Raise, never lower. */
+export const DUE_INDEX_SHARDS = 64;
 
 /** A stable small hash of the notification's identity: its runs share its shard. */
 function dueShard(deploymentId: number, notificationId: number): number {
@@ -124,9 +119,18 @@ export const keys = {
   /** The notification shares its partition with its recipients: one Query reads both. */
   notification: (deploymentId: number, notificationId: number): Key => ({
     pk: notificationPartition(deploymentId, notificationId),
-    sk: 'NOTIFICATION',
+    sk: NOTIFICATION_ITEMS_PREFIX,
   }),
   notificationPartition,
+  /**
+   * The notification's schedule entry: its upcoming instants and its due-index entry, the state the
+   * dispatcher moves at each instant. Kept apart from the notification item so that a fire never
+   * rewrites that item, nor its copies in the list indexes.
+   */
+  scheduleEntry: (deploymentId: number, notificationId: number): Key => ({
+    pk: notificationPartition(deploymentId, notificationId),
+    sk: `${NOTIFICATION_ITEMS_PREFIX}#SCHEDULE`,
+  }),
   userRecipient: (deploymentId: number, notificationId: number, userId: number): Key => ({
     pk: notificationPartition(deploymentId, notificationId),
     sk: `${RECIPIENT_PREFIX}USER#${userId}`,

@@ -5,13 +5,17 @@ import {
   UpdateTableCommand,
 } from '@aws-sdk/client-dynamodb';
 import { PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { describeCron } from '#lib/domain/cron';
+import type { Notification } from '#lib/domain/notification';
+import { cronExpressionOf, scheduleSignature } from '#lib/domain/schedule';
+import { upcomingAfter } from '#lib/domain/schedule-planning';
 import { documentClient, tableName } from '#lib/store/client';
 import { decodeDashboard, encodeDashboardLink } from '#lib/store/codecs/dashboards';
-import { decodeNotification, dueIndexAttributes } from '#lib/store/codecs/notifications';
+import { decodeNotification, encodeScheduleEntry, scheduleMarksOf } from '#lib/store/codecs/notifications';
 import { decodeRecipient, decodeRecipientParent, identityOf } from '#lib/store/codecs/recipients';
 import { retentionOf } from '#lib/store/codecs/runs';
 import { getItem, type Item } from '#lib/store/items';
-import { indexKeys, keys, parseNotificationPartition } from '#lib/store/keys';
+import { DUE_INDEX, dueIndexKeys, indexKeys, keys, parseNotificationPartition } from '#lib/store/keys';
 import { reserveNotificationIdsThrough } from '#lib/store/notification-ids';
 import { globalSecondaryIndexes, TIME_TO_LIVE_ATTRIBUTE, tableDefinition } from '#lib/store/table-definition';
 
@@ -19,9 +23,10 @@ import { globalSecondaryIndexes, TIME_TO_LIVE_ATTRIBUTE, tableDefinition } from 
  * Brings a table written by the version before the lifecycle routes up to date, and can run any
  * number of times: it adds the secondary indexes the table lacks (a local engine; deployed, the CDK
  * stack declares them), gives notification and recipient items the index attributes they lack, writes the
- * dashboards' by-id links, gives runs and deliveries written before run history expired their TTL
- * attribute (their run's instant plus RUN_RETENTION_DAYS), and moves the notification id counter
- * past every stored id. Each write
+ * dashboards' by-id links, gives each notification its schedule entry (its reading and upcoming
+ * instants; it takes over the due-index entry an older version kept on the notification item), gives
+ * runs and deliveries written before run history expired their TTL attribute (their run's instant
+ * plus RUN_RETENTION_DAYS), and moves the notification id counter past every stored id. Each write
  * is conditional on the attribute being absent, so a second run, or a run beside live traffic,
  * changes nothing that is already right and never overwrites what it does not add.
  */
@@ -32,6 +37,7 @@ export interface MigrationReport {
   notifications: number;
   recipients: number;
   dashboardLinks: number;
+  scheduleEntries: number;
   /** Runs and deliveries written before run history expired, given their TTL attribute. */
   runHistory: number;
   highestNotificationId: number;
@@ -114,6 +120,51 @@ async function putIfAbsent(item: Item): Promise<boolean> {
   }
 }
 
+/**
+ * The notification's schedule entry, unless it has one: its instants after `now`, led by the instant
+ * the item's own due-index entry held if that is due already (written by a version that kept the
+ * entry on the item; it may mark a schedule change a pass has not acted on yet), so nothing due is
+ * lost. Then the item leaves the due index, on the condition that its entry is still the one read.
+ */
+async function moveScheduleEntry(item: Item, notification: Notification, now: number): Promise<boolean> {
+  const held = item[DUE_INDEX.sortKey] as string | undefined;
+  const heldInstant = held === undefined ? undefined : dueIndexKeys.instantOf(held);
+  const ahead = upcomingAfter(notification, now);
+  const upcoming =
+    heldInstant !== undefined && heldInstant <= now && notification.isEnabled
+      ? [heldInstant, ...ahead]
+      : ahead;
+  const created = await putIfAbsent(
+    encodeScheduleEntry(notification, {
+      humanReadableSchedule: describeCron(cronExpressionOf(notification)),
+      upcoming,
+      signature: scheduleSignature(notification),
+      scheduleVersion: scheduleMarksOf(item).scheduleVersion,
+    }),
+  );
+  if (held !== undefined) {
+    try {
+      await documentClient().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: { pk: item.pk, sk: item.sk },
+          UpdateExpression: 'REMOVE #pk, #sk, #changed',
+          ConditionExpression: '#sk = :held',
+          ExpressionAttributeNames: {
+            '#pk': DUE_INDEX.partitionKey,
+            '#sk': DUE_INDEX.sortKey,
+            '#changed': 'gsi3changed',
+          },
+          ExpressionAttributeValues: { ':held': held },
+        }),
+      );
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+  }
+  return created;
+}
+
 /** The dashboard of each notification whose rows the scan meets, read once per notification. */
 function dashboardsOfNotifications() {
   const known = new Map<string, Promise<number | undefined>>();
@@ -158,6 +209,7 @@ export async function migrateTable(now = new Date()): Promise<MigrationReport> {
     notifications: 0,
     recipients: 0,
     dashboardLinks: 0,
+    scheduleEntries: 0,
     runHistory: 0,
     highestNotificationId: 0,
   };
@@ -182,9 +234,7 @@ export async function migrateTable(now = new Date()): Promise<MigrationReport> {
           notification.dashboardId,
         );
         if (await addAttributes(item, values, 'gsi1pk')) report.notifications++;
-        // Notifications written before the scheduler existed enter its due index at their next instant.
-        const due = dueIndexAttributes(notification, now.getTime());
-        if (due) await addAttributes(item, due, 'gsi3pk');
+        if (await moveScheduleEntry(item, notification, now.getTime())) report.scheduleEntries++;
       } else if (item.entity === 'RECIPIENT') {
         if (await addRecipientIndexes(item, subscribedAt, dashboardOf)) report.recipients++;
       } else if ((item.entity === 'RUN' || item.entity === 'DELIVERY') && !(TIME_TO_LIVE_ATTRIBUTE in item)) {

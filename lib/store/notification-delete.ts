@@ -18,7 +18,11 @@ import { backoff, retryPolicy } from '#lib/store/retry';
  * (every route's 404), listed (its gsi1/gsi2 entries) and fire (its due-index entry). An item of the
  * partition that does any of these belongs here, so that it goes in the same write.
  */
-const removedAtOnce = (ref: NotificationRef): Key[] => [keys.notification(ref.deploymentId, ref.id)];
+const removedAtOnce = (ref: NotificationRef): Key[] => [
+  keys.notification(ref.deploymentId, ref.id),
+  // Its schedule entry carries its due-index entry.
+  keys.scheduleEntry(ref.deploymentId, ref.id),
+];
 
 /** Cancellation reasons that say "try again" rather than "this cannot succeed". */
 const transientReasons = new Set(['TransactionConflict', 'ThrottlingError', 'ProvisionedThroughputExceeded']);

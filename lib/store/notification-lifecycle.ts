@@ -3,6 +3,7 @@ import { ConditionalCheckFailedException, TransactionCanceledException } from '@
 import { PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Notification } from '#lib/domain/notification';
 import type { DashboardRef, IdempotencyClaim } from '#lib/domain/notification-lifecycle';
+import type { ScheduleState } from '#lib/domain/schedule';
 import { ConflictError, IdempotencyKeyMismatchError } from '#lib/errors';
 import { documentClient, tableName } from '#lib/store/client';
 import { decodeDashboard, decodeDashboardLink } from '#lib/store/codecs/dashboards';
@@ -12,10 +13,11 @@ import {
   encodeIdempotencyResult,
   idempotencyAttributes,
 } from '#lib/store/codecs/idempotency';
-import { decodeNotification, encodeNotification } from '#lib/store/codecs/notifications';
+import { encodeNotification, encodeScheduleEntry } from '#lib/store/codecs/notifications';
 import { getItem } from '#lib/store/items';
 import { keys } from '#lib/store/keys';
 import { nextNotificationId } from '#lib/store/notification-ids';
+import { findScheduledNotification } from '#lib/store/scheduled-notifications';
 
 /** An Idempotency-Key is remembered this long (DynamoDB's TTL removes the record some time after). */
 const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
@@ -99,77 +101,87 @@ async function claim(deploymentId: number, claimed: IdempotencyClaim): Promise<C
 }
 
 /**
- * The notification, only if its id is free, and with a key, in the same transaction, the key's
- * record marked done (only if this request still holds it): a crash before leaves nothing, after,
- * both. False when the id is taken.
+ * The notification and its schedule entry, only if its id is free, and with a key, in the same
+ * transaction, the key's record marked done (only if this request still holds it): a crash before
+ * leaves nothing, after, all of it. False when the id is taken.
  */
 async function insert(
   notification: Notification,
+  schedule: ScheduleState & { signature: string },
   deploymentId: number,
   claimed?: IdempotencyClaim,
   owner?: string,
 ): Promise<boolean> {
   const table = tableName();
-  const put = {
-    TableName: table,
-    Item: encodeNotification(notification),
-    ConditionExpression: 'attribute_not_exists(pk)',
-  };
-  if (!claimed) {
-    // Alone, the put needs no transaction (which would cost twice the write units).
-    try {
-      await documentClient().send(new PutCommand(put));
-      return true;
-    } catch (error) {
-      if (conditionFailed(error)) return false;
-      throw error;
-    }
-  }
+  const puts = [
+    {
+      Put: {
+        TableName: table,
+        Item: encodeNotification(notification),
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+    {
+      Put: {
+        TableName: table,
+        Item: encodeScheduleEntry(notification, { ...schedule, scheduleVersion: 0 }),
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+  ];
   try {
     await documentClient().send(
       new TransactWriteCommand({
         TransactItems: [
-          { Put: put },
-          {
-            Update: {
-              TableName: table,
-              Key: keys.idempotencyRecord(deploymentId, claimed.caller, claimed.key),
-              UpdateExpression: 'SET #state = :done, #notification = :notification REMOVE #leaseUntil',
-              ConditionExpression: '#owner = :owner AND #state = :pending',
-              ExpressionAttributeNames: {
-                '#state': idempotencyAttributes.state,
-                '#owner': idempotencyAttributes.owner,
-                '#notification': idempotencyAttributes.notification,
-                '#leaseUntil': idempotencyAttributes.leaseUntil,
-              },
-              ExpressionAttributeValues: {
-                ':done': 'done',
-                ':pending': 'pending',
-                ':owner': owner,
-                ':notification': encodeIdempotencyResult(notification),
-              },
-            },
-          },
+          ...puts,
+          ...(claimed
+            ? [
+                {
+                  Update: {
+                    TableName: table,
+                    Key: keys.idempotencyRecord(deploymentId, claimed.caller, claimed.key),
+                    UpdateExpression: 'SET #state = :done, #notification = :notification REMOVE #leaseUntil',
+                    ConditionExpression: '#owner = :owner AND #state = :pending',
+                    ExpressionAttributeNames: {
+                      '#state': idempotencyAttributes.state,
+                      '#owner': idempotencyAttributes.owner,
+                      '#notification': idempotencyAttributes.notification,
+                      '#leaseUntil': idempotencyAttributes.leaseUntil,
+                    },
+                    ExpressionAttributeValues: {
+                      ':done': 'done',
+                      ':pending': 'pending',
+                      ':owner': owner,
+                      ':notification': encodeIdempotencyResult(notification),
+                    },
+                  },
+                },
+              ]
+            : []),
         ],
       }),
     );
     return true;
   } catch (error) {
     const reasons = error instanceof TransactionCanceledException ? error.CancellationReasons : undefined;
-    if (reasons?.[1]?.Code === 'ConditionalCheckFailed') {
+    if (reasons?.[2]?.Code === 'ConditionalCheckFailed') {
       throw new ConflictError('A request with this Idempotency-Key is in progress; retry it');
     }
-    if (reasons?.[0]?.Code === 'ConditionalCheckFailed') return false;
+    if (reasons?.slice(0, 2).some((reason) => reason.Code === 'ConditionalCheckFailed')) return false;
     throw error;
   }
 }
 
-async function create(draft: Omit<Notification, 'id'>, claimed?: IdempotencyClaim): Promise<Notification> {
+async function create(
+  draft: Omit<Notification, 'id'>,
+  schedule: ScheduleState & { signature: string },
+  claimed?: IdempotencyClaim,
+): Promise<Notification> {
   const held = claimed ? await claim(draft.deploymentId, claimed) : undefined;
   if (held?.done) return held.done;
   for (let attempt = 1; ; attempt++) {
     const notification: Notification = { ...draft, id: await nextNotificationId() };
-    if (await insert(notification, draft.deploymentId, claimed, held?.owner)) return notification;
+    if (await insert(notification, schedule, draft.deploymentId, claimed, held?.owner)) return notification;
     // The id was taken by an item written past the counter: draw the next one.
     if (attempt >= MAX_ID_ATTEMPTS) throw new ConflictError('No free notification id was found; retry');
   }
@@ -179,10 +191,7 @@ async function create(draft: Omit<Notification, 'id'>, claimed?: IdempotencyClai
  * Each operation's function takes only the parts it calls, so that its bundle holds no other
  * operation's storage code (and its IAM grant can be exactly what it calls).
  */
-export async function findNotification(deploymentId: number, id: number): Promise<Notification | undefined> {
-  const item = await getItem(keys.notification(deploymentId, id));
-  return item ? decodeNotification(item) : undefined;
-}
+export const findNotification = findScheduledNotification;
 
 export async function dashboardIdOf(deploymentId: number, ref: DashboardRef): Promise<number | undefined> {
   if ('dashboardId' in ref) {

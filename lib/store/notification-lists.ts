@@ -1,15 +1,15 @@
-import type { Notification } from '#lib/domain/notification';
+import type { ScheduledNotification } from '#lib/domain/notification';
 import type { NotificationFilter, RecipientFilter } from '#lib/domain/notification-lifecycle';
 import { emptyPage, type PageWindow, type StoredPage } from '#lib/domain/paging';
 import { normalizeExternalId } from '#lib/domain/recipients-input';
 import { batchGetAll } from '#lib/store/batch';
 import { decodeDashboard } from '#lib/store/codecs/dashboards';
 import { decodeEmbedUser } from '#lib/store/codecs/embed-users';
-import { decodeNotification } from '#lib/store/codecs/notifications';
 import { decodeUserLink } from '#lib/store/codecs/users';
 import { getItem, type Item } from '#lib/store/items';
 import { indexPartitions, isSortableId, keys, type RecipientIdentity } from '#lib/store/keys';
 import { type ListReader, type ListSource, readPage } from '#lib/store/paging';
+import { withSchedules } from '#lib/store/scheduled-notifications';
 
 /**
  * The notifications of a deployment, newest (highest id) first. Without a recipient filter a page
@@ -18,7 +18,7 @@ import { type ListReader, type ListSource, readPage } from '#lib/store/paging';
  * for the recipient on one dashboard), joined by key to their notifications.
  */
 
-function notificationsReader(deploymentId: number, dashboardId?: number): ListReader<Notification> {
+function notificationsReader(deploymentId: number, dashboardId?: number): ListReader<ScheduledNotification> {
   const [index, value] =
     dashboardId === undefined
       ? ['gsi1', indexPartitions.notificationsOfDeployment(deploymentId)]
@@ -33,7 +33,8 @@ function notificationsReader(deploymentId: number, dashboardId?: number): ListRe
       isPosition: isSortableId,
       tableKeyAt: (position) => keys.notification(deploymentId, Number(position)),
     },
-    resolve: (rows) => ({ items: rows.map(decodeNotification), requests: 0 }),
+    // The rows' schedule entries: their upcoming instants give each item's `nextRunAt`.
+    resolve: async (rows) => ({ items: await withSchedules(rows), requests: Math.ceil(rows.length / 100) }),
   };
 }
 
@@ -103,20 +104,24 @@ function recipientRowsSource(
 /** Notifications are read a few at first: one may weigh 330 KB, and a page holds 1 MiB of them. */
 const FIRST_NOTIFICATIONS_READ = 8;
 
-function recipientReader(deploymentId: number, source: ListSource): ListReader<Notification> {
+function recipientReader(deploymentId: number, source: ListSource): ListReader<ScheduledNotification> {
   const idOf = (row: Item) => Number(row[source.sortKey.name]);
   return {
     source,
     firstSlice: FIRST_NOTIFICATIONS_READ,
     async resolve(rows) {
       const wanted = rows.map((row) => keys.notification(deploymentId, idOf(row)));
-      const notifications = new Map<number, Notification>();
-      for (const item of await batchGetAll(wanted, { eventuallyConsistent: true })) {
-        const notification = decodeNotification(item);
-        notifications.set(notification.id, notification);
+      const notifications = new Map<number, ScheduledNotification>();
+      for (const scheduled of await withSchedules(
+        await batchGetAll(wanted, { eventuallyConsistent: true }),
+      )) {
+        notifications.set(scheduled.notification.id, scheduled);
       }
       // A row whose notification is gone belongs to a delete still sweeping its partition.
-      return { items: rows.map((row) => notifications.get(idOf(row))), requests: 1 };
+      return {
+        items: rows.map((row) => notifications.get(idOf(row))),
+        requests: 2 * Math.ceil(rows.length / 100),
+      };
     },
   };
 }
@@ -137,8 +142,8 @@ async function dashboardIdOf(
 export async function listNotifications(
   deploymentId: number,
   filter: NotificationFilter,
-  window: PageWindow<Notification>,
-): Promise<StoredPage<Notification>> {
+  window: PageWindow<ScheduledNotification>,
+): Promise<StoredPage<ScheduledNotification>> {
   const dashboardId = await dashboardIdOf(deploymentId, filter);
   if (dashboardId === null) return emptyPage();
   if (!filter.recipient) return readPage(notificationsReader(deploymentId, dashboardId), window);

@@ -1,16 +1,18 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { NotificationRepository } from '#lib/domain/notification';
+import type { NotificationRepository } from '#lib/domain/notification-writes';
 import { documentClient, tableName } from '#lib/store/client';
 import {
   decodeNotification,
-  decodeVersionedNotification,
+  decodeScheduledNotification,
   encodeNotificationField,
   legacyLists,
   notificationAttribute,
+  scheduleMarksOf,
 } from '#lib/store/codecs/notifications';
 import { getItem, type Item } from '#lib/store/items';
 import { DUE_INDEX, dueIndexKeys, type Key, keys } from '#lib/store/keys';
+import { findScheduledNotification, storeScheduleEntry } from '#lib/store/scheduled-notifications';
 
 /**
  * An item written before the JSON text attributes keeps its lists under the field's name until a write
@@ -48,27 +50,15 @@ async function moveLegacyLists(key: Key, item: Item): Promise<void> {
   }
 }
 
-/** The fields whose change moves a notification's firing instants. */
-const firingFields = new Set<string>([
-  'scheduleType',
-  'minute',
-  'hour',
-  'dayOfWeek',
-  'dayOfMonth',
-  'customCron',
-  'timezone',
-  'isEnabled',
-]);
-
 export const notificationRepository: NotificationRepository = {
-  async find(deploymentId, id) {
-    const item = await getItem(keys.notification(deploymentId, id));
-    return item ? decodeVersionedNotification(item) : undefined;
-  },
+  find: findScheduledNotification,
 
   /**
    * One UpdateItem: SET the supplied fields and ADD 1 to `version`; attributes it does not name (other
    * fields, other features' attributes) stay as they are. Required time fields become conditions.
+   * A write of the schedule also sets `scheduleVersion` to the new version and marks the item in the
+   * due index as of now (unless a mark is pending); the pass that finds the mark stores the state if
+   * the writer did not, and takes the mark away. An update of other fields reads the schedule entry beside its write.
    */
   async update(target, changes) {
     const names: Record<string, string> = { '#version': 'version' };
@@ -89,20 +79,19 @@ export const notificationRepository: NotificationRepository = {
         removes.push(`#legacy${i}`);
       }
     });
-    if (Object.keys(changes.set).some((field) => firingFields.has(field))) {
-      // The schedule changed: its due entry comes due now, and the next pass moves it to the new
-      // schedule's next instant, firing nothing earlier than this write (docs/scheduling.md).
-      // Until then the same change sent again sets the very same entry.
-      const due = dueIndexKeys.notification(target.deploymentId, target.id, Date.now());
-      names['#duePk'] = DUE_INDEX.partitionKey;
-      names['#dueSk'] = DUE_INDEX.sortKey;
-      names['#dueChanged'] = DUE_INDEX.changedSortKey;
-      values[':duePk'] = due.gsi3pk;
-      values[':dueSk'] = due.gsi3sk;
+    if (changes.schedule) {
+      const mark = dueIndexKeys.notification(target.deploymentId, target.id, Date.now());
+      names['#scheduleVersion'] = 'scheduleVersion';
+      names['#markPk'] = DUE_INDEX.partitionKey;
+      names['#markSk'] = DUE_INDEX.sortKey;
+      values[':zero'] = 0;
+      values[':markPk'] = mark.gsi3pk;
+      values[':markSk'] = mark.gsi3sk;
+      // A mark still pending stays as it is: the same update sent again changes nothing but versions.
       sets.push(
-        '#duePk = :duePk',
-        '#dueSk = if_not_exists(#dueChanged, :dueSk)',
-        '#dueChanged = if_not_exists(#dueChanged, :dueSk)',
+        '#scheduleVersion = if_not_exists(#version, :zero) + :one',
+        '#markPk = :markPk',
+        '#markSk = if_not_exists(#markSk, :markSk)',
       );
     }
     const conditions = ['attribute_exists(pk)'];
@@ -111,28 +100,42 @@ export const notificationRepository: NotificationRepository = {
       values[`:r${i}`] = field === 'customCron' ? 'S' : 'N';
       conditions.push(`attribute_type(#r${i}, :r${i})`);
     });
+    const key = keys.notification(target.deploymentId, target.id);
     try {
-      const { Attributes: item } = await documentClient().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: keys.notification(target.deploymentId, target.id),
-          UpdateExpression: [
-            sets.length > 0 ? `SET ${sets.join(', ')}` : '',
-            removes.length > 0 ? `REMOVE ${removes.join(', ')}` : '',
-            'ADD #version :one',
-          ].join(' '),
-          ConditionExpression: conditions.join(' AND '),
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
+      const [{ Attributes: item }, entry] = await Promise.all([
+        documentClient().send(
+          new UpdateCommand({
+            TableName: tableName(),
+            Key: key,
+            UpdateExpression: [
+              sets.length > 0 ? `SET ${sets.join(', ')}` : '',
+              removes.length > 0 ? `REMOVE ${removes.join(', ')}` : '',
+              'ADD #version :one',
+            ].join(' '),
+            ConditionExpression: conditions.join(' AND '),
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: values,
+            ReturnValues: 'ALL_NEW',
+          }),
+        ),
+        changes.schedule ? undefined : getItem(keys.scheduleEntry(target.deploymentId, target.id)),
+      ]);
       const updated: Item = item ?? {};
-      await moveLegacyLists(keys.notification(target.deploymentId, target.id), updated);
-      return decodeNotification(updated);
+      await moveLegacyLists(key, updated);
+      if (!changes.schedule)
+        return { kind: 'fields', scheduled: decodeScheduledNotification(updated, entry) };
+      return {
+        kind: 'schedule',
+        notification: decodeNotification(updated),
+        scheduleVersion: scheduleMarksOf(updated).scheduleVersion,
+      };
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
       return changes.requires.length > 0 ? 'unmet' : undefined;
     }
+  },
+
+  storeSchedule(target, state, signature, scheduleVersion) {
+    return storeScheduleEntry(target, state, signature, scheduleVersion);
   },
 };

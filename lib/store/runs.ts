@@ -1,12 +1,17 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { DispatchStore, DueEntry, Lease, RunProgress, RunRef } from '#lib/domain/dispatch';
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { DispatchStore, DueEntry, EntryMove, Lease, RunProgress, RunRef } from '#lib/domain/dispatch';
 import type { ConsoleUser, Dashboard } from '#lib/domain/entities';
 import type { RecipientCounts, RecipientRow } from '#lib/domain/runs';
 import { batchGetAll, batchWriteAll } from '#lib/store/batch';
 import { documentClient, tableName } from '#lib/store/client';
 import { decodeDashboard, decodeDashboardLink } from '#lib/store/codecs/dashboards';
-import { decodeNotification } from '#lib/store/codecs/notifications';
+import {
+  decodeNotification,
+  decodeScheduleEntry,
+  dueAttributes,
+  scheduleMarksOf,
+} from '#lib/store/codecs/notifications';
 import { decodeRecipient } from '#lib/store/codecs/recipients';
 import { decodeRun, encodeDelivery, encodeRun, STORED_DISPATCHING } from '#lib/store/codecs/runs';
 import { decodeConsoleUser } from '#lib/store/codecs/users';
@@ -17,10 +22,12 @@ import {
   DUE_INDEX_SHARDS,
   dueIndexKeys,
   keys,
+  NOTIFICATION_ITEMS_PREFIX,
   RECIPIENT_PREFIX,
 } from '#lib/store/keys';
 import { notificationIsLive } from '#lib/store/notification-guard';
 import { settleRun } from '#lib/store/run-status';
+import { storeScheduleEntry } from '#lib/store/scheduled-notifications';
 
 /**
  * Runs and deliveries in their notification's partition, and the scheduler's due index. Every write
@@ -41,10 +48,11 @@ async function conditionally(write: () => Promise<unknown>): Promise<boolean> {
   }
 }
 
-function entryFromItem(item: Item): DueEntry | undefined {
-  if (item.entity === 'NOTIFICATION') {
+function entryFromItem(item: Item, shard: number): DueEntry | undefined {
+  if (item.entity === 'SCHEDULE' || item.entity === 'NOTIFICATION') {
     return {
-      kind: 'notification',
+      shard,
+      kind: item.entity === 'SCHEDULE' ? 'notification' : 'change',
       deploymentId: item.deploymentId as number,
       notificationId: item.id as number,
       dueKey: item[DUE_INDEX.sortKey] as string,
@@ -53,6 +61,7 @@ function entryFromItem(item: Item): DueEntry | undefined {
   }
   if (item.entity === 'RUN') {
     return {
+      shard,
       kind: 'run',
       deploymentId: item.deploymentId as number,
       notificationId: item.notificationId as number,
@@ -81,7 +90,7 @@ async function dueInShard(shard: number, now: number): Promise<DueEntry[]> {
       }),
     );
     for (const item of page.Items ?? []) {
-      const entry = entryFromItem(item);
+      const entry = entryFromItem(item, shard);
       if (entry) entries.push(entry);
     }
     startKey = page.LastEvaluatedKey;
@@ -91,6 +100,40 @@ async function dueInShard(shard: number, now: number): Promise<DueEntry[]> {
 
 const allShards = Array.from({ length: DUE_INDEX_SHARDS }, (_, shard) => shard);
 
+/** The write that moves a schedule entry, on the condition that it is still the one read. */
+function entryMoveUpdate(ref: { deploymentId: number; id: number }, move: EntryMove) {
+  const due = dueAttributes(ref.deploymentId, ref.id, move.upcoming[0]);
+  const names: Record<string, string> = {
+    '#pk': DUE_INDEX.partitionKey,
+    '#sk': DUE_INDEX.sortKey,
+    '#upcoming': 'upcoming',
+    '#version': 'scheduleVersion',
+  };
+  const values: Record<string, unknown> = {
+    ':from': move.dueKey,
+    ':version': move.scheduleVersion,
+    ':upcoming': [...move.upcoming],
+  };
+  let update = 'SET #upcoming = :upcoming REMOVE #pk, #sk';
+  if (due) {
+    values[':pkNext'] = due.gsi3pk;
+    values[':skNext'] = due.gsi3sk;
+    update = 'SET #upcoming = :upcoming, #pk = :pkNext, #sk = :skNext';
+  }
+  return {
+    TableName: tableName(),
+    Key: keys.scheduleEntry(ref.deploymentId, ref.id),
+    UpdateExpression: update,
+    // Only from the entry that was read: a schedule changed meanwhile keeps its own entry.
+    ConditionExpression: '#sk = :from AND #version = :version',
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: values,
+  };
+}
+
+/** The sort keys a due notification's first read covers: its item, its entry, then its recipients. */
+const firstReadRange = { from: NOTIFICATION_ITEMS_PREFIX, to: `${RECIPIENT_PREFIX}\uffff` };
+
 export const dispatchStore: DispatchStore = {
   notificationIsLive,
 
@@ -99,12 +142,101 @@ export const dispatchStore: DispatchStore = {
   },
 
   async findNotification(ref) {
-    const item = await getItem(keys.notification(ref.deploymentId, ref.id));
+    const { pk } = keys.notification(ref.deploymentId, ref.id);
+    const { Items = [] } = await documentClient().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': pk, ':prefix': NOTIFICATION_ITEMS_PREFIX },
+        ConsistentRead: true,
+      }),
+    );
+    const item = Items.find((candidate) => candidate.entity === 'NOTIFICATION');
     if (!item) return undefined;
+    const entry = Items.find((candidate) => candidate.entity === 'SCHEDULE');
     return {
       notification: decodeNotification(item),
-      dueKey: item[DUE_INDEX.sortKey] as string | undefined,
+      dueKey: entry ? decodeScheduleEntry(entry).dueKey : undefined,
     };
+  },
+
+  async dueNotification(ref, limit) {
+    const { pk } = keys.notification(ref.deploymentId, ref.id);
+    const page = await documentClient().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+        ExpressionAttributeValues: { ':pk': pk, ':from': firstReadRange.from, ':to': firstReadRange.to },
+        ConsistentRead: true,
+        // The item and the entry come first.
+        Limit: limit + 2,
+      }),
+    );
+    const items = page.Items ?? [];
+    const entry = items.find((item) => item.entity === 'SCHEDULE');
+    const notification = items.find((item) => item.entity === 'NOTIFICATION');
+    const rows: RecipientRow[] = items
+      .filter((item) => (item.sk as string).startsWith(RECIPIENT_PREFIX))
+      .map((item) => ({ key: item.sk as string, recipient: decodeRecipient(item) }));
+    return {
+      notification: notification && {
+        value: decodeNotification(notification),
+        ...scheduleMarksOf(notification),
+      },
+      schedule: entry && decodeScheduleEntry(entry),
+      firstPage: { rows, last: page.LastEvaluatedKey?.sk as string | undefined },
+    };
+  },
+
+  storeSchedule: storeScheduleEntry,
+
+  async clearChangeMark(ref, changeKey) {
+    await conditionally(() =>
+      documentClient().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.notification(ref.deploymentId, ref.id),
+          UpdateExpression: 'REMOVE #pk, #sk',
+          ConditionExpression: '#sk = :mark',
+          ExpressionAttributeNames: { '#pk': DUE_INDEX.partitionKey, '#sk': DUE_INDEX.sortKey },
+          ExpressionAttributeValues: { ':mark': changeKey },
+        }),
+      ),
+    );
+  },
+
+  async claimInstant(run, lease, move, deliveries) {
+    const ref = { deploymentId: run.deploymentId, id: run.notificationId };
+    try {
+      await documentClient().send(
+        new TransactWriteCommand({
+          TransactItems: [
+            // The claim: an instant's run id is the instant, so only one writer can create it.
+            {
+              Put: {
+                TableName: tableName(),
+                Item: encodeRun(run, lease),
+                ConditionExpression: 'attribute_not_exists(pk)',
+              },
+            },
+            { Update: entryMoveUpdate(ref, move) },
+            ...deliveries.map((delivery) => ({
+              Put: { TableName: tableName(), Item: encodeDelivery(run, delivery) },
+            })),
+          ],
+        }),
+      );
+      return 'claimed';
+    } catch (error) {
+      const reasons = error instanceof TransactionCanceledException ? error.CancellationReasons : undefined;
+      if (reasons?.[1]?.Code === 'ConditionalCheckFailed') return 'entry-moved';
+      if (reasons?.[0]?.Code === 'ConditionalCheckFailed') return 'run-exists';
+      throw error;
+    }
+  },
+
+  moveEntry(ref, move) {
+    return conditionally(() => documentClient().send(new UpdateCommand(entryMoveUpdate(ref, move))));
   },
 
   async findDashboard(deploymentId, dashboardId) {
@@ -123,35 +255,6 @@ export const dispatchStore: DispatchStore = {
           Item: encodeRun(run, lease),
           // The claim: an instant's run id is the instant, so only one writer can create it.
           ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      ),
-    );
-  },
-
-  advanceDue(ref, fromDueKey, next) {
-    const names: Record<string, string> = {
-      '#pk': DUE_INDEX.partitionKey,
-      '#sk': DUE_INDEX.sortKey,
-      '#changed': DUE_INDEX.changedSortKey,
-    };
-    const values: Record<string, unknown> = { ':from': fromDueKey };
-    let update = 'REMOVE #pk, #sk, #changed';
-    if (next !== undefined) {
-      const due = dueIndexKeys.notification(ref.deploymentId, ref.id, next);
-      values[':pkNext'] = due.gsi3pk;
-      values[':skNext'] = due.gsi3sk;
-      update = 'SET #pk = :pkNext, #sk = :skNext REMOVE #changed';
-    }
-    return conditionally(() =>
-      documentClient().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: keys.notification(ref.deploymentId, ref.id),
-          UpdateExpression: update,
-          // Only from the entry that was read: a schedule changed meanwhile keeps its own entry.
-          ConditionExpression: '#sk = :from',
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
         }),
       ),
     );

@@ -3,12 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { dispatchPass } from '#lib/domain/dispatch';
+import { schedulePlanner } from '#lib/domain/schedule-planning';
 import { unsubscribeToken } from '#lib/domain/unsubscribe';
 import { ensureTable, loadFixture } from '#lib/fixtures/load-fixture';
 import { outboxSink } from '#lib/jobs/outbox-sink';
 import { routeKey, routes } from '#lib/routes';
 import { batchWriteAll } from '#lib/store/batch';
-import { encodeNotification } from '#lib/store/codecs/notifications';
+import { notificationItems } from '#lib/store/notification-items';
 import { dispatchStore } from '#lib/store/runs';
 import { freshClaims, generateSigningKey, signJwt } from '#test/support/tokens';
 import { invoke, printable, readEvent } from '../../scripts/invoke.ts';
@@ -63,15 +64,14 @@ describe('the example events in events/', () => {
     // The run events/list-deliveries.json names: the 09:00 Berlin firing of 2026-11-23, dispatched.
     const { recipients: _, ...notification } = demo.notifications.find((n) => n.id === 700) ?? {};
     const firing = Date.parse('2026-11-23T08:00:00Z');
-    await batchWriteAll([
-      {
-        PutRequest: {
-          Item: encodeNotification(notification as never, 0, new Date(firing - 60_000).toISOString()),
-        },
-      },
-    ]);
+    await batchWriteAll(
+      notificationItems(notification as never, firing - 60_000).map((item) => ({
+        PutRequest: { Item: item },
+      })),
+    );
     await dispatchPass(dispatchStore, outboxSink(await mkdtemp(join(tmpdir(), 'events-outbox-'))), {
       now: firing,
+      planner: schedulePlanner,
       misfireGraceMinutes: 60,
     });
   });

@@ -5,7 +5,6 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readConfig } from '#lib/config';
 import { routeKey, routes } from '#lib/routes';
-import { DUE_INDEX_SHARDS } from '#lib/store/keys';
 import { SQS_MESSAGE_MAX_BYTES } from '#lib/store/limits';
 import { PURGE_GRACE_MS } from '#lib/store/notification-guard';
 import { DISPATCHER_TIMEOUT_SECONDS, LONGEST_WRITER_SECONDS, PURGE_TIMEOUT_SECONDS } from '#lib/timeouts';
@@ -13,7 +12,12 @@ import { addStageStack } from '../../cdk/admin-api-app.ts';
 import type { AdminApiStack } from '../../cdk/admin-api-stack.ts';
 import { operationSettings } from '../../cdk/operation-settings.ts';
 import { PURGE_TABLE_ACTIONS } from '../../cdk/purge.ts';
-import { DISPATCH_INVOCATIONS, DISPATCHER_TABLE_ACTIONS, MAX_RECEIVE_COUNT } from '../../cdk/scheduler.ts';
+import {
+  COORDINATOR_TABLE_ACTIONS,
+  COORDINATOR_TIMEOUT_SECONDS,
+  DISPATCHER_TABLE_ACTIONS,
+  MAX_RECEIVE_COUNT,
+} from '../../cdk/scheduler.ts';
 import { type StageConfig, StageConfigError, stages } from '../../cdk/stages.ts';
 
 /**
@@ -88,8 +92,8 @@ describe('the dev stage', () => {
   );
 
   it('runs one function per operation on nodejs24.x, arm64, ESM (index.handler), with its memory and timeout', () => {
-    // One per route, the dispatcher and the purge.
-    expect(Object.keys(template.findResources('AWS::Lambda::Function'))).toHaveLength(routes.length + 2);
+    // One per route, the dispatcher, its coordinator and the purge.
+    expect(Object.keys(template.findResources('AWS::Lambda::Function'))).toHaveLength(routes.length + 3);
     for (const { operation } of routes) {
       const fn = stack.functions.get(operation) as NonNullable<ReturnType<typeof stack.functions.get>>;
       const properties = (template.toJSON().Resources[logicalId(stack, fn)] as Resource).Properties;
@@ -155,6 +159,7 @@ describe('the dev stage', () => {
         DELIVERY_QUEUE_URL: _,
         UNSUBSCRIBE_SECRET_ARN: __,
         PUBLIC_BASE_URL: ___,
+        DISPATCH_WORKER_FUNCTION: _worker,
         ...variables
       } = (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
       expect(variables).toEqual({
@@ -485,7 +490,7 @@ describe('the scheduler of the dev stage', () => {
     ({ stack, template } = stage('dev'));
   });
 
-  it('starts the dispatcher every minute, once per group of due-index shards, retrying a failed start', () => {
+  it('starts the coordinator every minute, retrying a failed start; it may start the dispatcher and count the due index', () => {
     const purgeRule = stack.getLogicalId(stack.purge.rule.node.defaultChild as never);
     const [, rule] = only(
       Object.fromEntries(
@@ -493,25 +498,22 @@ describe('the scheduler of the dev stage', () => {
       ),
     );
     const dispatcherId = stack.getLogicalId(stack.scheduler.dispatcher.node.defaultChild as never);
+    const coordinatorId = stack.getLogicalId(stack.scheduler.coordinator.node.defaultChild as never);
     expect(rule.Properties).toMatchObject({
       ScheduleExpression: 'rate(1 minute)',
       State: 'ENABLED',
     });
-    const targets = rule.Properties.Targets as { Arn: unknown; Input: string; RetryPolicy: unknown }[];
-    expect(targets).toHaveLength(DISPATCH_INVOCATIONS);
-    for (const target of targets) {
-      expect(target.Arn).toEqual({ 'Fn::GetAtt': [dispatcherId, 'Arn'] });
-      expect(target.RetryPolicy).toEqual({ MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 120 });
-    }
-    // Every shard is read by exactly one invocation.
-    const shards = targets.flatMap((target) => JSON.parse(target.Input).shards as number[]);
-    expect(shards.sort((a, b) => a - b)).toEqual(Array.from({ length: DUE_INDEX_SHARDS }, (_, i) => i));
+    const targets = rule.Properties.Targets as { Arn: unknown; RetryPolicy: unknown }[];
+    expect(targets).toHaveLength(1);
+    expect(targets[0]?.Arn).toEqual({ 'Fn::GetAtt': [coordinatorId, 'Arn'] });
+    expect(targets[0]?.RetryPolicy).toEqual({ MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 120 });
     template.hasResourceProperties('AWS::Lambda::Permission', {
       Action: 'lambda:InvokeFunction',
       Principal: 'events.amazonaws.com',
-      FunctionName: { 'Fn::GetAtt': [dispatcherId, 'Arn'] },
+      FunctionName: { 'Fn::GetAtt': [coordinatorId, 'Arn'] },
     });
-    expect((template.toJSON().Resources[dispatcherId] as Resource).Properties).toMatchObject({
+    const resources = template.toJSON().Resources;
+    expect((resources[dispatcherId] as Resource).Properties).toMatchObject({
       Runtime: 'nodejs24.x',
       Timeout: DISPATCHER_TIMEOUT_SECONDS,
       Environment: {
@@ -520,6 +522,25 @@ describe('the scheduler of the dev stage', () => {
         },
       },
     });
+    expect((resources[coordinatorId] as Resource).Properties).toMatchObject({
+      Timeout: COORDINATOR_TIMEOUT_SECONDS,
+      Environment: { Variables: { DISPATCH_WORKER_FUNCTION: { Ref: dispatcherId } } },
+    });
+    const roleOf = (fn: { role?: { node: { defaultChild?: unknown } } }) =>
+      stack.getLogicalId(fn.role?.node.defaultChild as never);
+    const coordinatorPolicy = JSON.stringify(
+      Object.values(
+        template.findResources('AWS::IAM::Policy', {
+          Properties: { Roles: [{ Ref: roleOf(stack.scheduler.coordinator) }] },
+        }),
+      ).map((policy) => (policy as Resource).Properties.PolicyDocument),
+    );
+    // Counting the due index, and starting the dispatcher: nothing else.
+    expect(coordinatorPolicy).toContain('lambda:InvokeFunction');
+    expect(coordinatorPolicy).toContain(dispatcherId);
+    for (const action of COORDINATOR_TABLE_ACTIONS) expect(coordinatorPolicy).toContain(action);
+    for (const action of ['PutItem', 'UpdateItem', 'sqs:SendMessage'])
+      expect(coordinatorPolicy).not.toContain(action);
   });
 
   it('takes messages of 1 MiB, the most SQS allows, on the delivery queue and its dead-letter queue', () => {
@@ -673,7 +694,7 @@ describe('the template as sam local reads it', () => {
     const functions = Object.values(template.findResources('AWS::Lambda::Function')) as (Resource & {
       Metadata?: Record<string, string>;
     })[];
-    expect(functions).toHaveLength(routes.length + 2);
+    expect(functions).toHaveLength(routes.length + 3);
     for (const fn of functions) {
       // With bundling skipped the path is a placeholder; a real synth names `asset.<hash>` in cdk.out.
       expect(fn.Metadata?.['aws:asset:path']).toEqual(expect.any(String));

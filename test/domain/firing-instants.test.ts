@@ -2,11 +2,11 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   instantOfWallClock,
-  isoInstant,
   latestFiringAtOrBefore,
   nextFiringAfter,
   type ZonedSchedule,
 } from '#lib/domain/firing-instants';
+import { isoInstant } from '#lib/domain/schedule';
 
 const MINUTE = 60_000;
 const zones = [

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import type { Notification } from '#lib/domain/notification';
 import {
   applyNotificationUpdate,
   MAX_ATTEMPTS,
-  type Notification,
   type NotificationRepository,
   updateNotification,
-} from '#lib/domain/notification';
+} from '#lib/domain/notification-writes';
+import type { ScheduleState } from '#lib/domain/schedule';
 import { ConflictError, NotFoundError, ValidationError } from '#lib/errors';
 
 const settings = { customCronMinIntervalMinutes: 15 };
@@ -104,7 +105,10 @@ describe('applyNotificationUpdate', () => {
   });
 });
 
-/** An in-memory repository with the DynamoDB one's contract; `interfere` plays a concurrent writer. */
+/**
+ * An in-memory repository with the DynamoDB one's contract; `interfere` plays a concurrent schedule
+ * change landing just before a schedule write.
+ */
 function memoryRepository(
   initial: Notification | undefined,
   interfere: {
@@ -113,31 +117,45 @@ function memoryRepository(
   } = {},
 ) {
   let current = initial;
+  let schedule: ScheduleState = { humanReadableSchedule: 'At 09:00', upcoming: [] };
+  let stored: { signature: string; scheduleVersion: number } | undefined;
   let writes = 0;
   let reads = 0;
   const repository: NotificationRepository = {
     async find() {
       reads += 1;
       if (current && interfere.beforeRead) current = interfere.beforeRead(current);
-      return current && { notification: current, version: writes };
+      return current && { notification: current, schedule };
     },
     async update(_, changes) {
       writes += 1;
       if (current && interfere.beforeWrite) current = interfere.beforeWrite(current);
       if (!current) return changes.requires.length > 0 ? 'unmet' : undefined;
-      const stored = current;
-      if (changes.requires.some((field) => stored[field] === undefined)) return 'unmet';
-      current = { ...stored, ...changes.set } as Notification;
-      return current;
+      const before = current;
+      if (changes.requires.some((field) => before[field] === undefined)) return 'unmet';
+      current = { ...before, ...changes.set } as Notification;
+      if (!changes.schedule) return { kind: 'fields', scheduled: { notification: current, schedule } };
+      return { kind: 'schedule', notification: current, scheduleVersion: writes };
+    },
+    async storeSchedule(_, state, signature, scheduleVersion) {
+      if (stored && stored.scheduleVersion >= scheduleVersion) return;
+      if (stored?.signature !== signature) schedule = state;
+      stored = { signature, scheduleVersion };
     },
   };
-  return { repository, writes: () => writes, reads: () => reads, current: () => current };
+  return {
+    repository,
+    writes: () => writes,
+    reads: () => reads,
+    current: () => current,
+    schedule: () => schedule,
+  };
 }
 
 describe('updateNotification', () => {
   const target = { deploymentId: 7, id: 700 };
 
-  it('answers with the stored notification as a NotificationDto', async () => {
+  it('answers with the stored notification as a NotificationDto, its new schedule state stored', async () => {
     const memory = memoryRepository(stored);
     const dto = await updateNotification(
       memory.repository,
@@ -167,6 +185,8 @@ describe('updateNotification', () => {
     expect(next).toBeGreaterThan(Date.now());
     expect(next - Date.now()).toBeLessThanOrEqual(7 * 24 * 3_600_000);
     expect(memory.current()?.dayOfWeek).toBe(1);
+    expect(memory.schedule().humanReadableSchedule).toBe('At 09:00, only on Monday');
+    expect(memory.schedule().upcoming[0]).toBe(next);
   });
 
   it('writes without reading first', async () => {
@@ -174,10 +194,26 @@ describe('updateNotification', () => {
     await updateNotification(memory.repository, target, { hour: 10, filters: null }, settings);
     expect([memory.writes(), memory.reads()]).toEqual([1, 0]);
     expect(memory.current()).toMatchObject({ hour: 10, filters: null });
+    expect(memory.schedule().humanReadableSchedule).toBe('At 10:00');
+  });
+
+  it('keeps the stored instants when the schedule is written as it already was', async () => {
+    const memory = memoryRepository(stored);
+    await updateNotification(memory.repository, target, { hour: 10 }, settings);
+    const first = memory.schedule();
+    await updateNotification(memory.repository, target, { hour: 10 }, settings);
+    expect(memory.schedule()).toBe(first);
+    await updateNotification(memory.repository, target, { notificationFormat: 'pdf' }, settings);
+    expect(memory.schedule()).toBe(first);
   });
 
   it('is not found when the notification is not there', async () => {
-    for (const input of [{}, { hour: 10 }, { scheduleType: 'WEEKLY' as const }]) {
+    for (const input of [
+      {},
+      { hour: 10 },
+      { scheduleType: 'WEEKLY' as const },
+      { notificationFormat: 'pdf' as const },
+    ]) {
       await expect(
         updateNotification(memoryRepository(undefined).repository, target, input, settings),
       ).rejects.toBeInstanceOf(NotFoundError);
@@ -195,6 +231,7 @@ describe('updateNotification', () => {
     expect(error).toBeInstanceOf(ValidationError);
     expect((error as ValidationError).problems.map((problem) => problem.path)).toEqual(['dayOfWeek']);
     expect(memory.current()).toEqual(stored);
+    expect(memory.writes()).toBe(1);
   });
 
   it('writes again when a concurrent update stored the missing field in between', async () => {

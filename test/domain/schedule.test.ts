@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  cronExpressionOf,
-  customCronProblem,
-  describeCron,
-  missingScheduleFields,
-  type Schedule,
-} from '#lib/domain/schedule';
+import { customCronProblem, describeCron } from '#lib/domain/cron';
+import { cronExpressionOf, missingScheduleFields, nextRunOf, type Schedule } from '#lib/domain/schedule';
 import { isTimeZone } from '#lib/domain/schedule-fields';
 
 describe('cronExpressionOf derives the cron from the structured schedule', () => {
@@ -163,5 +158,25 @@ describe('isTimeZone', () => {
     'Europe/Berlin; drop',
   ])('refuses %j', (zone) => {
     expect(isTimeZone(zone)).toBe(false);
+  });
+});
+
+describe('nextRunOf picks the stored instant a read answers', () => {
+  const upcoming = [Date.parse('2026-11-24T08:00:00Z'), Date.parse('2026-11-25T08:00:00Z')];
+  const state = { humanReadableSchedule: 'At 09:00', upcoming };
+
+  it('is the first stored instant after the answer, also in the seconds before the dispatcher moves one on', () => {
+    expect(nextRunOf(true, state, Date.parse('2026-11-24T07:59:59Z'))).toBe(upcoming[0]);
+    expect(nextRunOf(true, state, Date.parse('2026-11-24T08:00:00Z'))).toBe(upcoming[1]);
+    expect(nextRunOf(true, state, Date.parse('2026-11-24T08:00:30Z'))).toBe(upcoming[1]);
+  });
+
+  it('is the last stored instant, in the past, once every one has passed (no pass for a day)', () => {
+    expect(nextRunOf(true, state, Date.parse('2026-11-26T00:00:00Z'))).toBe(upcoming[1]);
+  });
+
+  it('is nothing while disabled or for a schedule that never fires', () => {
+    expect(nextRunOf(false, state, 0)).toBeUndefined();
+    expect(nextRunOf(true, { ...state, upcoming: [] }, 0)).toBeUndefined();
   });
 });

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { config } from '#lib/config';
 import { dispatchPass } from '#lib/domain/dispatch';
+import { schedulePlanner } from '#lib/domain/schedule-planning';
 import { jobSink } from '#lib/jobs/job-sink';
 import { dispatchStore } from '#lib/store/runs';
 import { ADMIN_KEY, consoleUsers, MEMBER_KEY } from '#test/support/fixtures';
@@ -121,7 +122,11 @@ async function send(id: number, body?: unknown) {
   const answer = await api.request('POST', `${base}/${id}/send`, { token: ADMIN_KEY, body });
   for (let passes = 0; answer.body?.status === 'dispatching'; passes++) {
     if (passes > 20) throw new Error('the run was not dispatched');
-    await dispatchPass(dispatchStore, jobSink(), { now: Date.now(), misfireGraceMinutes: 60 });
+    await dispatchPass(dispatchStore, jobSink(), {
+      now: Date.now(),
+      planner: schedulePlanner,
+      misfireGraceMinutes: 60,
+    });
     answer.body = await runOf(id, answer.body.runId);
   }
   return answer;

@@ -230,8 +230,9 @@ describe('notifications of a recipient on one dashboard', () => {
     expect(few.ids).toEqual([10_000]);
     expect(many.ids).toEqual([20_000]);
     expect(many.hasNextPage).toBe(false);
-    // One Query of the recipient's rows on the dashboard, one BatchGetItem of their notifications.
-    expect(many.requests).toBe(2);
+    // One Query of the recipient's rows on the dashboard, one BatchGetItem of their notifications, one
+    // of their schedule entries.
+    expect(many.requests).toBe(3);
     expect(many).toMatchObject({ requests: few.requests, readUnits: few.readUnits });
   });
 });

@@ -5,6 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { config } from '#lib/config';
 import { dispatchPass } from '#lib/domain/dispatch';
 import { type PurgeStore, purgePass } from '#lib/domain/purge';
+import { schedulePlanner } from '#lib/domain/schedule-planning';
 import { outboxSink } from '#lib/jobs/outbox-sink';
 import { type DynamoMeter, meterDynamoDb } from '#lib/local/dynamodb-meter';
 import { batchWriteAll } from '#lib/store/batch';
@@ -175,6 +176,7 @@ describe('DELETE of a notification that holds a lot', () => {
     const summary = await dispatchPass(dispatchStore, outboxSink(config().outboxDir), {
       now: nextNine.getTime(),
       misfireGraceMinutes: 60,
+      planner: schedulePlanner,
     });
     expect(summary.runs.filter((run) => run.notificationId === id)).toEqual([]);
     await purgeAfterGrace();
@@ -329,6 +331,7 @@ describe('requests racing a delete leave nothing behind', () => {
     const summary = await dispatchPass(dispatchStore, outboxSink(config().outboxDir), {
       now: nine.getTime(),
       misfireGraceMinutes: 60,
+      planner: schedulePlanner,
     });
     expect(deleted).toEqual([204]);
     expect(summary.failed).toBe(0);

@@ -236,7 +236,8 @@ describe('DELETE /v1/deployments/{deploymentId}/notifications/{id}', () => {
       { userId: 1 },
       { embedTenantName: 'acme', externalId: 'gone@acme.com' },
     ]);
-    expect((await partitionItems(7, body.id)).length).toBe(3);
+    // The notification, its schedule entry and its two recipient rows.
+    expect((await partitionItems(7, body.id)).length).toBe(4);
 
     const response = await client.remove(body.id);
     expect(response.status).toBe(204);

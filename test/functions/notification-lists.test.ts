@@ -20,6 +20,28 @@ afterAll(async () => {
 
 const ids = (items: { id: number }[]) => items.map((item) => item.id);
 
+const MINUTE = 60_000;
+const isoSeconds = (instant: number) => `${new Date(instant).toISOString().slice(0, 19)}Z`;
+
+/** The first whole minute after `after` at which the zone's wall clock reads hour:minute (none of these zones skips it). */
+function nextWallClock(zone: string, hour: number, minute: number, after: number): number {
+  const format = new Intl.DateTimeFormat('en-GB', {
+    timeZone: zone,
+    hour: '2-digit',
+    minute: '2-digit',
+    hourCycle: 'h23',
+  });
+  const wanted = `${String(hour).padStart(2, '0')}:${String(minute).padStart(2, '0')}`;
+  for (
+    let at = Math.floor(after / MINUTE) * MINUTE + MINUTE;
+    at < after + 3 * 24 * 60 * MINUTE;
+    at += MINUTE
+  ) {
+    if (format.format(at) === wanted) return at;
+  }
+  throw new Error(`no ${wanted} in ${zone}`);
+}
+
 /** PRINCIPAL_CACHE_SECONDS=0 in tests: every request also reads the API key's link and its user. */
 const AUTH_LOOKUPS = 2;
 const pageRequests = () => meter.totalRequests() - AUTH_LOOKUPS;
@@ -93,12 +115,14 @@ describe('GET /v1/deployments/{deploymentId}/notifications', () => {
     const small = await client.list('first=5');
     const smallUnits = meter.byOperation.Query?.readCapacityUnits ?? 0;
     expect(small.body.items).toHaveLength(5);
-    expect(pageRequests()).toBe(1);
+    // The page's Query, and one BatchGetItem of the page's schedule entries (their upcoming instants).
+    expect(pageRequests()).toBe(2);
     expect(meter.byOperation.Query?.requests).toBe(1);
+    expect(meter.byOperation.BatchGetItem?.requests).toBe(1);
     meter.reset();
     const large = await client.list('first=30');
     expect(large.body.items).toHaveLength(30);
-    expect(pageRequests()).toBe(1);
+    expect(pageRequests()).toBe(2);
     const largeUnits = meter.byOperation.Query?.readCapacityUnits ?? 0;
     // Six items (five and the look-ahead) of < 1 KB: one 4 KB read unit, eventually consistent.
     expect(smallUnits).toBeLessThanOrEqual(1);
@@ -145,9 +169,35 @@ describe('GET /v1/deployments/{deploymentId}/notifications', () => {
 
     meter.reset();
     await client.list('recipientUserId=4&first=2');
-    // One Query on the recipient's index partition, one BatchGetItem for the page's notifications.
-    expect(meter.byOperation).toMatchObject({ Query: { requests: 1 }, BatchGetItem: { requests: 1 } });
-    expect(pageRequests()).toBe(2);
+    // One Query on the recipient's index partition, one BatchGetItem for the page's notifications and
+    // one for their schedule entries.
+    expect(meter.byOperation).toMatchObject({ Query: { requests: 1 }, BatchGetItem: { requests: 2 } });
+    expect(pageRequests()).toBe(3);
+  });
+
+  it("shows each item's next firing instant after the answer, as GET does", async () => {
+    const zones = ['Europe/Berlin', 'America/New_York', 'Asia/Kathmandu', 'UTC'];
+    const created: { id: number; zone: string; hour: number; minute: number }[] = [];
+    for (const [i, zone] of zones.entries()) {
+      const [hour, minute] = [(7 + 5 * i) % 24, 15 * i];
+      const response = await client.create(
+        { dashboardId: 80, scheduleType: 'DAILY', hour, minute, timezone: zone },
+        { deploymentId: 8 },
+      );
+      expect(response.status).toBe(201);
+      created.push({ id: response.body.id, zone, hour, minute });
+    }
+    const before = Date.now();
+    const listed = await client.list('first=200', 8);
+    const after = Date.now();
+    for (const { id, zone, hour, minute } of created) {
+      const item = listed.body.items.find((candidate: { id: number }) => candidate.id === id);
+      // Computed here minute by minute with Intl, not by the service's code: the first minute after
+      // the request whose wall clock in the zone reads hour:minute.
+      const expected = [nextWallClock(zone, hour, minute, before), nextWallClock(zone, hour, minute, after)];
+      expect(expected.map(isoSeconds), `${zone}`).toContain(item.nextRunAt);
+      expect((await client.get(id, 8)).body.nextRunAt).toBe(item.nextRunAt);
+    }
   });
 
   it.each([

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { config } from '#lib/config';
 import { dispatchPass } from '#lib/domain/dispatch';
 import { purgePass } from '#lib/domain/purge';
+import { schedulePlanner } from '#lib/domain/schedule-planning';
 import { deliveryPage, runOutput, runPage } from '#lib/http/schemas/runs';
 import { outboxSink } from '#lib/jobs/outbox-sink';
 import { documentClient, tableName } from '#lib/store/client';
@@ -234,6 +235,7 @@ describe('GET …/{id}/runs and …/runs/{runId}/deliveries', () => {
     expect(Items).toEqual([]);
     const summary = await dispatchPass(dispatchStore, outboxSink(config().outboxDir), {
       now: Date.now() + 2 * 3_600_000,
+      planner: schedulePlanner,
       misfireGraceMinutes: 60,
     });
     expect(summary.runs.filter((fired) => fired.notificationId === 702)).toEqual([]);

@@ -2,6 +2,7 @@ import { readdir } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { config } from '#lib/config';
 import { dispatchPass } from '#lib/domain/dispatch';
+import { schedulePlanner } from '#lib/domain/schedule-planning';
 import { outboxSink } from '#lib/jobs/outbox-sink';
 import { type DynamoMeter, meterDynamoDb } from '#lib/local/dynamodb-meter';
 import { documentClient } from '#lib/store/client';
@@ -73,7 +74,11 @@ const send = (id: number) => api.request('POST', `${base}/${id}/send`, { token: 
 const runs = async (id: number) =>
   (await api.request('GET', `${base}/${id}/runs`, { token: ADMIN_KEY })).body.items;
 const pass = (now = Date.now()) =>
-  dispatchPass(dispatchStore, outboxSink(config().outboxDir), { now, misfireGraceMinutes: 60 });
+  dispatchPass(dispatchStore, outboxSink(config().outboxDir), {
+    now,
+    misfireGraceMinutes: 60,
+    planner: schedulePlanner,
+  });
 
 async function deliveries(id: number, runId: string) {
   const items: unknown[] = [];
@@ -148,12 +153,14 @@ describe('a run whose pass died', () => {
     const stored = await dispatchStore.findNotification({ deploymentId: 7, id: 714 });
     const instant = dueIndexKeys.instantOf(stored?.dueKey as string);
     const faults = injectDynamoDbFaults(documentClient());
-    // The pass dies after claiming the run and advancing the schedule, as it records its first page.
-    faults.add({ operations: ['UpdateItem'], when: (call) => call === 2, fault: crash() });
+    // The pass dies after claiming the run and moving the schedule entry (one transaction), as it
+    // records its first page.
+    faults.add({ operations: ['UpdateItem'], when: (call) => call === 1, fault: crash() });
     try {
       const died = await dispatchPass(dispatchStore, outboxSink(config().outboxDir), {
         now: instant + 1_000,
         misfireGraceMinutes: 60,
+        planner: schedulePlanner,
         pageSize: 2,
       });
       expect(died.failed).toBe(1);

@@ -1,5 +1,6 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeCron } from '#lib/domain/cron';
 import { meterDynamoDb } from '#lib/local/dynamodb-meter';
 import { documentClient, tableName } from '#lib/store/client';
 import { getItem } from '#lib/store/items';
@@ -407,7 +408,7 @@ describe('PUT /v1/deployments/{deploymentId}/notifications/{id}', () => {
     });
   });
 
-  it('costs one DynamoDB request past authentication: a conditional write, no read', async () => {
+  it('costs two DynamoDB requests past authentication: a conditional write and the schedule state, no read first', async () => {
     const path = await freshNotification();
     const meter = meterDynamoDb(documentClient());
     try {
@@ -415,7 +416,15 @@ describe('PUT /v1/deployments/{deploymentId}/notifications/{id}', () => {
       // Authentication by API key reads the key link and the user (the test env disables the principal cache).
       expect(meter.byOperation.GetItem?.requests).toBe(2);
       expect(meter.byOperation.UpdateItem?.requests).toBe(1);
-      expect(meter.totalRequests()).toBe(3);
+      // The schedule's new reading and upcoming instants, computed from what the write returned.
+      expect(meter.byOperation.PutItem?.requests).toBe(1);
+      expect(meter.totalRequests()).toBe(4);
+      meter.reset();
+      // Another field: the write, and the schedule entry read beside it for `nextRunAt`.
+      await put(path, { notificationFormat: 'pdf' });
+      expect(meter.byOperation.UpdateItem?.requests).toBe(1);
+      expect(meter.byOperation.GetItem?.requests).toBe(3);
+      expect(meter.totalRequests()).toBe(4);
     } finally {
       meter.detach();
     }
@@ -436,12 +445,17 @@ describe('PUT /v1/deployments/{deploymentId}/notifications/{id}', () => {
     try {
       const responses = await Promise.all(updates.map((body) => put(path, body)));
       expect(responses.filter((response) => response.status === 200)).toHaveLength(50);
-      expect(meter.byOperation.UpdateItem?.requests).toBe(50);
+      // One write of the notification each (the schedule entry's writes are PutItem, or an UpdateItem
+      // of its version when the schedule came out as stored).
+      expect(meter.byOperation.UpdateItem?.requests).toBeGreaterThanOrEqual(50);
     } finally {
       meter.detach();
     }
     const item = await getItem(keys.notification(7, Number(path.split('/').pop())));
     expect(item?.version).toBe(50);
+    // Whatever order the schedule states landed in, the stored one is the final schedule's.
+    const final = (await put(path, {})).body;
+    expect(final.humanReadableSchedule).toBe(describeCron(final.cronExpression));
   });
 
   describe('authorization comes before any lookup or validation', () => {

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { config } from '#lib/config';
 import { dispatchPass } from '#lib/domain/dispatch';
+import { schedulePlanner } from '#lib/domain/schedule-planning';
 import { unsubscribeToken } from '#lib/domain/unsubscribe';
 import { parseFixture } from '#lib/fixtures/fixture';
 import { loadFixture } from '#lib/fixtures/load-fixture';
@@ -10,8 +11,8 @@ import { outboxSink } from '#lib/jobs/outbox-sink';
 import { base64url } from '#lib/local/sign-jwt';
 import { type Route, routes } from '#lib/routes';
 import { batchWriteAll } from '#lib/store/batch';
-import { encodeNotification } from '#lib/store/codecs/notifications';
 import { encodeRecipient } from '#lib/store/codecs/recipients';
+import { notificationItems } from '#lib/store/notification-items';
 import { dispatchStore } from '#lib/store/runs';
 import {
   ACME_ISSUER,
@@ -79,11 +80,17 @@ async function fireRun() {
     notifications: [{ id: 700, deploymentId: 7, dashboardId: 70, scheduleType: 'DAILY', hour: 9 }],
   }).notifications;
   await batchWriteAll([
-    { PutRequest: { Item: encodeNotification(notification as never, 0, '2026-11-23T08:00:00.000Z') } },
+    ...notificationItems(notification as never, Date.parse('2026-11-23T08:00:00.000Z')).map((item) => ({
+      PutRequest: { Item: item },
+    })),
     { PutRequest: { Item: encodeRecipient(notification as never, { type: 'USER', userId: 1 }) } },
   ]);
   const firing = Date.parse('2026-11-23T09:00:30Z');
-  await dispatchPass(dispatchStore, outboxSink(config().outboxDir), { now: firing, misfireGraceMinutes: 60 });
+  await dispatchPass(dispatchStore, outboxSink(config().outboxDir), {
+    now: firing,
+    planner: schedulePlanner,
+    misfireGraceMinutes: 60,
+  });
 }
 beforeAll(fireRun);
 
@@ -265,8 +272,9 @@ function pathArbitrary(route: Route, paramsSchema: unknown): fc.Arbitrary<string
   return values.map((params) => route.path.replace(/\{(\w+)\}/g, (_, name: string) => String(params[name])));
 }
 
+/** Write counters: `version`, and `scheduleVersion` (the version of the schedule's last write) on the item and its entry. */
 const withoutVersions = (snapshot: string[]) =>
-  snapshot.map((item) => item.replace(/"version":\d+,?/, '')).sort();
+  snapshot.map((item) => item.replace(/"(?:version|scheduleVersion)":\d+,?/g, '')).sort();
 
 function expectErrorShape(response: ApiResponse) {
   expect(response.headers.get('content-type')).toMatch(/^application\/json/);

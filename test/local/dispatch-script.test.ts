@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureTable, loadFixture } from '#lib/fixtures/load-fixture';
 import { startDispatchLoop } from '#lib/local/dispatch-loop';
 import { batchWriteAll } from '#lib/store/batch';
-import { encodeNotification } from '#lib/store/codecs/notifications';
+import { notificationItems } from '#lib/store/notification-items';
 import { DEMO_FIXTURE, readFixture } from '../../scripts/local-env.ts';
 
 /** The README's walk-through of `npm run dispatch -- --now <ISO instant>` against the demo fixture. */
@@ -27,8 +27,8 @@ beforeAll(async () => {
   await loadFixture(demo);
   // As if notification 700 (daily 09:00 Berlin) had been saved on the evening before 2026-11-24.
   const { recipients: _, ...notification } = demo.notifications.find((n) => n.id === 700) ?? {};
-  const item = encodeNotification(notification as never, 0, '2026-11-23T18:00:00.000Z');
-  await batchWriteAll([{ PutRequest: { Item: item } }]);
+  const items = notificationItems(notification as never, Date.parse('2026-11-23T18:00:00.000Z'));
+  await batchWriteAll(items.map((item) => ({ PutRequest: { Item: item } })));
 });
 
 describe('npm run dispatch', () => {

@@ -4,19 +4,21 @@ import { join } from 'node:path';
 import { DeleteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type DispatchOptions, dispatchPass, type JobSink, sendNow } from '#lib/domain/dispatch';
-import { type Notification, updateNotification } from '#lib/domain/notification';
+import type { Notification } from '#lib/domain/notification';
+import { updateNotification } from '#lib/domain/notification-writes';
 import { pageWindow } from '#lib/domain/paging';
 import { listRuns } from '#lib/domain/run-lists';
 import { type DeliveryJob, toDeliveryDto, toRunDto } from '#lib/domain/runs';
+import { schedulePlanner } from '#lib/domain/schedule-planning';
 import { NotFoundError, TooManyRequestsError } from '#lib/errors';
 import { parseFixture } from '#lib/fixtures/fixture';
 import { ensureTable, loadFixture } from '#lib/fixtures/load-fixture';
 import { outboxSink } from '#lib/jobs/outbox-sink';
 import { batchWriteAll } from '#lib/store/batch';
 import { documentClient, tableName } from '#lib/store/client';
-import { encodeNotification } from '#lib/store/codecs/notifications';
 import { encodeRecipient } from '#lib/store/codecs/recipients';
 import { dueIndexKeys, keys } from '#lib/store/keys';
+import { notificationItems } from '#lib/store/notification-items';
 import { notificationRepository } from '#lib/store/notifications';
 import { runListRepository } from '#lib/store/run-lists';
 import { dispatchStore } from '#lib/store/runs';
@@ -106,7 +108,7 @@ async function notification(
   } as Notification;
   created.push(value.id);
   await batchWriteAll([
-    { PutRequest: { Item: encodeNotification(value, 0, new Date(writtenAt).toISOString()) } },
+    ...notificationItems(value, writtenAt).map((item) => ({ PutRequest: { Item: item } })),
     ...recipients.map((recipient) => ({ PutRequest: { Item: encodeRecipient(value, recipient) } })),
   ]);
   return value;
@@ -148,7 +150,7 @@ async function outbox(): Promise<{ dir: string; sink: JobSink; jobs: () => Promi
 }
 
 const pass = (sink: JobSink, now: number, options: Partial<DispatchOptions> = {}) =>
-  dispatchPass(dispatchStore, sink, { now, misfireGraceMinutes: 60, ...options });
+  dispatchPass(dispatchStore, sink, { now, misfireGraceMinutes: 60, ...options, planner: schedulePlanner });
 
 const runsOf = async (n: Notification) =>
   (await runListRepository.runsPage(n, pageWindow({ first: 200 }, toRunDto))).items;
@@ -292,9 +294,9 @@ describe('a dispatch pass', () => {
       await documentClient().send(
         new UpdateCommand({
           TableName: tableName(),
-          Key: keys.notification(7, n.id),
-          UpdateExpression: 'SET gsi3pk = :pk, gsi3sk = :sk',
-          ExpressionAttributeValues: { ':pk': due.gsi3pk, ':sk': due.gsi3sk },
+          Key: keys.scheduleEntry(7, n.id),
+          UpdateExpression: 'SET gsi3pk = :pk, gsi3sk = :sk, upcoming = :upcoming',
+          ExpressionAttributeValues: { ':pk': due.gsi3pk, ':sk': due.gsi3sk, ':upcoming': [at] },
         }),
       );
     }
@@ -325,6 +327,39 @@ describe('a dispatch pass', () => {
     await update({ isEnabled: false });
     await pass(sink, Date.now() + 1_000);
     expect(await entryAt()).toBeUndefined();
+    expect(await runsOf(n)).toEqual([]);
+  });
+
+  it('stores the state of a schedule change whose writer stopped between its two writes, and fires nothing before it', async () => {
+    const n = await notification([user(1)]);
+    const before = await dispatchStore.findNotification(n);
+    // The update's first write alone, as if the function had stopped before storing the new state.
+    const written = await notificationRepository.update(n, {
+      set: { hour: 11 },
+      requires: [],
+      schedule: true,
+    });
+    expect(written).toMatchObject({ kind: 'schedule' });
+    expect((await dispatchStore.findNotification(n))?.dueKey).toBe(before?.dueKey);
+    // The entry, still the old schedule's, is not fired while the notification says otherwise.
+    const { sink } = await outbox();
+    await pass(sink, NINE_BERLIN + 1_000);
+    expect(await runsOf(n)).toEqual([]);
+    // The pass after the change finds its mark, stores the new schedule's state and takes the mark out.
+    await pass(sink, Date.now() + 1_000);
+    const entry = await dispatchStore.findNotification(n);
+    expect(entry?.dueKey).toMatch(/T10:00:00\.000Z#/);
+    const item = await documentClient().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk AND sk = :sk',
+        ExpressionAttributeValues: {
+          ':pk': keys.notification(7, n.id).pk,
+          ':sk': keys.notification(7, n.id).sk,
+        },
+      }),
+    );
+    expect(item.Items?.[0]?.gsi3sk).toBeUndefined();
     expect(await runsOf(n)).toEqual([]);
   });
 
@@ -422,8 +457,9 @@ describe('a run whose pass died', () => {
     const n = await notification([user(1), user(2), user(3)]);
     const { sink } = await outbox();
     const faults = injectDynamoDbFaults(documentClient());
-    // After the claim and the advance, the pass dies as it records its first page.
-    faults.add({ operations: ['UpdateItem'], when: (call) => call === 2, fault: crash() });
+    // After the claim (the run and the entry's move, one transaction), the pass dies as it records its
+    // first page.
+    faults.add({ operations: ['UpdateItem'], when: (call) => call === 1, fault: crash() });
     try {
       expect((await pass(sink, NINE_BERLIN + 1_000, { pageSize: 2 })).failed).toBe(1);
     } finally {
@@ -442,7 +478,11 @@ describe('exactly once', () => {
     const { sink, jobs } = await outbox();
     const faults = injectDynamoDbFaults(documentClient());
     const lineUp = barrier(2);
-    faults.add({ operations: ['PutItem'], when: (call) => call <= 2, fault: { kind: 'hook', run: lineUp } });
+    faults.add({
+      operations: ['TransactWriteItems'],
+      when: (call) => call <= 2,
+      fault: { kind: 'hook', run: lineUp },
+    });
     try {
       const [a, b] = await Promise.all([pass(sink, NINE_BERLIN + 1_000), pass(sink, NINE_BERLIN + 2_000)]);
       expect(a.fired + b.fired).toBe(1);
@@ -458,8 +498,11 @@ describe('exactly once', () => {
    * lost; the delivery sink fails in turn too. A later pass (as a retry or the next minute's) must
    * then leave exactly one run with every delivery, and one job per queued delivery.
    */
-  it('fires an instant once and loses nothing, whichever step a crash interrupts', async () => {
-    const recipients = [user(1), user(2), user(3), embed('acme', 'a1', 601), embed('acme', 'a2', 602)];
+  async function interruptEachStep(
+    recipients: Recipient[],
+    pageSize: number | undefined,
+    counts: { queued: number; skipped: number },
+  ): Promise<number> {
     let interrupted = 0;
     for (const mode of ['before', 'lost', 'sink'] as const) {
       for (let k = 1; ; k++) {
@@ -487,7 +530,7 @@ describe('exactly once', () => {
         }
         let first: Awaited<ReturnType<typeof pass>>;
         try {
-          first = await pass(failingSink, NINE_BERLIN + 1_000, { pageSize: 2 });
+          first = await pass(failingSink, NINE_BERLIN + 1_000, { pageSize });
         } finally {
           faults.detach();
         }
@@ -498,15 +541,15 @@ describe('exactly once', () => {
         }
         interrupted += 1;
         // The retry: after the interrupted run's lease has ended.
-        await pass(sink, NINE_BERLIN + 3 * MINUTE, { pageSize: 2 });
+        await pass(sink, NINE_BERLIN + 3 * MINUTE, { pageSize });
         const runs = await runsOf(n);
         expect(runs, `${mode} #${k}`).toHaveLength(1);
         expect(runs[0], `${mode} #${k}`).toMatchObject({
           status: 'dispatched',
-          recipients: { queued: 4, skipped: 1, delivered: 0, failed: 0 },
+          recipients: counts,
         });
         const deliveries = await deliveriesOf(n, runs[0]?.runId as string);
-        expect(deliveries, `${mode} #${k}`).toHaveLength(5);
+        expect(deliveries, `${mode} #${k}`).toHaveLength(recipients.length);
         const written = (await jobs()).filter((job) => job.notificationId === n.id);
         expect(written.map((job) => job.jobId).sort(), `${mode} #${k}`).toEqual(
           deliveries.flatMap((d) => (d.jobId ? [d.jobId] : [])).sort(),
@@ -516,9 +559,22 @@ describe('exactly once', () => {
         );
       }
     }
-    // Eight writes (claim, advance, three delivery pages, two progress records, finish) each interrupted
-    // two ways, and the two sink calls (the third page holds only a skipped recipient).
-    expect(interrupted).toBe(18);
+    return interrupted;
+  }
+
+  it('fires an instant once and loses nothing, whichever step a crash interrupts: a run of many pages', async () => {
+    const recipients = [user(1), user(2), user(3), embed('acme', 'a1', 601), embed('acme', 'a2', 602)];
+    // Seven writes (the claim with the entry's move, three delivery pages, two progress records,
+    // finish) each interrupted two ways, and the two sink calls (the third page holds only a skipped
+    // recipient).
+    expect(await interruptEachStep(recipients, 2, { queued: 4, skipped: 1 })).toBe(16);
+  });
+
+  it('fires an instant once and loses nothing, whichever step a crash interrupts: a run that fits the claim', async () => {
+    const recipients = [user(1), user(3), embed('acme', 'a1', 601)];
+    // Two writes (the claim with the entry's move and the deliveries, finish) each interrupted two
+    // ways, and the one sink call.
+    expect(await interruptEachStep(recipients, undefined, { queued: 2, skipped: 1 })).toBe(5);
   });
 
   it('gives the same delivery the same job id on every retry', async () => {

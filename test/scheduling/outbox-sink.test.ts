@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { dispatchPass } from '#lib/domain/dispatch';
 import type { DeliveryJob } from '#lib/domain/runs';
+import { schedulePlanner } from '#lib/domain/schedule-planning';
 import { ensureTable } from '#lib/fixtures/load-fixture';
 import { outboxSink, STALE_PARTIAL_MS } from '#lib/jobs/outbox-sink';
 import { dispatchStore } from '#lib/store/runs';
@@ -71,7 +72,11 @@ describe('the outbox sink', () => {
     await writeFile(join(dir, 'job-0009.json.inflight.partial'), '{');
     await writeFile(join(dir, 'job-0008.json'), '{}');
 
-    await dispatchPass(dispatchStore, outboxSink(dir), { now: Date.now(), misfireGraceMinutes: 60 });
+    await dispatchPass(dispatchStore, outboxSink(dir), {
+      now: Date.now(),
+      misfireGraceMinutes: 60,
+      planner: schedulePlanner,
+    });
     expect(await files(dir)).toEqual(['job-0008.json', 'job-0009.json.inflight.partial']);
   });
 });

@@ -19,8 +19,9 @@ import {
 } from '#lib/store/codecs/idempotency';
 import {
   decodeNotification,
-  decodeVersionedNotification,
+  decodeScheduledNotification,
   encodeNotification,
+  encodeScheduleEntry,
 } from '#lib/store/codecs/notifications';
 import { decodeRecipient, encodeRecipient } from '#lib/store/codecs/recipients';
 import { decodeDelivery, decodeRun, encodeDelivery, encodeRun } from '#lib/store/codecs/runs';
@@ -215,10 +216,17 @@ describe('round trips: decode(stored(encode(value))) is the value', () => {
     ]);
   });
 
-  it('notification, with its version, its JSON text lists and its index entries', async () => {
+  it('notification, with its version, its JSON text lists, its schedule reading and its list-index entries', async () => {
     const item = await stored(encodeNotification(notification, 3, '2026-01-02T03:04:05.006Z'));
     expect(decodeNotification(item)).toEqual(notification);
-    expect(decodeVersionedNotification(item)).toEqual({ notification, version: 3 });
+    const schedule = {
+      humanReadableSchedule: 'At 09:00, only on Monday',
+      upcoming: [Date.parse('2026-01-05T09:00:00Z'), Date.parse('2026-01-12T09:00:00Z')],
+    };
+    const entry = await stored(
+      encodeScheduleEntry(notification, { ...schedule, signature: '0 9 * * 1|UTC|true', scheduleVersion: 0 }),
+    );
+    expect(decodeScheduledNotification(item, entry)).toEqual({ notification, schedule });
     expect(attributeNames(item)).toEqual([
       'createdAt',
       'dashboardId',
@@ -230,8 +238,6 @@ describe('round trips: decode(stored(encode(value))) is the value', () => {
       'gsi1sk',
       'gsi2pk',
       'gsi2sk',
-      'gsi3pk',
-      'gsi3sk',
       'hour',
       'id',
       'isEnabled',
@@ -245,6 +251,20 @@ describe('round trips: decode(stored(encode(value))) is the value', () => {
       'sk',
       'timezone',
       'version',
+    ]);
+    // The dispatcher's state is in the entry: the item carries no due-index attributes.
+    expect(attributeNames(entry)).toEqual([
+      'deploymentId',
+      'entity',
+      'gsi3pk',
+      'gsi3sk',
+      'humanReadableSchedule',
+      'id',
+      'pk',
+      'scheduleVersion',
+      'signature',
+      'sk',
+      'upcoming',
     ]);
   });
 

@@ -1,16 +1,21 @@
 import { CreateTableCommand, DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeCron } from '#lib/domain/cron';
 import { fixtureItems, parseFixture } from '#lib/fixtures/fixture';
 import { batchWriteAll } from '#lib/store/batch';
 import { documentClient, tableName } from '#lib/store/client';
 import { encodeRecipient } from '#lib/store/codecs/recipients';
-import type { Item } from '#lib/store/items';
+import { getItem, type Item } from '#lib/store/items';
+import { keys } from '#lib/store/keys';
 import { migrateTable } from '#lib/store/migrate';
 import { tableDefinition } from '#lib/store/table-definition';
 import { type LocalApi, startLocalApi } from '#test/support/local-api';
 import { lifecycleClient, lifecycleFixture } from '../functions/lifecycle-helpers.ts';
 
-/** What the version before the lifecycle routes wrote: no indexes, no index attributes, no links. */
+/**
+ * What the versions before wrote: no indexes, no index attributes, no links, no schedule entries
+ * (those are left out of the fixture's items).
+ */
 const NEW_ATTRIBUTES = [
   'gsi1pk',
   'gsi1sk',
@@ -21,6 +26,8 @@ const NEW_ATTRIBUTES = [
   'subscribedAt',
   'createdAt',
 ];
+/** The due-index entry the version before kept on notification 700 itself: a schedule change a pass had not acted on. */
+const HELD_DUE_AT = '2026-11-20T10:00:00.000Z';
 const asPreviousVersion = (item: Item): Item =>
   Object.fromEntries(Object.entries(item).filter(([name]) => !NEW_ATTRIBUTES.includes(name)));
 
@@ -43,8 +50,18 @@ beforeAll(async () => {
   );
   const fixture = parseFixture(lifecycleFixture);
   const items = fixtureItems(fixture)
-    .filter((item) => item.entity !== 'DASHBOARD_LINK')
-    .map(asPreviousVersion);
+    .filter((item) => item.entity !== 'DASHBOARD_LINK' && item.entity !== 'SCHEDULE')
+    .map(asPreviousVersion)
+    .map((item) =>
+      item.sk === 'NOTIFICATION' && item.id === 700
+        ? {
+            ...item,
+            gsi3pk: 'DUE#3',
+            gsi3sk: `${HELD_DUE_AT}#NOTIFICATION#7#700`,
+            gsi3changed: `${HELD_DUE_AT}#NOTIFICATION#7#700`,
+          }
+        : item,
+    );
   const notification = { deploymentId: 7, id: 700, dashboardId: 70 };
   const rows = [1, 4].map((userId) =>
     asPreviousVersion(encodeRecipient(notification, { type: 'USER', userId })),
@@ -67,6 +84,7 @@ describe('npm run migrate', () => {
       notifications: 3,
       recipients: 3,
       dashboardLinks: 3,
+      scheduleEntries: 3,
       highestNotificationId: 800,
     });
     const { Table } = await documentClient().send(new DescribeTableCommand({ TableName: tableName() }));
@@ -95,6 +113,17 @@ describe('npm run migrate', () => {
       (item: { userId: number }) => item.userId,
     );
     expect(recipients.sort()).toEqual([1, 4]);
+    // Each notification has its stored reading and its upcoming instants; the one whose due entry the
+    // item held keeps that instant first (a pass fires it), and the item itself left the due index.
+    for (const item of (await client.list()).body.items) {
+      expect(item.humanReadableSchedule).toBe(describeCron(item.cronExpression));
+      if (item.isEnabled) expect(Date.parse(item.nextRunAt)).toBeGreaterThan(Date.now());
+    }
+    const held = await getItem(keys.scheduleEntry(7, 700));
+    expect((held?.upcoming as number[] | undefined)?.[0]).toBe(Date.parse(HELD_DUE_AT));
+    expect(held?.gsi3sk).toBe(`${HELD_DUE_AT}#NOTIFICATION#7#700`);
+    const item = await getItem(keys.notification(7, 700));
+    expect([item?.gsi3pk, item?.gsi3sk, item?.gsi3changed]).toEqual([undefined, undefined, undefined]);
     const created = await client.create({ dashboardId: 71, scheduleType: 'HOURLY' });
     expect(created.status).toBe(201);
     expect(created.body.id).toBeGreaterThan(800);
@@ -102,7 +131,13 @@ describe('npm run migrate', () => {
 
   it('changes nothing when run again', async () => {
     const again = await migrateTable();
-    expect(again).toMatchObject({ indexesCreated: [], notifications: 0, recipients: 0, dashboardLinks: 0 });
+    expect(again).toMatchObject({
+      indexesCreated: [],
+      notifications: 0,
+      recipients: 0,
+      dashboardLinks: 0,
+      scheduleEntries: 0,
+    });
     expect((await client.list()).body.items).toHaveLength(3);
   });
 });

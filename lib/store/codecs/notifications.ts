@@ -1,15 +1,16 @@
 import * as z from 'zod/mini';
-import { type Notification, nextRunOf, type VersionedNotification } from '#lib/domain/notification';
+import type { Notification, ScheduledNotification } from '#lib/domain/notification';
 import {
   type DashboardFilter,
   type DashboardMemberSwitcher,
   type DashboardTimeGrain,
   notificationFormats,
 } from '#lib/domain/notification-fields';
+import { cronExpressionOf, type ScheduleState } from '#lib/domain/schedule';
 import { scheduleTypes } from '#lib/domain/schedule-fields';
 import { checkItem, itemKey, MalformedItemError, parseJsonAttribute } from '#lib/store/codecs/stored-item';
 import type { Item } from '#lib/store/items';
-import { dueIndexKeys, indexKeys, keys } from '#lib/store/keys';
+import { DUE_INDEX, dueIndexKeys, indexKeys, keys } from '#lib/store/keys';
 
 /** The fields of a notification, each an attribute of its item besides its key and its `version`. */
 const notificationFields = [
@@ -60,22 +61,9 @@ function attributesOf(notification: Notification): Item {
 }
 
 /**
- * The due-index attributes of a notification as of `now`: its next firing instant while it is
- * enabled, none otherwise. Every writer of a notification stores what this returns.
- */
-export function dueIndexAttributes(
-  notification: Notification,
-  now: number,
-): { gsi3pk: string; gsi3sk: string } | undefined {
-  const next = nextRunOf(notification, now);
-  return next === undefined
-    ? undefined
-    : dueIndexKeys.notification(notification.deploymentId, notification.id, next);
-}
-
-/**
- * `createdAt` is when the item was first written; the index entries follow from its id and dashboard,
- * and its due entry from its schedule as of that moment.
+ * `createdAt` is when the item was first written; the index entries follow from its id and dashboard.
+ * What the schedule makes (its reading, its upcoming instants) is in the schedule entry beside it
+ * (encodeScheduleEntry), so that the dispatcher's moves never rewrite this item.
  */
 export function encodeNotification(
   notification: Notification,
@@ -87,9 +75,62 @@ export function encodeNotification(
     ...indexKeys.notification(notification.deploymentId, notification.id, notification.dashboardId),
     entity: 'NOTIFICATION',
     ...attributesOf(notification),
-    ...dueIndexAttributes(notification, Date.parse(createdAt)),
     createdAt,
     version,
+  };
+}
+
+/** A notification's schedule entry, as its writers store it and the dispatcher moves it. */
+export interface ScheduleEntry extends ScheduleState {
+  /** The notification's `scheduleVersion` the state was computed from (0 for one never changed). */
+  scheduleVersion: number;
+  /** What decides the instants (scheduleSignature): a state of the same schedule keeps them. */
+  signature: string;
+  /** Its key in the due index (the first upcoming instant); undefined when nothing is upcoming. */
+  dueKey: string | undefined;
+}
+
+/** The due-index attributes of an entry whose first upcoming instant is `instant`. */
+export const dueAttributes = (deploymentId: number, notificationId: number, instant: number | undefined) =>
+  instant === undefined ? undefined : dueIndexKeys.notification(deploymentId, notificationId, instant);
+
+/**
+ * The schedule entry of a notification: the schedule's reading, its upcoming instants and, while one
+ * is ahead, its entry in the due index under the first of them.
+ */
+export function encodeScheduleEntry(
+  target: { deploymentId: number; id: number },
+  entry: Omit<ScheduleEntry, 'dueKey'>,
+): Item {
+  return {
+    ...keys.scheduleEntry(target.deploymentId, target.id),
+    entity: 'SCHEDULE',
+    deploymentId: target.deploymentId,
+    id: target.id,
+    humanReadableSchedule: entry.humanReadableSchedule,
+    upcoming: [...entry.upcoming],
+    scheduleVersion: entry.scheduleVersion,
+    signature: entry.signature,
+    ...dueAttributes(target.deploymentId, target.id, entry.upcoming[0]),
+  };
+}
+
+const scheduleEntryItem = z.looseObject({
+  humanReadableSchedule: z.string(),
+  upcoming: z.array(z.number()),
+  scheduleVersion: z.int(),
+  signature: z.string(),
+  gsi3sk: z.optional(z.string()),
+});
+
+export function decodeScheduleEntry(item: Item): ScheduleEntry {
+  const stored = checkItem('schedule entry', scheduleEntryItem, item);
+  return {
+    humanReadableSchedule: stored.humanReadableSchedule,
+    upcoming: stored.upcoming,
+    scheduleVersion: stored.scheduleVersion,
+    signature: stored.signature,
+    dueKey: stored[DUE_INDEX.sortKey],
   };
 }
 
@@ -121,6 +162,8 @@ const notificationItem = z.looseObject({
   timeGrains: legacyList,
   memberSwitchers: legacyList,
   version: z.optional(z.int()),
+  scheduleVersion: z.optional(z.int()),
+  gsi3sk: z.optional(z.string()),
 });
 type StoredNotification = z.output<typeof notificationItem>;
 
@@ -167,10 +210,27 @@ function notificationOf(item: Item, stored: StoredNotification): Notification {
   };
 }
 
-/** The notification and the `version` its item was read at (0 for an item written without one). */
-export function decodeVersionedNotification(item: Item): VersionedNotification {
+/** A notification item's schedule version and its schedule-change mark in the due index, if any. */
+export function scheduleMarksOf(item: Item): { scheduleVersion: number; changeKey: string | undefined } {
   const stored = checkItem('notification', notificationItem, item);
-  return { notification: notificationOf(item, stored), version: stored.version ?? 0 };
+  return { scheduleVersion: stored.scheduleVersion ?? 0, changeKey: stored[DUE_INDEX.sortKey] };
+}
+
+/**
+ * A notification as a read answers it, from its item and its schedule entry. An item the migration
+ * has not reached yet (no entry) answers its cron expression as its reading and no upcoming instant:
+ * `npm run migrate` right after deploying gives every item its entry.
+ */
+export function decodeScheduledNotification(item: Item, entry: Item | undefined): ScheduledNotification {
+  const notification = decodeNotification(item);
+  const schedule = entry && decodeScheduleEntry(entry);
+  return {
+    notification,
+    schedule: {
+      humanReadableSchedule: schedule?.humanReadableSchedule ?? cronExpressionOf(notification),
+      upcoming: schedule?.upcoming ?? [],
+    },
+  };
 }
 
 /** The lists an item still holds under the field's name (written before the JSON text attributes). */

@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { FIRES_PER_SECOND_PER_SHARD, planWorkers } from '#lib/domain/dispatch-fanout';
+import { DUE_INDEX_SHARDS } from '#lib/store/keys';
+
+/** The worst minute of the scale model in docs/scheduling.md: 300,000 due at once, spread by the shard hash. */
+const WORST_MINUTE = 300_000;
+const settings = { workerFiresPerSecond: 32 / 0.04, workerSeconds: 20 };
+const evenly = (shards: number) =>
+  Array.from(
+    { length: shards },
+    (_, shard) => Math.floor(WORST_MINUTE / shards) + (shard < WORST_MINUTE % shards ? 1 : 0),
+  );
+
+describe('sharing a minute out among dispatcher workers', () => {
+  it('gives every shard with something due to exactly one worker, none over its capacity', () => {
+    const due = evenly(DUE_INDEX_SHARDS);
+    const { workers } = planWorkers(due, settings);
+    expect(workers.flat().sort((a, b) => a - b)).toEqual(due.map((_, shard) => shard));
+    for (const shards of workers) {
+      const load = shards.reduce((sum, shard) => sum + (due[shard] as number), 0);
+      expect(load).toBeLessThanOrEqual(settings.workerFiresPerSecond * settings.workerSeconds);
+    }
+    expect(planWorkers([0, 5, 0], settings).workers).toEqual([[1]]);
+    expect(planWorkers(new Array(DUE_INDEX_SHARDS).fill(0), settings).workers).toEqual([]);
+  });
+
+  it('fires the worst minute within the minute at each index partition’s pace with the shards there are, and not with 16', () => {
+    // A fire writes 4 entries into its shard's index partition, which takes 1,000 writes a second.
+    expect(FIRES_PER_SECOND_PER_SHARD).toBe(250);
+    expect(planWorkers(evenly(DUE_INDEX_SHARDS), settings).slowestShardSeconds).toBeLessThan(20);
+    expect(planWorkers(evenly(16), settings).slowestShardSeconds).toBeGreaterThan(60);
+  });
+});
