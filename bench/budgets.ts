@@ -53,10 +53,11 @@ export const ADD_RECIPIENTS_REPLAY_REQUESTS = 13;
 export const DISPATCH_REQUESTS_PER_FIRED = 4;
 /**
  * Billed write units per fire with three recipients: the transaction bills 2 per item (run, entry,
- * three deliveries: 10), the finish 1, and the due index 4 (the run's lease entry in and out, the
- * entry's key moved: a delete and a put). No write touches a list index.
+ * three deliveries: 10), the finish 1, and the due index 5 (the run's lease entry in and out, the
+ * entry's key moved: a delete and a put; the run's entry among the runs awaiting outcomes, put by the
+ * finish). No write touches a list index.
  */
-export const DISPATCH_WRITE_UNITS_PER_FIRED = 15;
+export const DISPATCH_WRITE_UNITS_PER_FIRED = 16;
 export const DISPATCH_LIST_INDEX_WRITES_PER_FIRED = 0;
 /**
  * A send-now, whatever the number of recipients: the notification, its dashboard link and dashboard,
