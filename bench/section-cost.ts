@@ -1,6 +1,7 @@
-import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { normalizeExternalId } from '#lib/domain/recipients-input';
 import { meterDynamoDb } from '#lib/local/dynamodb-meter';
-import { batchWriteAll } from '#lib/store/batch';
+import { batchGetAll, batchWriteAll } from '#lib/store/batch';
 import { documentClient, tableName } from '#lib/store/client';
 import { encodeRecipient } from '#lib/store/codecs/recipients';
 import { keys } from '#lib/store/keys';
@@ -142,23 +143,18 @@ async function counterValue(): Promise<number> {
   return (Item?.value as number | undefined) ?? 0;
 }
 
-async function embedUserCount(): Promise<number> {
-  let count = 0;
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await documentClient().send(
-      new ScanCommand({
-        TableName: tableName(),
-        FilterExpression: 'entity = :entity',
-        ExpressionAttributeValues: { ':entity': 'EMBED_USER' },
-        Select: 'COUNT',
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    count += page.Count ?? 0;
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return count;
+/**
+ * How many of the scenario's embed users exist, read by their keys: an embed user is keyed by tenant
+ * and externalId, so no duplicate can hide elsewhere (a table Scan here took tens of minutes once the
+ * full bench had filled the table: DynamoDB Local's Scan slows with the square of the table).
+ */
+async function embedUsersStored(recipients: readonly object[]): Promise<number> {
+  const embedKeys = recipients.flatMap((recipient) =>
+    'externalId' in recipient
+      ? [keys.embedUser('acme', normalizeExternalId(String(recipient.externalId)))]
+      : [],
+  );
+  return (await batchGetAll(embedKeys)).length;
 }
 
 async function measureConcurrency(stack: LocalStack): Promise<ConcurrencyFigures> {
@@ -229,7 +225,7 @@ async function measureConcurrency(stack: LocalStack): Promise<ConcurrencyFigures
       externalId: `concurrent-${i}@example.com`,
     })),
   ];
-  const [usersBefore, counterBefore] = [await embedUserCount(), await counterValue()];
+  const [usersBefore, counterBefore] = [await embedUsersStored(recipients), await counterValue()];
   const addReplies = await Promise.all(
     Array.from({ length: 20 }, () =>
       stack.requestInParallel(route.method, recipientsPath(addTarget), {
@@ -256,7 +252,7 @@ async function measureConcurrency(stack: LocalStack): Promise<ConcurrencyFigures
       ok: addReplies.filter((reply) => reply.status === 200).length,
       recipients: recipients.length,
       createdClaims,
-      embedUsersCreated: (await embedUserCount()) - usersBefore,
+      embedUsersCreated: (await embedUsersStored(recipients)) - usersBefore,
       newEmbedUsers,
       idsReserved: (await counterValue()) - counterBefore,
     },

@@ -33,14 +33,19 @@ export async function recordStarted(apiUrl: string, dynamoDbEndpoint: string): P
   await writeFile(startedFiles.dynamoDbEndpoint, `${dynamoDbEndpoint}\n`);
 }
 
-/** The DynamoDB endpoint the last `npm start` recorded, if any. */
-export async function startedDynamoDbEndpoint(): Promise<string | undefined> {
+async function readStarted(file: string): Promise<string | undefined> {
   try {
-    return (await readFile(startedFiles.dynamoDbEndpoint, 'utf8')).trim() || undefined;
+    return (await readFile(file, 'utf8')).trim() || undefined;
   } catch {
     return undefined;
   }
 }
+
+/** The DynamoDB endpoint the last `npm start` recorded, if any. */
+export const startedDynamoDbEndpoint = () => readStarted(startedFiles.dynamoDbEndpoint);
+
+/** The base URL the last `npm start` recorded, if any. */
+export const startedApiUrl = () => readStarted(startedFiles.apiUrl);
 
 /** Local runs take the console and platform issuers from the fixture; deployed stages from their config. */
 export function trustIssuersOf(fixture: Fixture): void {

@@ -1,9 +1,10 @@
 import { parseArgs } from 'node:util';
+import { startedApiUrl } from './local-env.ts';
 import { localRendererKey, localRendererToken } from './local-keys.ts';
 
 /**
  * `npm run outcome -- <jobId> failed "mailbox full" [--attempt N]`: reports a job's outcome to the
- * running `npm start` as the renderer does, with a platform token signed by the stand-in renderer's
+ * running `npm start` (the URL it recorded in `.local/api-url`) as the renderer does, with a platform token signed by the stand-in renderer's
  * local key (`npm start` trusts it). How a person plays the renderer by hand.
  */
 async function main(): Promise<number> {
@@ -16,7 +17,8 @@ async function main(): Promise<number> {
     console.error('usage: npm run outcome -- <jobId> delivered|failed ["error text"] [--attempt N]');
     return 2;
   }
-  const base = `http://localhost:${process.env.PORT ?? 3000}`;
+  // The running `npm start`, whatever port it took; PORT only when none recorded its URL.
+  const base = (await startedApiUrl()) ?? `http://localhost:${process.env.PORT ?? 3000}`;
   const response = await fetch(`${base}/v1/deliveries/${encodeURIComponent(jobId)}/outcome`, {
     method: 'POST',
     headers: {
