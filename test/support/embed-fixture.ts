@@ -3,7 +3,7 @@ import { freshClaims, generateSigningKey, signJwt } from '#test/support/tokens';
 
 /**
  * The callers and dashboards of the embedding tests: two embed tenants with keys of their own, the
- * console and platform issuers, and one dashboard per row of CONTRACT.md's embedding section.
+ * console and platform issuers, and one dashboard per visibility rule of docs/embedding.md.
  */
 
 const CONSOLE_ISSUER = 'https://idp.test.example';
