@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { ConsoleUser, Dashboard } from '#lib/domain/entities';
-import type { Notification } from '#lib/domain/notification';
-import type { NotificationRef } from '#lib/domain/recipients';
+import type { Notification, NotificationRef } from '#lib/domain/notification';
 import {
   countDeliveries,
   type Delivery,
@@ -13,6 +12,7 @@ import {
   type RecipientRow,
   type Run,
   type RunDto,
+  type RunRef,
   type RunTrigger,
   runSkipReason,
   scheduledRunId,
@@ -55,10 +55,6 @@ export type DueEntry = (
   /** The due-index shard it was read from. */
   shard?: number;
 };
-
-export interface RunRef extends NotificationRef {
-  runId: string;
-}
 
 interface StoredNotification {
   notification: Notification;

@@ -1,6 +1,7 @@
 import {
   type Notification,
   type NotificationDto,
+  type NotificationRef,
   type ScheduledNotification,
   toNotificationDto,
 } from '#lib/domain/notification';
@@ -13,7 +14,7 @@ import {
   type StoredPage,
   toPage,
 } from '#lib/domain/paging';
-import type { NotificationRef, RecipientOutput } from '#lib/domain/recipients';
+import type { RecipientOutput } from '#lib/domain/recipients';
 import type { ScheduleState } from '#lib/domain/schedule';
 import type { ScheduleType } from '#lib/domain/schedule-fields';
 import { type FieldProblem, NotFoundError, ValidationError } from '#lib/errors';

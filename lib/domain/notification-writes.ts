@@ -3,8 +3,8 @@ import { customCronProblem } from '#lib/domain/cron';
 import {
   type Notification,
   type NotificationDto,
+  type NotificationRef,
   type NotificationSettings,
-  type NotificationTarget,
   type ScheduledNotification,
   toNotificationDto,
 } from '#lib/domain/notification';
@@ -68,7 +68,7 @@ export interface NotificationRepository {
    * `storeSchedule` never come (a crash in between).
    */
   update(
-    target: NotificationTarget,
+    target: NotificationRef,
     changes: NotificationChanges,
   ): Promise<UpdatedNotification | undefined | 'unmet'>;
   /**
@@ -77,7 +77,7 @@ export interface NotificationRepository {
    * changes nothing, not even an instant due a moment ago and not fired yet).
    */
   storeSchedule(
-    target: NotificationTarget,
+    target: NotificationRef,
     state: ScheduleState,
     signature: string,
     scheduleVersion: number,
@@ -155,7 +155,7 @@ function notificationChanges(
  */
 export async function updateNotification(
   repository: NotificationRepository,
-  target: NotificationTarget,
+  target: NotificationRef,
   input: UpdateNotificationInput,
   settings: NotificationSettings,
 ): Promise<NotificationDto> {

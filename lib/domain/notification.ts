@@ -39,7 +39,8 @@ export interface ScheduledNotification {
   schedule: ScheduleState;
 }
 
-export interface NotificationTarget {
+/** A notification by its identity: its deployment and its id. */
+export interface NotificationRef {
   deploymentId: number;
   id: number;
 }

@@ -1,4 +1,4 @@
-import type { NotificationRef } from '#lib/domain/recipients';
+import type { NotificationRef } from '#lib/domain/notification';
 
 /**
  * The background purge of deleted notifications. A delete answers after one write: the notification

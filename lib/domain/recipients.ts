@@ -1,4 +1,5 @@
 import type { ConsoleUser, EmbedUser } from '#lib/domain/entities';
+import type { NotificationRef } from '#lib/domain/notification';
 import type { RecipientInput } from '#lib/domain/recipients-input';
 import { mergeProperties, propertiesChanged, suppliedProperties } from '#lib/domain/recipients-properties';
 import {
@@ -25,11 +26,6 @@ import { ConflictError, NotFoundError, UnavailableError } from '#lib/errors';
  * so a repeated request finds its own rows and reports them as unchanged: it is idempotent, and it
  * completes a request that failed half-way.
  */
-
-export interface NotificationRef {
-  deploymentId: number;
-  id: number;
-}
 
 /** The notification a row is written for, with its dashboard: the row's index entries name it. */
 export interface RecipientParent extends NotificationRef {

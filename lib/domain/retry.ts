@@ -1,7 +1,6 @@
-import type { JobSink, RunRef } from '#lib/domain/dispatch';
+import type { JobSink } from '#lib/domain/dispatch';
 import type { Dashboard } from '#lib/domain/entities';
-import type { Notification } from '#lib/domain/notification';
-import type { NotificationRef } from '#lib/domain/recipients';
+import type { Notification, NotificationRef } from '#lib/domain/notification';
 import {
   type Delivery,
   type DeliveryJob,
@@ -10,6 +9,7 @@ import {
   RUN_ID_PATTERN,
   type Run,
   type RunDto,
+  type RunRef,
   toRunDto,
 } from '#lib/domain/runs';
 import { ConflictError, NotFoundError } from '#lib/errors';

@@ -1,6 +1,6 @@
+import type { NotificationRef } from '#lib/domain/notification';
 import type { Page, PageRequest, PageWindow, StoredPage } from '#lib/domain/paging';
 import { pageWindow, toPage } from '#lib/domain/paging';
-import type { NotificationRef } from '#lib/domain/recipients';
 import {
   type Delivery,
   type DeliveryDto,
@@ -12,18 +12,18 @@ import {
 } from '#lib/domain/runs';
 import { NotFoundError } from '#lib/errors';
 
-export interface RunRefInput extends NotificationRef {
+export interface RunRef extends NotificationRef {
   runId: string;
 }
 
 /** The two lists of what was sent: a notification's runs (newest first) and a run's deliveries. */
 export interface RunListRepository {
   notificationExists(ref: NotificationRef): Promise<boolean>;
-  runExists(ref: RunRefInput): Promise<boolean>;
+  runExists(ref: RunRef): Promise<boolean>;
   /** A page of runs, newest first; a cursor this list did not issue is a 400 naming `after`. */
   runsPage(ref: NotificationRef, window: PageWindow<Run>): Promise<StoredPage<Run>>;
   /** A page of a run's deliveries in recipient order; empty for a run past its retention. */
-  deliveriesPage(ref: RunRefInput, window: PageWindow<Delivery>): Promise<StoredPage<Delivery>>;
+  deliveriesPage(ref: RunRef, window: PageWindow<Delivery>): Promise<StoredPage<Delivery>>;
 }
 
 const notFound = (ref: NotificationRef) =>
@@ -43,7 +43,7 @@ export async function listRuns(
 
 export async function listDeliveries(
   repository: RunListRepository,
-  ref: RunRefInput,
+  ref: RunRef,
   page: PageRequest,
 ): Promise<Page<DeliveryDto>> {
   // A run id is opaque to clients: one the service never issues names no run, whatever its form.

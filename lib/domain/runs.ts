@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { ConsoleUser, Dashboard } from '#lib/domain/entities';
-import type { Notification } from '#lib/domain/notification';
+import type { Notification, NotificationRef } from '#lib/domain/notification';
 import type {
   DashboardFilter,
   DashboardMemberSwitcher,
@@ -51,6 +51,11 @@ export interface RecipientCounts {
 }
 
 /** A run as stored and as the API shows it. */
+/** A run by its identity: its notification and its run id. */
+export interface RunRef extends NotificationRef {
+  runId: string;
+}
+
 export interface Run {
   runId: string;
   deploymentId: number;

@@ -1,7 +1,6 @@
 import { type JobSink, type ManualRunClaim, refusalOf, type SendNowOptions } from '#lib/domain/dispatch';
 import type { ConsoleUser, Dashboard } from '#lib/domain/entities';
-import type { Notification } from '#lib/domain/notification';
-import type { NotificationRef } from '#lib/domain/recipients';
+import type { Notification, NotificationRef } from '#lib/domain/notification';
 import type { UserRecipientInput } from '#lib/domain/recipients-input';
 import { type Directory, refuseDuplicates, resolveRecipients } from '#lib/domain/recipients-resolution';
 import {

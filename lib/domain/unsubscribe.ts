@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { NotificationRef } from '#lib/domain/recipients';
+import type { NotificationRef } from '#lib/domain/notification';
 import { normalizeExternalId } from '#lib/domain/recipients-input';
 import type { JobRecipient } from '#lib/domain/runs';
 import { ValidationError } from '#lib/errors';

@@ -1,4 +1,3 @@
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { NewEmbedRecipient, RecipientParent, StorageOptions } from '#lib/domain/recipients';
 import { UnavailableError } from '#lib/errors';
@@ -7,6 +6,7 @@ import { documentClient, tableName } from '#lib/store/client';
 import { COUNTER_ENTITY, counterAttributes, decodeCounter } from '#lib/store/codecs/counters';
 import { encodeEmbedUser } from '#lib/store/codecs/embed-users';
 import { encodeRecipient } from '#lib/store/codecs/recipients';
+import { cancellationOf } from '#lib/store/conditional';
 import { ensureTimeLeft } from '#lib/store/deadline';
 import { keys } from '#lib/store/keys';
 import { dynamoDbLimits, itemBytesAtMost } from '#lib/store/limits';
@@ -35,14 +35,6 @@ const EMBED_USERS_PER_TRANSACTION = dynamoDbLimits.transactionItems / 2;
 /** With the counter as one more action of the transaction: 49 embed users and their rows. */
 const NUMBERED_IN_ONE_TRANSACTION = Math.floor((dynamoDbLimits.transactionItems - 1) / 2);
 const DEFAULT_CONCURRENCY = 4;
-
-/** Cancellation reasons that say "try again later" rather than "this cannot succeed". */
-const transientReasons = new Set([
-  'ThrottlingError',
-  'ProvisionedThroughputExceeded',
-  'RequestLimitExceeded',
-  'TransactionConflict',
-]);
 
 /** One atomic ADD on the sequence's counter: `count` ids in a row, whatever other requests reserve. */
 export async function reserveEmbedUserIds(count: number, options: StorageOptions = {}): Promise<number> {
@@ -140,21 +132,17 @@ async function createInOneTransaction(
       for (const [i, item] of pending.entries()) ids.set(item, sent[i]?.embedUser.embedUserId);
       break;
     } catch (error) {
-      const reasons = error instanceof TransactionCanceledException ? error.CancellationReasons : undefined;
-      const failed = (action: number) => reasons?.[offset + action]?.Code === 'ConditionalCheckFailed';
+      const cancellation = cancellationOf(error);
+      const failed = (action: number) => cancellation?.failedAt(offset + action) === true;
       // The embed user, or its row, exists: another request wrote them in between.
       const taken = pending.filter((_, i) => failed(2 * i) || failed(2 * i + 1));
-      const counterMoved = options.numbered && reasons?.[0]?.Code === 'ConditionalCheckFailed';
+      const counterMoved = options.numbered && cancellation?.failedAt(0) === true;
       if (counterMoved) seen = await counterValue();
       if (taken.length > 0) {
         pending = pending.filter((item) => !taken.includes(item));
         continue;
       }
-      const transient =
-        counterMoved ||
-        reasons?.some((reason) => transientReasons.has(reason.Code ?? '')) ||
-        (error as Error).name === 'TransactionConflictException';
-      if (!transient) throw error;
+      if (!counterMoved && !cancellation?.transient) throw error;
       retries += 1;
       if (retries >= maxAttempts) throw new UnavailableError();
       await backoff(retries, baseDelayMs);

@@ -23,16 +23,29 @@ export const RECIPIENT_PREFIX = 'RECIPIENT#';
 export const RUN_PREFIX = 'RUN#';
 const deliveryPrefix = (runId: string) => `DELIVERY#${runId}#`;
 
+/** A secondary index: its name and its two key attributes, `<name>pk` and `<name>sk`. */
+export interface SecondaryIndex {
+  name: string;
+  partitionKey: string;
+  sortKey: string;
+}
+const secondaryIndex = <N extends string>(name: N) =>
+  ({ name, partitionKey: `${name}pk`, sortKey: `${name}sk` }) as const satisfies SecondaryIndex;
+
+/** The four sparse global secondary indexes, the one place their names are written. */
+export const indexes = {
+  gsi1: secondaryIndex('gsi1'),
+  gsi2: secondaryIndex('gsi2'),
+  gsi3: secondaryIndex('gsi3'),
+  gsi4: secondaryIndex('gsi4'),
+};
+
 /**
  * The scheduler's due index (gsi3): enabled notifications by their next firing instant, and runs in
  * progress by the end of their lease. Sharded so that no index partition takes every write of a busy
  * minute; a pass reads every shard.
  */
-export const DUE_INDEX = {
-  name: 'gsi3',
-  partitionKey: 'gsi3pk',
-  sortKey: 'gsi3sk',
-} as const;
+export const DUE_INDEX = indexes.gsi3;
 /** 64: the worst minute of the scale model (docs/scheduling.md) fires each shard within the minute at its partition's pace. Raise, never lower. */
 export const DUE_INDEX_SHARDS = 64;
 
@@ -78,13 +91,12 @@ export const awaitingOutcomesIndex = {
 export type IndexKeys = Partial<
   Record<'gsi1pk' | 'gsi1sk' | 'gsi2pk' | 'gsi2sk' | 'gsi4pk' | 'gsi4sk', string>
 >;
-export const indexNames = { gsi1: 'gsi1', gsi2: 'gsi2', gsi3: 'gsi3', gsi4: 'gsi4' } as const;
 
 /**
  * What each index copies of an item. gsi4 serves only a list whose rows are joined to their
  * notifications by key, so its entries hold keys alone: small, whatever the row's properties weigh.
  */
-export const indexProjections: Record<keyof typeof indexNames, 'ALL' | 'KEYS_ONLY'> = {
+export const indexProjections: Record<keyof typeof indexes, 'ALL' | 'KEYS_ONLY'> = {
   gsi1: 'ALL',
   gsi2: 'ALL',
   gsi3: 'ALL',
@@ -315,11 +327,12 @@ export const indexKeys = {
   recipientOnDashboard: recipientOnDashboardKeys,
 };
 
-/** The parts of a recipient row's gsi1 sort key, or undefined when `value` is not one. */
-export function parseRecipientSortKey(value: string): { subscribedAt: string; rowSk: string } | undefined {
-  const match = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z)#(RECIPIENT#.+)$/.exec(value);
-  return match ? { subscribedAt: match[1] as string, rowSk: match[2] as string } : undefined;
-}
+/** Whether `value` is a recipient row's gsi1 sort key: a subscription instant, then the row's sort key. */
+export const isRecipientSortKey = (value: string) =>
+  /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z#RECIPIENT#.+$/.test(value);
+
+/** The row's own sort key in a recipient row's gsi1 sort key (one `isRecipientSortKey` accepts). */
+export const rowSkOfRecipientSortKey = (value: string) => value.slice(SUBSCRIBED_AT_LENGTH + 1);
 
 export const isSortableId = (value: string) => sortableIdShape.test(value);
 

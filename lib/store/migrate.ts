@@ -1,5 +1,4 @@
 import {
-  ConditionalCheckFailedException,
   DescribeTableCommand,
   type GlobalSecondaryIndexDescription,
   UpdateTableCommand,
@@ -14,9 +13,12 @@ import { decodeDashboard, encodeDashboardLink } from '#lib/store/codecs/dashboar
 import { decodeNotification, encodeScheduleEntry, scheduleMarksOf } from '#lib/store/codecs/notifications';
 import { decodeRecipient, decodeRecipientParent, identityOf } from '#lib/store/codecs/recipients';
 import { retentionOf } from '#lib/store/codecs/runs';
+import { decodeKey } from '#lib/store/codecs/stored-item';
+import { conditionHeld } from '#lib/store/conditional';
 import { getItem, type Item } from '#lib/store/items';
 import { DUE_INDEX, dueIndexKeys, indexKeys, keys, parseNotificationPartition } from '#lib/store/keys';
 import { reserveNotificationIdsThrough } from '#lib/store/notification-ids';
+import { allPages } from '#lib/store/query';
 import { globalSecondaryIndexes, TIME_TO_LIVE_ATTRIBUTE, tableDefinition } from '#lib/store/table-definition';
 
 /**
@@ -65,9 +67,8 @@ async function addMissingIndexes(): Promise<string[]> {
   const wanted = tableDefinition(tableName()).GlobalSecondaryIndexes ?? [];
   const created: string[] = [];
   for (const index of wanted) {
-    if (present.has(index.IndexName)) continue;
     const names = globalSecondaryIndexes.find((candidate) => candidate.name === index.IndexName);
-    if (!names) continue;
+    if (!names || present.has(names.name)) continue;
     await documentClient().send(
       new UpdateTableCommand({
         TableName: tableName(),
@@ -79,7 +80,7 @@ async function addMissingIndexes(): Promise<string[]> {
       }),
     );
     await waitUntilIndexesActive();
-    created.push(index.IndexName as string);
+    created.push(names.name);
   }
   return created;
 }
@@ -87,11 +88,11 @@ async function addMissingIndexes(): Promise<string[]> {
 /** Sets `values` on the item unless it already has `guard`; false when it had. */
 async function addAttributes(item: Item, values: Record<string, unknown>, guard: string): Promise<boolean> {
   const names = Object.keys(values);
-  try {
-    await documentClient().send(
+  return conditionHeld(() =>
+    documentClient().send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: { pk: item.pk, sk: item.sk },
+        Key: decodeKey(item),
         UpdateExpression: `SET ${names.map((_, i) => `#n${i} = :v${i}`).join(', ')}`,
         ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(#guard)',
         ExpressionAttributeNames: {
@@ -100,24 +101,16 @@ async function addAttributes(item: Item, values: Record<string, unknown>, guard:
         },
         ExpressionAttributeValues: Object.fromEntries(names.map((name, i) => [`:v${i}`, values[name]])),
       }),
-    );
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
-    throw error;
-  }
+    ),
+  );
 }
 
-async function putIfAbsent(item: Item): Promise<boolean> {
-  try {
-    await documentClient().send(
+function putIfAbsent(item: Item): Promise<boolean> {
+  return conditionHeld(() =>
+    documentClient().send(
       new PutCommand({ TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' }),
-    );
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
-    throw error;
-  }
+    ),
+  );
 }
 
 /**
@@ -127,7 +120,7 @@ async function putIfAbsent(item: Item): Promise<boolean> {
  * lost. Then the item leaves the due index, on the condition that its entry is still the one read.
  */
 async function moveScheduleEntry(item: Item, notification: Notification, now: number): Promise<boolean> {
-  const held = item[DUE_INDEX.sortKey] as string | undefined;
+  const { scheduleVersion, changeKey: held } = scheduleMarksOf(item);
   const heldInstant = held === undefined ? undefined : dueIndexKeys.instantOf(held);
   const ahead = upcomingAfter(notification, now);
   const upcoming =
@@ -139,15 +132,15 @@ async function moveScheduleEntry(item: Item, notification: Notification, now: nu
       humanReadableSchedule: describeCron(cronExpressionOf(notification)),
       upcoming,
       signature: scheduleSignature(notification),
-      scheduleVersion: scheduleMarksOf(item).scheduleVersion,
+      scheduleVersion,
     }),
   );
   if (held !== undefined) {
-    try {
-      await documentClient().send(
+    await conditionHeld(() =>
+      documentClient().send(
         new UpdateCommand({
           TableName: tableName(),
-          Key: { pk: item.pk, sk: item.sk },
+          Key: decodeKey(item),
           UpdateExpression: 'REMOVE #pk, #sk, #changed',
           ConditionExpression: '#sk = :held',
           ExpressionAttributeNames: {
@@ -157,10 +150,8 @@ async function moveScheduleEntry(item: Item, notification: Notification, now: nu
           },
           ExpressionAttributeValues: { ':held': held },
         }),
-      );
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    }
+      ),
+    );
   }
   return created;
 }
@@ -189,13 +180,14 @@ async function addRecipientIndexes(
   subscribedAt: string,
   dashboardOf: ReturnType<typeof dashboardsOfNotifications>,
 ): Promise<boolean> {
-  const parsed = parseNotificationPartition(item.pk as string);
+  const key = decodeKey(item);
+  const parsed = parseNotificationPartition(key.pk);
   const dashboardId = parsed && (await dashboardOf(parsed));
   if (!parsed || dashboardId === undefined) return false;
   const notification = { ...parsed, dashboardId };
   const identity = identityOf(decodeRecipient(item));
   if (item.gsi1pk === undefined) {
-    const values = indexKeys.recipient(notification, identity, subscribedAt, item.sk as string);
+    const values = indexKeys.recipient(notification, identity, subscribedAt, key.sk);
     return addAttributes(item, { subscribedAt, ...values }, 'gsi1pk');
   }
   if (item.gsi4pk !== undefined) return false;
@@ -217,13 +209,14 @@ export async function migrateTable(now = new Date()): Promise<MigrationReport> {
   // instant stands in for it, so they list after every later subscription.
   const subscribedAt = now.toISOString();
   const dashboardOf = dashboardsOfNotifications();
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await documentClient().send(
-      new ScanCommand({ TableName: tableName(), ExclusiveStartKey: startKey, ConsistentRead: true }),
+  const scan = async (start: Item | undefined) => {
+    const { Items = [], LastEvaluatedKey } = await documentClient().send(
+      new ScanCommand({ TableName: tableName(), ExclusiveStartKey: start, ConsistentRead: true }),
     );
-    startKey = page.LastEvaluatedKey;
-    for (const item of page.Items ?? []) {
+    return { items: Items, count: Items.length, ...(LastEvaluatedKey && { next: LastEvaluatedKey }) };
+  };
+  for await (const page of allPages(scan)) {
+    for (const item of page.items) {
       report.scanned++;
       if (item.entity === 'NOTIFICATION') {
         const notification = decodeNotification(item);
@@ -251,7 +244,7 @@ export async function migrateTable(now = new Date()): Promise<MigrationReport> {
         if (await putIfAbsent(link)) report.dashboardLinks++;
       }
     }
-  } while (startKey);
+  }
   if (report.highestNotificationId > 0) await reserveNotificationIdsThrough(report.highestNotificationId);
   return report;
 }

@@ -1,12 +1,10 @@
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import type { NotificationRef } from '#lib/domain/recipients';
-import { UnavailableError } from '#lib/errors';
+import type { NotificationRef } from '#lib/domain/notification';
 import { documentClient, tableName } from '#lib/store/client';
 import { encodePurge } from '#lib/store/codecs/purges';
+import { transact } from '#lib/store/conditional';
 import { type Key, keys } from '#lib/store/keys';
 import { PURGE_GRACE_MS } from '#lib/store/notification-guard';
-import { backoff, retryPolicy } from '#lib/store/retry';
 
 /**
  * The delete: one transaction whatever the notification holds. The purge (lib/domain/purge.ts,
@@ -23,9 +21,6 @@ const removedAtOnce = (ref: NotificationRef): Key[] => [
   // Its schedule entry carries its due-index entry.
   keys.scheduleEntry(ref.deploymentId, ref.id),
 ];
-
-/** Cancellation reasons that say "try again" rather than "this cannot succeed". */
-const transientReasons = new Set(['TransactionConflict', 'ThrottlingError', 'ProvisionedThroughputExceeded']);
 
 /**
  * Removes the notification and leaves its tombstone, in one transaction: a constant amount of work
@@ -52,17 +47,8 @@ export async function deleteNotification(
       },
     ],
   });
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await documentClient().send(transaction);
-      return true;
-    } catch (error) {
-      const reasons = error instanceof TransactionCanceledException ? error.CancellationReasons : undefined;
-      if (reasons?.[0]?.Code === 'ConditionalCheckFailed') return false;
-      const transient = reasons?.some((reason) => transientReasons.has(reason.Code ?? ''));
-      if (!transient) throw error;
-      if (attempt >= retryPolicy.maxAttempts) throw new UnavailableError();
-      await backoff(attempt);
-    }
-  }
+  return transact(() => documentClient().send(transaction), {
+    written: true,
+    cancelled: ({ failedAt }) => (failedAt(0) ? false : undefined),
+  });
 }

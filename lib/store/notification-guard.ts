@@ -1,4 +1,4 @@
-import type { NotificationRef } from '#lib/domain/recipients';
+import type { NotificationRef } from '#lib/domain/notification';
 import { getItem } from '#lib/store/items';
 import { keys } from '#lib/store/keys';
 import { LONGEST_WRITER_SECONDS } from '#lib/timeouts';

@@ -1,7 +1,7 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient, tableName } from '#lib/store/client';
 import { COUNTER_ENTITY, counterAttributes, decodeCounter } from '#lib/store/codecs/counters';
+import { conditionHeld } from '#lib/store/conditional';
 import { keys } from '#lib/store/keys';
 
 /**
@@ -29,8 +29,8 @@ export async function nextNotificationId(): Promise<number> {
 
 /** Moves the counter to at least `id` (never back): ids handed out later are all above it. */
 export async function reserveNotificationIdsThrough(id: number): Promise<void> {
-  try {
-    await documentClient().send(
+  await conditionHeld(() =>
+    documentClient().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.counter(SEQUENCE),
@@ -39,8 +39,6 @@ export async function reserveNotificationIdsThrough(id: number): Promise<void> {
         ExpressionAttributeNames: { '#value': counterAttributes.value, '#entity': counterAttributes.entity },
         ExpressionAttributeValues: { ':id': id, ':entity': COUNTER_ENTITY },
       }),
-    );
-  } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
-  }
+    ),
+  );
 }

@@ -1,12 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Notification } from '#lib/domain/notification';
-import type { DashboardRef, IdempotencyClaim } from '#lib/domain/notification-lifecycle';
+import type { IdempotencyClaim } from '#lib/domain/notification-lifecycle';
 import type { ScheduleState } from '#lib/domain/schedule';
 import { ConflictError, IdempotencyKeyMismatchError } from '#lib/errors';
 import { documentClient, tableName } from '#lib/store/client';
-import { decodeDashboard, decodeDashboardLink } from '#lib/store/codecs/dashboards';
 import {
   decodeIdempotencyRecord,
   encodeIdempotencyClaim,
@@ -14,6 +12,7 @@ import {
   idempotencyAttributes,
 } from '#lib/store/codecs/idempotency';
 import { encodeNotification, encodeScheduleEntry } from '#lib/store/codecs/notifications';
+import { conditionHeld, transact } from '#lib/store/conditional';
 import { getItem } from '#lib/store/items';
 import { keys } from '#lib/store/keys';
 import { nextNotificationId } from '#lib/store/notification-ids';
@@ -29,7 +28,7 @@ const IDEMPOTENCY_LEASE_MS = 60_000;
 /** A created id found taken (only a foreign write could do that) is skipped this many times. */
 const MAX_ID_ATTEMPTS = 3;
 
-const conditionFailed = (error: unknown) => error instanceof ConditionalCheckFailedException;
+const keyInUse = () => new ConflictError('A request with this Idempotency-Key is in progress; retry it');
 
 interface Claimed {
   owner: string;
@@ -45,8 +44,8 @@ async function claim(deploymentId: number, claimed: IdempotencyClaim): Promise<C
   const key = keys.idempotencyRecord(deploymentId, claimed.caller, claimed.key);
   const owner = randomUUID();
   const now = Date.now();
-  try {
-    await documentClient().send(
+  const fresh = await conditionHeld(() =>
+    documentClient().send(
       new PutCommand({
         TableName: tableName(),
         Item: encodeIdempotencyClaim(key, {
@@ -59,21 +58,19 @@ async function claim(deploymentId: number, claimed: IdempotencyClaim): Promise<C
         ExpressionAttributeNames: { '#expiresAt': idempotencyAttributes.expiresAt },
         ExpressionAttributeValues: { ':now': Math.floor(now / 1000) },
       }),
-    );
-    return { owner };
-  } catch (error) {
-    if (!conditionFailed(error)) throw error;
-  }
+    ),
+  );
+  if (fresh) return { owner };
   const item = await getItem(key);
   const record = item && decodeIdempotencyRecord(item);
-  if (!record) throw new ConflictError('A request with this Idempotency-Key is in progress; retry it');
+  if (!record) throw keyInUse();
   if (record.fingerprint !== claimed.fingerprint) throw new IdempotencyKeyMismatchError();
   if (record.done) return { owner, done: record.done };
   if (record.leaseUntil !== undefined && record.leaseUntil > now) {
-    throw new ConflictError('A request with this Idempotency-Key is in progress; retry it');
+    throw keyInUse();
   }
-  try {
-    await documentClient().send(
+  const takenOver = await conditionHeld(() =>
+    documentClient().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: key,
@@ -91,13 +88,10 @@ async function claim(deploymentId: number, claimed: IdempotencyClaim): Promise<C
           ':pending': 'pending',
         },
       }),
-    );
-    return { owner };
-  } catch (error) {
-    if (conditionFailed(error))
-      throw new ConflictError('A request with this Idempotency-Key is in progress; retry it');
-    throw error;
-  }
+    ),
+  );
+  if (!takenOver) throw keyInUse();
+  return { owner };
 }
 
 /**
@@ -129,8 +123,8 @@ async function insert(
       },
     },
   ];
-  try {
-    await documentClient().send(
+  const send = () =>
+    documentClient().send(
       new TransactWriteCommand({
         TransactItems: [
           ...puts,
@@ -161,15 +155,13 @@ async function insert(
         ],
       }),
     );
-    return true;
-  } catch (error) {
-    const reasons = error instanceof TransactionCanceledException ? error.CancellationReasons : undefined;
-    if (reasons?.[2]?.Code === 'ConditionalCheckFailed') {
-      throw new ConflictError('A request with this Idempotency-Key is in progress; retry it');
-    }
-    if (reasons?.slice(0, 2).some((reason) => reason.Code === 'ConditionalCheckFailed')) return false;
-    throw error;
-  }
+  return transact(send, {
+    written: true,
+    cancelled: ({ failedAt }) => {
+      if (failedAt(2)) throw keyInUse();
+      return failedAt(0) || failedAt(1) ? false : undefined;
+    },
+  });
 }
 
 async function create(
@@ -193,14 +185,6 @@ async function create(
  */
 export const findNotification = findScheduledNotification;
 
-export async function dashboardIdOf(deploymentId: number, ref: DashboardRef): Promise<number | undefined> {
-  if ('dashboardId' in ref) {
-    const link = await getItem(keys.dashboardById(deploymentId, ref.dashboardId));
-    return link ? decodeDashboardLink(link, deploymentId).id : undefined;
-  }
-  const item = await getItem(keys.dashboard(ref.dashboardPublicId));
-  const dashboard = item && decodeDashboard(item);
-  return dashboard?.deploymentId === deploymentId ? dashboard.id : undefined;
-}
+export { dashboardIdOf } from '#lib/store/dashboards';
 
 export { create as createNotification };

@@ -3,12 +3,12 @@ import type { NotificationFilter, RecipientFilter } from '#lib/domain/notificati
 import { emptyPage, type PageWindow, type StoredPage } from '#lib/domain/paging';
 import { normalizeExternalId } from '#lib/domain/recipients-input';
 import { batchGetAll } from '#lib/store/batch';
-import { decodeDashboard } from '#lib/store/codecs/dashboards';
 import { decodeEmbedUser } from '#lib/store/codecs/embed-users';
 import { decodeUserLink } from '#lib/store/codecs/users';
+import { dashboardIdOf } from '#lib/store/dashboards';
 import { getItem, type Item } from '#lib/store/items';
-import { indexPartitions, isSortableId, keys, type RecipientIdentity } from '#lib/store/keys';
-import { type ListReader, type ListSource, readPage } from '#lib/store/paging';
+import { indexes, indexPartitions, isSortableId, keys, type RecipientIdentity } from '#lib/store/keys';
+import { keyNamesOf, type ListReader, type ListSource, readPage } from '#lib/store/paging';
 import { withSchedules } from '#lib/store/scheduled-notifications';
 
 /**
@@ -19,16 +19,15 @@ import { withSchedules } from '#lib/store/scheduled-notifications';
  */
 
 function notificationsReader(deploymentId: number, dashboardId?: number): ListReader<ScheduledNotification> {
-  const [index, value] =
+  const [index, partition] =
     dashboardId === undefined
-      ? ['gsi1', indexPartitions.notificationsOfDeployment(deploymentId)]
-      : ['gsi2', indexPartitions.notificationsOfDashboard(deploymentId, dashboardId)];
+      ? [indexes.gsi1, indexPartitions.notificationsOfDeployment(deploymentId)]
+      : [indexes.gsi2, indexPartitions.notificationsOfDashboard(deploymentId, dashboardId)];
   return {
     source: {
-      id: value,
+      id: partition,
       index,
-      partitionKey: { name: `${index}pk`, value },
-      sortKey: { name: `${index}sk` },
+      partition,
       newestFirst: true,
       isPosition: isSortableId,
       tableKeyAt: (position) => keys.notification(deploymentId, Number(position)),
@@ -80,18 +79,17 @@ function recipientRowsSource(
   recipient: ResolvedRecipient,
   dashboardId?: number,
 ): ListSource {
-  const [index, value] =
+  const [index, partition] =
     dashboardId === undefined
-      ? ['gsi2', indexPartitions.notificationsOfRecipient(deploymentId, recipient.identity)]
+      ? [indexes.gsi2, indexPartitions.notificationsOfRecipient(deploymentId, recipient.identity)]
       : [
-          'gsi4',
+          indexes.gsi4,
           indexPartitions.notificationsOfRecipientOnDashboard(deploymentId, recipient.identity, dashboardId),
         ];
   return {
-    id: value,
+    id: partition,
     index,
-    partitionKey: { name: `${index}pk`, value },
-    sortKey: { name: `${index}sk` },
+    partition,
     newestFirst: true,
     isPosition: isSortableId,
     tableKeyAt: (position) => ({
@@ -105,7 +103,7 @@ function recipientRowsSource(
 const FIRST_NOTIFICATIONS_READ = 8;
 
 function recipientReader(deploymentId: number, source: ListSource): ListReader<ScheduledNotification> {
-  const idOf = (row: Item) => Number(row[source.sortKey.name]);
+  const idOf = (row: Item) => Number(row[keyNamesOf(source).sortKey]);
   return {
     source,
     firstSlice: FIRST_NOTIFICATIONS_READ,
@@ -126,17 +124,16 @@ function recipientReader(deploymentId: number, source: ListSource): ListReader<S
   };
 }
 
-async function dashboardIdOf(
+/** The dashboard a filter names: its id, null when the deployment has no such dashboard, undefined for no filter. */
+async function dashboardFilterOf(
   deploymentId: number,
   filter: NotificationFilter,
 ): Promise<number | null | undefined> {
   const dashboard = filter.dashboard;
   if (!dashboard) return undefined;
+  // An id needs no read: a dashboard the deployment lacks has no notifications to list.
   if ('dashboardId' in dashboard) return dashboard.dashboardId;
-  const item = await getItem(keys.dashboard(dashboard.dashboardPublicId));
-  const found = item && decodeDashboard(item);
-  // A public id of another deployment's dashboard matches nothing here.
-  return found?.deploymentId === deploymentId ? found.id : null;
+  return (await dashboardIdOf(deploymentId, dashboard)) ?? null;
 }
 
 export async function listNotifications(
@@ -144,7 +141,7 @@ export async function listNotifications(
   filter: NotificationFilter,
   window: PageWindow<ScheduledNotification>,
 ): Promise<StoredPage<ScheduledNotification>> {
-  const dashboardId = await dashboardIdOf(deploymentId, filter);
+  const dashboardId = await dashboardFilterOf(deploymentId, filter);
   if (dashboardId === null) return emptyPage();
   if (!filter.recipient) return readPage(notificationsReader(deploymentId, dashboardId), window);
   const recipient = await resolveRecipient(deploymentId, filter.recipient);

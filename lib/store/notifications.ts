@@ -1,4 +1,3 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { NotificationRepository } from '#lib/domain/notification-writes';
 import { documentClient, tableName } from '#lib/store/client';
@@ -10,6 +9,7 @@ import {
   notificationAttribute,
   scheduleMarksOf,
 } from '#lib/store/codecs/notifications';
+import { conditionHeld, ifConditionHolds } from '#lib/store/conditional';
 import { getItem, type Item } from '#lib/store/items';
 import { DUE_INDEX, dueIndexKeys, type Key, keys } from '#lib/store/keys';
 import { findScheduledNotification, storeScheduleEntry } from '#lib/store/scheduled-notifications';
@@ -33,8 +33,9 @@ async function moveLegacyLists(key: Key, item: Item): Promise<void> {
     sets.push(`#j${i} = :j${i}`);
     conditions.push(`attribute_exists(#l${i}) AND attribute_not_exists(#j${i})`);
   });
-  try {
-    await documentClient().send(
+  // A condition that fails: another write moved them first.
+  await conditionHeld(() =>
+    documentClient().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: key,
@@ -43,11 +44,8 @@ async function moveLegacyLists(key: Key, item: Item): Promise<void> {
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,
       }),
-    );
-  } catch (error) {
-    // Another write moved them first.
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
-  }
+    ),
+  );
 }
 
 export const notificationRepository: NotificationRepository = {
@@ -101,8 +99,8 @@ export const notificationRepository: NotificationRepository = {
       conditions.push(`attribute_type(#r${i}, :r${i})`);
     });
     const key = keys.notification(target.deploymentId, target.id);
-    try {
-      const [{ Attributes: item }, entry] = await Promise.all([
+    const [written, entry] = await Promise.all([
+      ifConditionHolds(() =>
         documentClient().send(
           new UpdateCommand({
             TableName: tableName(),
@@ -118,21 +116,18 @@ export const notificationRepository: NotificationRepository = {
             ReturnValues: 'ALL_NEW',
           }),
         ),
-        changes.schedule ? undefined : getItem(keys.scheduleEntry(target.deploymentId, target.id)),
-      ]);
-      const updated: Item = item ?? {};
-      await moveLegacyLists(key, updated);
-      if (!changes.schedule)
-        return { kind: 'fields', scheduled: decodeScheduledNotification(updated, entry) };
-      return {
-        kind: 'schedule',
-        notification: decodeNotification(updated),
-        scheduleVersion: scheduleMarksOf(updated).scheduleVersion,
-      };
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      return changes.requires.length > 0 ? 'unmet' : undefined;
-    }
+      ),
+      changes.schedule ? undefined : getItem(keys.scheduleEntry(target.deploymentId, target.id)),
+    ]);
+    if (!written) return changes.requires.length > 0 ? 'unmet' : undefined;
+    const updated: Item = written.Attributes ?? {};
+    await moveLegacyLists(key, updated);
+    if (!changes.schedule) return { kind: 'fields', scheduled: decodeScheduledNotification(updated, entry) };
+    return {
+      kind: 'schedule',
+      notification: decodeNotification(updated),
+      scheduleVersion: scheduleMarksOf(updated).scheduleVersion,
+    };
   },
 
   storeSchedule(target, state, signature, scheduleVersion) {

@@ -1,33 +1,18 @@
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { OutcomeStore, RecordResult } from '#lib/domain/outcomes';
 import { deliveryStatuses } from '#lib/domain/runs';
-import { UnavailableError } from '#lib/errors';
 import { documentClient, tableName } from '#lib/store/client';
+import { contendedRetries, transact } from '#lib/store/conditional';
 import { indexKeys, keys } from '#lib/store/keys';
-import { backoff } from '#lib/store/retry';
 import { currentRun, settleRun } from '#lib/store/run-status';
 
 /**
  * Outcome reports in storage. A report is one transaction of two updates: the delivery, on condition
  * that it is still in the state the decision was made from, and the run's counts, on condition that
  * the run exists (a run deleted with its notification is not written back). Every report of a run
- * updates the one run item: concurrent transactions on it are cancelled as conflicting and retried
- * here with jittered backoff, so many reports at once all land, each counted once.
+ * updates the one run item: concurrent transactions on it are cancelled as conflicting and sent
+ * again with jittered backoff, so many reports at once all land, each counted once.
  */
-
-/** Conflicts are expected when hundreds of reports of one run arrive together: more tries than a rare fault gets. */
-const MAX_TRANSACTION_ATTEMPTS = 16;
-const BASE_DELAY_MS = 20;
-/** Retries wait at most base × 2^this, so a report under heavy contention keeps trying within its time. */
-const MAX_BACKOFF_DOUBLINGS = 6;
-
-const transientReasons = new Set([
-  'ThrottlingError',
-  'ProvisionedThroughputExceeded',
-  'RequestLimitExceeded',
-  'TransactionConflict',
-]);
 
 export const outcomeStore: OutcomeStore = {
   async deliveryState(ref) {
@@ -45,7 +30,7 @@ export const outcomeStore: OutcomeStore = {
     return { status, attempts: typeof Item.attempts === 'number' ? Item.attempts : 1 };
   },
 
-  async record(ref, from, report, now): Promise<RecordResult> {
+  record(ref, from, report, now): Promise<RecordResult> {
     const failed = report.status === 'failed';
     const failedEntry = indexKeys.failedDelivery(
       ref.deploymentId,
@@ -79,24 +64,21 @@ export const outcomeStore: OutcomeStore = {
       ExpressionAttributeNames: { '#to': report.status },
       ExpressionAttributeValues: { ':one': 1 },
     };
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await documentClient().send(
+    return transact<RecordResult>(
+      () =>
+        documentClient().send(
           new TransactWriteCommand({ TransactItems: [{ Update: deliveryUpdate }, { Update: runUpdate }] }),
-        );
-        return 'recorded';
-      } catch (error) {
-        const reasons = error instanceof TransactionCanceledException ? error.CancellationReasons : undefined;
-        if (reasons?.[0]?.Code === 'ConditionalCheckFailed') return 'delivery_changed';
-        if (reasons?.[1]?.Code === 'ConditionalCheckFailed') return 'run_gone';
-        const transient =
-          reasons?.some((reason) => transientReasons.has(reason.Code ?? '')) ||
-          (error as Error).name === 'TransactionConflictException';
-        if (!transient) throw error;
-        if (attempt >= MAX_TRANSACTION_ATTEMPTS) throw new UnavailableError(undefined, { cause: error });
-        await backoff(Math.min(attempt, MAX_BACKOFF_DOUBLINGS), BASE_DELAY_MS);
-      }
-    }
+        ),
+      {
+        written: 'recorded',
+        cancelled: ({ failedAt }) => {
+          if (failedAt(0)) return 'delivery_changed';
+          if (failedAt(1)) return 'run_gone';
+          return undefined;
+        },
+      },
+      contendedRetries,
+    );
   },
 
   async settle(ref, now) {

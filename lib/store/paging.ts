@@ -1,9 +1,8 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { PageWindow, StoredPage } from '#lib/domain/paging';
 import { ValidationError } from '#lib/errors';
-import { documentClient, tableName } from '#lib/store/client';
 import type { Item } from '#lib/store/items';
-import type { Key } from '#lib/store/keys';
+import { type Key, type SecondaryIndex, tableKeySchema } from '#lib/store/keys';
+import { queryPage, type ReadPage, stringAttribute } from '#lib/store/query';
 
 /**
  * Keyset paging, the one mechanism of every list. A list is one partition of the table or of an
@@ -15,8 +14,8 @@ import type { Key } from '#lib/store/keys';
  *
  * A page holds at most `first` items and at most the window's bytes; it is read in rounds (a Query,
  * and for a list that joins its rows to other items, the join) until it is full, the list ends, or
- * PAGE_REQUESTS requests are spent. DynamoDB ends a Query at 1 MB of items read (and a Query with a
- * filter may return few or none): such a Query only ends a round, never the list.
+ * PAGE_REQUESTS requests are spent. DynamoDB ends a Query at 1 MB of items read: such a Query only
+ * ends a round, never the list.
  */
 
 /** Where a list's items are and how its positions map to keys. */
@@ -24,21 +23,20 @@ export interface ListSource {
   /** Identifies the list: the partition plus whatever else selects the items. */
   id: string;
   /** The index the list is a partition of; absent for the table itself. */
-  index?: string;
-  partitionKey: { name: string; value: string };
+  index?: SecondaryIndex;
+  /** The partition key's value. */
+  partition: string;
   /**
    * `prefix`: the list is the part of the partition whose sort keys start with it. `from` (with a
    * prefix): only sort keys from it on, a key range, so what lies below (runs past their retention
    * that TTL has not removed yet) is never read and costs nothing.
    */
-  sortKey: { name: string; prefix?: string; from?: string };
+  sortKey?: { prefix: string; from?: string };
   newestFirst: boolean;
   /** Whether `position` is a sort key (less the prefix) this list can have. */
   isPosition: (position: string) => boolean;
   /** The table key of the item at `position`: the start key of an index query needs it. */
   tableKeyAt?: (position: string) => Key;
-  /** A condition an item must meet as well (a FilterExpression over the item's attributes). */
-  filter?: { expression: string; names?: Record<string, string>; values?: Record<string, unknown> };
 }
 
 /** The items of some rows, in their order, and the DynamoDB requests it took to find them. */
@@ -94,24 +92,23 @@ export function cursorPosition(source: ListSource, cursor: string | undefined): 
   return decoded[1];
 }
 
-const prefixOf = (source: ListSource) => source.sortKey.prefix ?? '';
+const prefixOf = (source: ListSource) => source.sortKey?.prefix ?? '';
+
+/** The names of the list's key attributes: the index's, or the table's. */
+export const keyNamesOf = (source: Pick<ListSource, 'index'>) =>
+  source.index ?? { partitionKey: tableKeySchema.partitionKey, sortKey: tableKeySchema.sortKey };
 
 /** The position of a row read from the list. */
 const positionOfRow = (source: ListSource, row: Item) =>
-  (row[source.sortKey.name] as string).slice(prefixOf(source).length);
+  (stringAttribute(row, keyNamesOf(source).sortKey) ?? '').slice(prefixOf(source).length);
 
 function startKeyAt(source: ListSource, position: string): Record<string, string> {
+  const names = keyNamesOf(source);
   return {
-    [source.partitionKey.name]: source.partitionKey.value,
-    [source.sortKey.name]: `${prefixOf(source)}${position}`,
+    [names.partitionKey]: source.partition,
+    [names.sortKey]: `${prefixOf(source)}${position}`,
     ...source.tableKeyAt?.(position),
   };
-}
-
-interface Round {
-  rows: Item[];
-  /** Where the next round starts; absent when the list has no more rows. */
-  next?: Record<string, unknown>;
 }
 
 /** The first sort key past every key that starts with `prefix`: its last character incremented. */
@@ -126,31 +123,27 @@ function sortKeyCondition(prefix: string | undefined, from: string | undefined):
 }
 
 /** One Query of the list: at most `limit` rows, and at most what DynamoDB reads in one call (1 MB). */
-async function queryList(source: ListSource, limit: number, start?: Record<string, unknown>): Promise<Round> {
-  const { prefix, from } = source.sortKey;
-  const { Items = [], LastEvaluatedKey } = await documentClient().send(
-    new QueryCommand({
-      TableName: tableName(),
-      IndexName: source.index,
+function queryList(source: ListSource, limit: number, start?: Item): Promise<ReadPage> {
+  const { prefix, from } = source.sortKey ?? {};
+  const names = keyNamesOf(source);
+  return queryPage(
+    {
+      IndexName: source.index?.name,
       KeyConditionExpression: sortKeyCondition(prefix, from),
       ExpressionAttributeNames: {
-        '#pk': source.partitionKey.name,
-        ...(prefix !== undefined && { '#sk': source.sortKey.name }),
-        ...source.filter?.names,
+        '#pk': names.partitionKey,
+        ...(prefix !== undefined && { '#sk': names.sortKey }),
       },
       ExpressionAttributeValues: {
-        ':pk': source.partitionKey.value,
+        ':pk': source.partition,
         ...(prefix !== undefined && from === undefined && { ':prefix': prefix }),
         ...(prefix !== undefined && from !== undefined && { ':from': from, ':end': pastPrefix(prefix) }),
-        ...source.filter?.values,
       },
-      FilterExpression: source.filter?.expression,
       ScanIndexForward: !source.newestFirst,
       Limit: limit,
-      ExclusiveStartKey: start,
-    }),
+    },
+    start,
   );
-  return { rows: Items, ...(LastEvaluatedKey && { next: LastEvaluatedKey }) };
 }
 
 /**
@@ -166,8 +159,7 @@ export async function readPage<T>(reader: ListReader<T>, window: PageWindow<T>):
   let bytes = 0;
   let largest = 0;
   let requests = 0;
-  let start: Record<string, unknown> | undefined =
-    after === undefined ? undefined : startKeyAt(source, after);
+  let start: Item | undefined = after === undefined ? undefined : startKeyAt(source, after);
   let exhausted = false;
   let pending: Item[] = [];
   const page = (hasNextPage: boolean, count = kept.length) => ({
@@ -188,7 +180,7 @@ export async function readPage<T>(reader: ListReader<T>, window: PageWindow<T>):
       const wanted = Math.max(1, Math.min(window.first + 1 - kept.length, likelyToFit()));
       const round = await queryList(source, wanted, start);
       requests++;
-      pending = round.rows;
+      pending = round.items;
       start = round.next;
       exhausted = round.next === undefined;
     } else {

@@ -1,10 +1,12 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import type { PurgeStore } from '#lib/domain/purge';
 import { batchWriteAll } from '#lib/store/batch';
 import { documentClient, tableName } from '#lib/store/client';
 import { decodePurge } from '#lib/store/codecs/purges';
-import { indexPartitions, type Key, keys } from '#lib/store/keys';
+import { decodeKey } from '#lib/store/codecs/stored-item';
+import { conditionHeld } from '#lib/store/conditional';
+import { indexes, indexPartitions, type Key, keys } from '#lib/store/keys';
+import { allPages, queryPage } from '#lib/store/query';
 
 /** The purge's storage: tombstones in gsi1's `PURGES` partition, partitions emptied a step at a time. */
 
@@ -13,40 +15,33 @@ const DELETE_CONCURRENCY = 8;
 
 export const purgeStore: PurgeStore = {
   async pending(limit) {
-    const { Items = [] } = await documentClient().send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: 'gsi1',
-        KeyConditionExpression: 'gsi1pk = :purges',
-        ExpressionAttributeValues: { ':purges': indexPartitions.purges() },
-        Limit: limit,
-      }),
-    );
-    return Items.map(decodePurge);
+    const { items } = await queryPage({
+      IndexName: indexes.gsi1.name,
+      KeyConditionExpression: '#pk = :purges',
+      ExpressionAttributeNames: { '#pk': indexes.gsi1.partitionKey },
+      ExpressionAttributeValues: { ':purges': indexPartitions.purges() },
+      Limit: limit,
+    });
+    return items.map(decodePurge);
   },
 
   async deleteSome(ref, limit) {
-    const pk = keys.notificationPartition(ref.deploymentId, ref.id);
     const { sk: notificationSk } = keys.notification(ref.deploymentId, ref.id);
     const found: Key[] = [];
-    let startKey: Record<string, unknown> | undefined;
     // Keys only, strongly consistent: a sweep after the grace must see every write that preceded it.
-    do {
-      const page = await documentClient().send(
-        new QueryCommand({
-          TableName: tableName(),
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': pk },
-          ProjectionExpression: 'pk, sk',
-          ConsistentRead: true,
-          Limit: limit,
-          ExclusiveStartKey: startKey,
-        }),
-      );
+    const keysOnly = {
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': keys.notificationPartition(ref.deploymentId, ref.id) },
+      ProjectionExpression: 'pk, sk',
+      ConsistentRead: true,
+      Limit: limit,
+    };
+    // A page that holds nothing to delete (only the item below) is read past; one that does is a step.
+    for await (const page of allPages((start) => queryPage(keysOnly, start))) {
       // A notification item here was created again under the same id (only a fixture load can): it stays.
-      for (const item of page.Items ?? []) if (item.sk !== notificationSk) found.push(item as Key);
-      startKey = page.LastEvaluatedKey;
-    } while (found.length === 0 && startKey);
+      found.push(...page.items.map(decodeKey).filter((key) => key.sk !== notificationSk));
+      if (found.length > 0) break;
+    }
     await batchWriteAll(
       found.map((key) => ({ DeleteRequest: { Key: key } })),
       { concurrency: DELETE_CONCURRENCY },
@@ -55,8 +50,8 @@ export const purgeStore: PurgeStore = {
   },
 
   async finish(purge) {
-    try {
-      await documentClient().send(
+    await conditionHeld(() =>
+      documentClient().send(
         new DeleteCommand({
           TableName: tableName(),
           Key: keys.purge(purge.deploymentId, purge.id),
@@ -64,9 +59,7 @@ export const purgeStore: PurgeStore = {
           ConditionExpression: 'sweepAfter = :seen',
           ExpressionAttributeValues: { ':seen': purge.sweepAfter },
         }),
-      );
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    }
+      ),
+    );
   },
 };

@@ -1,16 +1,23 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { NotificationRef } from '#lib/domain/notification';
 import type { RemovalTarget } from '#lib/domain/notification-lifecycle';
 import type { PageWindow, StoredPage } from '#lib/domain/paging';
-import type { NotificationRef, RecipientOutput } from '#lib/domain/recipients';
+import type { RecipientOutput } from '#lib/domain/recipients';
 import { batchGetAll, batchWriteAll, inParallel } from '#lib/store/batch';
-import { documentClient, tableName } from '#lib/store/client';
 import { decodeRecipient, recipientKey } from '#lib/store/codecs/recipients';
 import { decodeConsoleUser } from '#lib/store/codecs/users';
 import type { Item } from '#lib/store/items';
-import { indexPartitions, keys, parseRecipientSortKey, sortableId } from '#lib/store/keys';
+import {
+  indexes,
+  indexPartitions,
+  isRecipientSortKey,
+  keys,
+  rowSkOfRecipientSortKey,
+  sortableId,
+} from '#lib/store/keys';
 import { dynamoDbLimits } from '#lib/store/limits';
 import { notificationIsLive } from '#lib/store/notification-guard';
 import { cursorPosition, type ListSource, type Resolved, readPage } from '#lib/store/paging';
+import { queryPage } from '#lib/store/query';
 
 /** Index queries in flight at once while finding embed recipients to remove. */
 const LOOKUP_CONCURRENCY = 8;
@@ -19,14 +26,13 @@ function recipientsSource(notification: NotificationRef): ListSource {
   const value = indexPartitions.recipientsOfNotification(notification.deploymentId, notification.id);
   return {
     id: value,
-    index: 'gsi1',
-    partitionKey: { name: 'gsi1pk', value },
-    sortKey: { name: 'gsi1sk' },
+    index: indexes.gsi1,
+    partition: value,
     newestFirst: true,
-    isPosition: (position) => parseRecipientSortKey(position) !== undefined,
+    isPosition: isRecipientSortKey,
     tableKeyAt: (position) => ({
       pk: keys.notificationPartition(notification.deploymentId, notification.id),
-      sk: parseRecipientSortKey(position)?.rowSk as string,
+      sk: rowSkOfRecipientSortKey(position),
     }),
   };
 }
@@ -81,23 +87,23 @@ export async function listRecipients(
  * notification id) finds the row with one Query per removed embed recipient.
  */
 async function embedRowKey(notification: NotificationRef, target: RemovalTarget & { type: 'EMBED_USER' }) {
-  const { Items = [] } = await documentClient().send(
-    new QueryCommand({
-      TableName: tableName(),
-      IndexName: 'gsi2',
-      KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk = :sk',
-      ExpressionAttributeValues: {
-        ':pk': indexPartitions.notificationsOfRecipient(notification.deploymentId, {
-          type: 'EMBED_USER',
-          embedUserId: target.embedUserId,
-        }),
-        ':sk': sortableId(notification.id),
-      },
-    }),
-  );
-  const row = Items.map(decodeRecipient).find(
-    (recipient) => recipient.type === 'EMBED_USER' && recipient.embedTenantName === target.embedTenantName,
-  );
+  const { items } = await queryPage({
+    IndexName: indexes.gsi2.name,
+    KeyConditionExpression: '#pk = :pk AND #sk = :sk',
+    ExpressionAttributeNames: { '#pk': indexes.gsi2.partitionKey, '#sk': indexes.gsi2.sortKey },
+    ExpressionAttributeValues: {
+      ':pk': indexPartitions.notificationsOfRecipient(notification.deploymentId, {
+        type: 'EMBED_USER',
+        embedUserId: target.embedUserId,
+      }),
+      ':sk': sortableId(notification.id),
+    },
+  });
+  const row = items
+    .map(decodeRecipient)
+    .find(
+      (recipient) => recipient.type === 'EMBED_USER' && recipient.embedTenantName === target.embedTenantName,
+    );
   return row ? recipientKey(notification, row) : undefined;
 }
 

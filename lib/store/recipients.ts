@@ -1,6 +1,6 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { Found, NotificationRef, RecipientRepository } from '#lib/domain/recipients';
+import type { NotificationRef } from '#lib/domain/notification';
+import type { Found, RecipientRepository } from '#lib/domain/recipients';
 import { batchGetAll, inParallel } from '#lib/store/batch';
 import { documentClient, tableName } from '#lib/store/client';
 import { decodeEmbedUser } from '#lib/store/codecs/embed-users';
@@ -12,6 +12,7 @@ import {
   recipientKey,
 } from '#lib/store/codecs/recipients';
 import { decodeConsoleUser, decodeUserLink } from '#lib/store/codecs/users';
+import { conditionHeld } from '#lib/store/conditional';
 import { ensureTimeLeft } from '#lib/store/deadline';
 import { createEmbedUsers } from '#lib/store/embed-users';
 import type { Item } from '#lib/store/items';
@@ -26,17 +27,6 @@ const WRITE_CONCURRENCY = 16;
 const TRANSACTION_CONCURRENCY = 8;
 
 const keyId = (key: { pk: unknown; sk: unknown }) => `${key.pk}\u0000${key.sk}`;
-
-/** Runs a conditional write: false when its condition failed. */
-async function conditionally(send: () => Promise<unknown>): Promise<boolean> {
-  try {
-    await send();
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
-    throw error;
-  }
-}
 
 export const recipientRepository: RecipientRepository = {
   /**
@@ -92,7 +82,7 @@ export const recipientRepository: RecipientRepository = {
   async createRecipients(notification, recipients, options) {
     const created = await inParallel(recipients, WRITE_CONCURRENCY, (recipient) => {
       ensureTimeLeft(options.remainingTimeMs);
-      return conditionally(() =>
+      return conditionHeld(() =>
         documentClient().send(
           new PutCommand({
             TableName: tableName(),
@@ -130,7 +120,7 @@ export const recipientRepository: RecipientRepository = {
             conditions.push(`#p${i} = :was${i}`);
           }
         });
-      return conditionally(() =>
+      return conditionHeld(() =>
         documentClient().send(
           new UpdateCommand({
             TableName: tableName(),

@@ -1,15 +1,15 @@
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { RetryStore } from '#lib/domain/retry';
-import type { Delivery, JobRecipient } from '#lib/domain/runs';
-import { UnavailableError } from '#lib/errors';
+import type { Delivery, JobRecipient, RunRef } from '#lib/domain/runs';
 import { batchGetAll } from '#lib/store/batch';
 import { documentClient, tableName } from '#lib/store/client';
-import { decodeRecipient } from '#lib/store/codecs/recipients';
+import { decodeRecipientRow } from '#lib/store/codecs/recipients';
 import { decodeDelivery } from '#lib/store/codecs/runs';
-import { awaitingOutcomesIndex, indexNames, indexPartitions, keys } from '#lib/store/keys';
+import { contendedRetries, transact } from '#lib/store/conditional';
+import { findDashboard } from '#lib/store/dashboards';
+import { awaitingOutcomesIndex, indexes, indexPartitions, keys } from '#lib/store/keys';
 import { notificationIsLive } from '#lib/store/notification-guard';
-import { backoff } from '#lib/store/retry';
+import { queryPage, stringAttribute } from '#lib/store/query';
 import { currentRun, settleRun } from '#lib/store/run-status';
 import { dispatchStore } from '#lib/store/runs';
 
@@ -19,25 +19,17 @@ import { dispatchStore } from '#lib/store/runs';
  * the run's counts (99 deliveries and the run: DynamoDB's 100 actions).
  */
 
-const MAX_TRANSACTION_ATTEMPTS = 16;
-const BASE_DELAY_MS = 20;
-const MAX_BACKOFF_DOUBLINGS = 6;
-const transientReasons = new Set([
-  'ThrottlingError',
-  'ProvisionedThroughputExceeded',
-  'RequestLimitExceeded',
-  'TransactionConflict',
-]);
+type RequeueResult = { moved: number } | { changed: Delivery[] } | { runGone: true };
 
-async function requeueOnce(
-  ref: { deploymentId: number; id: number; runId: string },
-  deliveries: readonly Delivery[],
-  now: number,
-): Promise<{ moved: number } | { changed: Delivery[] } | { runGone: true }> {
+/**
+ * One transaction of a page of deliveries and their run; sent again while it conflicts with the
+ * run's other writers (outcome reports), like they are.
+ */
+function requeueOnce(ref: RunRef, deliveries: readonly Delivery[], now: number): Promise<RequeueResult> {
   const updatedAt = new Date(now).toISOString();
   const awaiting = awaitingOutcomesIndex.run(ref.deploymentId, ref.id, ref.runId, now);
-  try {
-    await documentClient().send(
+  const send = () =>
+    documentClient().send(
       new TransactWriteCommand({
         TransactItems: [
           ...deliveries.map((delivery) => ({
@@ -81,45 +73,46 @@ async function requeueOnce(
         ],
       }),
     );
-    return { moved: deliveries.length };
-  } catch (error) {
-    const reasons = error instanceof TransactionCanceledException ? error.CancellationReasons : undefined;
-    const changed = deliveries.filter((_, i) => reasons?.[i]?.Code === 'ConditionalCheckFailed');
-    if (changed.length > 0) return { changed };
-    if (reasons?.[deliveries.length]?.Code === 'ConditionalCheckFailed') return { runGone: true };
-    const transient =
-      reasons?.some((reason) => transientReasons.has(reason.Code ?? '')) ||
-      (error as Error).name === 'TransactionConflictException';
-    if (!transient) throw error;
-    return { changed: [] };
-  }
+  return transact<RequeueResult>(
+    send,
+    {
+      written: { moved: deliveries.length },
+      cancelled: ({ failedAt }) => {
+        const changed = deliveries.filter((_, i) => failedAt(i));
+        if (changed.length > 0) return { changed };
+        return failedAt(deliveries.length) ? { runGone: true } : undefined;
+      },
+    },
+    contendedRetries,
+  );
 }
 
 export const retryStore: RetryStore = {
   findRun: (ref) => currentRun({ deploymentId: ref.deploymentId, notificationId: ref.id, runId: ref.runId }),
   findNotification: (ref) => dispatchStore.findNotification(ref),
-  findDashboard: (deploymentId, dashboardId) => dispatchStore.findDashboard(deploymentId, dashboardId),
+  findDashboard,
 
   async failedPage(ref, after, limit) {
-    const gsi1pk = indexPartitions.failedDeliveriesOfRun(ref.deploymentId, ref.id, ref.runId);
-    const { Items = [], LastEvaluatedKey } = await documentClient().send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: indexNames.gsi1,
-        KeyConditionExpression: 'gsi1pk = :pk',
-        ExpressionAttributeValues: { ':pk': gsi1pk },
+    const index = indexes.gsi1;
+    const partition = indexPartitions.failedDeliveriesOfRun(ref.deploymentId, ref.id, ref.runId);
+    const page = await queryPage(
+      {
+        IndexName: index.name,
+        KeyConditionExpression: '#pk = :pk',
+        ExpressionAttributeNames: { '#pk': index.partitionKey },
+        ExpressionAttributeValues: { ':pk': partition },
         Limit: limit,
-        ...(after !== undefined && {
-          ExclusiveStartKey: {
-            gsi1pk,
-            gsi1sk: after,
+      },
+      after === undefined
+        ? undefined
+        : {
+            [index.partitionKey]: partition,
+            [index.sortKey]: after,
             ...keys.delivery(ref.deploymentId, ref.id, ref.runId, after),
           },
-        }),
-      }),
     );
-    const deliveries = Items.map(decodeDelivery).filter((delivery) => delivery.status === 'failed');
-    return { deliveries, last: LastEvaluatedKey?.gsi1sk as string | undefined };
+    const deliveries = page.items.map(decodeDelivery).filter((delivery) => delivery.status === 'failed');
+    return { deliveries, last: stringAttribute(page.next, index.sortKey) };
   },
 
   async jobRecipients(ref, deliveries) {
@@ -128,10 +121,9 @@ export const retryStore: RetryStore = {
       .filter((delivery) => delivery.recipient.type === 'EMBED_USER')
       .map((delivery) => ({ pk: keys.notification(ref.deploymentId, ref.id).pk, sk: delivery.recipientKey }));
     const rows = new Map(
-      (embedKeys.length > 0 ? await batchGetAll(embedKeys) : []).map((item) => [
-        item.sk as string,
-        decodeRecipient(item),
-      ]),
+      (embedKeys.length > 0 ? await batchGetAll(embedKeys) : [])
+        .map(decodeRecipientRow)
+        .map((row) => [row.key, row.recipient]),
     );
     return deliveries.map((delivery): JobRecipient => {
       const row = rows.get(delivery.recipientKey);
@@ -141,16 +133,12 @@ export const retryStore: RetryStore = {
 
   async requeue(ref, deliveries, now) {
     let pending = [...deliveries];
-    for (let attempt = 1; pending.length > 0; attempt++) {
+    while (pending.length > 0) {
       const result = await requeueOnce(ref, pending, now);
       if ('moved' in result) return result.moved;
       if ('runGone' in result) return 0;
       // Deliveries that changed meanwhile (a late success) are left; the rest are tried again.
       pending = pending.filter((delivery) => !result.changed.includes(delivery));
-      if (result.changed.length === 0) {
-        if (attempt >= MAX_TRANSACTION_ATTEMPTS) throw new UnavailableError();
-        await backoff(Math.min(attempt, MAX_BACKOFF_DOUBLINGS), BASE_DELAY_MS);
-      }
     }
     return 0;
   },

@@ -1,5 +1,5 @@
 import { config } from '#lib/config';
-import type { NotificationRef } from '#lib/domain/recipients';
+import type { NotificationRef } from '#lib/domain/notification';
 import { isRunKept, oldestKeptInstant } from '#lib/domain/retention';
 import type { RunListRepository } from '#lib/domain/run-lists';
 import { RUN_ID_PATTERN, runIdFloor } from '#lib/domain/runs';
@@ -18,8 +18,8 @@ function partitionSource(
 ): ListSource {
   return {
     id: list.id,
-    partitionKey: { name: 'pk', value: keys.notification(ref.deploymentId, ref.id).pk },
-    sortKey: { name: 'sk', prefix: list.prefix, from: list.from },
+    partition: keys.notificationPartition(ref.deploymentId, ref.id),
+    sortKey: { prefix: list.prefix, from: list.from },
     newestFirst: list.newestFirst,
     isPosition: list.isPosition,
   };

@@ -1,9 +1,10 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type Run, settledStatus } from '#lib/domain/runs';
 import { documentClient, tableName } from '#lib/store/client';
 import { decodeRun } from '#lib/store/codecs/runs';
+import { conditionHeld } from '#lib/store/conditional';
 import { awaitingOutcomesIndex, DUE_INDEX, keys } from '#lib/store/keys';
+import { belowInIndex, countAll } from '#lib/store/query';
 
 /**
  * A run's status follows its counts: every writer that changes them (an outcome report, a retry, the
@@ -35,8 +36,8 @@ export async function settleRun(run: Run, now: number = Date.now()): Promise<Run
   const complete = status === 'completed' || status === 'completed_with_failures';
   const completedAt = complete ? new Date(now).toISOString() : null;
   const awaiting = awaitingOutcomesIndex.run(run.deploymentId, run.notificationId, run.runId, now);
-  try {
-    await documentClient().send(
+  const settled = await conditionHeld(() =>
+    documentClient().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.run(run.deploymentId, run.notificationId, run.runId),
@@ -57,38 +58,17 @@ export async function settleRun(run: Run, now: number = Date.now()): Promise<Run
           ':failed': run.recipients.failed,
         },
       }),
-    );
-    return { ...run, status, completedAt };
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return run;
-    throw error;
-  }
+    ),
+  );
+  return settled ? { ...run, status, completedAt } : run;
 }
 
 /**
  * How many runs have awaited outcomes since before `instant`: read from the index, where only such
  * runs sort below the bound, so the cost follows the number of stuck runs, not the number of runs.
  */
-export async function countRunsAwaitingSince(instant: number): Promise<number> {
-  let count = 0;
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await documentClient().send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: DUE_INDEX.name,
-        KeyConditionExpression: '#pk = :awaiting AND #sk < :bound',
-        ExpressionAttributeNames: { '#pk': DUE_INDEX.partitionKey, '#sk': DUE_INDEX.sortKey },
-        ExpressionAttributeValues: {
-          ':awaiting': awaitingOutcomesIndex.partition,
-          ':bound': awaitingOutcomesIndex.before(instant),
-        },
-        Select: 'COUNT',
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    count += page.Count ?? 0;
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return count;
+export function countRunsAwaitingSince(instant: number): Promise<number> {
+  return countAll(
+    belowInIndex(DUE_INDEX, awaitingOutcomesIndex.partition, awaitingOutcomesIndex.before(instant)),
+  );
 }

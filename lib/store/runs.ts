@@ -1,21 +1,27 @@
-import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { DispatchStore, DueEntry, EntryMove, Lease, RunProgress, RunRef } from '#lib/domain/dispatch';
-import type { ConsoleUser, Dashboard } from '#lib/domain/entities';
-import type { RecipientCounts, RecipientRow } from '#lib/domain/runs';
+import { PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { DispatchStore, DueEntry, EntryMove, Lease } from '#lib/domain/dispatch';
+import type { ConsoleUser } from '#lib/domain/entities';
+import type { RecipientCounts, RunRef } from '#lib/domain/runs';
 import { batchGetAll, batchWriteAll } from '#lib/store/batch';
 import { documentClient, tableName } from '#lib/store/client';
-import { decodeDashboard, decodeDashboardLink } from '#lib/store/codecs/dashboards';
 import {
   decodeNotification,
   decodeScheduleEntry,
   dueAttributes,
   scheduleMarksOf,
 } from '#lib/store/codecs/notifications';
-import { decodeRecipient } from '#lib/store/codecs/recipients';
-import { decodeRun, encodeDelivery, encodeRun, STORED_DISPATCHING } from '#lib/store/codecs/runs';
+import { decodeRecipientRow } from '#lib/store/codecs/recipients';
+import {
+  decodeDueEntry,
+  decodeRun,
+  decodeRunProgress,
+  encodeDelivery,
+  encodeRun,
+  STORED_DISPATCHING,
+} from '#lib/store/codecs/runs';
 import { decodeConsoleUser } from '#lib/store/codecs/users';
-import { getItem, type Item } from '#lib/store/items';
+import { conditionHeld, ifConditionHolds, transact } from '#lib/store/conditional';
+import { findDashboard } from '#lib/store/dashboards';
 import {
   awaitingOutcomesIndex,
   DUE_INDEX,
@@ -26,8 +32,9 @@ import {
   RECIPIENT_PREFIX,
 } from '#lib/store/keys';
 import { notificationIsLive } from '#lib/store/notification-guard';
+import { belowInIndex, queryAll, queryPage, stringAttribute } from '#lib/store/query';
 import { settleRun } from '#lib/store/run-status';
-import { storeScheduleEntry } from '#lib/store/scheduled-notifications';
+import { readNotificationItems, storeScheduleEntry } from '#lib/store/scheduled-notifications';
 
 /**
  * Runs and deliveries in their notification's partition, and the scheduler's due index. Every write
@@ -37,65 +44,12 @@ import { storeScheduleEntry } from '#lib/store/scheduled-notifications';
 
 const runKey = (ref: RunRef) => keys.run(ref.deploymentId, ref.id, ref.runId);
 
-/** Runs a conditional write; false when its condition did not hold. */
-async function conditionally(write: () => Promise<unknown>): Promise<boolean> {
-  try {
-    await write();
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
-    throw error;
-  }
-}
-
-function entryFromItem(item: Item, shard: number): DueEntry | undefined {
-  if (item.entity === 'SCHEDULE' || item.entity === 'NOTIFICATION') {
-    return {
-      shard,
-      kind: item.entity === 'SCHEDULE' ? 'notification' : 'change',
-      deploymentId: item.deploymentId as number,
-      notificationId: item.id as number,
-      dueKey: item[DUE_INDEX.sortKey] as string,
-      dueAt: dueIndexKeys.instantOf(item[DUE_INDEX.sortKey] as string),
-    };
-  }
-  if (item.entity === 'RUN') {
-    return {
-      shard,
-      kind: 'run',
-      deploymentId: item.deploymentId as number,
-      notificationId: item.notificationId as number,
-      runId: item.runId as string,
-    };
-  }
-  return undefined;
-}
-
 /** Every entry of one shard due at or before `now`, oldest first, paged past 1 MB. */
 async function dueInShard(shard: number, now: number): Promise<DueEntry[]> {
-  const entries: DueEntry[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await documentClient().send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: DUE_INDEX.name,
-        KeyConditionExpression: '#pk = :shard AND #sk < :bound',
-        ExpressionAttributeNames: { '#pk': DUE_INDEX.partitionKey, '#sk': DUE_INDEX.sortKey },
-        ExpressionAttributeValues: {
-          ':shard': dueIndexKeys.shard(shard),
-          ':bound': dueIndexKeys.dueBound(now),
-        },
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of page.Items ?? []) {
-      const entry = entryFromItem(item, shard);
-      if (entry) entries.push(entry);
-    }
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return entries;
+  const items = await queryAll(
+    belowInIndex(DUE_INDEX, dueIndexKeys.shard(shard), dueIndexKeys.dueBound(now)),
+  );
+  return items.flatMap((item) => decodeDueEntry(item, shard) ?? []);
 }
 
 const allShards = Array.from({ length: DUE_INDEX_SHARDS }, (_, shard) => shard);
@@ -142,18 +96,8 @@ export const dispatchStore: DispatchStore = {
   },
 
   async findNotification(ref) {
-    const { pk } = keys.notification(ref.deploymentId, ref.id);
-    const { Items = [] } = await documentClient().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': pk, ':prefix': NOTIFICATION_ITEMS_PREFIX },
-        ConsistentRead: true,
-      }),
-    );
-    const item = Items.find((candidate) => candidate.entity === 'NOTIFICATION');
+    const { item, entry } = await readNotificationItems(ref.deploymentId, ref.id);
     if (!item) return undefined;
-    const entry = Items.find((candidate) => candidate.entity === 'SCHEDULE');
     return {
       notification: decodeNotification(item),
       dueKey: entry ? decodeScheduleEntry(entry).dueKey : undefined,
@@ -161,37 +105,37 @@ export const dispatchStore: DispatchStore = {
   },
 
   async dueNotification(ref, limit) {
-    const { pk } = keys.notification(ref.deploymentId, ref.id);
-    const page = await documentClient().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-        ExpressionAttributeValues: { ':pk': pk, ':from': firstReadRange.from, ':to': firstReadRange.to },
-        ConsistentRead: true,
-        // The item and the entry come first.
-        Limit: limit + 2,
-      }),
-    );
-    const items = page.Items ?? [];
+    const page = await queryPage({
+      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+      ExpressionAttributeValues: {
+        ':pk': keys.notificationPartition(ref.deploymentId, ref.id),
+        ':from': firstReadRange.from,
+        ':to': firstReadRange.to,
+      },
+      ConsistentRead: true,
+      // The item and the entry come first.
+      Limit: limit + 2,
+    });
+    const { items } = page;
     const entry = items.find((item) => item.entity === 'SCHEDULE');
     const notification = items.find((item) => item.entity === 'NOTIFICATION');
-    const rows: RecipientRow[] = items
-      .filter((item) => (item.sk as string).startsWith(RECIPIENT_PREFIX))
-      .map((item) => ({ key: item.sk as string, recipient: decodeRecipient(item) }));
+    const rows = items
+      .filter((item) => stringAttribute(item, 'sk')?.startsWith(RECIPIENT_PREFIX))
+      .map(decodeRecipientRow);
     return {
       notification: notification && {
         value: decodeNotification(notification),
         ...scheduleMarksOf(notification),
       },
       schedule: entry && decodeScheduleEntry(entry),
-      firstPage: { rows, last: page.LastEvaluatedKey?.sk as string | undefined },
+      firstPage: { rows, last: stringAttribute(page.next, 'sk') },
     };
   },
 
   storeSchedule: storeScheduleEntry,
 
   async clearChangeMark(ref, changeKey) {
-    await conditionally(() =>
+    await conditionHeld(() =>
       documentClient().send(
         new UpdateCommand({
           TableName: tableName(),
@@ -205,10 +149,10 @@ export const dispatchStore: DispatchStore = {
     );
   },
 
-  async claimInstant(run, lease, move, deliveries) {
+  claimInstant(run, lease, move, deliveries) {
     const ref = { deploymentId: run.deploymentId, id: run.notificationId };
-    try {
-      await documentClient().send(
+    const send = () =>
+      documentClient().send(
         new TransactWriteCommand({
           TransactItems: [
             // The claim: an instant's run id is the instant, so only one writer can create it.
@@ -226,29 +170,24 @@ export const dispatchStore: DispatchStore = {
           ],
         }),
       );
-      return 'claimed';
-    } catch (error) {
-      const reasons = error instanceof TransactionCanceledException ? error.CancellationReasons : undefined;
-      if (reasons?.[1]?.Code === 'ConditionalCheckFailed') return 'entry-moved';
-      if (reasons?.[0]?.Code === 'ConditionalCheckFailed') return 'run-exists';
-      throw error;
-    }
+    return transact(send, {
+      written: 'claimed' as const,
+      cancelled: ({ failedAt }) => {
+        if (failedAt(1)) return 'entry-moved';
+        if (failedAt(0)) return 'run-exists';
+        return undefined;
+      },
+    });
   },
 
   moveEntry(ref, move) {
-    return conditionally(() => documentClient().send(new UpdateCommand(entryMoveUpdate(ref, move))));
+    return conditionHeld(() => documentClient().send(new UpdateCommand(entryMoveUpdate(ref, move))));
   },
 
-  async findDashboard(deploymentId, dashboardId) {
-    const link = await getItem(keys.dashboardById(deploymentId, dashboardId));
-    if (!link) return undefined;
-    const item = await getItem(keys.dashboard(decodeDashboardLink(link, deploymentId).publicId));
-    const dashboard: Dashboard | undefined = item ? decodeDashboard(item) : undefined;
-    return dashboard?.deploymentId === deploymentId && dashboard.id === dashboardId ? dashboard : undefined;
-  },
+  findDashboard,
 
   createRun(run, lease) {
-    return conditionally(() =>
+    return conditionHeld(() =>
       documentClient().send(
         new PutCommand({
           TableName: tableName(),
@@ -261,8 +200,8 @@ export const dispatchStore: DispatchStore = {
   },
 
   async takeOver(ref, now, lease) {
-    try {
-      const { Attributes } = await documentClient().send(
+    const taken = await ifConditionHolds(() =>
+      documentClient().send(
         new UpdateCommand({
           TableName: tableName(),
           Key: runKey(ref),
@@ -278,36 +217,23 @@ export const dispatchStore: DispatchStore = {
           },
           ReturnValues: 'ALL_NEW',
         }),
-      );
-      if (!Attributes) return undefined;
-      const progress: RunProgress = {
-        run: decodeRun(Attributes),
-        cursor: Attributes.cursor as string | undefined,
-      };
-      return progress;
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return undefined;
-      throw error;
-    }
+      ),
+    );
+    return taken?.Attributes && decodeRunProgress(taken.Attributes);
   },
 
   async recipientsPage(ref, after, limit) {
-    const { pk } = keys.notification(ref.deploymentId, ref.id);
-    const page = await documentClient().send(
-      new QueryCommand({
-        TableName: tableName(),
+    const pk = keys.notificationPartition(ref.deploymentId, ref.id);
+    const page = await queryPage(
+      {
         KeyConditionExpression: 'pk = :pk AND begins_with(sk, :recipients)',
         ExpressionAttributeValues: { ':pk': pk, ':recipients': RECIPIENT_PREFIX },
         ConsistentRead: true,
         Limit: limit,
-        ...(after !== undefined && { ExclusiveStartKey: { pk, sk: after } }),
-      }),
+      },
+      after === undefined ? undefined : { pk, sk: after },
     );
-    const rows: RecipientRow[] = (page.Items ?? []).map((item) => ({
-      key: item.sk as string,
-      recipient: decodeRecipient(item),
-    }));
-    return { rows, last: page.LastEvaluatedKey?.sk as string | undefined };
+    return { rows: page.items.map(decodeRecipientRow), last: stringAttribute(page.next, 'sk') };
   },
 
   async users(ids) {
@@ -326,7 +252,7 @@ export const dispatchStore: DispatchStore = {
   },
 
   saveProgress(ref, lease, cursor, counts, renewed) {
-    return conditionally(() =>
+    return conditionHeld(() =>
       documentClient().send(
         new UpdateCommand({
           TableName: tableName(),
@@ -347,9 +273,8 @@ export const dispatchStore: DispatchStore = {
   },
 
   async finishRun(ref, lease, counts) {
-    let finished: Item | undefined;
-    const done = await conditionally(async () => {
-      ({ Attributes: finished } = await documentClient().send(
+    const finished = await ifConditionHolds(() =>
+      documentClient().send(
         new UpdateCommand({
           TableName: tableName(),
           Key: runKey(ref),
@@ -370,15 +295,16 @@ export const dispatchStore: DispatchStore = {
           },
           ReturnValues: 'ALL_NEW',
         }),
-      ));
-    });
+      ),
+    );
+    if (!finished) return false;
     // Outcomes may all have come in while the run was still being written: the last word is then ours.
-    if (done && finished) await settleRun(decodeRun(finished));
-    return done;
+    if (finished.Attributes) await settleRun(decodeRun(finished.Attributes));
+    return true;
   },
 
   async releaseLease(ref, lease, now) {
-    await conditionally(() =>
+    await conditionHeld(() =>
       documentClient().send(
         new UpdateCommand({
           TableName: tableName(),

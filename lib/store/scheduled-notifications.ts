@@ -1,36 +1,51 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { NotificationTarget, ScheduledNotification } from '#lib/domain/notification';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { NotificationRef, ScheduledNotification } from '#lib/domain/notification';
 import type { ScheduleState } from '#lib/domain/schedule';
 import { batchGetAll } from '#lib/store/batch';
 import { documentClient, tableName } from '#lib/store/client';
-import { decodeScheduledNotification, encodeScheduleEntry } from '#lib/store/codecs/notifications';
+import {
+  decodeNotification,
+  decodeScheduledNotification,
+  encodeScheduleEntry,
+  scheduledNotificationOf,
+} from '#lib/store/codecs/notifications';
+import { conditionHeld } from '#lib/store/conditional';
 import type { Item } from '#lib/store/items';
-import { keys, NOTIFICATION_ITEMS_PREFIX } from '#lib/store/keys';
+import { type Key, keys, NOTIFICATION_ITEMS_PREFIX } from '#lib/store/keys';
+import { queryPage } from '#lib/store/query';
 
 /**
  * Notifications as reads answer them: each item joined to its schedule entry, which holds the
  * upcoming instants the dispatcher moves (keys.scheduleEntry).
  */
 
-/** A notification and its entry, strongly consistent, in one Query of the two items their keys share a prefix with. */
+/** A notification's item and its entry, strongly consistent, in one Query of the two items their keys share a prefix with. */
+export async function readNotificationItems(
+  deploymentId: number,
+  id: number,
+): Promise<{ item: Item | undefined; entry: Item | undefined }> {
+  const { items } = await queryPage({
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: {
+      ':pk': keys.notificationPartition(deploymentId, id),
+      ':prefix': NOTIFICATION_ITEMS_PREFIX,
+    },
+    ConsistentRead: true,
+  });
+  const withKey = (key: Key) => items.find((candidate) => candidate.sk === key.sk);
+  return {
+    item: withKey(keys.notification(deploymentId, id)),
+    entry: withKey(keys.scheduleEntry(deploymentId, id)),
+  };
+}
+
+/** A notification and its entry, as a read answers them. */
 export async function findScheduledNotification(
   deploymentId: number,
   id: number,
 ): Promise<ScheduledNotification | undefined> {
-  const { pk } = keys.notification(deploymentId, id);
-  const { Items = [] } = await documentClient().send(
-    new QueryCommand({
-      TableName: tableName(),
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': pk, ':prefix': NOTIFICATION_ITEMS_PREFIX },
-      ConsistentRead: true,
-    }),
-  );
-  const item = Items.find((candidate) => candidate.sk === keys.notification(deploymentId, id).sk);
-  if (!item) return undefined;
-  const entry = Items.find((candidate) => candidate.sk === keys.scheduleEntry(deploymentId, id).sk);
-  return decodeScheduledNotification(item, entry);
+  const { item, entry } = await readNotificationItems(deploymentId, id);
+  return item && decodeScheduledNotification(item, entry);
 }
 
 /**
@@ -39,15 +54,19 @@ export async function findScheduledNotification(
  */
 export async function withSchedules(items: readonly Item[]): Promise<ScheduledNotification[]> {
   if (items.length === 0) return [];
+  const notifications = items.map(decodeNotification);
   const entries = await batchGetAll(
-    items.map((item) => keys.scheduleEntry(item.deploymentId as number, item.id as number)),
+    notifications.map((notification) => keys.scheduleEntry(notification.deploymentId, notification.id)),
     { eventuallyConsistent: true },
   );
-  const byPartition = new Map(entries.map((entry) => [entry.pk as string, entry]));
-  return items.map((item) => decodeScheduledNotification(item, byPartition.get(item.pk as string)));
+  const byPartition = new Map(entries.map((entry) => [entry.pk, entry]));
+  return notifications.map((notification) =>
+    scheduledNotificationOf(
+      notification,
+      byPartition.get(keys.notificationPartition(notification.deploymentId, notification.id)),
+    ),
+  );
 }
-
-const conditionFailed = (error: unknown) => error instanceof ConditionalCheckFailedException;
 
 /**
  * Stores a schedule state computed from `scheduleVersion`: replaces the entry unless it holds a later
@@ -55,14 +74,14 @@ const conditionFailed = (error: unknown) => error instanceof ConditionalCheckFai
  * instants (one due a moment ago and not fired yet stays due).
  */
 export async function storeScheduleEntry(
-  target: NotificationTarget,
+  target: NotificationRef,
   state: ScheduleState,
   signature: string,
   scheduleVersion: number,
 ): Promise<void> {
   const names = { '#version': 'scheduleVersion', '#signature': 'signature' };
-  try {
-    await documentClient().send(
+  const replaced = await conditionHeld(() =>
+    documentClient().send(
       new PutCommand({
         TableName: tableName(),
         Item: encodeScheduleEntry(target, { ...state, signature, scheduleVersion }),
@@ -70,13 +89,12 @@ export async function storeScheduleEntry(
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: { ':version': scheduleVersion, ':signature': signature },
       }),
-    );
-    return;
-  } catch (error) {
-    if (!conditionFailed(error)) throw error;
-  }
-  try {
-    await documentClient().send(
+    ),
+  );
+  if (replaced) return;
+  // A later version is stored when this condition fails too: it stands.
+  await conditionHeld(() =>
+    documentClient().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.scheduleEntry(target.deploymentId, target.id),
@@ -85,9 +103,6 @@ export async function storeScheduleEntry(
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: { ':version': scheduleVersion, ':signature': signature },
       }),
-    );
-  } catch (error) {
-    // A later version is stored: it stands.
-    if (!conditionFailed(error)) throw error;
-  }
+    ),
+  );
 }

@@ -1,8 +1,13 @@
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import type { SendNowStore } from '#lib/domain/dispatch';
+import type { ManualRunClaim, SendNowStore } from '#lib/domain/dispatch';
 import { documentClient, tableName } from '#lib/store/client';
-import { encodeRun, STORED_DISPATCHING } from '#lib/store/codecs/runs';
+import {
+  decodeSendNowMarker,
+  encodeRun,
+  encodeSendNowMarker,
+  STORED_DISPATCHING,
+} from '#lib/store/codecs/runs';
+import { transact } from '#lib/store/conditional';
 import { getItem } from '#lib/store/items';
 import { keys } from '#lib/store/keys';
 import { dispatchStore } from '#lib/store/runs';
@@ -16,13 +21,12 @@ export const sendNowStore: SendNowStore = {
 
   async createManualRun(run, lease, previousNoLaterThan) {
     const ref = { deploymentId: run.deploymentId, id: run.notificationId };
-    const markerKey = keys.sendNowMarker(ref.deploymentId, ref.id);
-    const marker = await getItem(markerKey);
-    const previous = marker && { at: marker.lastAt as number, runId: marker.runId as string };
+    const marker = await getItem(keys.sendNowMarker(ref.deploymentId, ref.id));
+    const previous = marker && decodeSendNowMarker(marker);
     if (previous && previous.at > previousNoLaterThan)
       return { created: false, reason: 'too_soon', previousAt: previous.at };
-    try {
-      await documentClient().send(
+    const send = () =>
+      documentClient().send(
         new TransactWriteCommand({
           TransactItems: [
             {
@@ -30,12 +34,7 @@ export const sendNowStore: SendNowStore = {
               // send-nows at once exactly one writes it.
               Put: {
                 TableName: tableName(),
-                Item: {
-                  ...markerKey,
-                  entity: 'SEND_NOW',
-                  lastAt: Date.parse(run.createdAt),
-                  runId: run.runId,
-                },
+                Item: encodeSendNowMarker(ref, { at: Date.parse(run.createdAt), runId: run.runId }),
                 ConditionExpression: previous ? 'runId = :previous' : 'attribute_not_exists(pk)',
                 ...(previous && { ExpressionAttributeValues: { ':previous': previous.runId } }),
               },
@@ -72,16 +71,15 @@ export const sendNowStore: SendNowStore = {
           ],
         }),
       );
-      return { created: true };
-    } catch (error) {
-      if (!(error instanceof TransactionCanceledException)) throw error;
-      const [markerMoved, , notificationGone, stillDispatching] = (error.CancellationReasons ?? []).map(
-        (reason) => reason.Code === 'ConditionalCheckFailed',
-      );
-      if (notificationGone) return { created: false, reason: 'gone' };
-      if (stillDispatching && !markerMoved) return { created: false, reason: 'dispatching' };
-      // Another send-now won the marker (or is writing it now): it is the previous one, made just now.
-      return { created: false, reason: 'too_soon', previousAt: Date.parse(run.createdAt) };
-    }
+    return transact<ManualRunClaim>(send, {
+      written: { created: true },
+      cancelled: ({ failedAt }) => {
+        const [markerMoved, notificationGone, stillDispatching] = [failedAt(0), failedAt(2), failedAt(3)];
+        if (notificationGone) return { created: false, reason: 'gone' };
+        if (stillDispatching && !markerMoved) return { created: false, reason: 'dispatching' };
+        // Another send-now won the marker (or is writing it now): it is the previous one, made just now.
+        return { created: false, reason: 'too_soon', previousAt: Date.parse(run.createdAt) };
+      },
+    });
   },
 };

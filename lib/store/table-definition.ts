@@ -1,12 +1,10 @@
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
-import { indexNames, indexProjections, tableKeySchema } from '#lib/store/keys';
+import { indexes, indexProjections, tableKeySchema } from '#lib/store/keys';
 
 /** The sparse secondary indexes: only items that carry an index's two attributes are in it. */
-export const globalSecondaryIndexes = Object.values(indexNames).map((name) => ({
-  name,
-  partitionKey: `${name}pk`,
-  sortKey: `${name}sk`,
-  projection: indexProjections[name],
+export const globalSecondaryIndexes = Object.values(indexes).map((index) => ({
+  ...index,
+  projection: indexProjections[index.name],
 }));
 
 /**

@@ -1,6 +1,9 @@
+import type { ConsoleUser } from '#lib/domain/entities';
 import type { TestSendStore } from '#lib/domain/test-send';
 import { batchGetAll } from '#lib/store/batch';
+import { decodeKey } from '#lib/store/codecs/stored-item';
 import { decodeConsoleUser, decodeUserLink } from '#lib/store/codecs/users';
+import { findDashboard } from '#lib/store/dashboards';
 import { keys } from '#lib/store/keys';
 import { notificationIsLive } from '#lib/store/notification-guard';
 import { dispatchStore } from '#lib/store/runs';
@@ -9,14 +12,18 @@ import { sendNowStore } from '#lib/store/send-now';
 /** A test send reads and writes as send-now does; its console users are read by key, as add-recipients reads them. */
 export const testSendStore: TestSendStore = {
   findNotification: (ref) => dispatchStore.findNotification(ref),
-  findDashboard: (deploymentId, dashboardId) => dispatchStore.findDashboard(deploymentId, dashboardId),
+  findDashboard,
   async consoleUsers(userIds, emails) {
     const emailKeys = new Map(emails.map((email) => [keys.userByEmail(email).pk, email]));
     const found = await batchGetAll([...userIds.map(keys.user), ...emails.map(keys.userByEmail)]);
-    const users = found.filter((item) => item.sk === 'USER').map(decodeConsoleUser);
-    const emailLinks = found
-      .filter((item) => emailKeys.has(item.pk as string))
-      .map((item) => ({ email: emailKeys.get(item.pk as string) as string, userId: decodeUserLink(item) }));
+    const users: ConsoleUser[] = [];
+    const emailLinks: { email: string; userId: number }[] = [];
+    for (const item of found) {
+      const { pk, sk } = decodeKey(item);
+      const email = emailKeys.get(pk);
+      if (email !== undefined) emailLinks.push({ email, userId: decodeUserLink(item) });
+      else if (sk === keys.user(0).sk) users.push(decodeConsoleUser(item));
+    }
     // An e-mail names its user through a link item: the users it links to are a second round of reads.
     const linked = emailLinks.map((link) => link.userId).filter((id) => !userIds.includes(id));
     if (linked.length > 0) users.push(...(await batchGetAll(linked.map(keys.user))).map(decodeConsoleUser));

@@ -222,7 +222,14 @@ export function scheduleMarksOf(item: Item): { scheduleVersion: number; changeKe
  * `npm run migrate` right after deploying gives every item its entry.
  */
 export function decodeScheduledNotification(item: Item, entry: Item | undefined): ScheduledNotification {
-  const notification = decodeNotification(item);
+  return scheduledNotificationOf(decodeNotification(item), entry);
+}
+
+/** A notification already decoded, joined to its schedule entry's item. */
+export function scheduledNotificationOf(
+  notification: Notification,
+  entry: Item | undefined,
+): ScheduledNotification {
   const schedule = entry && decodeScheduleEntry(entry);
   return {
     notification,

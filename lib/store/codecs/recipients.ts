@@ -1,8 +1,10 @@
 import * as z from 'zod/mini';
-import type { NotificationRef, RecipientRef } from '#lib/domain/recipients';
+import type { NotificationRef } from '#lib/domain/notification';
+import type { RecipientRef } from '#lib/domain/recipients';
 import type { RecipientProperties } from '#lib/domain/recipients-input';
 import { canonicalJson, propertyNames } from '#lib/domain/recipients-properties';
 import type { StoredRecipient } from '#lib/domain/recipients-resolution';
+import type { RecipientRow } from '#lib/domain/runs';
 import { checkItem, parseJsonAttribute } from '#lib/store/codecs/stored-item';
 import type { Item } from '#lib/store/items';
 import { indexKeys, type Key, keys, type NotificationOnDashboard } from '#lib/store/keys';
@@ -144,3 +146,11 @@ export function decodeRecipient(item: Item): StoredRecipient {
     ...instant,
   };
 }
+
+const rowKeyItem = z.looseObject({ sk: z.string() });
+
+/** A row as the dispatcher pages through them: the recipient, and its sort key, where the next page starts. */
+export const decodeRecipientRow = (item: Item): RecipientRow => ({
+  key: checkItem('recipient row', rowKeyItem, item).sk,
+  recipient: decodeRecipient(item),
+});

@@ -1,4 +1,4 @@
-import type * as z from 'zod/mini';
+import * as z from 'zod/mini';
 import type { Item } from '#lib/store/items';
 import type { Key } from '#lib/store/keys';
 
@@ -46,7 +46,7 @@ export function checkItem<S extends z.ZodMiniType>(
   schema: S,
   item: Item,
   /** For an item read without its key (an update's returned attributes). */
-  key: Key = item as Key,
+  key: { pk?: unknown; sk?: unknown } = item,
 ): z.output<S> {
   const result = schema.safeParse(item, { reportInput: true });
   if (result.success) return result.data;
@@ -57,8 +57,16 @@ export function checkItem<S extends z.ZodMiniType>(
 /** A JSON text attribute, parsed; text that is not JSON is a malformed item like any other. */
 export function parseJsonAttribute(entity: string, item: Item, attribute: string): unknown {
   try {
-    return JSON.parse(item[attribute] as string);
+    return JSON.parse(String(item[attribute]));
   } catch {
     throw new MalformedItemError(entity, itemKey(item), attribute, 'is not JSON text');
   }
 }
+
+const keyItem = z.looseObject({ pk: z.string(), sk: z.string() });
+
+/** An item's key (a keys-only read's whole item). */
+export const decodeKey = (item: Item): Key => {
+  const { pk, sk } = checkItem('item', keyItem, item);
+  return { pk, sk };
+};

@@ -1,0 +1,104 @@
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { UnavailableError } from '#lib/errors';
+import { backoff, retryPolicy } from '#lib/store/retry';
+
+/**
+ * Conditional writes, the store's way of deciding a race: a write states what it expects to find, and
+ * a condition that does not hold is an answer (another writer came first), never a fault. Every
+ * repository reads that answer here, so what counts as "condition failed" and as "send it again" is
+ * decided once.
+ */
+
+const CONDITION_FAILED = Symbol('condition failed');
+
+async function settle<T>(write: () => Promise<T>): Promise<T | typeof CONDITION_FAILED> {
+  try {
+    return await write();
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return CONDITION_FAILED;
+    throw error;
+  }
+}
+
+/** The write's answer, or undefined when its condition did not hold; any other failure is thrown. */
+export async function ifConditionHolds<T>(write: () => Promise<T>): Promise<T | undefined> {
+  const outcome = await settle(write);
+  return outcome === CONDITION_FAILED ? undefined : outcome;
+}
+
+/** Whether the conditional write was made: false when its condition did not hold. */
+export async function conditionHeld(write: () => Promise<unknown>): Promise<boolean> {
+  return (await settle(write)) !== CONDITION_FAILED;
+}
+
+/** Cancellation reasons that say "send it again" rather than "this cannot succeed". */
+const transientReasons = new Set([
+  'ThrottlingError',
+  'ProvisionedThroughputExceeded',
+  'RequestLimitExceeded',
+  'TransactionConflict',
+]);
+
+/** A cancelled transaction, as the reasons of its actions tell it. */
+export interface Cancellation {
+  /** Whether the condition of the action at `index` (in the order sent) failed. */
+  failedAt(index: number): boolean;
+  /** Whether it may be written if sent again: throttled, or in conflict with another transaction. */
+  transient: boolean;
+}
+
+/** The cancellation `error` reports, or undefined when it is any other error. */
+export function cancellationOf(error: unknown): Cancellation | undefined {
+  if (error instanceof TransactionCanceledException) {
+    const codes = (error.CancellationReasons ?? []).map((reason) => reason.Code ?? '');
+    return {
+      failedAt: (index) => codes[index] === 'ConditionalCheckFailed',
+      transient: codes.some((code) => transientReasons.has(code)),
+    };
+  }
+  if (error instanceof Error && error.name === 'TransactionConflictException') {
+    return { failedAt: () => false, transient: true };
+  }
+  return undefined;
+}
+
+/** How often a transaction is sent again after a transient cancellation, and how long it waits. */
+export interface TransactionRetries {
+  maxAttempts: number;
+  baseDelayMs?: number;
+  /** Waits stop growing after this many doublings. */
+  maxDoublings?: number;
+}
+
+/**
+ * For transactions on one much-written item (every outcome report of a run updates the run):
+ * conflicts are expected when hundreds arrive together, so more tries than a rare fault gets, with
+ * short waits that stop growing, so a write under heavy contention keeps trying within its time.
+ */
+export const contendedRetries: TransactionRetries = { maxAttempts: 16, baseDelayMs: 20, maxDoublings: 6 };
+
+/**
+ * Sends a transaction until it is written (`answers.written`) or cancelled for a reason
+ * `answers.cancelled` has an answer to (a failed condition, mostly). A cancellation it has no answer
+ * to is sent again after a jittered backoff when it is transient, and thrown when it is not; past
+ * `retries.maxAttempts`, 503: nothing was written, and the request is safe to repeat.
+ */
+export async function transact<T>(
+  send: () => Promise<unknown>,
+  answers: { written: T; cancelled: (cancellation: Cancellation) => T | undefined },
+  retries: TransactionRetries = { maxAttempts: retryPolicy.maxAttempts },
+): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await send();
+      return answers.written;
+    } catch (error) {
+      const cancellation = cancellationOf(error);
+      const answer = cancellation && answers.cancelled(cancellation);
+      if (answer !== undefined) return answer;
+      if (!cancellation?.transient) throw error;
+      if (attempt >= retries.maxAttempts) throw new UnavailableError(undefined, { cause: error });
+      await backoff(Math.min(attempt, retries.maxDoublings ?? attempt), retries.baseDelayMs);
+    }
+  }
+}
