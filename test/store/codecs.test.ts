@@ -24,7 +24,14 @@ import {
   encodeScheduleEntry,
 } from '#lib/store/codecs/notifications';
 import { decodeRecipient, encodeRecipient } from '#lib/store/codecs/recipients';
-import { decodeDelivery, decodeRun, encodeDelivery, encodeRun } from '#lib/store/codecs/runs';
+import {
+  decodeDelivery,
+  decodeDueEntry,
+  decodeRun,
+  decodeSendNowMarker,
+  encodeDelivery,
+  encodeRun,
+} from '#lib/store/codecs/runs';
 import { MalformedItemError } from '#lib/store/codecs/stored-item';
 import {
   decodeConsoleUser,
@@ -534,6 +541,47 @@ describe('a malformed stored item is an error naming the entity, its key and the
       decodeNotification,
       { ...encodeNotification(notification), timeGrainsJson: '{}' },
       'Stored notification item DEPLOYMENT#9#NOTIFICATION#901 / NOTIFICATION is malformed: timeGrainsJson is not a list',
+    ],
+    [
+      'notification list element',
+      decodeNotification,
+      { ...encodeNotification(notification), filtersJson: '[{"operator":"equals"}]' },
+      'Stored notification item DEPLOYMENT#9#NOTIFICATION#901 / NOTIFICATION is malformed: filtersJson holds an element of another shape',
+    ],
+    [
+      'done idempotency record',
+      decodeIdempotencyRecord,
+      {
+        ...keys.idempotencyRecord(9, 'USER#1', 'k'),
+        state: 'done',
+        fingerprint: 'f',
+        owner: 'o',
+        notificationJson: '{"id":901}',
+      },
+      'Stored notification item ? / ? is malformed: deploymentId is missing (type number)',
+    ],
+    [
+      'delivery',
+      decodeDelivery,
+      {
+        ...keys.delivery(9, 901, 'r1', 'd1'),
+        recipientKey: 'USER#7',
+        recipient: { type: 'USER', userId: 7 },
+        status: 'queued',
+      },
+      'Stored delivery item DEPLOYMENT#9#NOTIFICATION#901 / DELIVERY#…#… is malformed: recipient.email is missing (type string)',
+    ],
+    [
+      'due-index entry',
+      (item) => decodeDueEntry(item, 3),
+      { ...keys.scheduleEntry(9, 901), entity: 'SCHEDULE', deploymentId: 9, id: 901 },
+      'Stored due entry item DEPLOYMENT#9#NOTIFICATION#901 / NOTIFICATION#SCHEDULE is malformed: gsi3sk is missing (type string)',
+    ],
+    [
+      'send-now marker',
+      decodeSendNowMarker,
+      { ...keys.sendNowMarker(9, 901), entity: 'SEND_NOW', lastAt: '2026' },
+      'Stored send-now marker item DEPLOYMENT#9#NOTIFICATION#901 / SEND_NOW is malformed: lastAt is not of type number',
     ],
     [
       'recipient row',

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import type { Notification } from '#lib/domain/notification';
+import { decodeNotification } from '#lib/store/codecs/notifications';
 import { checkItem, itemKey, MalformedItemError, parseJsonAttribute } from '#lib/store/codecs/stored-item';
 import type { Item } from '#lib/store/items';
 import type { Key } from '#lib/store/keys';
@@ -55,6 +56,21 @@ const idempotencyItem = z.looseObject({
   notificationJson: z.optional(z.string()),
 });
 
+const notificationText = z.looseObject({});
+
+/**
+ * The notification a done record holds, written by encodeIdempotencyResult: its fields by name, its
+ * lists as lists, which is how an item written before the lists' JSON text attributes held them, so
+ * the notification's own codec reads it.
+ */
+function doneNotification(item: Item): Notification {
+  const attribute = idempotencyAttributes.notification;
+  const fields = notificationText.safeParse(parseJsonAttribute('idempotency record', item, attribute));
+  if (!fields.success)
+    throw new MalformedItemError('idempotency record', itemKey(item), attribute, 'is not an object');
+  return decodeNotification(fields.data);
+}
+
 export function decodeIdempotencyRecord(item: Item): IdempotencyRecord {
   const stored = checkItem('idempotency record', idempotencyItem, item);
   if (stored.state === 'done' && stored.notificationJson === undefined)
@@ -69,15 +85,6 @@ export function decodeIdempotencyRecord(item: Item): IdempotencyRecord {
     fingerprint: stored.fingerprint,
     owner: stored.owner,
     ...(stored.leaseUntil === undefined ? {} : { leaseUntil: stored.leaseUntil }),
-    // Written by encodeIdempotencyResult from the notification the create stored.
-    ...(stored.state === 'done'
-      ? {
-          done: parseJsonAttribute(
-            'idempotency record',
-            item,
-            idempotencyAttributes.notification,
-          ) as Notification,
-        }
-      : {}),
+    ...(stored.state === 'done' ? { done: doneNotification(item) } : {}),
   };
 }

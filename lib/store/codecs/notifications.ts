@@ -1,11 +1,6 @@
 import * as z from 'zod/mini';
 import type { Notification, ScheduledNotification } from '#lib/domain/notification';
-import {
-  type DashboardFilter,
-  type DashboardMemberSwitcher,
-  type DashboardTimeGrain,
-  notificationFormats,
-} from '#lib/domain/notification-fields';
+import { filterOperators, notificationFormats } from '#lib/domain/notification-fields';
 import { cronExpressionOf, type ScheduleState } from '#lib/domain/schedule';
 import { scheduleTypes } from '#lib/domain/schedule-fields';
 import { checkItem, itemKey, MalformedItemError, parseJsonAttribute } from '#lib/store/codecs/stored-item';
@@ -40,7 +35,7 @@ const notificationFields = [
  */
 const jsonFields = ['filters', 'timeGrains', 'memberSwitchers'] as const;
 type JsonField = (typeof jsonFields)[number];
-const isJsonField = (field: string): field is JsonField => (jsonFields as readonly string[]).includes(field);
+const isJsonField = (field: string): field is JsonField => jsonFields.some((name) => name === field);
 
 /** The attribute a notification field is stored under. */
 export const notificationAttribute = (field: string) => (isJsonField(field) ? `${field}Json` : field);
@@ -168,21 +163,43 @@ const notificationItem = z.looseObject({
 type StoredNotification = z.output<typeof notificationItem>;
 
 /**
- * A list field: from its JSON text, else from a legacy list, else null. The text was written from a
- * checked request, so its elements have the request schema's shape; only the list itself is checked here.
+ * The elements of the list fields, as the domain types them. The text was written from a checked
+ * request; these check only what the types promise (a filter's other properties pass as they are).
  */
-function listOf<T>(item: Item, stored: StoredNotification, field: JsonField): T[] | null {
+const listElements = {
+  filters: z.looseObject({
+    member: z.string(),
+    operator: z.optional(z.nullable(z.enum(filterOperators))),
+    value: z.optional(z.nullable(z.union([z.string(), z.number(), z.boolean(), z.array(z.unknown())]))),
+  }),
+  timeGrains: z.looseObject({ member: z.string(), grain: z.string() }),
+  memberSwitchers: z.looseObject({ member: z.string(), selected: z.string() }),
+} satisfies Record<JsonField, z.ZodMiniType>;
+
+/** A list field: from its JSON text, else from a legacy list, else null. */
+function listOf<F extends JsonField>(
+  item: Item,
+  stored: StoredNotification,
+  field: F,
+): z.output<(typeof listElements)[F]>[] | null {
   const attribute = notificationAttribute(field);
   const value =
     stored[attribute] === undefined ? stored[field] : parseJsonAttribute('notification', item, attribute);
   if (value === undefined || value === null) return null;
-  if (!Array.isArray(value))
-    throw new MalformedItemError('notification', itemKey(item), attribute, 'is not a list');
-  return value as T[];
+  const list = z.array(listElements[field]).safeParse(value);
+  if (!list.success) {
+    const problem = Array.isArray(value) ? 'holds an element of another shape' : 'is not a list';
+    throw new MalformedItemError('notification', itemKey(item), attribute, problem);
+  }
+  return list.data;
 }
 
-const present = <K extends string, V>(name: K, value: V | null | undefined) =>
-  value === undefined || value === null ? {} : ({ [name]: value } as Record<K, V>);
+/** `{ [name]: value }`, or nothing for an unset value: the notification then has no such field. */
+function present<K extends string, V>(name: K, value: V | null | undefined): Partial<Record<K, V>> {
+  const fields: Partial<Record<K, V>> = {};
+  if (value !== undefined && value !== null) fields[name] = value;
+  return fields;
+}
 
 export function decodeNotification(item: Item): Notification {
   return notificationOf(item, checkItem('notification', notificationItem, item));
@@ -203,9 +220,9 @@ function notificationOf(item: Item, stored: StoredNotification): Notification {
     isEnabled: stored.isEnabled,
     notificationEnabled: stored.notificationEnabled,
     notificationFormat: stored.notificationFormat,
-    filters: listOf<DashboardFilter>(item, stored, 'filters'),
-    timeGrains: listOf<DashboardTimeGrain>(item, stored, 'timeGrains'),
-    memberSwitchers: listOf<DashboardMemberSwitcher>(item, stored, 'memberSwitchers'),
+    filters: listOf(item, stored, 'filters'),
+    timeGrains: listOf(item, stored, 'timeGrains'),
+    memberSwitchers: listOf(item, stored, 'memberSwitchers'),
     notificationAiSummary: stored.notificationAiSummary ?? false,
   };
 }
