@@ -1,7 +1,7 @@
 import { PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DispatchStore, DueEntry, EntryMove, Lease } from '#lib/domain/dispatch';
 import type { ConsoleUser } from '#lib/domain/entities';
-import type { RecipientCounts, RunRef } from '#lib/domain/runs';
+import type { RecipientCounts, Run, RunRef } from '#lib/domain/runs';
 import { batchGetAll, batchWriteAll } from '#lib/store/batch';
 import { documentClient, tableName } from '#lib/store/client';
 import {
@@ -85,6 +85,14 @@ function entryMoveUpdate(ref: { deploymentId: number; id: number }, move: EntryM
   };
 }
 
+/** The put that creates a run: only if it does not exist, so of two writers of the same run id one does. */
+export const runClaim = (run: Run, lease: Lease | undefined) => ({
+  TableName: tableName(),
+  Item: encodeRun(run, lease),
+  // An instant's run id is the instant: this is what claims the instant.
+  ConditionExpression: 'attribute_not_exists(pk)',
+});
+
 /** The sort keys a due notification's first read covers: its item, its entry, then its recipients. */
 const firstReadRange = { from: NOTIFICATION_ITEMS_PREFIX, to: `${RECIPIENT_PREFIX}\uffff` };
 
@@ -155,14 +163,7 @@ export const dispatchStore: DispatchStore = {
       documentClient().send(
         new TransactWriteCommand({
           TransactItems: [
-            // The claim: an instant's run id is the instant, so only one writer can create it.
-            {
-              Put: {
-                TableName: tableName(),
-                Item: encodeRun(run, lease),
-                ConditionExpression: 'attribute_not_exists(pk)',
-              },
-            },
+            { Put: runClaim(run, lease) },
             { Update: entryMoveUpdate(ref, move) },
             ...deliveries.map((delivery) => ({
               Put: { TableName: tableName(), Item: encodeDelivery(run, delivery) },
@@ -187,16 +188,7 @@ export const dispatchStore: DispatchStore = {
   findDashboard,
 
   createRun(run, lease) {
-    return conditionHeld(() =>
-      documentClient().send(
-        new PutCommand({
-          TableName: tableName(),
-          Item: encodeRun(run, lease),
-          // The claim: an instant's run id is the instant, so only one writer can create it.
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      ),
-    );
+    return conditionHeld(() => documentClient().send(new PutCommand(runClaim(run, lease))));
   },
 
   async takeOver(ref, now, lease) {

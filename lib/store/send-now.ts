@@ -1,16 +1,11 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { ManualRunClaim, SendNowStore } from '#lib/domain/dispatch';
 import { documentClient, tableName } from '#lib/store/client';
-import {
-  decodeSendNowMarker,
-  encodeRun,
-  encodeSendNowMarker,
-  STORED_DISPATCHING,
-} from '#lib/store/codecs/runs';
+import { decodeSendNowMarker, encodeSendNowMarker, STORED_DISPATCHING } from '#lib/store/codecs/runs';
 import { transact } from '#lib/store/conditional';
 import { getItem } from '#lib/store/items';
 import { keys } from '#lib/store/keys';
-import { dispatchStore } from '#lib/store/runs';
+import { dispatchStore, runClaim } from '#lib/store/runs';
 
 /**
  * Send-now's storage: the dispatcher's, plus the one write that decides the send-now limit and makes
@@ -39,13 +34,7 @@ export const sendNowStore: SendNowStore = {
                 ...(previous && { ExpressionAttributeValues: { ':previous': previous.runId } }),
               },
             },
-            {
-              Put: {
-                TableName: tableName(),
-                Item: encodeRun(run, lease),
-                ConditionExpression: 'attribute_not_exists(pk)',
-              },
-            },
+            { Put: runClaim(run, lease) },
             // No run for a notification deleted since it was read.
             {
               ConditionCheck: {
