@@ -18,7 +18,7 @@ import { conditionHeld } from '#lib/store/conditional';
 import { getItem, type Item } from '#lib/store/items';
 import { DUE_INDEX, dueIndexKeys, indexKeys, keys, parseNotificationPartition } from '#lib/store/keys';
 import { reserveNotificationIdsThrough } from '#lib/store/notification-ids';
-import { allPages } from '#lib/store/query';
+import { allPages, pageOf } from '#lib/store/query';
 import { globalSecondaryIndexes, TIME_TO_LIVE_ATTRIBUTE, tableDefinition } from '#lib/store/table-definition';
 
 /**
@@ -209,12 +209,12 @@ export async function migrateTable(now = new Date()): Promise<MigrationReport> {
   // instant stands in for it, so they list after every later subscription.
   const subscribedAt = now.toISOString();
   const dashboardOf = dashboardsOfNotifications();
-  const scan = async (start: Item | undefined) => {
-    const { Items = [], LastEvaluatedKey } = await documentClient().send(
-      new ScanCommand({ TableName: tableName(), ExclusiveStartKey: start, ConsistentRead: true }),
+  const scan = async (start: Item | undefined) =>
+    pageOf(
+      await documentClient().send(
+        new ScanCommand({ TableName: tableName(), ExclusiveStartKey: start, ConsistentRead: true }),
+      ),
     );
-    return { items: Items, count: Items.length, ...(LastEvaluatedKey && { next: LastEvaluatedKey }) };
-  };
   for await (const page of allPages(scan)) {
     for (const item of page.items) {
       report.scanned++;

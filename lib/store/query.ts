@@ -20,16 +20,19 @@ export interface ReadPage {
 /** A Query of this table, or of one of its indexes (`IndexName`). */
 export type QueryInput = Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>;
 
+/** A Query's or a Scan's answer as a page. */
+export function pageOf(output: { Items?: Item[]; Count?: number; LastEvaluatedKey?: Item }): ReadPage {
+  const { Items = [], Count = 0, LastEvaluatedKey } = output;
+  return { items: Items, count: Count, ...(LastEvaluatedKey && { next: LastEvaluatedKey }) };
+}
+
 /** One Query call: a page of at most `Limit` items and at most 1 MB, from `start` on. */
 export async function queryPage(input: QueryInput, start?: Item): Promise<ReadPage> {
-  const {
-    Items = [],
-    Count = 0,
-    LastEvaluatedKey,
-  } = await documentClient().send(
-    new QueryCommand({ TableName: tableName(), ...input, ExclusiveStartKey: start }),
+  return pageOf(
+    await documentClient().send(
+      new QueryCommand({ TableName: tableName(), ...input, ExclusiveStartKey: start }),
+    ),
   );
-  return { items: Items, count: Count, ...(LastEvaluatedKey && { next: LastEvaluatedKey }) };
 }
 
 /** Every page of a paged read (a Query, a Scan), one call each, until none follows or the caller stops. */
