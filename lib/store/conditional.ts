@@ -9,26 +9,23 @@ import { backoff, retryPolicy } from '#lib/store/retry';
  * decided once.
  */
 
-const CONDITION_FAILED = Symbol('condition failed');
-
-async function settle<T>(write: () => Promise<T>): Promise<T | typeof CONDITION_FAILED> {
+/** The write's answer, or undefined when its condition did not hold; any other failure is thrown. */
+export async function ifConditionHolds<T>(write: () => Promise<T>): Promise<T | undefined> {
   try {
     return await write();
   } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return CONDITION_FAILED;
+    if (error instanceof ConditionalCheckFailedException) return undefined;
     throw error;
   }
 }
 
-/** The write's answer, or undefined when its condition did not hold; any other failure is thrown. */
-export async function ifConditionHolds<T>(write: () => Promise<T>): Promise<T | undefined> {
-  const outcome = await settle(write);
-  return outcome === CONDITION_FAILED ? undefined : outcome;
-}
-
 /** Whether the conditional write was made: false when its condition did not hold. */
 export async function conditionHeld(write: () => Promise<unknown>): Promise<boolean> {
-  return (await settle(write)) !== CONDITION_FAILED;
+  const written = await ifConditionHolds(async () => {
+    await write();
+    return true;
+  });
+  return written === true;
 }
 
 /** Cancellation reasons that say "send it again" rather than "this cannot succeed". */

@@ -15,7 +15,10 @@ import { keys } from '#lib/store/keys';
  */
 
 /** The deployment's dashboard with this public id. */
-async function dashboardByPublicId(deploymentId: number, publicId: string): Promise<Dashboard | undefined> {
+export async function dashboardByPublicId(
+  deploymentId: number,
+  publicId: string,
+): Promise<Dashboard | undefined> {
   const item = await getItem(keys.dashboard(publicId));
   const dashboard = item && decodeDashboard(item);
   return dashboard?.deploymentId === deploymentId ? dashboard : undefined;

@@ -1,4 +1,4 @@
-import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { NewEmbedRecipient, RecipientParent, StorageOptions } from '#lib/domain/recipients';
 import { UnavailableError } from '#lib/errors';
 import { chunkWithin, inParallel } from '#lib/store/batch';
@@ -8,6 +8,7 @@ import { encodeEmbedUser } from '#lib/store/codecs/embed-users';
 import { encodeRecipient } from '#lib/store/codecs/recipients';
 import { cancellationOf } from '#lib/store/conditional';
 import { ensureTimeLeft } from '#lib/store/deadline';
+import { getItem } from '#lib/store/items';
 import { keys } from '#lib/store/keys';
 import { dynamoDbLimits, itemBytesAtMost } from '#lib/store/limits';
 import { backoff, type RetryOptions, retryPolicy } from '#lib/store/retry';
@@ -53,10 +54,7 @@ export async function reserveEmbedUserIds(count: number, options: StorageOptions
 }
 
 async function counterValue(): Promise<number> {
-  const { Item } = await documentClient().send(
-    new GetCommand({ TableName: tableName(), Key: keys.counter('embedUser'), ConsistentRead: true }),
-  );
-  return decodeCounter(Item, keys.counter('embedUser'));
+  return decodeCounter(await getItem(keys.counter('embedUser')), keys.counter('embedUser'));
 }
 
 /** Advances the counter past `count` ids, if it still holds `seen`. */

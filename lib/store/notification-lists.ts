@@ -5,7 +5,7 @@ import { normalizeExternalId } from '#lib/domain/recipients-input';
 import { batchGetAll } from '#lib/store/batch';
 import { decodeEmbedUser } from '#lib/store/codecs/embed-users';
 import { decodeUserLink } from '#lib/store/codecs/users';
-import { dashboardIdOf } from '#lib/store/dashboards';
+import { dashboardByPublicId } from '#lib/store/dashboards';
 import { getItem, type Item } from '#lib/store/items';
 import { indexes, indexPartitions, isSortableId, keys, type RecipientIdentity } from '#lib/store/keys';
 import { keyNamesOf, type ListReader, type ListSource, readPage } from '#lib/store/paging';
@@ -133,7 +133,7 @@ async function dashboardFilterOf(
   if (!dashboard) return undefined;
   // An id needs no read: a dashboard the deployment lacks has no notifications to list.
   if ('dashboardId' in dashboard) return dashboard.dashboardId;
-  return (await dashboardIdOf(deploymentId, dashboard)) ?? null;
+  return (await dashboardByPublicId(deploymentId, dashboard.dashboardPublicId))?.id ?? null;
 }
 
 export async function listNotifications(

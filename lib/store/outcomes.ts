@@ -1,7 +1,7 @@
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { OutcomeStore, RecordResult } from '#lib/domain/outcomes';
-import { deliveryStatuses } from '#lib/domain/runs';
 import { documentClient, tableName } from '#lib/store/client';
+import { decodeDeliveryState } from '#lib/store/codecs/runs';
 import { contendedRetries, transact } from '#lib/store/conditional';
 import { indexKeys, keys } from '#lib/store/keys';
 import { currentRun, settleRun } from '#lib/store/run-status';
@@ -16,18 +16,19 @@ import { currentRun, settleRun } from '#lib/store/run-status';
 
 export const outcomeStore: OutcomeStore = {
   async deliveryState(ref) {
+    const key = keys.delivery(ref.deploymentId, ref.notificationId, ref.runId, ref.deliveryId);
     const { Item } = await documentClient().send(
       new GetCommand({
         TableName: tableName(),
-        Key: keys.delivery(ref.deploymentId, ref.notificationId, ref.runId, ref.deliveryId),
+        Key: key,
         ConsistentRead: true,
         ProjectionExpression: '#status, attempts',
         ExpressionAttributeNames: { '#status': 'status' },
       }),
     );
-    const status = deliveryStatuses.find((known) => known === Item?.status);
-    if (!Item || !status || status === 'skipped') return undefined;
-    return { status, attempts: typeof Item.attempts === 'number' ? Item.attempts : 1 };
+    const state = Item && decodeDeliveryState(Item, key);
+    // A skipped delivery was never sent: there is no outcome of it to report.
+    return state?.status === 'skipped' ? undefined : state;
   },
 
   record(ref, from, report, now): Promise<RecordResult> {

@@ -1,8 +1,9 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type Run, settledStatus } from '#lib/domain/runs';
 import { documentClient, tableName } from '#lib/store/client';
 import { decodeRun } from '#lib/store/codecs/runs';
 import { conditionHeld } from '#lib/store/conditional';
+import { getItem } from '#lib/store/items';
 import { awaitingOutcomesIndex, DUE_INDEX, keys } from '#lib/store/keys';
 import { belowInIndex, countAll } from '#lib/store/query';
 
@@ -19,14 +20,8 @@ export async function currentRun(ref: {
   notificationId: number;
   runId: string;
 }): Promise<Run | undefined> {
-  const { Item } = await documentClient().send(
-    new GetCommand({
-      TableName: tableName(),
-      Key: keys.run(ref.deploymentId, ref.notificationId, ref.runId),
-      ConsistentRead: true,
-    }),
-  );
-  return Item ? decodeRun(Item) : undefined;
+  const item = await getItem(keys.run(ref.deploymentId, ref.notificationId, ref.runId));
+  return item && decodeRun(item);
 }
 
 /** Writes the status `run`'s counts call for, if it differs; returns the run as it then stands. */

@@ -4,6 +4,7 @@ import type { ConsoleUser } from '#lib/domain/entities';
 import type { RecipientCounts, Run, RunRef } from '#lib/domain/runs';
 import { batchGetAll, batchWriteAll } from '#lib/store/batch';
 import { documentClient, tableName } from '#lib/store/client';
+import { decodeDueEntry, decodeRunProgress } from '#lib/store/codecs/dispatch';
 import {
   decodeNotification,
   decodeScheduleEntry,
@@ -11,14 +12,7 @@ import {
   scheduleMarksOf,
 } from '#lib/store/codecs/notifications';
 import { decodeRecipientRow } from '#lib/store/codecs/recipients';
-import {
-  decodeDueEntry,
-  decodeRun,
-  decodeRunProgress,
-  encodeDelivery,
-  encodeRun,
-  STORED_DISPATCHING,
-} from '#lib/store/codecs/runs';
+import { decodeRun, encodeDelivery, encodeRun, STORED_DISPATCHING } from '#lib/store/codecs/runs';
 import { decodeConsoleUser } from '#lib/store/codecs/users';
 import { conditionHeld, ifConditionHolds, transact } from '#lib/store/conditional';
 import { findDashboard } from '#lib/store/dashboards';

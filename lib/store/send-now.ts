@@ -1,7 +1,8 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { ManualRunClaim, SendNowStore } from '#lib/domain/dispatch';
 import { documentClient, tableName } from '#lib/store/client';
-import { decodeSendNowMarker, encodeSendNowMarker, STORED_DISPATCHING } from '#lib/store/codecs/runs';
+import { decodeSendNowMarker, encodeSendNowMarker } from '#lib/store/codecs/dispatch';
+import { STORED_DISPATCHING } from '#lib/store/codecs/runs';
 import { transact } from '#lib/store/conditional';
 import { getItem } from '#lib/store/items';
 import { keys } from '#lib/store/keys';

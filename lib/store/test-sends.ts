@@ -1,7 +1,7 @@
 import type { ConsoleUser } from '#lib/domain/entities';
 import type { TestSendStore } from '#lib/domain/test-send';
 import { batchGetAll } from '#lib/store/batch';
-import { decodeKey } from '#lib/store/codecs/stored-item';
+import { decodeKey } from '#lib/store/codecs/keys';
 import { decodeConsoleUser, decodeUserLink } from '#lib/store/codecs/users';
 import { findDashboard } from '#lib/store/dashboards';
 import { keys } from '#lib/store/keys';

@@ -11,6 +11,7 @@ import {
   encodeDashboardLink,
 } from '#lib/store/codecs/dashboards';
 import { decodeDeployment, encodeDeployment } from '#lib/store/codecs/deployments';
+import { decodeDueEntry, decodeSendNowMarker } from '#lib/store/codecs/dispatch';
 import { decodeEmbedUser, encodeEmbedUser } from '#lib/store/codecs/embed-users';
 import {
   decodeIdempotencyRecord,
@@ -24,14 +25,7 @@ import {
   encodeScheduleEntry,
 } from '#lib/store/codecs/notifications';
 import { decodeRecipient, encodeRecipient } from '#lib/store/codecs/recipients';
-import {
-  decodeDelivery,
-  decodeDueEntry,
-  decodeRun,
-  decodeSendNowMarker,
-  encodeDelivery,
-  encodeRun,
-} from '#lib/store/codecs/runs';
+import { decodeDelivery, decodeRun, encodeDelivery, encodeRun } from '#lib/store/codecs/runs';
 import { MalformedItemError } from '#lib/store/codecs/stored-item';
 import {
   decodeConsoleUser,

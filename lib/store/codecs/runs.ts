@@ -1,7 +1,5 @@
 import * as z from 'zod/mini';
 import { config } from '#lib/config';
-import type { DueEntry, RunProgress } from '#lib/domain/dispatch';
-import type { NotificationRef } from '#lib/domain/notification';
 import { runExpiresAt, runInstant } from '#lib/domain/retention';
 import {
   type Delivery,
@@ -15,7 +13,7 @@ import {
 } from '#lib/domain/runs';
 import { checkItem } from '#lib/store/codecs/stored-item';
 import type { Item } from '#lib/store/items';
-import { DUE_INDEX, dueIndexKeys, keys } from '#lib/store/keys';
+import { dueIndexKeys, type Key, keys } from '#lib/store/keys';
 import { TIME_TO_LIVE_ATTRIBUTE } from '#lib/store/table-definition';
 
 /**
@@ -85,10 +83,7 @@ const runItem = z.looseObject({
 });
 
 export function decodeRun(item: Item): Run {
-  return runOf(checkItem('run', runItem, item));
-}
-
-function runOf(stored: z.output<typeof runItem>): Run {
+  const stored = checkItem('run', runItem, item);
   return {
     runId: stored.runId,
     deploymentId: stored.deploymentId,
@@ -105,50 +100,6 @@ function runOf(stored: z.output<typeof runItem>): Run {
       failed: stored.recipients.failed ?? 0,
     },
     completedAt: stored.completedAt ?? null,
-  };
-}
-
-const progressItem = z.extend(runItem, { cursor: z.optional(z.string()) });
-
-/** A run a dispatcher has taken over, with the cursor of the page its last holder finished. */
-export function decodeRunProgress(item: Item): RunProgress {
-  const stored = checkItem('run', progressItem, item);
-  return { run: runOf(stored), cursor: stored.cursor };
-}
-
-const dueNotificationItem = z.looseObject({
-  entity: z.enum(['SCHEDULE', 'NOTIFICATION']),
-  deploymentId: z.int(),
-  id: z.int(),
-  [DUE_INDEX.sortKey]: z.string(),
-});
-const dueRunItem = z.looseObject({ deploymentId: z.int(), notificationId: z.int(), runId: z.string() });
-
-/**
- * An entry of the due index read from `shard`: a schedule entry whose instant has come, a notification
- * item's schedule-change mark, or a run whose lease has ended; undefined for an item of another kind.
- */
-export function decodeDueEntry(item: Item, shard: number): DueEntry | undefined {
-  if (item.entity === 'RUN') {
-    const run = checkItem('run', dueRunItem, item);
-    return {
-      shard,
-      kind: 'run',
-      deploymentId: run.deploymentId,
-      notificationId: run.notificationId,
-      runId: run.runId,
-    };
-  }
-  if (item.entity !== 'SCHEDULE' && item.entity !== 'NOTIFICATION') return undefined;
-  const entry = checkItem('due entry', dueNotificationItem, item);
-  const dueKey = entry[DUE_INDEX.sortKey];
-  return {
-    shard,
-    kind: entry.entity === 'SCHEDULE' ? 'notification' : 'change',
-    deploymentId: entry.deploymentId,
-    notificationId: entry.id,
-    dueKey,
-    dueAt: dueIndexKeys.instantOf(dueKey),
   };
 }
 
@@ -175,16 +126,7 @@ const deliveryItem = z.looseObject({
   sk: z.string(),
   recipientKey: z.string(),
   // The recipient as the run's output showed it, copied from the checked row and user.
-  recipient: z.discriminatedUnion('type', [
-    z.looseObject({ type: z.literal('USER'), userId: z.int(), email: z.string(), username: z.string() }),
-    z.looseObject({
-      type: z.literal('EMBED_USER'),
-      embedTenantName: z.string(),
-      externalId: z.string(),
-      embedUserId: z.int(),
-      email: z.string(),
-    }),
-  ]),
+  recipient: z.looseObject({ type: z.enum(['USER', 'EMBED_USER']) }),
   status: z.enum(deliveryStatuses),
   reason: z.optional(z.nullable(z.enum(deliverySkipReasons))),
   jobId: z.optional(z.nullable(z.string())),
@@ -194,37 +136,53 @@ const deliveryItem = z.looseObject({
   updatedAt: z.optional(z.string()),
 });
 
+/** The recipient of each kind, checked once its kind is known (one schema each: no union to bundle). */
+const userDelivery = z.looseObject({
+  recipient: z.looseObject({
+    type: z.enum(['USER']),
+    userId: z.int(),
+    email: z.string(),
+    username: z.string(),
+  }),
+});
+const embedUserDelivery = z.looseObject({
+  recipient: z.looseObject({
+    type: z.enum(['EMBED_USER']),
+    embedTenantName: z.string(),
+    externalId: z.string(),
+    embedUserId: z.int(),
+    email: z.string(),
+  }),
+});
+
+/** A delivery written before outcomes has no attempts: queued once, or never (skipped). */
+const attemptsOf = (stored: { status: Delivery['status']; attempts?: number | undefined }) =>
+  stored.attempts ?? (stored.status === 'skipped' ? 0 : 1);
+
+const deliveryStateItem = z.looseObject({ status: z.enum(deliveryStatuses), attempts: z.optional(count) });
+
+/** A delivery's status and attempts, read alone (a projection) to decide an outcome report. */
+export function decodeDeliveryState(item: Item, key: Key): Pick<Delivery, 'status' | 'attempts'> {
+  const stored = checkItem('delivery', deliveryStateItem, item, key);
+  return { status: stored.status, attempts: attemptsOf(stored) };
+}
+
 export function decodeDelivery(item: Item): Delivery {
   const stored = checkItem('delivery', deliveryItem, item);
+  const { recipient } = checkItem(
+    'delivery',
+    stored.recipient.type === 'USER' ? userDelivery : embedUserDelivery,
+    item,
+  );
   return {
     recipientKey: stored.recipientKey,
     deliveryId: stored.sk.slice(stored.sk.lastIndexOf('#') + 1),
-    recipient: stored.recipient,
+    recipient,
     status: stored.status,
     reason: stored.reason ?? null,
     jobId: stored.jobId ?? null,
-    attempts: stored.attempts ?? (stored.status === 'skipped' ? 0 : 1),
+    attempts: attemptsOf(stored),
     error: stored.error ?? null,
     updatedAt: stored.updatedAt ?? '',
   };
-}
-
-/** A notification's latest send-now: when it was made, and its run. */
-export interface SendNowMarker {
-  at: number;
-  runId: string;
-}
-
-export const encodeSendNowMarker = (ref: NotificationRef, marker: SendNowMarker): Item => ({
-  ...keys.sendNowMarker(ref.deploymentId, ref.id),
-  entity: 'SEND_NOW',
-  lastAt: marker.at,
-  runId: marker.runId,
-});
-
-const sendNowMarkerItem = z.looseObject({ lastAt: z.number(), runId: z.string() });
-
-export function decodeSendNowMarker(item: Item): SendNowMarker {
-  const stored = checkItem('send-now marker', sendNowMarkerItem, item);
-  return { at: stored.lastAt, runId: stored.runId };
 }

@@ -1,6 +1,5 @@
-import * as z from 'zod/mini';
+import type * as z from 'zod/mini';
 import type { Item } from '#lib/store/items';
-import type { Key } from '#lib/store/keys';
 
 /**
  * A stored item that does not have its entity's shape: a fault of whatever wrote it, never of the
@@ -62,11 +61,3 @@ export function parseJsonAttribute(entity: string, item: Item, attribute: string
     throw new MalformedItemError(entity, itemKey(item), attribute, 'is not JSON text');
   }
 }
-
-const keyItem = z.looseObject({ pk: z.string(), sk: z.string() });
-
-/** An item's key (a keys-only read's whole item). */
-export const decodeKey = (item: Item): Key => {
-  const { pk, sk } = checkItem('item', keyItem, item);
-  return { pk, sk };
-};
