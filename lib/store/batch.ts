@@ -1,4 +1,4 @@
-import { BatchGetCommand, BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, type BatchWriteWriteRequest } from '@aws-sdk/lib-dynamodb';
 import { UnavailableError } from '#lib/errors';
 import { documentClient, tableName } from '#lib/store/client';
 import { ensureTimeLeft } from '#lib/store/deadline';
@@ -118,8 +118,8 @@ export async function batchGetAll(
   const table = tableName();
   const found: Item[] = [];
   await inParallel(chunk(keys, BATCH_GET_LIMIT), options.concurrency ?? DEFAULT_CONCURRENCY, (slice) =>
-    untilProcessed(
-      slice as Record<string, unknown>[],
+    untilProcessed<Item[]>(
+      slice,
       async (pending) => {
         const result = await documentClient().send(
           new BatchGetCommand({
@@ -149,13 +149,14 @@ export async function batchWriteAll(
   const table = tableName();
   const calls = chunkWithin(requests, BATCH_WRITE_LIMIT, dynamoDbLimits.batchWriteBytes, requestBytes);
   await inParallel(calls, options.concurrency ?? DEFAULT_CONCURRENCY, (slice) =>
-    untilProcessed(
+    // What DynamoDB leaves unprocessed comes back in the SDK's request shape, and goes out again in it.
+    untilProcessed<BatchWriteWriteRequest[]>(
       slice,
       async (pending) => {
         const result = await documentClient().send(
           new BatchWriteCommand({ RequestItems: { [table]: pending } }),
         );
-        const unprocessed = result.UnprocessedItems?.[table] as WriteRequest[] | undefined;
+        const unprocessed = result.UnprocessedItems?.[table];
         return unprocessed && unprocessed.length > 0 ? unprocessed : undefined;
       },
       options,
