@@ -11,7 +11,7 @@ import { awaitingOutcomesIndex, indexes, indexPartitions, keys } from '#lib/stor
 import { notificationIsLive } from '#lib/store/notification-guard';
 import { queryPage, stringAttribute } from '#lib/store/query';
 import { currentRun, settleRun } from '#lib/store/run-status';
-import { dispatchStore } from '#lib/store/runs';
+import { findNotification } from '#lib/store/runs';
 
 /**
  * Retry in storage. A run's failed deliveries are the only items of their gsi1 partition, so a retry
@@ -89,7 +89,7 @@ function requeueOnce(ref: RunRef, deliveries: readonly Delivery[], now: number):
 
 export const retryStore: RetryStore = {
   findRun: (ref) => currentRun({ deploymentId: ref.deploymentId, notificationId: ref.id, runId: ref.runId }),
-  findNotification: (ref) => dispatchStore.findNotification(ref),
+  findNotification,
   findDashboard,
 
   async failedPage(ref, after, limit) {

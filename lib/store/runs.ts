@@ -90,20 +90,35 @@ export const runClaim = (run: Run, lease: Lease | undefined) => ({
 /** The sort keys a due notification's first read covers: its item, its entry, then its recipients. */
 const firstReadRange = { from: NOTIFICATION_ITEMS_PREFIX, to: `${RECIPIENT_PREFIX}\uffff` };
 
+/**
+ * A notification and its schedule entry's due key, as the dispatcher, send-now and retries read it;
+ * standalone so that a function that needs only this read bundles only it, not the whole dispatch store.
+ */
+export const findNotification: DispatchStore['findNotification'] = async (ref) => {
+  const { item, entry } = await readNotificationItems(ref.deploymentId, ref.id);
+  if (!item) return undefined;
+  return {
+    notification: decodeNotification(item),
+    dueKey: entry ? decodeScheduleEntry(entry).dueKey : undefined,
+  };
+};
+
+/** A page of a run's deliveries, written as they are planned. */
+export const putDeliveries: DispatchStore['putDeliveries'] = async (run, deliveries) => {
+  // Puts of items keyed by run and recipient: writing a page again after a crash writes the same items.
+  await batchWriteAll(
+    deliveries.map((delivery) => ({ PutRequest: { Item: encodeDelivery(run, delivery) } })),
+  );
+};
+
 export const dispatchStore: DispatchStore = {
   notificationIsLive,
+  findNotification,
+  findDashboard,
+  putDeliveries,
 
   async dueEntries(now, shards = allShards) {
     return (await Promise.all(shards.map((shard) => dueInShard(shard, now)))).flat();
-  },
-
-  async findNotification(ref) {
-    const { item, entry } = await readNotificationItems(ref.deploymentId, ref.id);
-    if (!item) return undefined;
-    return {
-      notification: decodeNotification(item),
-      dueKey: entry ? decodeScheduleEntry(entry).dueKey : undefined,
-    };
   },
 
   async dueNotification(ref, limit) {
@@ -179,8 +194,6 @@ export const dispatchStore: DispatchStore = {
     return conditionHeld(() => documentClient().send(new UpdateCommand(entryMoveUpdate(ref, move))));
   },
 
-  findDashboard,
-
   createRun(run, lease) {
     return conditionHeld(() => documentClient().send(new PutCommand(runClaim(run, lease))));
   },
@@ -226,15 +239,6 @@ export const dispatchStore: DispatchStore = {
     const items = await batchGetAll([...new Set(ids)].map((id) => keys.user(id)));
     const users = items.map(decodeConsoleUser);
     return new Map<number, ConsoleUser>(users.map((user) => [user.id, user]));
-  },
-
-  async putDeliveries(run, deliveries) {
-    // Puts of items keyed by run and recipient: writing a page again after a crash writes the same items.
-    await batchWriteAll(
-      deliveries.map((delivery) => ({
-        PutRequest: { Item: encodeDelivery(run, delivery) },
-      })),
-    );
   },
 
   saveProgress(ref, lease, cursor, counts, renewed) {

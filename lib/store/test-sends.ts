@@ -6,12 +6,12 @@ import { decodeConsoleUser, decodeUserLink } from '#lib/store/codecs/users';
 import { findDashboard } from '#lib/store/dashboards';
 import { keys } from '#lib/store/keys';
 import { notificationIsLive } from '#lib/store/notification-guard';
-import { dispatchStore } from '#lib/store/runs';
+import { findNotification, putDeliveries } from '#lib/store/runs';
 import { sendNowStore } from '#lib/store/send-now';
 
 /** A test send reads and writes as send-now does; its console users are read by key, as add-recipients reads them. */
 export const testSendStore: TestSendStore = {
-  findNotification: (ref) => dispatchStore.findNotification(ref),
+  findNotification,
   findDashboard,
   async consoleUsers(userIds, emails) {
     const emailKeys = new Map(emails.map((email) => [keys.userByEmail(email).pk, email]));
@@ -30,7 +30,7 @@ export const testSendStore: TestSendStore = {
     return { tenants: [], users, emailLinks, embedUsers: [] };
   },
   userRowKey: (ref, userId) => keys.userRecipient(ref.deploymentId, ref.id, userId).sk,
-  putDeliveries: (run, deliveries) => dispatchStore.putDeliveries(run, deliveries),
+  putDeliveries,
   isLive: notificationIsLive,
   claimRun: (run, previousNoLaterThan) => sendNowStore.createManualRun(run, undefined, previousNoLaterThan),
 };
