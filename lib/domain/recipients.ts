@@ -21,10 +21,11 @@ import {
 import { ConflictError, NotFoundError } from '#lib/errors';
 
 /**
- * Adds recipients to a notification: every check first (nothing is written while any item is
- * wrong), then only the writes that change something. Rows are keyed by the recipient's identity,
- * so a repeated request finds its own rows and reports them as unchanged: it is idempotent, and it
- * completes a request that failed half-way.
+ * Adds recipients to a notification in one forward pass: read what the request names, resolve each
+ * item into its case, plan the one write its case needs, write. Every check comes first (nothing is
+ * written while any item is wrong), and only writes that change something are made. Rows are keyed
+ * by the recipient's identity, so a repeated request finds its own rows and reports them as
+ * unchanged: it is idempotent, and it completes a request that failed half-way.
  */
 
 export interface NotificationRef {
