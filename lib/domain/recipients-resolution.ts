@@ -76,27 +76,27 @@ interface NewUserRecipient {
   user: ConsoleUser;
 }
 
-/** An embed user the notification already has a row for: the supplied properties may change the row. */
-interface ExistingEmbedRecipient {
-  kind: 'existing-embed-recipient';
+/** What every embed user's case carries: its key, and the properties the item supplies. */
+interface EmbedUserItem {
   ref: EmbedUserRef;
   supplied: RecipientProperties;
+}
+
+/** An embed user the notification already has a row for: the supplied properties may change the row. */
+interface ExistingEmbedRecipient extends EmbedUserItem {
+  kind: 'existing-embed-recipient';
   row: StoredEmbedRecipient;
 }
 
 /** An embed user that exists, without a row in the notification: the row is made from the embed user. */
-interface ExistingEmbedUser {
+interface ExistingEmbedUser extends EmbedUserItem {
   kind: 'existing-embed-user';
-  ref: EmbedUserRef;
-  supplied: RecipientProperties;
   embedUser: EmbedUser;
 }
 
 /** An embed user that does not exist yet: created, with its row, from the request's externalId and e-mail. */
-export interface NewEmbedUser {
+interface NewEmbedUser extends EmbedUserItem {
   kind: 'new-embed-user';
-  ref: EmbedUserRef;
-  supplied: RecipientProperties;
   externalId: string;
   email: string;
 }
