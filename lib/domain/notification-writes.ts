@@ -216,8 +216,16 @@ export async function createNotification(
     fields,
     settings,
   );
-  const ref: DashboardRef =
-    dashboardId !== undefined ? { dashboardId } : { dashboardPublicId: dashboardPublicId as string };
+  const ref: DashboardRef | undefined =
+    dashboardId !== undefined
+      ? { dashboardId }
+      : dashboardPublicId !== undefined
+        ? { dashboardPublicId }
+        : undefined;
+  if (!ref) {
+    const message = 'exactly one of dashboardId and dashboardPublicId is required';
+    throw new ValidationError([{ path: 'dashboardId', message }]);
+  }
   const resolvedDashboardId = await repository.dashboardIdOf(deploymentId, ref);
   if (resolvedDashboardId === undefined) {
     const name = 'dashboardId' in ref ? ref.dashboardId : ref.dashboardPublicId;
