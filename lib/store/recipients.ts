@@ -1,5 +1,4 @@
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { NotificationRef } from '#lib/domain/notification';
 import type { Found, RecipientRepository } from '#lib/domain/recipients';
 import { batchGetAll, inParallel } from '#lib/store/batch';
 import { documentClient, tableName } from '#lib/store/client';
@@ -26,7 +25,8 @@ const WRITE_CONCURRENCY = 16;
 /** Transactions in flight at once: 1000 new embed users take 20. */
 const TRANSACTION_CONCURRENCY = 8;
 
-const keyId = (key: { pk: unknown; sk: unknown }) => `${key.pk}\u0000${key.sk}`;
+/** A key, or an item read by it, as one string. */
+const keyId = (key: Key | Item) => `${key.pk}\u0000${key.sk}`;
 
 export const recipientRepository: RecipientRepository = {
   /**
@@ -50,10 +50,10 @@ export const recipientRepository: RecipientRepository = {
         found.notification = decodeRecipientParent(item);
       });
     }
-    for (const ref of recipients?.refs ?? []) {
-      want(recipientKey(recipients?.of as NotificationRef, ref), (item) =>
-        found.recipients.push(decodeRecipient(item)),
-      );
+    if (recipients) {
+      for (const ref of recipients.refs) {
+        want(recipientKey(recipients.of, ref), (item) => found.recipients.push(decodeRecipient(item)));
+      }
     }
     for (const name of request.tenants ?? []) want(keys.embedTenant(name), () => found.tenants.push(name));
     for (const id of request.userIds ?? []) {
@@ -71,7 +71,7 @@ export const recipientRepository: RecipientRepository = {
       [...wanted.values()].map(({ key }) => key),
       { remainingTimeMs: options.remainingTimeMs, concurrency: READ_CONCURRENCY },
     );
-    for (const item of items) wanted.get(keyId(item as Key))?.take(item);
+    for (const item of items) wanted.get(keyId(item))?.take(item);
     return found;
   },
 
