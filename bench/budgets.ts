@@ -119,7 +119,8 @@ const knownMisses: Record<string, { ceiling: number; fix: string }> = {
     fix: POWERTOOLS_FIX,
   },
   'create-notification: bundle bytes': {
-    ceiling: 605_500,
+    // +1 KB (2026-11-24): the store's one conditional-write helper and the codec check of an idempotent replay.
+    ceiling: 606_500,
     fix: `${POWERTOOLS_FIX}: 4 KB over floor + 250 KB since its body took the platform's two fields`,
   },
   'add-recipients: bundle bytes': {
@@ -128,11 +129,13 @@ const knownMisses: Record<string, { ceiling: number; fix: string }> = {
   },
   'list-runs: bundle bytes': { ceiling: 466_500, fix: POWERTOOLS_FIX },
   'list-deliveries: bundle bytes': { ceiling: 462_000, fix: POWERTOOLS_FIX },
-  'list-notifications: bundle bytes': { ceiling: 472_000, fix: POWERTOOLS_FIX },
+  // list-notifications, delete-notification, remove-recipients, report-delivery-outcome: +0.5 KB (2026-11-24) for
+  // the store's one Query pager and conditional-write helper, and the codecs' checks of list elements.
+  'list-notifications: bundle bytes': { ceiling: 472_500, fix: POWERTOOLS_FIX },
   'get-notification: bundle bytes': { ceiling: 460_000, fix: POWERTOOLS_FIX },
-  'delete-notification: bundle bytes': { ceiling: 461_000, fix: POWERTOOLS_FIX },
+  'delete-notification: bundle bytes': { ceiling: 461_500, fix: POWERTOOLS_FIX },
   'list-recipients: bundle bytes': { ceiling: 466_000, fix: POWERTOOLS_FIX },
-  'remove-recipients: bundle bytes': { ceiling: 466_000, fix: POWERTOOLS_FIX },
+  'remove-recipients: bundle bytes': { ceiling: 466_500, fix: POWERTOOLS_FIX },
   'set-dashboard-embedding: bundle bytes': { ceiling: 451_000, fix: POWERTOOLS_FIX },
   'get-embedded-dashboard: bundle bytes': { ceiling: 453_500, fix: POWERTOOLS_FIX },
   'retry-run: bundle bytes': {
@@ -140,7 +143,7 @@ const knownMisses: Record<string, { ceiling: number; fix: string }> = {
     fix: "cron-parser and luxon come with the notification codec (it derives nextRunAt); with the schedule state stored they go, leaving the SQS and Secrets Manager clients (~37 KB) and the shared chain's ~104 KB",
   },
   'report-delivery-outcome: bundle bytes': {
-    ceiling: 462_000,
+    ceiling: 462_500,
     fix: 'the shared chain alone is ~104 KB over the floor (Powertools logger and metrics, aws-jwt-verify, zod): see add-recipients',
   },
   'unsubscribe: bundle bytes': {
