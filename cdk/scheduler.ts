@@ -97,6 +97,10 @@ export class Scheduler extends Construct {
       logRemovalPolicy: props.removalPolicy,
     });
     this.dispatcher.bindTable(props.table, DISPATCHER_TABLE_ACTIONS);
+    // A worker that fails is not run again: within the minute, the next coordinator counts what it
+    // left and plans it afresh, and a late retry would only read the same shards twice. A start that
+    // Lambda cannot make within the minute (throttled) is dropped: the monitoring's alarm counts both.
+    this.dispatcher.configureAsyncInvoke({ retryAttempts: 0, maxEventAge: Duration.minutes(1) });
     for (const fn of [this.dispatcher, ...props.producers]) {
       this.queue.grantSendMessages(fn);
       fn.addEnvironment('DELIVERY_QUEUE_URL', this.queue.queueUrl);

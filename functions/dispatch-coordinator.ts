@@ -13,13 +13,12 @@ import { dueCounts } from '#lib/store/due-counts';
 
 /** A fire takes about this long deployed: four DynamoDB requests of a few milliseconds, one after another. */
 const FIRE_SECONDS = 0.04;
-/**
- * Seconds of firing a worker is given: well inside its 60 s timeout and the minute, so that a
- * slower DynamoDB leaves room; a shard at its partition's pace (250 fires a second) fills it at 5,000.
- */
-const WORKER_SECONDS = 20;
 
-const lambda = new LambdaClient({});
+/**
+ * The client the workers are started with. Lambda has no local engine: the tests record its Invoke
+ * requests at its middleware stack and run the worker with exactly those payloads.
+ */
+export const lambda = new LambdaClient({});
 
 export async function handler(_event: unknown, _context: Pick<Context, 'getRemainingTimeInMillis'>) {
   const now = Date.now();
@@ -28,25 +27,34 @@ export async function handler(_event: unknown, _context: Pick<Context, 'getRemai
   const counts = await dueCounts(now);
   const plan = planWorkers(counts, {
     workerFiresPerSecond: config().dispatchConcurrency / FIRE_SECONDS,
-    workerSeconds: WORKER_SECONDS,
+    workerSeconds: config().dispatchWorkerSeconds,
   });
-  await Promise.all(
+  // Every worker is asked for, even when one is refused: the others' shards fire this minute.
+  const started = await Promise.allSettled(
     plan.workers.map((shards) =>
       lambda.send(
         new InvokeCommand({
           FunctionName: worker,
-          // Queued by Lambda and retried by it on a failed start; a pass is safe to repeat.
+          // Queued by Lambda; a worker that fails is not retried (cdk/scheduler.ts): the next minute's
+          // count finds what it left, and a pass is safe to repeat.
           InvocationType: 'Event',
           Payload: JSON.stringify({ shards }),
         }),
       ),
     ),
   );
+  const refused = plan.workers.filter((_, index) => started[index]?.status === 'rejected');
   const due = counts.reduce((sum, count) => sum + count, 0);
   logger.info(`dispatch ${new Date(now).toISOString()}: ${due} due, ${plan.workers.length} workers`, {
     due,
     workers: plan.workers.length,
+    refused: refused.length,
     slowestShardSeconds: plan.slowestShardSeconds,
   });
+  // A failed coordinator is what its alarm watches; EventBridge retries it, and its retry counts afresh.
+  if (refused.length > 0)
+    throw new Error(
+      `${refused.length} of ${plan.workers.length} dispatcher workers were not started (shards ${refused.flat().join(', ')})`,
+    );
   return { due, workers: plan.workers };
 }
