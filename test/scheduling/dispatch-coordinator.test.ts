@@ -13,6 +13,7 @@ import { documentClient, tableName } from '#lib/store/client';
 import { encodeRecipient } from '#lib/store/codecs/recipients';
 import { DUE_INDEX_SHARDS, dueIndexKeys } from '#lib/store/keys';
 import { notificationItems } from '#lib/store/notification-items';
+import { countRunsAwaitingSince } from '#lib/store/run-status';
 import { crash, injectDynamoDbFaults } from '#test/support/dynamodb-faults';
 import { consoleUsers } from '#test/support/fixtures';
 import { handler as worker } from '../../functions/dispatch.ts';
@@ -27,14 +28,14 @@ import { handler as coordinator, lambda } from '../../functions/dispatch-coordin
  */
 
 const WORKER_FUNCTION = 'notification-dispatch-test';
-// A worker's share at these settings: 4 fires at once × 1 s / 0.04 s a fire = 100 entries, so a
-// few hundred due need several workers.
+// A worker's share at these settings: 2 fires at once × 1 s / 0.04 s a fire = 50 entries, so a
+// hundred and sixty due need several workers.
 vi.hoisted(() => {
   process.env.DISPATCH_WORKER_FUNCTION = 'notification-dispatch-test';
-  process.env.DISPATCH_CONCURRENCY = '4';
+  process.env.DISPATCH_CONCURRENCY = '2';
   process.env.DISPATCH_WORKER_SECONDS = '1';
 });
-const NOTIFICATIONS = 300;
+const NOTIFICATIONS = 160;
 const DEPLOYMENT = 7;
 const FIRST_ID = 9000;
 /** An active console user of the fixture: every notification's one recipient. */
@@ -167,5 +168,24 @@ describe('a minute through the coordinator and its workers', () => {
       ),
     );
     expect(jobs.map((job) => job.notificationId).sort()).toEqual(ids);
+  }, 120_000);
+
+  it('writes each notification’s index entries into partitions of its due shard alone, which its worker paces', async () => {
+    const { Items: indexed = [] } = await documentClient().send(
+      new ScanCommand({ TableName: tableName(), FilterExpression: 'attribute_exists(gsi3pk)' }),
+    );
+    const shardsByPartition = new Map<string, Set<number>>();
+    for (const { gsi3pk, gsi3sk } of indexed) {
+      const id = Number(/#(?:NOTIFICATION|RUN)#\d+#(\d+)/.exec(gsi3sk)?.[1]);
+      if (!ids.includes(id)) continue;
+      shardsByPartition.set(gsi3pk, (shardsByPartition.get(gsi3pk) ?? new Set()).add(shardOf(id)));
+    }
+    // The schedule entries, moved on to tomorrow, and the runs awaiting their outcomes.
+    expect([...shardsByPartition.keys()].some((partition) => partition.startsWith('AWAITING_OUTCOMES'))).toBe(
+      true,
+    );
+    for (const shards of shardsByPartition.values()) expect(shards.size).toBe(1);
+    // Counted across those partitions: every run awaits its outcomes.
+    expect(await countRunsAwaitingSince(Date.now() + MINUTE)).toBe(NOTIFICATIONS);
   });
 });
