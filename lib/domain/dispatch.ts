@@ -456,7 +456,11 @@ async function decide(
     read.catch(() => {
       for (const id of unread) context.users.delete(id);
     });
-    for (const id of unread) context.users.set(id, read.then((found) => found.get(id)));
+    for (const id of unread)
+      context.users.set(
+        id,
+        read.then((found) => found.get(id)),
+      );
   }
   const found = await Promise.all(userIds.map((id) => context.users.get(id)));
   const users = new Map(found.flatMap((user) => (user ? [[user.id, user] as const] : [])));
