@@ -1,10 +1,13 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { documentClient, tableName } from '#lib/store/client';
 import { DUE_INDEX, DUE_INDEX_SHARDS, dueIndexKeys } from '#lib/store/keys';
 
-/** How many entries of one partition of the due index (gsi3) sort below `bound`: a counting Query and its pages. */
-export async function countIndexEntries(partition: string, bound: string): Promise<number> {
-  let count = 0;
+/** The pages of one partition of the due index (gsi3) whose entries sort below `bound`, oldest first, paged past 1 MB. */
+export async function* dueIndexPages(
+  partition: string,
+  bound: string,
+  select?: 'COUNT',
+): AsyncGenerator<QueryCommandOutput> {
   let startKey: Record<string, unknown> | undefined;
   do {
     const page = await documentClient().send(
@@ -14,13 +17,19 @@ export async function countIndexEntries(partition: string, bound: string): Promi
         KeyConditionExpression: '#pk = :partition AND #sk < :bound',
         ExpressionAttributeNames: { '#pk': DUE_INDEX.partitionKey, '#sk': DUE_INDEX.sortKey },
         ExpressionAttributeValues: { ':partition': partition, ':bound': bound },
-        Select: 'COUNT',
+        Select: select,
         ExclusiveStartKey: startKey,
       }),
     );
-    count += page.Count ?? 0;
+    yield page;
     startKey = page.LastEvaluatedKey;
   } while (startKey);
+}
+
+/** How many entries of one partition of the due index sort below `bound`: a counting Query and its pages. */
+export async function countIndexEntries(partition: string, bound: string): Promise<number> {
+  let count = 0;
+  for await (const page of dueIndexPages(partition, bound, 'COUNT')) count += page.Count ?? 0;
   return count;
 }
 

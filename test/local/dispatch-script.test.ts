@@ -7,11 +7,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Notification } from '#lib/domain/notification';
 import { ensureTable, loadFixture } from '#lib/fixtures/load-fixture';
 import { startDispatchLoop } from '#lib/local/dispatch-loop';
 import { batchWriteAll } from '#lib/store/batch';
 import { notificationItems } from '#lib/store/notification-items';
+import { dailyUtc } from '#test/support/fixtures';
 import { DEMO_FIXTURE, readFixture } from '../../scripts/local-env.ts';
 
 /** The README's walk-through of `npm run dispatch -- --now <ISO instant>` against the demo fixture. */
@@ -119,20 +119,7 @@ async function fireCountingEndpoint(engine: string) {
 describe('npm run dispatch at DISPATCH_CONCURRENCY', () => {
   it('fires as many notifications at once as DISPATCH_CONCURRENCY says, not its own number', async () => {
     // Ten notifications due at 2026-11-25 10:00 UTC, saved an hour before.
-    const due = Array.from({ length: 10 }, (_, i) => ({
-      id: 9100 + i,
-      deploymentId: 7,
-      dashboardId: 70,
-      scheduleType: 'DAILY',
-      minute: 0,
-      hour: 10,
-      timezone: 'UTC',
-      isEnabled: true,
-      notificationEnabled: true,
-      notificationFormat: 'pdf',
-      filters: null,
-      timeGrains: null,
-    })) as Notification[];
+    const due = Array.from({ length: 10 }, (_, i) => dailyUtc(9100 + i, 10, 0));
     await batchWriteAll(
       due.flatMap((notification) =>
         notificationItems(notification, Date.parse('2026-11-25T09:00:00Z')).map((item) => ({

@@ -4,7 +4,6 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { config } from '#lib/config';
 import { planWorkers } from '#lib/domain/dispatch-fanout';
-import type { Notification } from '#lib/domain/notification';
 import type { DeliveryJob } from '#lib/domain/runs';
 import { parseFixture } from '#lib/fixtures/fixture';
 import { ensureTable, loadFixture } from '#lib/fixtures/load-fixture';
@@ -15,7 +14,7 @@ import { DUE_INDEX_SHARDS, dueIndexKeys } from '#lib/store/keys';
 import { notificationItems } from '#lib/store/notification-items';
 import { countRunsAwaitingSince } from '#lib/store/run-status';
 import { crash, injectDynamoDbFaults } from '#test/support/dynamodb-faults';
-import { consoleUsers } from '#test/support/fixtures';
+import { consoleUsers, dailyUtc } from '#test/support/fixtures';
 import { handler as worker } from '../../functions/dispatch.ts';
 import { handler as coordinator, lambda } from '../../functions/dispatch-coordinator.ts';
 
@@ -79,20 +78,7 @@ beforeAll(async () => {
   const at = new Date(INSTANT);
   await batchWriteAll(
     ids.flatMap((id) => {
-      const notification = {
-        id,
-        deploymentId: DEPLOYMENT,
-        dashboardId: 70,
-        scheduleType: 'DAILY',
-        minute: at.getUTCMinutes(),
-        hour: at.getUTCHours(),
-        timezone: 'UTC',
-        isEnabled: true,
-        notificationEnabled: true,
-        notificationFormat: 'pdf',
-        filters: null,
-        timeGrains: null,
-      } as Notification;
+      const notification = dailyUtc(id, at.getUTCHours(), at.getUTCMinutes());
       return [
         // Saved ten minutes before its instant: the entry's first instant is the one due.
         ...notificationItems(notification, INSTANT - 10 * MINUTE),
