@@ -1,7 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { type InvokeCommandInput, TooManyRequestsException } from '@aws-sdk/client-lambda';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { config } from '#lib/config';
 import { planWorkers } from '#lib/domain/dispatch-fanout';
 import type { DeliveryJob } from '#lib/domain/runs';
@@ -29,10 +29,22 @@ import { handler as coordinator, lambda } from '../../functions/dispatch-coordin
 const WORKER_FUNCTION = 'notification-dispatch-test';
 // A worker's share at these settings: 2 fires at once × 1 s / 0.04 s a fire = 50 entries, so a
 // hundred and sixty due need several workers.
-vi.hoisted(() => {
-  process.env.DISPATCH_WORKER_FUNCTION = 'notification-dispatch-test';
-  process.env.DISPATCH_CONCURRENCY = '2';
-  process.env.DISPATCH_WORKER_SECONDS = '1';
+const settings = vi.hoisted(() => {
+  const ours = {
+    DISPATCH_WORKER_FUNCTION: 'notification-dispatch-test',
+    DISPATCH_CONCURRENCY: '2',
+    DISPATCH_WORKER_SECONDS: '1',
+  };
+  const before = Object.fromEntries(Object.keys(ours).map((name) => [name, process.env[name]]));
+  Object.assign(process.env, ours);
+  return { before };
+});
+// A worker that runs the next file keeps its environment: these settings are this file's alone.
+afterAll(() => {
+  for (const [name, value] of Object.entries(settings.before)) {
+    if (value === undefined) delete process.env[name];
+    else process.env[name] = value;
+  }
 });
 const NOTIFICATIONS = 160;
 const DEPLOYMENT = 7;
