@@ -44,6 +44,8 @@ export interface DispatchFigures {
   dueIndexWriteUnitsPerFired: number;
   /** Writes into the list indexes (gsi1, gsi2) per fired notification. */
   listIndexWritesPerFired: number;
+  /** This process's CPU per fired notification (the SDK, the cron code, the codecs, the outbox's files): what bounds a worker's pace. */
+  cpuMsPerFired: number;
   sendNows: SendNowFigures[];
 }
 
@@ -116,6 +118,7 @@ export async function measureDispatch(
     );
     const recorder = recordDynamoDb(documentClient());
     let passMs = 0;
+    let cpuMs = 0;
     let fired = 0;
     let billed = 0;
     let dueIndexUnits = 0;
@@ -126,6 +129,7 @@ export async function measureDispatch(
       const measured = await metered(() =>
         recorder.record(async () => {
           const t0 = performance.now();
+          const cpu0 = process.cpuUsage();
           const summary = await dispatchPass(dispatchStore, outboxSink(outbox), {
             now: NINE + 10_000,
             planner: schedulePlanner,
@@ -133,6 +137,8 @@ export async function measureDispatch(
             concurrency: config().dispatchConcurrency,
           });
           passMs = performance.now() - t0;
+          const cpu = process.cpuUsage(cpu0);
+          cpuMs = (cpu.user + cpu.system) / 1000;
           fired = summary.fired;
         }),
       );
@@ -174,6 +180,7 @@ export async function measureDispatch(
       billedWriteUnitsPerFired: billed / fired,
       dueIndexWriteUnitsPerFired: dueIndexUnits / fired,
       listIndexWritesPerFired: listIndexWrites / fired,
+      cpuMsPerFired: cpuMs / fired,
       sendNows,
     };
   } finally {

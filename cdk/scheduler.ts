@@ -90,7 +90,8 @@ export class Scheduler extends Construct {
     this.dispatcher = new ApiFunction(scope, 'dispatch', {
       entry: fileURLToPath(new URL('../functions/dispatch.ts', import.meta.url)),
       description: `Fires the due notifications of the shards it is given (${stage.name})`,
-      memoryMiB: 1024,
+      // One full vCPU: a worker's fires are bound by its CPU as much as by DynamoDB (lib/domain/dispatch-fanout.ts).
+      memoryMiB: 1769,
       timeoutSeconds: DISPATCHER_TIMEOUT_SECONDS,
       environment: props.environment,
       logRetention: stage.logRetention,

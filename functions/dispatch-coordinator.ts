@@ -1,7 +1,7 @@
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import type { Context } from 'aws-lambda';
 import { config } from '#lib/config';
-import { planWorkers } from '#lib/domain/dispatch-fanout';
+import { planWorkers, workerFiresPerSecond } from '#lib/domain/dispatch-fanout';
 import { logger } from '#lib/log';
 import { dueCounts } from '#lib/store/due-counts';
 
@@ -10,9 +10,6 @@ import { dueCounts } from '#lib/store/due-counts';
  * starts one dispatcher worker (functions/dispatch.ts) per group of shards, asynchronously, so that a
  * busy minute is fired by as many workers as it needs, each within its own timeout.
  */
-
-/** A fire takes about this long deployed: four DynamoDB requests of a few milliseconds, one after another. */
-const FIRE_SECONDS = 0.04;
 
 /**
  * The client the workers are started with. Lambda has no local engine: the tests record its Invoke
@@ -26,7 +23,7 @@ export async function handler(_event: unknown, _context: Pick<Context, 'getRemai
   if (!worker) throw new Error('DISPATCH_WORKER_FUNCTION names no function');
   const counts = await dueCounts(now);
   const plan = planWorkers(counts, {
-    workerFiresPerSecond: config().dispatchConcurrency / FIRE_SECONDS,
+    workerFiresPerSecond: workerFiresPerSecond(config().dispatchConcurrency),
     workerSeconds: config().dispatchWorkerSeconds,
   });
   // Every worker is asked for, even when one is refused: the others' shards fire this minute.

@@ -3,7 +3,7 @@ import { type InvokeCommandInput, TooManyRequestsException } from '@aws-sdk/clie
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { config } from '#lib/config';
-import { planWorkers } from '#lib/domain/dispatch-fanout';
+import { planWorkers, workerFiresPerSecond } from '#lib/domain/dispatch-fanout';
 import type { DeliveryJob } from '#lib/domain/runs';
 import { parseFixture } from '#lib/fixtures/fixture';
 import { ensureTable, loadFixture } from '#lib/fixtures/load-fixture';
@@ -112,7 +112,7 @@ describe('a minute through the coordinator and its workers', () => {
     const dueByShard = Array.from({ length: DUE_INDEX_SHARDS }, () => 0);
     for (const id of ids) dueByShard[shardOf(id)] = (dueByShard[shardOf(id)] ?? 0) + 1;
     const plan = planWorkers(dueByShard, {
-      workerFiresPerSecond: config().dispatchConcurrency / 0.04,
+      workerFiresPerSecond: workerFiresPerSecond(config().dispatchConcurrency),
       workerSeconds: config().dispatchWorkerSeconds,
     });
     expect(plan.workers.length).toBeGreaterThanOrEqual(3);
