@@ -4,234 +4,138 @@ import { join } from 'node:path';
 import { config } from '#lib/config';
 import { dispatchPass, sendNow } from '#lib/domain/dispatch';
 import type { Notification } from '#lib/domain/notification';
-import { pageWindow } from '#lib/domain/paging';
-import type { StoredRecipient } from '#lib/domain/recipients-resolution';
-import { toRunDto } from '#lib/domain/runs';
 import { schedulePlanner } from '#lib/domain/schedule-planning';
 import { outboxSink } from '#lib/jobs/outbox-sink';
-import { batchWriteAll } from '#lib/store/batch';
-import { documentClient } from '#lib/store/client';
 import { encodeRecipient } from '#lib/store/codecs/recipients';
 import { DUE_INDEX_SHARDS } from '#lib/store/keys';
 import { notificationItems } from '#lib/store/notification-items';
-import { runListRepository } from '#lib/store/run-lists';
+import { currentRun } from '#lib/store/run-status';
 import { dispatchStore } from '#lib/store/runs';
 import { sendNowStore } from '#lib/store/send-now';
 import { billedWriteUnits, indexWriteUnits } from './billing.ts';
-import type { DynamoWork } from './per-request.ts';
-import { metered } from './per-request.ts';
-import { recordDynamoDb } from './recorder.ts';
+import {
+  DISPATCH_REQUESTS_PER_FIRED,
+  DISPATCH_REQUESTS_PER_RECIPIENT,
+  DISPATCH_WRITE_UNITS_PER_FIRED,
+  SEND_NOW_REQUESTS,
+} from './budgets.ts';
+import { describe, watch } from './dynamodb.ts';
+import { embedRecipient, notificationOf, putItems } from './fixture.ts';
+import { type Bench, part, section } from './report.ts';
+import { ms, round } from './stats.ts';
 
 /**
- * The dispatcher at scale, against the local engine: one pass with many notifications due in the
- * same minute (each with three recipients: a console user and two embed users), at the deployed
- * settings (concurrency 32), and one run of a notification with many recipients. The requests and
- * write units per fired notification are deterministic: the smoke run gates them.
+ * The dispatcher at scale, through the domain and the stores the worker uses: one pass with many
+ * notifications due in the same minute (each with three recipients: a console user and two embed
+ * users), at the deployed settings, and send-nows of many recipients finished by passes. The requests
+ * and write units per fired notification are deterministic: the smoke run gates them.
  */
-
-export interface DispatchFigures {
-  notifications: number;
-  passMs: number;
-  fired: number;
-  pass: DynamoWork;
-  /** All of the pass's requests per fired notification, its own reads (index shards, dashboards) included. */
-  requestsPerFired: number;
-  /** Requests per fired notification, the pass's own reads apart: what grows with what fires. */
-  requestsPerFiredOwn: number;
-  /** Write units DynamoDB would bill for the table's items (see billing.ts), per fired notification. */
-  billedWriteUnitsPerFired: number;
-  /** Write units billed in the due index per fired notification. */
-  dueIndexWriteUnitsPerFired: number;
-  /** Writes into the list indexes (gsi1, gsi2) per fired notification. */
-  listIndexWritesPerFired: number;
-  sendNows: SendNowFigures[];
-}
-
-/** One send-now of a notification with many recipients: the request, then the passes that finish it. */
-export interface SendNowFigures {
-  recipients: number;
-  /** The request alone: what it costs does not depend on the number of recipients. */
-  request: DynamoWork;
-  requestMs: number;
-  /** Deliveries the request recorded itself (its first page); the passes record the rest. */
-  queuedInRequest: number;
-  /** Passes of a 60 s dispatcher invocation it took, one after the other, until the run was dispatched. */
-  passes: number;
-  /** From the request until the run is dispatched, the waits between passes left out. */
-  untilDispatchedMs: number;
-  /** The request and the passes together, per recipient. */
-  requestsPerRecipient: number;
-  jobsWritten: number;
-}
 
 /** A console user of the demo fixture, active: every notification of the pass has it as a recipient. */
 const CONSOLE_USER = 1;
-/** Far from the demo's and the other scenarios' ids. */
+/** Far from the demo's and the other sections' ids. */
 const FIRST_ID = 500_000;
 /** Monday 2026-11-23, 09:00 UTC: the minute every notification of the pass is due. */
 const NINE = Date.parse('2026-11-23T09:00:00Z');
+/** A deployed dispatcher invocation's time limit (cdk/scheduler.ts): a pass stops short of it and the next goes on. */
+const INVOCATION_MS = 60_000;
 
-function dailyNine(id: number): Notification {
-  return {
-    id,
-    deploymentId: 7,
-    dashboardId: 70,
-    scheduleType: 'DAILY',
-    minute: 0,
-    hour: 9,
-    timezone: 'UTC',
-    isEnabled: true,
-    notificationEnabled: true,
-    notificationFormat: 'png',
-    filters: null,
-    timeGrains: null,
-  } as Notification;
-}
-
-const embedRecipient = (i: number): StoredRecipient => ({
-  type: 'EMBED_USER',
-  embedTenantName: 'acme',
-  normalizedExternalId: `bench-${i}@example.com`,
-  externalId: `bench-${i}@example.com`,
-  embedUserId: 1_000_000 + i,
-  email: `bench-${i}@example.com`,
-  properties: {},
-});
-
-export async function measureDispatch(
-  notifications: number,
-  recipients: readonly number[],
-): Promise<DispatchFigures> {
-  const outbox = await mkdtemp(join(tmpdir(), 'bench-outbox-'));
+export async function withOutbox<T>(
+  work: (sink: ReturnType<typeof outboxSink>, folder: string) => Promise<T>,
+): Promise<T> {
+  const folder = await mkdtemp(join(tmpdir(), 'bench-outbox-'));
   try {
-    const due = Array.from({ length: notifications }, (_, i) => dailyNine(FIRST_ID + i));
-    await batchWriteAll(
-      due.flatMap((notification, i) => [
-        ...notificationItems(notification, NINE - 3_600_000).map((item) => ({ PutRequest: { Item: item } })),
-        { PutRequest: { Item: encodeRecipient(notification, { type: 'USER', userId: CONSOLE_USER }) } },
-        { PutRequest: { Item: encodeRecipient(notification, embedRecipient(2 * i)) } },
-        { PutRequest: { Item: encodeRecipient(notification, embedRecipient(2 * i + 1)) } },
-      ]),
-      { concurrency: 16 },
-    );
-    const recorder = recordDynamoDb(documentClient());
-    let passMs = 0;
-    let fired = 0;
-    let billed = 0;
-    let dueIndexUnits = 0;
-    let listIndexWrites = 0;
-    let passOwnRequests = 0;
-    let pass: DynamoWork;
-    try {
-      const measured = await metered(() =>
-        recorder.record(async () => {
-          const t0 = performance.now();
-          const summary = await dispatchPass(dispatchStore, outboxSink(outbox), {
-            now: NINE + 10_000,
-            planner: schedulePlanner,
-            misfireGraceMinutes: 60,
-            concurrency: config().dispatchConcurrency,
-          });
-          passMs = performance.now() - t0;
-          fired = summary.fired;
-        }),
-      );
-      pass = measured.work;
-      billed = billedWriteUnits(measured.result.calls.filter((call) => call.operation !== 'UpdateItem'));
-      // Updates are billed on the item's size; runs and notifications are well under 1 KB each.
-      billed += measured.result.calls.filter((call) => call.operation === 'UpdateItem').length;
-      const indexUnits = indexWriteUnits(measured.result.calls);
-      dueIndexUnits = indexUnits.due;
-      listIndexWrites = indexUnits.lists;
-      // The pass's own reads: one Query per due-index shard (and its pages), the dashboards it caches.
-      passOwnRequests = measured.result.calls.filter(
-        (call) =>
-          (call.operation === 'Query' && call.input.IndexName === 'gsi3') || call.operation === 'GetItem',
-      ).length;
-    } finally {
-      recorder.detach();
-    }
-    if (fired !== notifications) throw new Error(`The pass fired ${fired} of ${notifications} notifications`);
-
-    const sendNows: SendNowFigures[] = [];
-    let nextId = FIRST_ID + notifications;
-    for (const count of recipients) {
-      sendNows.push(
-        await measureSendNow(
-          dailyNine(nextId++),
-          count,
-          FIRST_ID + notifications + sendNows.length * 1_000_000,
-        ),
-      );
-    }
-    return {
-      notifications,
-      passMs,
-      fired,
-      pass,
-      requestsPerFired: pass.requests / fired,
-      requestsPerFiredOwn: (pass.requests - passOwnRequests) / fired,
-      billedWriteUnitsPerFired: billed / fired,
-      dueIndexWriteUnitsPerFired: dueIndexUnits / fired,
-      listIndexWritesPerFired: listIndexWrites / fired,
-      sendNows,
-    };
+    return await work(outboxSink(folder), folder);
   } finally {
-    await rm(outbox, { recursive: true, force: true });
+    await rm(folder, { recursive: true, force: true });
   }
 }
 
-/** A deployed dispatcher invocation's time limit (cdk/scheduler.ts): a pass stops short of it and the next one goes on. */
-const INVOCATION_MS = 60_000;
+async function busyMinute(count: number) {
+  const due = Array.from({ length: count }, (_, i) => notificationOf(FIRST_ID + i, { isEnabled: true }));
+  await putItems(
+    due.flatMap((n, i) => [
+      ...notificationItems(n, NINE - 3_600_000),
+      encodeRecipient(n, { type: 'USER', userId: CONSOLE_USER }),
+      encodeRecipient(n, embedRecipient('bench', 2 * i)),
+      encodeRecipient(n, embedRecipient('bench', 2 * i + 1)),
+    ]),
+  );
+  const started = performance.now();
+  const {
+    result: summary,
+    work,
+    calls,
+  } = await withOutbox((sink) =>
+    watch(() =>
+      dispatchPass(dispatchStore, sink, {
+        now: NINE + 10_000,
+        planner: schedulePlanner,
+        misfireGraceMinutes: 60,
+        concurrency: config().dispatchConcurrency,
+      }),
+    ),
+  );
+  const passMs = performance.now() - started;
+  const { fired } = summary;
+  if (fired !== count) throw new Error(`The pass fired ${fired} of ${count} notifications`);
+  // The pass's own reads: one Query per due-index shard (and its pages), the dashboards it caches.
+  const ownReads = calls.filter(
+    (c) => (c.operation === 'Query' && c.input.IndexName === 'gsi3') || c.operation === 'GetItem',
+  ).length;
+  const index = indexWriteUnits(calls);
+  return {
+    notifications: count,
+    passMs,
+    requestsPerFired: work.requests / fired,
+    requestsPerFiredOwn: (work.requests - ownReads) / fired,
+    billedWriteUnitsPerFired: billedWriteUnits(calls) / fired,
+    dueIndexWriteUnitsPerFired: index.due / fired,
+    listIndexWritesPerFired: index.lists / fired,
+  };
+}
 
 /**
  * A send-now of a notification with `count` recipients, as the handler makes it (the send-now limit
  * aside), then dispatcher passes one after the other until the run is dispatched, each within a
  * deployed invocation's time. Deployed, the next pass starts at the next minute.
  */
-async function measureSendNow(
-  notification: Notification,
-  count: number,
-  firstUser: number,
-): Promise<SendNowFigures> {
-  await batchWriteAll(
-    [
-      ...notificationItems({ ...notification, isEnabled: false }, NINE).map((item) => ({
-        PutRequest: { Item: item },
-      })),
-      ...Array.from({ length: count }, (_, i) => ({
-        PutRequest: { Item: encodeRecipient(notification, embedRecipient(firstUser + i)) },
-      })),
-    ],
-    { concurrency: 16 },
-  );
-  const outbox = await mkdtemp(join(tmpdir(), 'bench-outbox-run-'));
-  try {
-    const sink = outboxSink(outbox);
+async function sendNowOf(notification: Notification, count: number, firstUser: number) {
+  await putItems([
+    ...notificationItems(notification, NINE),
+    ...Array.from({ length: count }, (_, i) =>
+      encodeRecipient(notification, embedRecipient('bench', firstUser + i)),
+    ),
+  ]);
+  return withOutbox(async (sink, folder) => {
     const started = performance.now();
-    const { result: dto, work: request } = await metered(() =>
+    const { result: dto, work: request } = await watch(() =>
       sendNow(sendNowStore, sink, notification, { now: NINE, minIntervalMs: 0 }),
     );
     const requestMs = performance.now() - started;
+    const ref = {
+      deploymentId: notification.deploymentId,
+      notificationId: notification.id,
+      runId: dto.runId,
+    };
     let passes = 0;
-    let status = dto.status;
-    const { work: background } = await metered(async () => {
-      while (status === 'dispatching') {
-        passes += 1;
+    const { work: background } = await watch(async () => {
+      for (
+        let status = dto.status;
+        status === 'dispatching';
+        status = (await currentRun(ref))?.status ?? status
+      ) {
+        if (++passes > 1_000) throw new Error('The run was not dispatched after 1000 passes');
         const passStarted = performance.now();
-        const summary = await dispatchPass(dispatchStore, sink, {
+        await dispatchPass(dispatchStore, sink, {
           now: NINE + passes * INVOCATION_MS,
           planner: schedulePlanner,
           misfireGraceMinutes: 60,
           remainingTimeMs: () => INVOCATION_MS - (performance.now() - passStarted),
         });
-        status = summary.resumed > 0 ? await runStatus(notification, dto.runId) : status;
-        if (passes > 1_000) throw new Error('The run was not dispatched after 1000 passes');
       }
     });
-    const untilDispatchedMs = performance.now() - started;
-    const run = await runListRepository.runsPage(notification, pageWindow({ first: 1 }, toRunDto));
-    const queued = run.items[0]?.recipients.queued;
+    const queued = (await currentRun(ref))?.recipients.queued;
     if (queued !== count) throw new Error(`The run queued ${queued} of ${count} deliveries`);
     return {
       recipients: count,
@@ -239,17 +143,84 @@ async function measureSendNow(
       requestMs,
       queuedInRequest: dto.recipients.queued,
       passes,
-      untilDispatchedMs,
+      untilDispatchedMs: performance.now() - started,
       // A pass's own reads of the due index (a Query per shard) are its fixed cost, whatever it does.
       requestsPerRecipient: (request.requests + background.requests - passes * DUE_INDEX_SHARDS) / count,
-      jobsWritten: (await readdir(outbox)).length,
+      jobsWritten: (await readdir(folder)).length,
     };
-  } finally {
-    await rm(outbox, { recursive: true, force: true });
-  }
+  });
 }
 
-const runStatus = async (notification: Notification, runId: string) =>
-  (await runListRepository.runsPage(notification, pageWindow({ first: 1 }, toRunDto))).items.find(
-    (run) => run.runId === runId,
-  )?.status ?? 'dispatching';
+export async function dispatchSection(bench: Bench) {
+  const [dueNotifications, recipients] = bench.smoke ? [200, [1_000, 2_000]] : [10_000, [10_000, 100_000]];
+  section(
+    bench,
+    `Dispatch: ${dueNotifications} notifications due in one minute; send-now of many recipients`,
+  );
+  const d = await part(bench, 'dispatch', async () => {
+    const pass = await busyMinute(dueNotifications);
+    const sendNows = [];
+    for (const [i, count] of recipients.entries())
+      sendNows.push(
+        await sendNowOf(notificationOf(FIRST_ID + dueNotifications + i), count, (i + 1) * 1_000_000),
+      );
+    return { ...pass, sendNows };
+  });
+  if (!d) return undefined;
+  const { budgets } = bench;
+  budgets.show('dispatch: pass wall time', ms(d.passMs));
+  budgets.show('dispatch: DynamoDB requests per fired notification, all in', round(d.requestsPerFired, 3));
+  const perFired = 'per fired notification (3 recipients';
+  budgets.gate(
+    `dispatch: DynamoDB requests ${perFired}, the pass’s own reads apart)`,
+    round(d.requestsPerFiredOwn, 3),
+    DISPATCH_REQUESTS_PER_FIRED,
+    'requests',
+  );
+  budgets.show(
+    `dispatch: write units ${perFired}, table, billed)`,
+    round(d.billedWriteUnitsPerFired, 3),
+    'WCU',
+  );
+  budgets.show(
+    `dispatch: write units ${perFired}, due index, billed)`,
+    round(d.dueIndexWriteUnitsPerFired, 3),
+    'WCU',
+  );
+  const units = round(d.billedWriteUnitsPerFired + d.dueIndexWriteUnitsPerFired, 3);
+  budgets.gate(
+    `dispatch: write units ${perFired}, table and due index)`,
+    units,
+    DISPATCH_WRITE_UNITS_PER_FIRED,
+    'WCU',
+  );
+  budgets.gate(
+    'dispatch: list-index writes per fired notification',
+    round(d.listIndexWritesPerFired, 3),
+    0,
+    'writes',
+  );
+  for (const s of d.sendNows) {
+    const of = `send-now of ${s.recipients} recipients`;
+    budgets.gate(
+      `${of}: DynamoDB requests in the request`,
+      s.request.requests,
+      SEND_NOW_REQUESTS,
+      'requests',
+    );
+    budgets.show(`${of}: requests in the request, by operation`, describe(s.request.byOperation));
+    budgets.show(`${of}: request time`, ms(s.requestMs));
+    budgets.show(`${of}: queued by the request`, s.queuedInRequest);
+    budgets.show(`${of}: passes (60 s each)`, s.passes);
+    budgets.show(`${of}: until dispatched (passes back to back)`, ms(s.untilDispatchedMs));
+    const perRecipient = 'DynamoDB requests per recipient, request and passes (their index reads apart)';
+    budgets.gate(
+      `${of}: ${perRecipient}`,
+      round(s.requestsPerRecipient, 3),
+      DISPATCH_REQUESTS_PER_RECIPIENT,
+      'requests',
+    );
+    budgets.show(`${of}: jobs written`, s.jobsWritten);
+  }
+  return d;
+}

@@ -1,171 +1,214 @@
-import { meterDynamoDb } from '#lib/local/dynamodb-meter';
-import { type Route, routes } from '#lib/routes';
-import { documentClient } from '#lib/store/client';
-import type { BenchKeys } from './fixture.ts';
-import type { LocalStack, Reply } from './local-stack.ts';
-import { type RecordedCall, recordDynamoDb, replay } from './recorder.ts';
-import type { Scenario } from './scenarios.ts';
-import { type Summary, summarize } from './stats.ts';
-
-/** DynamoDB work of one request, as the SDK meter counted it. */
-export interface DynamoWork {
-  requests: number;
-  writeRequests: number;
-  byOperation: Record<string, number>;
-  readUnits: number;
-  writeUnits: number;
-}
-
-export interface OperationFigures {
-  operation: string;
-  description: string;
-  /** The first request of the process: loads the function module and fills the caches. */
-  firstRequestMs: number;
-  warm: DynamoWork;
-  coldCache: DynamoWork;
-  /** The calls the bare client repeats, in order. */
-  bareCalls: string[];
-  requestMs: Summary;
-  bareMs: Summary;
-  /** The same request to a do-nothing handler behind the same adapter: the local HTTP hop alone. */
-  transportMs: Summary;
-}
-
-export const routeOf = (operation: string) => routes.find((route) => route.operation === operation) as Route;
-
-export const pathOf = (route: Route, params: Record<string, string>) =>
-  route.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(params[name] ?? ''));
-
-/** Counts the DynamoDB work of `work` with the test suite's SDK meter on the handlers' own client. */
-export async function metered<T>(work: () => Promise<T>): Promise<{ result: T; work: DynamoWork }> {
-  const meter = meterDynamoDb(documentClient());
-  try {
-    const result = await work();
-    const byOperation = Object.fromEntries(
-      Object.entries(meter.byOperation).map(([operation, count]) => [operation, count.requests]),
-    );
-    const readUnits = Object.values(meter.byOperation).reduce(
-      (sum, count) => sum + count.readCapacityUnits,
-      0,
-    );
-    return {
-      result,
-      work: {
-        requests: meter.totalRequests(),
-        writeRequests: meter.writeRequests(),
-        byOperation,
-        readUnits,
-        writeUnits: meter.writeCapacityUnits(),
-      },
-    };
-  } finally {
-    meter.detach();
-  }
-}
-
-export function expectStatus(reply: Reply, expected: number, what: string): void {
-  if (reply.status !== expected)
-    throw new Error(`${what} answered ${reply.status}, expected ${expected}: ${reply.text.slice(0, 300)}`);
-}
+import { type Operation, routes } from '#lib/routes';
+import { REQUEST_RATIO } from './budgets.ts';
+import { type Call, describe, replay, watch } from './dynamodb.ts';
+import {
+  ADMIN,
+  type BenchKeys,
+  COLD_ADMIN_KEYS,
+  COLD_TENANTS,
+  embedToken,
+  platformToken,
+} from './fixture.ts';
+import { type Bench, part, section } from './report.ts';
+import { type Scenario, scenarios } from './scenarios.ts';
+import { expectStatus, type Stack } from './stack.ts';
+import { ms, round, summarize, times } from './stats.ts';
 
 /**
- * Items 2 and 3 of the bench for one operation: its DynamoDB work (warm, and with the caller's lookup
- * on an empty cache), then `iterations` warm requests over HTTP, each followed by the bare client
- * sending the same DynamoDB calls and by the same request to a do-nothing handler, so that all three
- * see the same machine at the same moment.
+ * Per operation: its DynamoDB work (warm, and with the caller's lookup on an empty cache), then warm
+ * requests over HTTP, each followed by the bare client sending the same DynamoDB calls and by the same
+ * request to a do-nothing handler, so that all three see the same machine at the same moment. Then
+ * what authenticating costs when the caller is not cached.
  */
-export async function measureOperation(
-  stack: LocalStack,
-  scenario: Scenario,
-  keys: BenchKeys,
-  options: { iterations: number; warmup: number },
-): Promise<OperationFigures> {
-  const route = routeOf(scenario.operation);
-  const path = `${pathOf(route, scenario.params)}${scenario.query ? `?${scenario.query}` : ''}`;
+
+const coldAdminKeys = [...COLD_ADMIN_KEYS];
+const coldTenants = [...COLD_TENANTS];
+const next = (pool: string[], what: string) => {
+  const value = pool.shift();
+  if (value === undefined) throw new Error(`The bench fixture has too few ${what}`);
+  return value;
+};
+
+/** The caller's Authorization header: a warm one (its lookup cached after the first), or one never seen. */
+function callerOf(scenario: Scenario, keys: BenchKeys, cold: boolean): string | undefined {
+  if (scenario.caller === 'admin') return cold ? `Bearer ${next(coldAdminKeys, 'cold API keys')}` : ADMIN;
+  if (scenario.caller === 'embed')
+    return `Bearer ${cold ? embedToken(keys, next(coldTenants, 'cold embed tenants')) : embedToken(keys)}`;
+  if (scenario.caller === 'platform') return `Bearer ${platformToken(keys)}`;
+  return undefined;
+}
+
+/** A scenario's request, ready to send as often as needed. */
+function requestOf(stack: Stack, operation: Operation, keys: BenchKeys) {
+  const scenario = scenarios[operation];
+  const route = routes.find((r) => r.operation === operation);
+  if (!route) throw new Error(`No route for ${operation}`);
+  const params = scenario.params ?? {};
+  const path = `${route.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(params[name] ?? ''))}${scenario.query ? `?${scenario.query}` : ''}`;
   // Signed once: signing a JWT takes longer than verifying it and is the client's cost, not ours.
-  const warmAuthorization = scenario.authorization(keys);
+  const warm = callerOf(scenario, keys, false);
   let i = 0;
-  const prepare = (authorization = warmAuthorization) => ({ authorization, body: scenario.body?.(i++) });
-  const sendExpecting = async (prepared = prepare()) => {
+  const options = (authorization = warm) => ({ authorization, body: scenario.body?.(i++) });
+  const send = async (prepared = options()) => {
     const reply = await stack.request(route.method, path, prepared);
-    expectStatus(reply, scenario.expectedStatus, `${route.method} ${path}`);
-    return reply;
+    expectStatus(reply, scenario.status, `${route.method} ${path}`);
   };
+  return { scenario, send, options, hop: (prepared = options()) => stack.hop(route.method, path, prepared) };
+}
 
-  const started = performance.now();
-  await sendExpecting();
-  const firstRequestMs = performance.now() - started;
-  for (let n = 0; n < options.warmup; n++) await sendExpecting();
-
-  const { work: warm } = await metered(() => sendExpecting());
-  const { work: coldCache } = await metered(() => sendExpecting(prepare(scenario.coldAuthorization(keys))));
-
-  const recorder = recordDynamoDb(documentClient());
-  let calls: RecordedCall[];
-  try {
-    ({ calls } = await recorder.record(() => sendExpecting()));
-  } finally {
-    recorder.detach();
-  }
-  const bare = () => replay(stack.bareClient, calls, scenario.adjustReplay);
-  await bare();
-
-  const requestMs: number[] = [];
-  const bareMs: number[] = [];
-  const transportMs: number[] = [];
-  for (let n = 0; n < options.iterations; n++) {
-    const prepared = prepare();
+async function measureOperation(
+  stack: Stack,
+  operation: Operation,
+  keys: BenchKeys,
+  requests: number,
+  warmup: number,
+) {
+  const { scenario, send, options, hop } = requestOf(stack, operation, keys);
+  const first = performance.now();
+  await send();
+  const firstRequestMs = performance.now() - first;
+  for (let n = 0; n < warmup; n++) await send();
+  const { work: warmWork, calls } = await watch(() => send());
+  const { work: coldWork } = await watch(() => send(options(callerOf(scenario, keys, true))));
+  const bare = (recorded: readonly Call[]) => replay(stack.bareClient, recorded);
+  await bare(calls);
+  const samples = { request: [] as number[], bare: [] as number[], hop: [] as number[] };
+  for (let n = 0; n < requests; n++) {
+    const prepared = options();
     const t0 = performance.now();
-    await sendExpecting(prepared);
+    await send(prepared);
     const t1 = performance.now();
-    await bare();
+    await bare(calls);
     const t2 = performance.now();
-    await stack.transport(route.method, path, prepared);
-    const t3 = performance.now();
-    requestMs.push(t1 - t0);
-    bareMs.push(t2 - t1);
-    transportMs.push(t3 - t2);
+    await hop(prepared);
+    samples.request.push(t1 - t0);
+    samples.bare.push(t2 - t1);
+    samples.hop.push(performance.now() - t2);
   }
-
+  const [requestMs, bareMs, hopMs] = [samples.request, samples.bare, samples.hop].map(summarize) as [
+    ReturnType<typeof summarize>,
+    ReturnType<typeof summarize>,
+    ReturnType<typeof summarize>,
+  ];
   return {
-    operation: scenario.operation,
-    description: scenario.description,
+    operation,
+    scenario,
     firstRequestMs,
-    warm,
-    coldCache,
-    bareCalls: calls.map((call) => call.operation),
-    requestMs: summarize(requestMs),
-    bareMs: summarize(bareMs),
-    transportMs: summarize(transportMs),
+    warm: warmWork,
+    coldCache: coldWork,
+    bareCalls: calls.map((c) => c.operation),
+    requestMs,
+    bareMs,
+    hopMs,
   };
 }
 
-/**
- * What authenticating costs when the caller is not cached: requests with never-seen credentials
- * against warm ones of the same operation, interleaved.
- */
-export async function measureColdAuthentication(
-  stack: LocalStack,
-  scenario: Scenario,
+/** Requests with never-seen credentials against warm ones of the same operation, interleaved. */
+async function measureColdAuthentication(
+  stack: Stack,
+  operation: Operation,
   keys: BenchKeys,
   samples: number,
-): Promise<{ coldMs: Summary; warmMs: Summary }> {
-  const route = routeOf(scenario.operation);
-  const path = `${pathOf(route, scenario.params)}${scenario.query ? `?${scenario.query}` : ''}`;
-  const warmAuthorization = scenario.authorization(keys);
-  const coldMs: number[] = [];
-  const warmMs: number[] = [];
+) {
+  const { scenario, send, options } = requestOf(stack, operation, keys);
+  const cold: number[] = [];
+  const warm: number[] = [];
   for (let n = 0; n < samples; n++) {
     for (const [authorization, into] of [
-      [scenario.coldAuthorization(keys), coldMs],
-      [warmAuthorization, warmMs],
+      [callerOf(scenario, keys, true), cold],
+      [callerOf(scenario, keys, false), warm],
     ] as const) {
-      const body = scenario.body?.(n);
+      const prepared = options(authorization);
       const t0 = performance.now();
-      const reply = await stack.request(route.method, path, { authorization, body });
+      await send(prepared);
       into.push(performance.now() - t0);
-      expectStatus(reply, scenario.expectedStatus, `${route.method} ${path}`);
     }
   }
-  return { coldMs: summarize(coldMs), warmMs: summarize(warmMs) };
+  return { coldMs: summarize(cold), warmMs: summarize(warm) };
+}
+
+export async function perRequestSection(
+  bench: Bench,
+  stack: Stack,
+  keys: BenchKeys,
+  settings: { requests: number; warmup: number; coldAuthSamples: number },
+) {
+  const { budgets } = bench;
+  const figures = [];
+  section(
+    bench,
+    `2. Per request, warm: ${settings.requests} requests each, alternating with the bare calls and the HTTP hop alone`,
+    { grid: true },
+  );
+  for (const operation of bench.available) {
+    const o = await part(bench, operation, () =>
+      measureOperation(stack, operation, keys, settings.requests, settings.warmup),
+    );
+    if (!o) continue;
+    figures.push(o);
+    const { requestMs, bareMs, hopMs } = o;
+    budgets.show(`${operation}: request median`, ms(requestMs.median));
+    budgets.show(`${operation}: request p99`, ms(requestMs.p99));
+    budgets.show(`${operation}: bare median`, ms(bareMs.median));
+    budgets.show(`${operation}: bare p99`, ms(bareMs.p99));
+    budgets.timing(
+      `${operation}: request / bare calls (median)`,
+      round(requestMs.median / bareMs.median, 3),
+      REQUEST_RATIO,
+    );
+    budgets.show(`${operation}: HTTP hop`, ms(hopMs.median));
+    // The local HTTP hop is API Gateway's part in AWS: the handler's own time against the bare calls.
+    budgets.show(
+      `${operation}: × bare without the hop`,
+      times((requestMs.median - hopMs.median) / bareMs.median),
+    );
+    budgets.show(`${operation}: bare calls`, o.bareCalls.join(' → '));
+  }
+  section(bench, '3. DynamoDB work per request (SDK meter; capacity as DynamoDB Local reports it)', {
+    grid: true,
+  });
+  for (const { operation, scenario, warm, coldCache } of figures) {
+    budgets.show(`${operation}: request`, scenario.description);
+    budgets.gate(
+      `${operation}: DynamoDB requests, warm`,
+      warm.requests,
+      scenario.budget.requests,
+      'requests',
+    );
+    budgets.show(`${operation}: by operation`, describe(warm.byOperation));
+    budgets.gate(`${operation}: read units, warm`, warm.readUnits, scenario.budget.readUnits, 'RCU');
+    budgets.gate(`${operation}: write units, warm`, warm.writeUnits, scenario.budget.writeUnits, 'WCU');
+    budgets.gate(
+      `${operation}: DynamoDB requests, cold cache`,
+      coldCache.requests,
+      scenario.budget.coldRequests,
+      'requests',
+    );
+    budgets.show(`${operation}: cold cache, by operation`, describe(coldCache.byOperation));
+  }
+  section(
+    bench,
+    'Authentication on an empty cache (a credential never seen), against a warm one, same operation',
+    { grid: true },
+  );
+  const coldAuthentication = [];
+  for (const [credential, operation] of [
+    [
+      'API key (link + user read)',
+      bench.available.includes('set-dashboard-embedding') ? 'set-dashboard-embedding' : 'update-notification',
+    ],
+    ['embed JWT (tenant read + verifier)', 'get-embedded-dashboard'],
+  ] as const) {
+    if (!bench.available.includes(operation)) continue;
+    const a = await part(bench, `cold authentication, ${credential}`, () =>
+      measureColdAuthentication(stack, operation, keys, settings.coldAuthSamples),
+    );
+    if (!a) continue;
+    coldAuthentication.push({ credential, operation, ...a });
+    budgets.show(`${credential}: operation`, operation);
+    budgets.show(`${credential}: cold median`, ms(a.coldMs.median));
+    budgets.show(`${credential}: warm median`, ms(a.warmMs.median));
+    budgets.show(`${credential}: authentication`, ms(a.coldMs.median - a.warmMs.median));
+  }
+  return { perRequest: figures.map(({ scenario: _, ...o }) => o), coldAuthentication };
 }

@@ -1,182 +1,131 @@
-import {
-  type Budget,
-  bytesOverFloorOf,
-  CRON_PACKAGES,
-  importRatioOf,
-  isScheduleWriter,
-  met,
-} from './budgets.ts';
-import { type BundleFigures, beyondFloor, bundle } from './build.ts';
-import { type ColdStartFigures, measureColdStarts } from './cold-start.ts';
-import { type Bench, log, part, section } from './output.ts';
-import { round } from './stats.ts';
-import { kb, ms, type Table, table, times } from './table.ts';
-import { checkValidationBundle, validationEntries } from './validation-choice.ts';
+import { execFile } from 'node:child_process';
+import { mkdir, readFile } from 'node:fs/promises';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { gzipSync } from 'node:zlib';
+import { build } from 'esbuild';
+import { bundlingSettings } from '../cdk/bundling.ts';
+import { bytesOverFloorOf, CRON_PACKAGES, importRatioOf, isScheduleWriter } from './budgets.ts';
+import { type Bench, note, part, section } from './report.ts';
+import { kb, ms, round, summarize, times } from './stats.ts';
 
-/** Item 1: each function's bundle and cold import, the floor's, and the request-validation choice. */
-
-export interface ColdStartRow {
-  name: string;
-  bytes: number;
-  gzipBytes: number;
-  bytesOverFloor: number;
-  cold: ColdStartFigures | undefined;
-  /** Import median over the floor's (the floor constructs its client at import). */
-  importRatio: number;
-  /** Import median over the floor's code without the construction (the functions construct on first use). */
-  importRatioUnconstructed: number;
-  beyondFloor: { name: string; bytes: number }[];
-  /** Bytes of the cron libraries (luxon, cron-parser, cronstrue) in the bundle. */
-  cronBytes: number;
-  note?: string;
-}
+/**
+ * Each function bundled exactly as the CDK stack bundles it (cdk/bundling.ts), and imported in fresh
+ * Node processes as Lambda's init does, next to the floor: a DynamoDB document client alone.
+ */
 
 const root = new URL('../', import.meta.url);
-const entry = (path: string) => new URL(path, root).pathname;
+const run = promisify(execFile);
 
-export async function coldStartSection(
-  bench: Bench,
-): Promise<{ functions: ColdStartRow[]; validation: ColdStartRow[] }> {
-  section('Cold start: each function bundled as the CDK stack bundles it, imported in a fresh Node process');
-  const validation = await validationEntries(`${bench.workDirectory}generated`);
-  const entries = [
-    { name: 'floor', entryPoint: entry('bench/entries/floor.ts'), group: 'floor' },
-    {
-      name: 'floor, client not constructed',
-      entryPoint: entry('bench/entries/floor-unconstructed.ts'),
-      group: 'floor',
-    },
-    ...bench.available.map((operation) => ({
-      name: operation,
-      entryPoint: entry(`functions/${operation}.ts`),
-      group: 'function',
-    })),
-    ...validation.map(({ name, entryPoint, note }) => ({ name, entryPoint, note, group: 'validation' })),
-  ];
-  const bundles = new Map<string, BundleFigures & { group: string; note?: string }>();
-  for (const { name, entryPoint, group, ...rest } of entries) {
-    const figures = await part(bench, `bundle ${name}`, () =>
-      bundle(entryPoint, `${bench.workDirectory}bundles/${name.replace(/[^\w-]+/g, '-')}`),
-    );
-    if (figures) bundles.set(name, { ...figures, group, note: 'note' in rest ? rest.note : undefined });
-  }
-  for (const [name, figures] of bundles)
-    if (figures.group === 'validation')
-      await part(bench, `validation bundle ${name}`, () => checkValidationBundle(figures.file));
-
-  // First in the run: nothing else (DynamoDB Local's JVM above all) competes for the CPU yet.
-  const cold =
-    (await part(bench, 'cold starts', () =>
-      measureColdStarts(
-        [...bundles].map(([name, { file }]) => ({ name, file })),
-        bench.settings.imports,
-      ),
-    )) ?? new Map<string, ColdStartFigures>();
-
-  const floor = bundles.get('floor');
-  const floorMs = cold.get('floor')?.importMs.median ?? Number.NaN;
-  const unconstructedMs = cold.get('floor, client not constructed')?.importMs.median ?? Number.NaN;
-  const rows = [...bundles].map(([name, figures]): ColdStartRow & { group: string } => {
-    const importMs = cold.get(name)?.importMs.median ?? Number.NaN;
-    return {
-      name,
-      group: figures.group,
-      bytes: figures.bytes,
-      gzipBytes: figures.gzipBytes,
-      bytesOverFloor: floor ? figures.bytes - floor.bytes : Number.NaN,
-      cold: cold.get(name),
-      importRatio: round(importMs / floorMs, 3),
-      importRatioUnconstructed: round(importMs / unconstructedMs, 3),
-      beyondFloor: floor && figures.group === 'function' ? beyondFloor(figures, floor) : [],
-      cronBytes: figures.byPackage
-        .filter((entry) => CRON_PACKAGES.includes(entry.name))
-        .reduce((sum, entry) => sum + entry.bytes, 0),
-      ...(figures.note && { note: figures.note }),
-    };
+/** Bundles an entry to `<outDir>/index.mjs`, as NodejsFunction names an ESM bundle; bytes per package. */
+async function bundle(entryPoint: string, outDir: string) {
+  await mkdir(outDir, { recursive: true });
+  const file = `${outDir}/index.mjs`;
+  const { externalModules, banner, mainFields, ...settings } = bundlingSettings;
+  const { metafile } = await build({
+    ...settings,
+    mainFields: [...mainFields],
+    banner: { js: banner },
+    external: [...externalModules],
+    bundle: true,
+    entryPoints: [entryPoint],
+    outfile: file,
+    metafile: true,
+    logLevel: 'error',
   });
-  const functions = rows.filter((row) => row.group !== 'validation');
-  const choices = rows.filter((row) => row.group === 'validation');
-
-  for (const row of functions.filter((r) => r.group === 'function')) {
-    if (floor)
-      bench.budgets.atMost(
-        `${row.name}: bundle bytes`,
-        row.bytes,
-        floor.bytes + bytesOverFloorOf(row.name),
-        'bytes',
-        true,
-      );
-    // Only the schedule writers compute a schedule's reading and instants.
-    if (!isScheduleWriter(row.name))
-      bench.budgets.atMost(`${row.name}: cron library bytes`, row.cronBytes, 0, 'bytes', true);
-    bench.budgets.atMost(`${row.name}: import / floor`, row.importRatio, importRatioOf(row.name), '×', false);
+  const code = await readFile(file);
+  const byPackage = new Map<string, number>();
+  for (const [input, { bytesInOutput }] of Object.entries(
+    Object.values(metafile.outputs).find((o) => o.entryPoint)?.inputs ?? {},
+  )) {
+    // `node_modules/@aws-sdk/core/...` → `@aws-sdk/core`; our own files → their directory (`lib/auth`).
+    const name =
+      /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input)?.[1] ?? input.split('/').slice(0, -1).join('/');
+    byPackage.set(name, (byPackage.get(name) ?? 0) + bytesInOutput);
   }
-  log(table(coldStartTable(functions, bench.budgets.all)));
-  for (const line of beyondFloorLines(functions)) log(`\n${line}`);
+  return { file, bytes: code.length, gzipBytes: gzipSync(code, { level: 9 }).length, byPackage };
+}
 
+/**
+ * Imports each bundle `iterations` times, each in a fresh Node process (the Node running the bench:
+ * Node 24 under npm), in rounds over all bundles, so that a burst of load hits every bundle alike.
+ */
+async function importTimes(files: Map<string, string>, iterations: number): Promise<Map<string, number[]>> {
+  const samples = new Map([...files.keys()].map((name) => [name, [] as number[]]));
+  // Nothing from the caller's environment may change how Node loads the bundle.
+  const { NODE_OPTIONS: _options, ...env } = process.env;
+  const probe = new URL('import-probe.mjs', import.meta.url).pathname;
+  const names = [...files.keys()];
+  for (let round = 0; round < iterations; round++)
+    for (let i = 0; i < names.length; i++) {
+      const name = names[(i + round) % names.length] as string;
+      const { stdout } = await run(process.execPath, [probe, pathToFileURL(files.get(name) as string).href], {
+        env,
+      });
+      samples.get(name)?.push(JSON.parse(stdout).importMs);
+    }
+  return samples;
+}
+
+export async function coldStartSection(bench: Bench, iterations: number) {
   section(
-    'Request validation: our zod/mini middleware or @middy/validator (minimal handlers, same esbuild settings)',
+    bench,
+    '1. Cold start: each function bundled as the CDK stack bundles it, imported in fresh Node processes',
+    {
+      grid: true,
+    },
   );
-  log(table(validationTable(choices)));
+  const entries: [string, string][] = [
+    ['floor', 'bench/entries/floor.ts'],
+    // The functions build their client on first use: the difference is paid by the first request.
+    ['floor, client not constructed', 'bench/entries/floor-unconstructed.ts'],
+    ...bench.available.map((operation): [string, string] => [operation, `functions/${operation}.ts`]),
+  ];
+  const bundles = new Map<string, Awaited<ReturnType<typeof bundle>>>();
+  for (const [name, entry] of entries) {
+    const outDir = `${bench.workDirectory}bundles/${name.replace(/[^\w-]+/g, '-')}`;
+    const figures = await part(bench, `bundle ${name}`, () => bundle(new URL(entry, root).pathname, outDir));
+    if (figures) bundles.set(name, figures);
+  }
+  // First in the run: nothing else (DynamoDB Local's JVM above all) competes for the CPU yet.
+  const files = new Map([...bundles].map(([name, { file }]) => [name, file]));
+  const imports = (await part(bench, 'cold starts', () => importTimes(files, iterations))) ?? new Map();
+  const importMs = (name: string) => summarize(imports.get(name) ?? []);
+  const ratio = (name: string, to: string) => round(importMs(name).median / importMs(to).median, 3);
+  const floor = bundles.get('floor');
+  const { budgets } = bench;
+  for (const [name, b] of bundles) {
+    const overFloor = b.bytes - (floor?.bytes ?? Number.NaN);
+    if (name.startsWith('floor')) budgets.show(`${name}: bundle bytes`, b.bytes, 'bytes');
+    else
+      budgets.gate(`${name}: bundle bytes`, b.bytes, (floor?.bytes ?? 0) + bytesOverFloorOf(name), 'bytes');
+    budgets.show(`${name}: gzip`, kb(b.gzipBytes));
+    budgets.show(`${name}: over floor`, kb(overFloor));
+    // Only the schedule writers compute a schedule's reading and instants.
+    const cronBytes = CRON_PACKAGES.reduce((sum, p) => sum + (b.byPackage.get(p) ?? 0), 0);
+    if (!name.startsWith('floor') && !isScheduleWriter(name))
+      budgets.gate(`${name}: cron library bytes`, cronBytes, 0, 'bytes');
+    budgets.show(`${name}: import median (${iterations})`, ms(importMs(name).median));
+    budgets.show(`${name}: import p99`, ms(importMs(name).p99));
+    if (!name.startsWith('floor')) {
+      budgets.timing(`${name}: import / floor`, ratio(name, 'floor'), importRatioOf(name));
+      budgets.show(`${name}: × floor w/o client`, times(ratio(name, 'floor, client not constructed')));
+    }
+    if (floor && overFloor > bytesOverFloorOf(name) && !name.startsWith('floor')) {
+      const beyond = [...b.byPackage]
+        .map(([p, bytes]) => [p, bytes - (floor.byPackage.get(p) ?? 0)] as const)
+        .filter(([, bytes]) => bytes > 512)
+        .sort((x, y) => y[1] - x[1])
+        .slice(0, 6);
+      note(`${name} holds beyond the floor: ${beyond.map(([p, n]) => `${p} ${kb(n)}`).join(', ')}`);
+    }
+  }
   return {
-    functions: functions.map(({ group: _group, ...row }) => row),
-    validation: choices.map(({ group: _group, ...row }) => row),
-  };
-}
-
-export function coldStartTable(functions: ColdStartRow[], budgets: Budget[]): Table {
-  return {
-    headers: [
-      'bundle',
-      'bytes',
-      'gzip',
-      'over floor (≤ 100 KB; send-now 125; schedule writers 250)',
-      'import median (20)',
-      'p99',
-      '× floor (≤ 1.25; schedule writers 1.4)',
-      '× floor w/o client',
-      'bytes met',
-      'import met',
-    ],
-    rows: functions.map((row) => {
-      const isFloor = row.name.startsWith('floor');
-      return [
-        row.name,
-        kb(row.bytes),
-        kb(row.gzipBytes),
-        isFloor ? '' : kb(row.bytesOverFloor),
-        ms(row.cold?.importMs.median ?? Number.NaN),
-        ms(row.cold?.importMs.p99 ?? Number.NaN),
-        isFloor ? '' : times(row.importRatio),
-        isFloor ? '' : times(row.importRatioUnconstructed),
-        isFloor ? '' : met(budgets, `${row.name}: bundle bytes`),
-        isFloor ? '' : met(budgets, `${row.name}: import / floor`),
-      ];
-    }),
-  };
-}
-
-/** What each function over its bytes budget holds that the floor does not. */
-export const beyondFloorLines = (functions: ColdStartRow[]) =>
-  functions
-    .filter((row) => row.bytesOverFloor > bytesOverFloorOf(row.name))
-    .map(
-      (row) =>
-        `${row.name} holds beyond the floor: ${row.beyondFloor.map((p) => `${p.name} ${kb(p.bytes)}`).join(', ')}`,
-    );
-
-export function validationTable(choices: ColdStartRow[]): Table {
-  const zodMs = choices[0]?.cold?.importMs.median ?? Number.NaN;
-  return {
-    headers: ['validation', 'bytes', 'gzip', 'import median', 'p99', '× zod/mini', 'how'],
-    rows: choices.map((row) => [
-      row.name,
-      kb(row.bytes),
-      kb(row.gzipBytes),
-      ms(row.cold?.importMs.median ?? Number.NaN),
-      ms(row.cold?.importMs.p99 ?? Number.NaN),
-      times((row.cold?.importMs.median ?? Number.NaN) / zodMs),
-      row.note ?? '',
-    ]),
+    bundles: Object.fromEntries(
+      [...bundles].map(([name, b]) => [
+        name,
+        { bytes: b.bytes, gzipBytes: b.gzipBytes, importMs: importMs(name) },
+      ]),
+    ),
   };
 }
