@@ -8,8 +8,8 @@ import demo from '../fixtures/demo.json' with { type: 'json' };
 /**
  * The bench's data: the demo fixture (deployments 7 and 8, dashboards shared with embed tenant `acme`,
  * notifications 700, 701, 800), signing keys made for this run, credentials set aside for the cold
- * authentication path (each used once, so each meets an empty cache), and the items the sections
- * write straight into the table, each section under ids of its own.
+ * authentication path (each used once, so each meets an empty cache), and what the sections write
+ * straight into the table, each under ids of its own.
  */
 
 export const ADMIN_KEY = 'sk-demo-admin';
@@ -25,67 +25,59 @@ export const ISSUERS = {
   embed: 'https://auth.acme.example',
 };
 export const EMBED_AUDIENCE = 'embed';
-
-/** Notifications of deployment 7 the fixture holds for the add-recipients sections (runs of 1000, sizes, concurrency). */
+/** Notifications of deployment 7 for the add-recipients sections: runs of 1000, sizes, concurrency. */
 export const RECIPIENT_NOTIFICATION_IDS = Array.from({ length: 12 }, (_, i) => 9000 + i);
 export const SCALE_NOTIFICATION_IDS = [9100, 9101, 9102, 9103];
 /** The concurrency scenario's PUT target, add target, and a notification holding an embed user that exists. */
 export const CONCURRENCY_NOTIFICATION_IDS = [9200, 9201, 9202] as const;
 
 export type BenchKeys = Record<keyof typeof ISSUERS, SigningKey>;
-
 export const generateKeys = (): BenchKeys => ({
   console: generateSigningKey('bench-console'),
   platform: generateSigningKey('bench-platform'),
   embed: generateSigningKey('bench-embed'),
 });
 
+const jwks = (key: SigningKey) => ({ keys: [key.publicJwk] });
+/** The console and platform issuers the bench's tokens come from. */
+export const trustedIssuers = (keys: BenchKeys) =>
+  (['console', 'platform'] as const).map((kind) => ({
+    kind,
+    issuer: ISSUERS[kind],
+    audience: kind,
+    jwks: jwks(keys[kind]),
+  }));
+
 export function benchFixture(keys: BenchKeys): unknown {
-  const jwks = (key: SigningKey) => ({ keys: [key.publicJwk] });
   const tenants = ['acme', ...COLD_TENANTS];
-  const extra = [...RECIPIENT_NOTIFICATION_IDS, ...SCALE_NOTIFICATION_IDS, ...CONCURRENCY_NOTIFICATION_IDS];
+  const ids = [...RECIPIENT_NOTIFICATION_IDS, ...SCALE_NOTIFICATION_IDS, ...CONCURRENCY_NOTIFICATION_IDS];
+  const daily = { deploymentId: 7, dashboardId: 70, scheduleType: 'DAILY', hour: 9, timezone: 'UTC' };
+  const withColdKeys = (keys: string[]) => (keys.includes(ADMIN_KEY) ? [...keys, ...COLD_ADMIN_KEYS] : keys);
   return {
     ...demo,
-    users: demo.users.map((user) =>
-      user.apiKeys?.includes(ADMIN_KEY) ? { ...user, apiKeys: [...user.apiKeys, ...COLD_ADMIN_KEYS] } : user,
-    ),
+    users: demo.users.map((user) => ({ ...user, apiKeys: withColdKeys(user.apiKeys ?? []) })),
     dashboards: demo.dashboards.map((dashboard) =>
       dashboard.sharedWithTenants.includes('acme') ? { ...dashboard, sharedWithTenants: tenants } : dashboard,
     ),
     embedTenants: tenants.map((name) => ({ name, issuer: ISSUERS.embed, jwks: jwks(keys.embed) })),
-    trustedIssuers: (['console', 'platform'] as const).map((kind) => ({
-      kind,
-      issuer: ISSUERS[kind],
-      audience: kind,
-      jwks: jwks(keys[kind]),
-    })),
-    notifications: [
-      ...demo.notifications,
-      ...extra.map((id) => ({
-        id,
-        deploymentId: 7,
-        dashboardId: 70,
-        scheduleType: 'DAILY',
-        hour: 9,
-        timezone: 'UTC',
-      })),
-    ],
+    trustedIssuers: trustedIssuers(keys),
+    notifications: [...demo.notifications, ...ids.map((id) => ({ id, ...daily }))],
   };
 }
 
-const token = (claims: Record<string, unknown>, key: SigningKey) => {
+const signed = (claims: Record<string, unknown>, key: SigningKey) => {
   const now = Math.floor(Date.now() / 1000);
   return signJwt({ ...claims, iat: now, exp: now + 3600 }, key);
 };
 export const consoleToken = (keys: BenchKeys) =>
-  token({ iss: ISSUERS.console, aud: 'console', sub: 'idp-sub-ada' }, keys.console);
+  signed({ iss: ISSUERS.console, aud: 'console', sub: 'idp-sub-ada' }, keys.console);
 export const platformToken = (keys: BenchKeys) =>
-  token(
+  signed(
     { iss: ISSUERS.platform, aud: 'platform', sub: 'screenshot-service', session: 'screenshot' },
     keys.platform,
   );
 export const embedToken = (keys: BenchKeys, tenant = 'acme', externalId = 'user-1@example.com') =>
-  token({ iss: ISSUERS.embed, aud: EMBED_AUDIENCE, sub: externalId, tenant }, keys.embed);
+  signed({ iss: ISSUERS.embed, aud: EMBED_AUDIENCE, sub: externalId, tenant }, keys.embed);
 
 /** A DAILY 09:00 UTC notification on dashboard 70 of deployment 7, disabled unless `fields` say otherwise. */
 export const notificationOf = (id: number, fields: Partial<Notification> = {}): Notification => ({
@@ -107,20 +99,24 @@ export const notificationOf = (id: number, fields: Partial<Notification> = {}): 
 });
 
 /** An embed recipient of tenant acme, `<name>-<i>@example.com`, with embed user id `firstUserId + i`. */
-export const embedRecipient = (
+export function embedRecipient(
   name: string,
   i: number,
   properties = {},
   firstUserId = 1_000_000,
-): StoredEmbedRecipient => ({
-  type: 'EMBED_USER',
-  embedTenantName: 'acme',
-  normalizedExternalId: `${name}-${i}@example.com`,
-  externalId: `${name}-${i}@example.com`,
-  embedUserId: firstUserId + i,
-  email: `${name}-${i}@example.com`,
-  properties,
-});
+): StoredEmbedRecipient {
+  const externalId = `${name}-${i}@example.com`;
+  const embedUserId = firstUserId + i;
+  return {
+    type: 'EMBED_USER',
+    embedTenantName: 'acme',
+    normalizedExternalId: externalId,
+    externalId,
+    embedUserId,
+    email: externalId,
+    properties,
+  };
+}
 
 /** Writes items straight into the table, `concurrency` BatchWrites in flight. */
 export const putItems = (items: readonly Item[], concurrency = 16) =>

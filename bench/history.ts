@@ -4,7 +4,6 @@ import { type Run, scheduledRunId } from '#lib/domain/runs';
 import { documentClient, tableName } from '#lib/store/client';
 import { encodeRecipient } from '#lib/store/codecs/recipients';
 import { encodeDelivery, encodeRun } from '#lib/store/codecs/runs';
-import type { Item } from '#lib/store/items';
 import { keys } from '#lib/store/keys';
 import { PURGE_GRACE_MS } from '#lib/store/notification-guard';
 import { purgeStore } from '#lib/store/purge-store';
@@ -22,32 +21,31 @@ import { expectStatus, type Stack } from './stack.ts';
  */
 
 const HOUR_MS = 3_600_000;
-const base = '/v1/deployments/7/notifications';
+const historyUser = (i: number) => embedRecipient('history', i, {}, 2_000_000);
 
 /** One run's items: the run and a delivery to each recipient, as the dispatcher writes them. */
-function runItems(notificationId: number, instant: number, recipients: number): Item[] {
-  const createdAt = new Date(instant + 2_000).toISOString();
+function runItems(notificationId: number, instant: number, recipients: number) {
+  const [scheduledFor, createdAt] = [
+    new Date(instant).toISOString(),
+    new Date(instant + 2_000).toISOString(),
+  ];
+  const counts = { queued: recipients, skipped: 0, delivered: 0, failed: 0 };
   const run: Run = {
     runId: scheduledRunId(instant),
     deploymentId: 7,
     notificationId,
     trigger: 'schedule',
-    scheduledFor: new Date(instant).toISOString(),
+    scheduledFor,
     createdAt,
     status: 'dispatched',
     skipReason: null,
-    recipients: { queued: recipients, skipped: 0, delivered: 0, failed: 0 },
+    recipients: counts,
     completedAt: null,
   };
-  const deliveries = Array.from({ length: recipients }, (_, i) => {
-    const { type, embedTenantName, externalId, embedUserId, email } = embedRecipient(
-      'history',
-      i,
-      {},
-      2_000_000,
-    );
+  const delivery = (i: number) => {
+    const { type, embedTenantName, externalId, embedUserId, email } = historyUser(i);
     return encodeDelivery(run, {
-      recipientKey: `RECIPIENT#EMBED_USER#acme#history-${i}%40example.com`,
+      recipientKey: `RECIPIENT#EMBED_USER#acme#${encodeURIComponent(externalId)}`,
       recipient: { type, embedTenantName, externalId, embedUserId, email },
       deliveryId: String(i).padStart(32, '0'),
       status: 'queued',
@@ -57,49 +55,44 @@ function runItems(notificationId: number, instant: number, recipients: number): 
       error: null,
       updatedAt: createdAt,
     });
-  });
-  return [encodeRun(run), ...deliveries];
+  };
+  return [encodeRun(run), ...Array.from({ length: recipients }, (_, i) => delivery(i))];
 }
 
-/** Writes the recipients and the runs, a few hundred runs at a time so that memory holds one slice of the year. */
-async function fill(notificationId: number, size: { recipients: number; runs: number }): Promise<number> {
-  const notification = { deploymentId: 7, id: notificationId, dashboardId: 70 };
-  await putItems(
-    Array.from({ length: size.recipients }, (_, i) =>
-      encodeRecipient(notification, embedRecipient('history', i, {}, 2_000_000)),
-    ),
-  );
+/** The recipients and the runs, 200 runs at a time so that memory holds one slice of the year. */
+async function fill(id: number, size: { recipients: number; runs: number }): Promise<number> {
+  const recipient = (i: number) => encodeRecipient({ deploymentId: 7, id, dashboardId: 70 }, historyUser(i));
+  await putItems(Array.from({ length: size.recipients }, (_, i) => recipient(i)));
   const total = size.runs * (size.recipients + 1);
   const now = Date.now();
   for (let first = 0; first < size.runs; first += 200) {
-    const runs = Array.from(
+    const instants = Array.from(
       { length: Math.min(200, size.runs - first) },
       (_, i) => now - (first + i + 1) * HOUR_MS,
     );
-    await putItems(runs.flatMap((instant) => runItems(notificationId, instant, size.recipients)));
-    working(`writing the history: ${(first + runs.length) * (size.recipients + 1)} of ${total} items`);
+    await putItems(instants.flatMap((instant) => runItems(id, instant, size.recipients)));
+    working(`writing the history: ${(first + instants.length) * (size.recipients + 1)} of ${total} items`);
   }
   return total + size.recipients;
 }
 
-const isEmpty = async (notificationId: number) => {
-  const { Items = [] } = await documentClient().send(
-    new QueryCommand({
-      TableName: tableName(),
-      KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': keys.notificationPartition(7, notificationId) },
-      ConsistentRead: true,
-      Limit: 1,
-    }),
-  );
-  return Items.length === 0;
-};
-
 /** Purge passes as the deployed function runs them (60 s each), until the partition is empty. */
 async function purgeUntilEmpty(notificationId: number) {
+  const partition = { ':pk': keys.notificationPartition(7, notificationId) };
+  const query = {
+    TableName: tableName(),
+    KeyConditionExpression: 'pk = :pk',
+    ConsistentRead: true,
+    Limit: 1,
+  };
+  const isEmpty = async () =>
+    (
+      (await documentClient().send(new QueryCommand({ ...query, ExpressionAttributeValues: partition })))
+        .Items ?? []
+    ).length === 0;
   const started = Date.now();
   let deleted = 0;
-  while (!(await isEmpty(notificationId))) {
+  while (!(await isEmpty())) {
     const deadline = Date.now() + 60_000;
     deleted += (
       await purgePass(purgeStore, { now: Date.now(), remainingTimeMs: () => deadline - Date.now() })
@@ -114,12 +107,14 @@ async function purgeUntilEmpty(notificationId: number) {
 
 async function measure(stack: Stack, size: { recipients: number; runs: number }) {
   const send = async (method: string, path: string, status: number, body?: unknown) => {
-    const reply = await stack.request(method, `${base}${path}`, { authorization: ADMIN, body });
-    expectStatus(reply, status, `${method} ${path}`);
-    return reply;
+    const reply = await stack.request(method, `/v1/deployments/7/notifications${path}`, {
+      authorization: ADMIN,
+      body,
+    });
+    return expectStatus(reply, status, `${method} ${path}`);
   };
   const create = async () =>
-    (await send('POST', '', 201, { dashboardId: 70, scheduleType: 'HOURLY', minute: 0 })).body.id as number;
+    (await send('POST', '', 201, { dashboardId: 70, scheduleType: 'HOURLY', minute: 0 })).body.id;
   const [single, year, warmUp] = [await create(), await create(), await create()];
   // Each function's first request loads it and looks its caller up: not what is measured here.
   await send('GET', `/${warmUp}/runs`, 200);
@@ -133,21 +128,11 @@ async function measure(stack: Stack, size: { recipients: number; runs: number })
   const page = (id: number, first: number) => metered('GET', `/${id}/runs?first=${first}`, 200);
   const firstPage = { year: await page(year, 1), single: await page(single, 1) };
   const defaultPage = await page(year, 100);
-  const deleteRequest = {
+  const deleted = {
     single: await metered('DELETE', `/${single}`, 204),
     year: await metered('DELETE', `/${year}`, 204),
   };
-  const purged = await purgeUntilEmpty(year);
-  return {
-    ...size,
-    items,
-    fillSeconds,
-    firstPage,
-    defaultPage,
-    deleteRequest,
-    purgeSeconds: purged.seconds,
-    purgedItems: purged.deleted,
-  };
+  return { ...size, items, fillSeconds, firstPage, defaultPage, deleted, purge: await purgeUntilEmpty(year) };
 }
 
 export async function historySection(bench: Bench, stack: Stack) {
@@ -155,35 +140,42 @@ export async function historySection(bench: Bench, stack: Stack) {
   const size = bench.smoke ? { recipients: 20, runs: 50 } : { recipients: 100, runs };
   section(
     bench,
-    `A year of history: ${size.recipients} recipients × ${size.runs} hourly runs, its run list and its delete`,
-    { grid: true },
+    `A year of history: ${size.recipients} recipients × ${size.runs} hourly runs, its run list and delete`,
+    true,
   );
   const h = await part(bench, 'a year of history', () => measure(stack, size));
   if (!h) return undefined;
-  const { budgets } = bench;
-  const { firstPage, deleteRequest } = h;
-  const more = 'more than 1 run';
-  const pageRequests = firstPage.year.requests - firstPage.single.requests;
-  budgets.gate(`year of history: first page of runs, requests ${more}`, pageRequests, 0, 'requests');
-  const pageUnits = firstPage.year.readUnits - firstPage.single.readUnits;
-  budgets.gate(`year of history: first page of runs, read units ${more}`, pageUnits, 0, 'RCU');
-  const deleteRequests = deleteRequest.year.requests - deleteRequest.single.requests;
-  budgets.gate(`year of history: delete, requests ${more}`, deleteRequests, 0, 'requests');
-  for (const [request, work] of [
-    ['runs, first=1: the year', firstPage.year],
-    ['runs, first=1: one run', firstPage.single],
-    ['runs, first=100: the year', h.defaultPage],
-    ['DELETE: the year', deleteRequest.year],
-    ['DELETE: one run', deleteRequest.single],
-  ] as const) {
-    budgets.show(`${request}: DynamoDB requests`, work.requests);
-    budgets.show(`${request}: read units`, work.readUnits);
-    budgets.show(`${request}: write units`, work.writeUnits);
+  const { gate } = bench.budgets.about('year of history');
+  gate(
+    'first page of runs, requests more than 1 run',
+    h.firstPage.year.requests - h.firstPage.single.requests,
+    0,
+  );
+  gate(
+    'first page of runs, read units more than 1 run',
+    h.firstPage.year.readUnits - h.firstPage.single.readUnits,
+    0,
+  );
+  gate('delete, requests more than 1 run', h.deleted.year.requests - h.deleted.single.requests, 0);
+  const requests = {
+    'runs, first=1: the year': h.firstPage.year,
+    'runs, first=1: one run': h.firstPage.single,
+    'runs, first=100: the year': h.defaultPage,
+    'DELETE: the year': h.deleted.year,
+    'DELETE: one run': h.deleted.single,
+  };
+  for (const [request, work] of Object.entries(requests)) {
+    const { show } = bench.budgets.about(request);
+    show('DynamoDB requests', work.requests);
+    show('read units', work.readUnits);
+    show('write units', work.writeUnits);
   }
   const rate = (items: number, seconds: number) => `${Math.round(items / Math.max(seconds, 0.001))} items/s`;
+  const { purge } = h;
+  note(`Writing the ${h.items} items took ${h.fillSeconds.toFixed(1)} s (${rate(h.items, h.fillSeconds)}).`);
   note(
-    `Writing the ${h.items} items took ${h.fillSeconds.toFixed(1)} s (${rate(h.items, h.fillSeconds)}); the purge emptied the partition ` +
-      `${h.purgeSeconds.toFixed(1)} s after the delete's answer (${h.purgedItems} items, ${rate(h.purgedItems, h.purgeSeconds)}, DynamoDB Local on this machine).`,
+    `The purge emptied the partition ${purge.seconds.toFixed(1)} s after the delete's answer (${purge.deleted} items, ` +
+      `${rate(purge.deleted, purge.seconds)}, DynamoDB Local on this machine).`,
   );
   return h;
 }

@@ -2,8 +2,8 @@ import type { Operation } from '#lib/routes';
 import { type Budgets, type Figure, verdict } from './budgets.ts';
 
 /**
- * What every section shares, and how the bench prints: each section's figures as one Markdown table
- * on stdout, so that the text of a full run is also what BENCHMARKS.md shows under "Latest figures".
+ * What every section shares, and how the bench prints: each section's figures as one Markdown table on
+ * stdout, so that the text of a full run is also what BENCHMARKS.md shows under "Latest figures".
  */
 
 export interface Bench {
@@ -26,7 +26,6 @@ export const log = (line = '') => {
 
 /** What the bench is doing now, for the progress lines. */
 let doing = 'starting';
-/** Says what a long part is doing now, for the next progress line. */
 export const working = (what: string) => {
   doing = what;
 };
@@ -37,68 +36,55 @@ function table(rows: string[][]): string {
   return [line(rows[0] ?? []), line(widths.map((w) => '-'.repeat(w))), ...rows.slice(1).map(line)].join('\n');
 }
 
-const shown = (f: Figure) =>
-  `${typeof f.value === 'number' ? Math.round(f.value * 1000) / 1000 : f.value}${f.unit ? ` ${f.unit}` : ''}`.replaceAll(
-    '|',
-    '\\|',
-  );
+const shown = ({ value, unit }: Figure) =>
+  `${typeof value === 'number' ? Math.round(value * 1000) / 1000 : value.replaceAll('|', '\\|')} ${unit}`.trim();
 
 /**
  * The figures as a list (figure, value, target, verdict) or, for `grid`, as rows and columns split at
- * the first `: ` of their names (`list-runs: DynamoDB requests, warm`), each budget with its target.
+ * the last `: ` of their names (`list-runs: DynamoDB requests, warm`), each budget with its target.
  */
 function figuresTable(figures: Figure[], grid: boolean): string {
-  if (!grid)
+  if (!grid) {
+    const target = (f: Figure) => (f.limit === undefined ? '' : `≤ ${f.limit} ${f.unit}`);
     return table([
       ['figure', 'value', 'target', 'met'],
-      ...figures.map((f) => [
-        f.figure,
-        shown(f),
-        f.limit === undefined ? '' : `≤ ${f.limit} ${f.unit}`,
-        verdict(f),
-      ]),
+      ...figures.map((f) => [f.figure, shown(f), target(f), verdict(f)]),
     ]);
-  const at = (f: Figure) => f.figure.lastIndexOf(': ');
-  const split = (f: Figure) =>
-    at(f) < 0 ? [f.figure, 'value'] : [f.figure.slice(0, at(f)), f.figure.slice(at(f) + 2)];
+  }
+  const split = (f: Figure) => {
+    const at = f.figure.lastIndexOf(': ');
+    return at < 0 ? [f.figure, 'value'] : [f.figure.slice(0, at), f.figure.slice(at + 2)];
+  };
+  const cells = new Map(figures.map((f) => [split(f).join(': '), f]));
   const rows = [...new Set(figures.map((f) => split(f)[0] as string))];
   const columns = [...new Set(figures.map((f) => split(f)[1] as string))];
   const cell = (f: Figure | undefined) =>
-    !f ? '' : f.limit === undefined ? shown(f) : `${shown(f)} (≤ ${f.limit})${f.met ? '' : ` ${verdict(f)}`}`;
+    !f ? '' : `${shown(f)}${f.limit === undefined ? '' : ` (≤ ${f.limit})${f.met ? '' : ` ${verdict(f)}`}`}`;
   return table([
     ['', ...columns],
-    ...rows.map((row) => [
-      row,
-      ...columns.map((c) => cell(figures.find((f) => split(f)[0] === row && split(f)[1] === c))),
-    ]),
+    ...rows.map((row) => [row, ...columns.map((c) => cell(cells.get(`${row}: ${c}`)))]),
   ]);
 }
 
-let pending: { bench: Bench; from: number; grid: boolean; notes: string[] } | undefined;
+let current: { bench: Bench; from: number; grid: boolean; notes: string[] } | undefined;
 
 /** A line printed below the current section's table. */
-export const note = (line: string) => pending?.notes.push(line);
+export const note = (line: string) => current?.notes.push(line);
 
 /** Prints the figures of the section before, then starts one: its figures are those measured until the next. */
-export function section(bench: Bench, title: string, options: { grid?: boolean } = {}): void {
-  if (pending) {
-    const figures = pending.bench.budgets.all.slice(pending.from);
-    if (figures.length > 0) log(figuresTable(figures, pending.grid));
-    for (const line of pending.notes) log(`\n${line}`);
-  }
-  pending = { bench, from: bench.budgets.all.length, grid: options.grid ?? false, notes: [] };
+export function section(bench: Bench, title: string, grid = false): void {
+  const figures = current?.bench.budgets.all.slice(current.from) ?? [];
+  if (current && figures.length > 0) log(figuresTable(figures, current.grid));
+  if (current?.notes.length) log(`\n${current.notes.map((line) => `- ${line}`).join('\n')}`);
+  current = { bench, from: bench.budgets.all.length, grid, notes: [] };
   doing = title;
   log(`\n### ${title}\n`);
 }
 
-/**
- * Prints `… <part>: <s> s so far` to stderr every 20 s until stopped: a run of several minutes is never
- * silent for long, and the tables on stdout stay as they are.
- */
+/** Prints `… <part>: <s> s so far` to stderr every 20 s: a run of several minutes is never silent for long. */
 export function startProgress(startedAt: number): () => void {
-  const timer = setInterval(() => {
-    process.stderr.write(`… ${doing}: ${Math.round((Date.now() - startedAt) / 1000)} s so far\n`);
-  }, 20_000);
+  const seconds = () => Math.round((Date.now() - startedAt) / 1000);
+  const timer = setInterval(() => process.stderr.write(`… ${doing}: ${seconds()} s so far\n`), 20_000);
   timer.unref();
   return () => clearInterval(timer);
 }
@@ -109,9 +95,8 @@ export async function part<T>(bench: Bench, name: string, work: () => Promise<T>
   try {
     return await work();
   } catch (error) {
-    const message = `${name}: ${error instanceof Error ? error.message : String(error)}`;
-    bench.errors.push(message);
-    log(`ERROR ${message}`);
+    bench.errors.push(`${name}: ${error instanceof Error ? error.message : String(error)}`);
+    log(`ERROR ${bench.errors.at(-1)}`);
     return undefined;
   }
 }

@@ -15,7 +15,6 @@ import { perRequestSection } from './per-request.ts';
 import { type Bench, log, part, printed, section, startProgress } from './report.ts';
 import { coldStartSection } from './section-cold-start.ts';
 import { startStack } from './stack.ts';
-import { round } from './stats.ts';
 import { tokensSection } from './tokens.ts';
 
 /**
@@ -37,96 +36,82 @@ const settings = smoke
   : { imports: 20, requests: 500, warmup: 50, coldAuthSamples: 5, recipientRuns: 7, tokenBatches: 20 };
 
 async function main(): Promise<number> {
-  const startedAt = Date.now();
-  const stopProgress = startProgress(startedAt);
+  const startedAt = new Date();
+  const stopProgress = startProgress(startedAt.getTime());
+  const exists = (operation: string) => existsSync(new URL(`functions/${operation}.ts`, root));
+  const available = routes.map((r) => r.operation).filter(exists);
+  const bench: Bench = { smoke, available, budgets: new Budgets(), errors: [], workDirectory };
   const machine = `${cpus().length} × ${cpus()[0]?.model}, load average ${loadavg()
     .map((l) => l.toFixed(2))
     .join(' ')}`;
-  const exists = (operation: string) => existsSync(new URL(`functions/${operation}.ts`, root));
-  const bench: Bench = {
-    smoke,
-    available: routes.map((r) => r.operation).filter(exists),
-    budgets: new Budgets(),
-    errors: [],
-    workDirectory,
-  };
+  const mode = smoke ? 'smoke: one iteration; only deterministic budgets can fail it' : 'full run';
   log(
-    `Run of ${new Date(startedAt).toISOString().slice(0, 16).replace('T', ' ')} UTC (${smoke ? 'smoke: one iteration; only deterministic budgets can fail it' : 'full run'}): Node ${process.versions.node}, ${machine}.`,
+    `Run of ${startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC (${mode}): Node ${process.versions.node}, ${machine}.`,
   );
   for (const route of routes.filter((r) => !exists(r.operation)))
     log(`Skipped: functions/${route.operation}.ts does not exist yet.`);
 
   const results: Record<string, unknown> = {
-    mode: smoke ? 'smoke' : 'full',
-    startedAt: new Date(startedAt).toISOString(),
+    mode,
+    startedAt,
     node: process.versions.node,
     machine,
     settings,
   };
   results.coldStart = await coldStartSection(bench, settings.imports);
   const keys = generateKeys();
-  results.tokens = await tokensSection(bench, keys, settings.tokenBatches);
+  await tokensSection(bench, keys, settings.tokenBatches);
   const stack = await part(bench, 'DynamoDB Local', () => startStack(benchFixture(keys)));
   if (stack) {
     try {
-      Object.assign(results, await perRequestSection(bench, stack, keys, settings));
+      results.perRequest = await perRequestSection(bench, stack, keys, settings);
       results.addRecipients = await addRecipientsSection(bench, stack, settings.recipientRuns);
       results.dispatch = await dispatchSection(bench);
       results.deliveries = await deliveriesSection(bench);
       results.cost = await costSection(bench, stack);
       results.history = await historySection(bench, stack);
-      results.lists = await listWalksSection(bench, stack);
+      await listWalksSection(bench, stack);
     } finally {
       await stack.close();
     }
   }
   section(bench, 'Budgets');
   const budgets = bench.budgets.budgets();
-  const count = (kind: string, which: (b: (typeof budgets)[number]) => boolean | undefined) =>
-    `${budgets.filter(which).length} ${kind}`;
-  log(
-    [
-      `${budgets.length} budgets`,
-      count('met', (b) => b.met),
-      count('known misses', (b) => b.waived),
-      count('timings missed (reported, not gating)', (b) => !b.met && !b.deterministic),
-      count('missed', (b) => !b.met && b.deterministic && !b.waived),
-    ].join(', ') + '.',
-  );
+  const count = (what: string, which: (b: (typeof budgets)[number]) => boolean | undefined) =>
+    `${budgets.filter(which).length} ${what}`;
+  const missedTimings = count('timings missed (reported, not gating)', (b) => !b.met && !b.deterministic);
+  const known = count('known misses', (b) => b.waived);
+  log(`${budgets.length} budgets: ${count('met', (b) => b.met)}, ${known}, ${missedTimings}.`);
   stopProgress();
-  results.durationSeconds = round((Date.now() - startedAt) / 1000, 1);
-  results.budgets = budgets;
-  results.figures = bench.budgets.all.filter((f) => f.limit === undefined);
-  results.errors = bench.errors;
+  const durationSeconds = Math.round((Date.now() - startedAt.getTime()) / 1000);
+  Object.assign(results, { durationSeconds, budgets, figures: bench.budgets.all.filter((f) => !f.limit) });
   const resultsFile = write
-    ? new URL('bench/results.json', root).pathname
+    ? new URL('bench/results.json', root)
     : `${workDirectory}results${smoke ? '-smoke' : ''}.json`;
   await mkdir(workDirectory, { recursive: true });
   await writeFile(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
-  log(`\nThe run took ${results.durationSeconds} s.`);
-  if (write) await writeFigures(new URL('BENCHMARKS.md', root).pathname);
-  else if (!smoke)
-    process.stdout.write('BENCHMARKS.md left as it is; `npm run bench -- --write` updates it.\n');
+  log(`\nThe run took ${durationSeconds} s.`);
+  if (write) await writeFigures(new URL('BENCHMARKS.md', root));
 
   for (const figure of bench.budgets.unneededWaivers())
-    log(`NOTE: "${figure}" now meets its target; remove it from knownMisses in bench/budgets.ts.`);
+    console.log(`NOTE: "${figure}" now meets its target; remove it from knownMisses in bench/budgets.ts.`);
   const failures = bench.budgets.failures();
-  for (const f of failures) log(`BUDGET MISSED: ${f.figure}: ${f.value} > ${f.limit} ${f.unit}`);
-  for (const error of bench.errors) log(`FAILED: ${error}`);
+  for (const f of failures) console.log(`BUDGET MISSED: ${f.figure}: ${f.value} > ${f.limit} ${f.unit}`);
+  for (const error of bench.errors) console.log(`FAILED: ${error}`);
   return failures.length > 0 || bench.errors.length > 0 ? 1 : 0;
 }
 
 /** What this run printed replaces the figures between BENCHMARKS.md's markers; the prose around stays. */
-async function writeFigures(file: string): Promise<void> {
+async function writeFigures(file: URL): Promise<void> {
   const [start, end] = ['<!-- bench:figures:start -->', '<!-- bench:figures:end -->'];
   const text = await readFile(file, 'utf8');
   const [from, to] = [text.indexOf(start), text.indexOf(end)];
-  if (from < 0 || to < from) throw new Error(`${file} has no ${start} … ${end} markers`);
+  if (from < 0 || to < from) throw new Error(`BENCHMARKS.md has no ${start} … ${end} markers`);
   await writeFile(
     file,
     `${text.slice(0, from + start.length)}\n\n${printed.join('\n').trim()}\n\n${text.slice(to)}`,
   );
-  process.stdout.write(`Updated the figures in ${file}.\n`);
+  console.log('Updated the figures in BENCHMARKS.md.');
 }
 
 main().then(

@@ -2,42 +2,27 @@ import { randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { startDynamoDbLocal } from '#lib/local/dynamodb-local';
 import { createLocalApi } from '#lib/local/http-adapter';
-import { type ApiResponse, type LocalApi, serveLocally, startLocalApi } from '#test/support/local-api';
+import { type ApiResponse, serveLocally, startLocalApi } from '#test/support/local-api';
 import { BENCH_UNSUBSCRIBE_KEY, EMBED_AUDIENCE } from './fixture.ts';
 
 /**
  * What the request scenarios run against: the tests' local API (the real handlers behind the local
  * HTTP adapter, the fixture loaded) on DynamoDB Local, or the engine DYNAMODB_ENDPOINT names, in a
- * table of this run's own; a do-nothing handler behind the same adapter; and a bare client.
+ * table of this run's own. Beside it, the same adapter in front of a handler that does nothing (the
+ * local HTTP hop alone, which API Gateway does in AWS) and a plain low-level client (the "bare" side).
  */
-
-export interface Stack {
-  request: LocalApi['request'];
-  /**
-   * The same request through the same adapter to a handler that does nothing: what the local HTTP
-   * hop costs (client and server in this process), which API Gateway does in AWS, outside the function.
-   */
-  hop: LocalApi['request'];
-  /** A plain low-level client of its own: the "bare" side of every comparison. */
-  bareClient: DynamoDBClient;
-  close(): Promise<void>;
-}
-
-/** Long enough that a warm request never looks its caller up again; the cold path is measured apart. */
-const CACHE_SECONDS = '3600';
-
-export async function startStack(fixture: unknown): Promise<Stack> {
+export async function startStack(fixture: unknown) {
   // The handlers read their configuration on first use, which comes after this.
   process.env.TABLE_NAME = `bench-${randomUUID().slice(0, 8)}`;
   process.env.AWS_REGION ??= 'us-east-1';
-  process.env.PRINCIPAL_CACHE_SECONDS = CACHE_SECONDS;
-  process.env.EMBED_KEYS_CACHE_SECONDS = CACHE_SECONDS;
+  // Long enough that a warm request never looks its caller up again; the cold path is measured apart.
+  process.env.PRINCIPAL_CACHE_SECONDS = process.env.EMBED_KEYS_CACHE_SECONDS = '3600';
   process.env.EMBED_AUDIENCE = EMBED_AUDIENCE;
   process.env.UNSUBSCRIBE_SIGNING_KEY = BENCH_UNSUBSCRIBE_KEY.toString('base64');
   // The scenarios send the same notification again and again; the send-now limit would refuse them.
   process.env.SEND_NOW_MIN_INTERVAL_SECONDS = '0';
   const engine = process.env.DYNAMODB_ENDPOINT ? undefined : await startDynamoDbLocal();
-  if (engine) process.env.DYNAMODB_ENDPOINT = engine.endpoint;
+  process.env.DYNAMODB_ENDPOINT ??= engine?.endpoint;
   const api = await startLocalApi(fixture);
   const nothing = async () => ({
     statusCode: 200,
@@ -45,24 +30,20 @@ export async function startStack(fixture: unknown): Promise<Stack> {
     body: '{}',
   });
   const noop = await serveLocally(createLocalApi({ resolveHandler: async () => nothing }));
-  const bareClient = new DynamoDBClient({
-    endpoint: process.env.DYNAMODB_ENDPOINT,
-    region: process.env.AWS_REGION,
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
-  return {
-    request: api.request,
-    hop: noop.request,
-    bareClient,
-    close: async () => {
-      bareClient.destroy();
-      await Promise.all([api.close(), noop.close()]);
-      engine?.stop();
-    },
+  const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
+  const bareClient = new DynamoDBClient({ endpoint: process.env.DYNAMODB_ENDPOINT, credentials });
+  const close = async () => {
+    bareClient.destroy();
+    await Promise.all([api.close(), noop.close()]);
+    engine?.stop();
   };
+  return { request: api.request, hop: noop.request, bareClient, close };
 }
 
-export function expectStatus(reply: ApiResponse, expected: number, what: string): void {
-  if (reply.status !== expected)
-    throw new Error(`${what} answered ${reply.status}, expected ${expected}: ${reply.text.slice(0, 300)}`);
+export type Stack = Awaited<ReturnType<typeof startStack>>;
+
+/** The reply, once it has the status expected. */
+export function expectStatus(reply: ApiResponse, expected: number, what: string): ApiResponse {
+  if (reply.status === expected) return reply;
+  throw new Error(`${what} answered ${reply.status}, expected ${expected}: ${reply.text.slice(0, 300)}`);
 }
