@@ -80,7 +80,7 @@ export async function addRecipientsSection(bench: Bench, stack: Stack, runs: num
     `Add recipients: ${RECIPIENTS} new embed recipients, then the same request again (medians of ${runs})`,
   );
   const a = await part(bench, `add-recipients ${RECIPIENTS}`, () => measure(stack, runs));
-  if (!a?.newMs || !a.bareMs || !a.replayMs) return undefined;
+  if (!a?.newMs || !a.bareMs || !a.replayMs) return;
   const added = bench.budgets.about(`add-recipients ${RECIPIENTS} new`);
   added.gate('DynamoDB requests', a.added.requests, 60, 'requests');
   added.show('by operation', describe(a.added.byOperation));
@@ -100,5 +100,4 @@ export async function addRecipientsSection(bench: Bench, stack: Stack, runs: num
   replay.gate('write requests', a.again.writeRequests, 0, 'requests');
   replay.gate('write units', a.again.writeUnits, 0, 'WCU');
   replay.show('time median', ms(a.replayMs.median));
-  return a;
 }

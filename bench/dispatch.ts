@@ -138,7 +138,7 @@ export async function dispatchSection(bench: Bench) {
       return { notifications: due, ...pass, sendNows };
     }),
   );
-  if (!d) return undefined;
+  if (!d) return;
   const { show, gate } = bench.budgets.about('dispatch');
   const perFired = 'per fired notification (3 recipients';
   show('pass wall time', ms(d.passMs));
@@ -166,5 +166,4 @@ export async function dispatchSection(bench: Bench) {
     gate(perRecipient, round(s.perRecipient, 3), 0.1, 'requests');
     show('jobs written', s.jobsWritten);
   }
-  return d;
 }

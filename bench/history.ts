@@ -8,9 +8,9 @@ import { keys } from '#lib/store/keys';
 import { PURGE_GRACE_MS } from '#lib/store/notification-guard';
 import { purgeStore } from '#lib/store/purge-store';
 import { watch } from './dynamodb.ts';
-import { ADMIN, embedRecipient, putItems } from './fixture.ts';
+import { embedRecipient, putItems } from './fixture.ts';
 import { type Bench, note, part, section, working } from './report.ts';
-import { expectStatus, type Stack } from './stack.ts';
+import type { Stack } from './stack.ts';
 
 /**
  * A year of history: one notification with 100 recipients fired hourly for a year (8,760 runs and
@@ -94,9 +94,11 @@ async function purgeUntilEmpty(notificationId: number) {
   let deleted = 0;
   while (!(await isEmpty())) {
     const deadline = Date.now() + 60_000;
-    deleted += (
-      await purgePass(purgeStore, { now: Date.now(), remainingTimeMs: () => deadline - Date.now() })
-    ).deleted;
+    const pass = await purgePass(purgeStore, {
+      now: Date.now(),
+      remainingTimeMs: () => deadline - Date.now(),
+    });
+    deleted += pass.deleted;
     working(`purging: ${deleted} items`);
   }
   const seconds = (Date.now() - started) / 1000;
@@ -106,76 +108,56 @@ async function purgeUntilEmpty(notificationId: number) {
 }
 
 async function measure(stack: Stack, size: { recipients: number; runs: number }) {
-  const send = async (method: string, path: string, status: number, body?: unknown) => {
-    const reply = await stack.request(method, `/v1/deployments/7/notifications${path}`, {
-      authorization: ADMIN,
-      body,
-    });
-    return expectStatus(reply, status, `${method} ${path}`);
-  };
-  const create = async () =>
-    (await send('POST', '', 201, { dashboardId: 70, scheduleType: 'HOURLY', minute: 0 })).body.id;
+  const base = '/v1/deployments/7/notifications';
+  const hourly = { dashboardId: 70, scheduleType: 'HOURLY', minute: 0 };
+  const create = async () => (await stack.call('POST', base, 201, hourly)).body.id;
   const [single, year, warmUp] = [await create(), await create(), await create()];
   // Each function's first request loads it and looks its caller up: not what is measured here.
-  await send('GET', `/${warmUp}/runs`, 200);
-  await send('DELETE', `/${warmUp}`, 204);
+  await stack.call('GET', `${base}/${warmUp}/runs`, 200);
+  await stack.call('DELETE', `${base}/${warmUp}`, 204);
   await putItems(runItems(single, Date.now() - HOUR_MS, 1));
   const started = Date.now();
   const items = await fill(year, size);
   const fillSeconds = (Date.now() - started) / 1000;
   const metered = async (method: string, path: string, status: number) =>
-    (await watch(() => send(method, path, status))).work;
+    (await watch(() => stack.call(method, `${base}${path}`, status))).work;
   const page = (id: number, first: number) => metered('GET', `/${id}/runs?first=${first}`, 200);
+  const remove = (id: number) => metered('DELETE', `/${id}`, 204);
   const firstPage = { year: await page(year, 1), single: await page(single, 1) };
   const defaultPage = await page(year, 100);
-  const deleted = {
-    single: await metered('DELETE', `/${single}`, 204),
-    year: await metered('DELETE', `/${year}`, 204),
-  };
-  return { ...size, items, fillSeconds, firstPage, defaultPage, deleted, purge: await purgeUntilEmpty(year) };
+  const deleted = { single: await remove(single), year: await remove(year) };
+  return { items, fillSeconds, firstPage, defaultPage, deleted, purge: await purgeUntilEmpty(year) };
 }
 
 export async function historySection(bench: Bench, stack: Stack) {
   const runs = Number(process.env.BENCH_HISTORY_RUNS ?? 8_760);
   const size = bench.smoke ? { recipients: 20, runs: 50 } : { recipients: 100, runs };
-  section(
-    bench,
-    `A year of history: ${size.recipients} recipients × ${size.runs} hourly runs, its run list and delete`,
-    true,
-  );
+  const title = `A year of history: ${size.recipients} recipients × ${size.runs} hourly runs`;
+  section(bench, `${title}, its run list and its delete`, true);
   const h = await part(bench, 'a year of history', () => measure(stack, size));
-  if (!h) return undefined;
+  if (!h) return;
+  const { firstPage, deleted, defaultPage, purge } = h;
   const { gate } = bench.budgets.about('year of history');
-  gate(
-    'first page of runs, requests more than 1 run',
-    h.firstPage.year.requests - h.firstPage.single.requests,
-    0,
-  );
-  gate(
-    'first page of runs, read units more than 1 run',
-    h.firstPage.year.readUnits - h.firstPage.single.readUnits,
-    0,
-  );
-  gate('delete, requests more than 1 run', h.deleted.year.requests - h.deleted.single.requests, 0);
-  const requests = {
-    'runs, first=1: the year': h.firstPage.year,
-    'runs, first=1: one run': h.firstPage.single,
-    'runs, first=100: the year': h.defaultPage,
-    'DELETE: the year': h.deleted.year,
-    'DELETE: one run': h.deleted.single,
-  };
-  for (const [request, work] of Object.entries(requests)) {
+  const more = (what: 'requests' | 'readUnits', of: typeof firstPage) => of.year[what] - of.single[what];
+  gate('first page of runs, requests more than 1 run', more('requests', firstPage), 0);
+  gate('first page of runs, read units more than 1 run', more('readUnits', firstPage), 0);
+  gate('delete, requests more than 1 run', more('requests', deleted), 0);
+  for (const [request, work] of [
+    ['runs, first=1: the year', firstPage.year],
+    ['runs, first=1: one run', firstPage.single],
+    ['runs, first=100: the year', defaultPage],
+    ['DELETE: the year', deleted.year],
+    ['DELETE: one run', deleted.single],
+  ] as const) {
     const { show } = bench.budgets.about(request);
     show('DynamoDB requests', work.requests);
     show('read units', work.readUnits);
     show('write units', work.writeUnits);
   }
   const rate = (items: number, seconds: number) => `${Math.round(items / Math.max(seconds, 0.001))} items/s`;
-  const { purge } = h;
   note(`Writing the ${h.items} items took ${h.fillSeconds.toFixed(1)} s (${rate(h.items, h.fillSeconds)}).`);
+  const purged = `${purge.deleted} items, ${rate(purge.deleted, purge.seconds)}, DynamoDB Local on this machine`;
   note(
-    `The purge emptied the partition ${purge.seconds.toFixed(1)} s after the delete's answer (${purge.deleted} items, ` +
-      `${rate(purge.deleted, purge.seconds)}, DynamoDB Local on this machine).`,
+    `The purge emptied the partition ${purge.seconds.toFixed(1)} s after the delete's answer (${purged}).`,
   );
-  return h;
 }

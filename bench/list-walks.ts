@@ -4,9 +4,9 @@ import { encodeNotification } from '#lib/store/codecs/notifications';
 import { encodeRecipient } from '#lib/store/codecs/recipients';
 import { largestLists } from '#test/support/largest-lists';
 import { watch } from './dynamodb.ts';
-import { ADMIN, embedRecipient, notificationOf, putItems } from './fixture.ts';
+import { embedRecipient, notificationOf, putItems } from './fixture.ts';
 import { type Bench, part, section, working } from './report.ts';
-import { expectStatus, type Stack } from './stack.ts';
+import type { Stack } from './stack.ts';
 
 /**
  * Every list walked to its end over the largest items the limits allow, through HTTP: items reached
@@ -25,23 +25,18 @@ const rowOf = (id: number, dashboardId: number, recipient: Parameters<typeof enc
   encodeRecipient({ deploymentId: DEPLOYMENT, id, dashboardId }, recipient);
 /** The console user (of the demo fixture) the recipient filters name. */
 const user = (userId: number) => ({ type: 'USER', userId }) as const;
-const get = async (stack: Stack, path: string, what: string) =>
-  watch(async () => expectStatus(await stack.request('GET', path, { authorization: ADMIN }), 200, what));
+const get = (stack: Stack, path: string) => watch(() => stack.call('GET', path, 200));
 
 /** Follows `endCursor` while `hasNextPage`: every page metered. */
 async function walk(stack: Stack, list: string, stored: number, path: string) {
   const walked = { list, stored, reached: 0, pages: 0, largestPage: 0, mostRequests: 0 };
   const seen = new Set<string>();
   for (let after = '', more = true; more; walked.pages++) {
-    const page = await get(
-      stack,
-      `${path}${after && `&after=${encodeURIComponent(after)}`}`,
-      `${list}, page ${walked.pages + 1}`,
-    );
-    walked.largestPage = Math.max(walked.largestPage, Buffer.byteLength(page.result.text));
-    walked.mostRequests = Math.max(walked.mostRequests, page.work.requests);
-    for (const item of page.result.body.items) seen.add(JSON.stringify(item));
-    [more, after] = [page.result.body.pageInfo.hasNextPage, page.result.body.pageInfo.endCursor];
+    const { result, work } = await get(stack, `${path}${after && `&after=${encodeURIComponent(after)}`}`);
+    walked.largestPage = Math.max(walked.largestPage, Buffer.byteLength(result.text));
+    walked.mostRequests = Math.max(walked.mostRequests, work.requests);
+    for (const item of result.body.items) seen.add(JSON.stringify(item));
+    [more, after] = [result.body.pageInfo.hasNextPage, result.body.pageInfo.endCursor];
   }
   return { ...walked, reached: seen.size };
 }
@@ -105,8 +100,8 @@ async function recipientOnDashboard(stack: Stack, stored: number, firstId: numbe
     working(`recipient on a dashboard: ${Math.min(from + 9_999, stored)} of ${stored} notifications written`);
   }
   const path = `${base}?recipientUserId=${userId}&dashboardId=${OTHER_DASHBOARD}&first=1`;
-  await get(stack, path, 'recipient on a dashboard');
-  const { result, work } = await get(stack, path, 'recipient on a dashboard');
+  await get(stack, path);
+  const { result, work } = await get(stack, path);
   if (result.body.items.length !== 1 || result.body.items[0]?.id !== firstId)
     throw new Error(`recipient on a dashboard at ${stored}: ${result.text.slice(0, 200)}`);
   return { stored, requests: work.requests, readUnits: work.readUnits };

@@ -4,7 +4,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
 import { routes } from '#lib/routes';
 import { addRecipientsSection } from './add-recipients.ts';
-import { Budgets } from './budgets.ts';
+import { Budgets, type Figure } from './budgets.ts';
 import { costSection } from './cost.ts';
 import { deliveriesSection } from './deliveries.ts';
 import { dispatchSection } from './dispatch.ts';
@@ -41,35 +41,26 @@ async function main(): Promise<number> {
   const exists = (operation: string) => existsSync(new URL(`functions/${operation}.ts`, root));
   const available = routes.map((r) => r.operation).filter(exists);
   const bench: Bench = { smoke, available, budgets: new Budgets(), errors: [], workDirectory };
-  const machine = `${cpus().length} × ${cpus()[0]?.model}, load average ${loadavg()
-    .map((l) => l.toFixed(2))
-    .join(' ')}`;
+  const load = loadavg().map((l) => l.toFixed(2));
+  const machine = `${cpus().length} × ${cpus()[0]?.model}, load average ${load.join(' ')}`;
   const mode = smoke ? 'smoke: one iteration; only deterministic budgets can fail it' : 'full run';
-  log(
-    `Run of ${startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC (${mode}): Node ${process.versions.node}, ${machine}.`,
-  );
-  for (const route of routes.filter((r) => !exists(r.operation)))
-    log(`Skipped: functions/${route.operation}.ts does not exist yet.`);
+  const at = startedAt.toISOString().slice(0, 16).replace('T', ' ');
+  log(`Run of ${at} UTC (${mode}): Node ${process.versions.node}, ${machine}.`);
+  for (const { operation } of routes.filter((r) => !exists(r.operation)))
+    log(`Skipped: functions/${operation}.ts does not exist yet.`);
 
-  const results: Record<string, unknown> = {
-    mode,
-    startedAt,
-    node: process.versions.node,
-    machine,
-    settings,
-  };
-  results.coldStart = await coldStartSection(bench, settings.imports);
+  await coldStartSection(bench, settings.imports);
   const keys = generateKeys();
   await tokensSection(bench, keys, settings.tokenBatches);
   const stack = await part(bench, 'DynamoDB Local', () => startStack(benchFixture(keys)));
   if (stack) {
     try {
-      results.perRequest = await perRequestSection(bench, stack, keys, settings);
-      results.addRecipients = await addRecipientsSection(bench, stack, settings.recipientRuns);
-      results.dispatch = await dispatchSection(bench);
-      results.deliveries = await deliveriesSection(bench);
-      results.cost = await costSection(bench, stack);
-      results.history = await historySection(bench, stack);
+      await perRequestSection(bench, stack, keys, settings);
+      await addRecipientsSection(bench, stack, settings.recipientRuns);
+      await dispatchSection(bench);
+      await deliveriesSection(bench);
+      await costSection(bench, stack);
+      await historySection(bench, stack);
       await listWalksSection(bench, stack);
     } finally {
       await stack.close();
@@ -77,20 +68,24 @@ async function main(): Promise<number> {
   }
   section(bench, 'Budgets');
   const budgets = bench.budgets.budgets();
-  const count = (what: string, which: (b: (typeof budgets)[number]) => boolean | undefined) =>
+  const count = (what: string, which: (b: Figure) => boolean | undefined) =>
     `${budgets.filter(which).length} ${what}`;
-  const missedTimings = count('timings missed (reported, not gating)', (b) => !b.met && !b.deterministic);
-  const known = count('known misses', (b) => b.waived);
-  log(`${budgets.length} budgets: ${count('met', (b) => b.met)}, ${known}, ${missedTimings}.`);
+  const timings = count('timings missed (reported, not gating)', (b) => !b.met && !b.deterministic);
+  log(
+    `${budgets.length} budgets: ${count('met', (b) => b.met)}, ${count('known misses', (b) => b.waived)}, ${timings}.`,
+  );
   stopProgress();
   const durationSeconds = Math.round((Date.now() - startedAt.getTime()) / 1000);
-  Object.assign(results, { durationSeconds, budgets, figures: bench.budgets.all.filter((f) => !f.limit) });
-  const resultsFile = write
+  log(`\nThe run took ${durationSeconds} s.`);
+  const results = { mode, startedAt, node: process.versions.node, machine, settings, durationSeconds };
+  const file = write
     ? new URL('bench/results.json', root)
     : `${workDirectory}results${smoke ? '-smoke' : ''}.json`;
   await mkdir(workDirectory, { recursive: true });
-  await writeFile(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
-  log(`\nThe run took ${durationSeconds} s.`);
+  await writeFile(
+    file,
+    `${JSON.stringify({ ...results, figures: bench.budgets.all, errors: bench.errors }, null, 2)}\n`,
+  );
   if (write) await writeFigures(new URL('BENCHMARKS.md', root));
 
   for (const figure of bench.budgets.unneededWaivers())

@@ -15,10 +15,11 @@ export interface Scenario {
   params?: Record<string, string>;
   /** A query string, without the `?`. */
   query?: string;
-  /** Who calls: an admin's API key, a token of an embed tenant or of the platform, or nobody. */
-  caller: 'admin' | 'embed' | 'platform' | 'public';
+  /** Who calls: an admin's API key (unless said), a token of an embed tenant or of the platform, or nobody. */
+  caller?: 'admin' | 'embed' | 'platform' | 'public';
   body?: (i: number) => unknown;
-  status: number;
+  /** The status expected (unless said, 200). */
+  status?: number;
   budget: { requests: number; coldRequests: number; readUnits: number; writeUnits: number };
 }
 
@@ -33,9 +34,7 @@ export const scenarios: Record<Operation, Scenario> = {
   'update-notification': {
     description: 'set the hour of a DAILY notification',
     params: notification700,
-    caller: 'admin',
     body: (i) => ({ hour: 6 + (i % 12) }),
-    status: 200,
     // One conditional write (< 1 KB) without a read, then the schedule entry with the new hour's reading
     // and instants. The item is in gsi1 and gsi2 with all its attributes: each write of it rewrites both
     // entries too, and marks it in the due index; the entry moves there.
@@ -44,23 +43,19 @@ export const scenarios: Record<Operation, Scenario> = {
   'add-recipients': {
     description: `re-send ${OVERHEAD_RECIPIENTS} embed recipients (all unchanged)`,
     params: { deploymentId: '7', id: '701' },
-    caller: 'admin',
     body: () => ({
       recipients: Array.from({ length: OVERHEAD_RECIPIENTS }, (_, k) => ({
         embedTenantName: 'acme',
         externalId: `overhead-${k + 1}@example.com`,
       })),
     }),
-    status: 200,
     // One BatchGet: the notification, its 10 rows, the tenant.
     budget: { requests: 1, coldRequests: 3, readUnits: OVERHEAD_RECIPIENTS + 3, writeUnits: 0 },
   },
   'set-dashboard-embedding': {
     description: 'switch allowEmbed on a dashboard',
     params: { publicId: 'sales-overview' },
-    caller: 'admin',
     body: (i) => ({ allowEmbed: i % 2 === 0 }),
-    status: 200,
     // One conditional UpdateItem returning the new item.
     budget: { requests: 1, coldRequests: 3, readUnits: 0, writeUnits: 1 },
   },
@@ -68,7 +63,6 @@ export const scenarios: Record<Operation, Scenario> = {
     description: 'embed token of tenant acme reads a shared dashboard',
     params: { publicId: 'ops-kpis' },
     caller: 'embed',
-    status: 200,
     // The dashboard read (2 allowed); the tenant's keys add one read on an empty cache.
     budget: { requests: 2, coldRequests: 3, readUnits: 2, writeUnits: 0 },
   },
@@ -76,8 +70,6 @@ export const scenarios: Record<Operation, Scenario> = {
     description: "first page (first=10) of deployment 7's notifications",
     params: { deploymentId: '7' },
     query: 'first=10',
-    caller: 'admin',
-    status: 200,
     // One Query on gsi1 for eleven items (the page and the look-ahead), and one BatchGetItem of the
     // page's ten schedule entries (their upcoming instants give nextRunAt), eventually consistent.
     budget: { requests: 2, coldRequests: 4, readUnits: 6, writeUnits: 0 },
@@ -85,7 +77,6 @@ export const scenarios: Record<Operation, Scenario> = {
   'create-notification': {
     description: 'create a DAILY notification on a dashboard given by id',
     params: { deploymentId: '7' },
-    caller: 'admin',
     body: (i) => ({ dashboardId: 70, scheduleType: 'DAILY', hour: i % 24 }),
     status: 201,
     // The dashboard link, the id counter's ADD, the transaction of the item (with its two list-index
@@ -95,15 +86,12 @@ export const scenarios: Record<Operation, Scenario> = {
   'get-notification': {
     description: 'read one notification',
     params: notification700,
-    caller: 'admin',
-    status: 200,
     // One Query of the item and its schedule entry, strongly consistent.
     budget: { requests: 1, coldRequests: 3, readUnits: 1, writeUnits: 0 },
   },
   'delete-notification': {
     description: 'delete a notification that does not exist (the 404 path; a delete can run only once)',
     params: { deploymentId: '7', id: '999999' },
-    caller: 'admin',
     status: 404,
     // One transaction (the notification's and its schedule entry's deletes, its tombstone's put),
     // cancelled by its condition.
@@ -113,15 +101,12 @@ export const scenarios: Record<Operation, Scenario> = {
     description: 'first page (first=10) of the recipients of a notification',
     params: { deploymentId: '7', id: '701' },
     query: 'first=10',
-    caller: 'admin',
-    status: 200,
     // The notification (the 404), one Query on gsi1, one BatchGetItem for console users' names.
     budget: { requests: 3, coldRequests: 5, readUnits: 3, writeUnits: 0 },
   },
   'remove-recipients': {
     description: 'unsubscribe a console user who is not subscribed (idempotent)',
     params: notification700,
-    caller: 'admin',
     body: () => ({ recipients: [{ type: 'USER', id: 999 }] }),
     status: 204,
     // The notification (the 404), one BatchWriteItem of one delete (DynamoDB Local bills it with the
@@ -131,14 +116,12 @@ export const scenarios: Record<Operation, Scenario> = {
   'get-api-spec': {
     description: 'the OpenAPI document, unauthenticated',
     caller: 'public',
-    status: 200,
     // Built into the bundle: no table access.
     budget: { requests: 0, coldRequests: 0, readUnits: 0, writeUnits: 0 },
   },
   'send-notification': {
     description: 'send a notification now (demo recipients, jobs to the outbox)',
     params: notification700,
-    caller: 'admin',
     status: 202,
     // The notification, its dashboard link and the dashboard; the last send-now, then the run and the
     // new send-now marker (one transaction); the recipients (one Query); their console users (one
@@ -152,8 +135,6 @@ export const scenarios: Record<Operation, Scenario> = {
     description: 'first page (first=10) of the runs of a notification',
     params: notification700,
     query: 'first=10',
-    caller: 'admin',
-    status: 200,
     // One Query for the page and one run more (which says whether a next page exists): eleven runs of
     // under 400 bytes, one 4 KB read unit at most, eventually consistent. The page is named: by then,
     // send-notification has left hundreds of runs on the notification, and a default page (100) would
@@ -164,7 +145,6 @@ export const scenarios: Record<Operation, Scenario> = {
   'list-deliveries': {
     description: 'deliveries of a run that does not exist (the longest path: page, notification, run)',
     params: noRun,
-    caller: 'admin',
     status: 404,
     // The empty page, then the notification and the run, to tell which is missing.
     budget: { requests: 3, coldRequests: 5, readUnits: 2, writeUnits: 0 },
@@ -172,7 +152,6 @@ export const scenarios: Record<Operation, Scenario> = {
   'retry-run': {
     description: 'retry a run that does not exist (the run is read first)',
     params: noRun,
-    caller: 'admin',
     status: 404,
     // The run, by key.
     budget: { requests: 1, coldRequests: 3, readUnits: 1, writeUnits: 0 },
@@ -188,9 +167,7 @@ export const scenarios: Record<Operation, Scenario> = {
   },
   'preview-schedule': {
     description: 'the next 5 instants of a weekly schedule in Berlin',
-    caller: 'admin',
     body: () => ({ scheduleType: 'WEEKLY', dayOfWeek: 1, hour: 9, timezone: 'Europe/Berlin' }),
-    status: 200,
     // Nothing stored, nothing read beyond the caller.
     budget: { requests: 0, coldRequests: 2, readUnits: 0, writeUnits: 0 },
   },
@@ -198,7 +175,6 @@ export const scenarios: Record<Operation, Scenario> = {
     description: 'one-click unsubscribe of a recipient who is not (or no longer) subscribed',
     query: unsubscribeQuery,
     caller: 'public',
-    status: 200,
     // One DeleteItem by key.
     budget: { requests: 1, coldRequests: 1, readUnits: 0, writeUnits: 1 },
   },
@@ -206,7 +182,6 @@ export const scenarios: Record<Operation, Scenario> = {
     description: 'the confirmation page of an unsubscribe link',
     query: unsubscribeQuery,
     caller: 'public',
-    status: 200,
     // The token is checked with the key alone.
     budget: { requests: 0, coldRequests: 0, readUnits: 0, writeUnits: 0 },
   },

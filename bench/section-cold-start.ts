@@ -111,5 +111,4 @@ export async function coldStartSection(bench: Bench, iterations: number) {
       `${b.name} holds beyond the floor: ${largest.map(([name, bytes]) => `${name} ${kb(bytes)}`).join(', ')}`,
     );
   }
-  return measured.map(({ name, bytes, gzipBytes, importMs }) => ({ name, bytes, gzipBytes, importMs }));
 }

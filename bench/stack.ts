@@ -3,7 +3,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { startDynamoDbLocal } from '#lib/local/dynamodb-local';
 import { createLocalApi } from '#lib/local/http-adapter';
 import { type ApiResponse, serveLocally, startLocalApi } from '#test/support/local-api';
-import { BENCH_UNSUBSCRIBE_KEY, EMBED_AUDIENCE } from './fixture.ts';
+import { ADMIN, BENCH_UNSUBSCRIBE_KEY, EMBED_AUDIENCE } from './fixture.ts';
 
 /**
  * What the request scenarios run against: the tests' local API (the real handlers behind the local
@@ -37,7 +37,14 @@ export async function startStack(fixture: unknown) {
     await Promise.all([api.close(), noop.close()]);
     engine?.stop();
   };
-  return { request: api.request, hop: noop.request, bareClient, close };
+  /** A request of the demo admin, once it has the status expected. */
+  const call = async (method: string, path: string, status: number, body?: unknown) =>
+    expectStatus(
+      await api.request(method, path, { authorization: ADMIN, body }),
+      status,
+      `${method} ${path}`,
+    );
+  return { request: api.request, call, hop: noop.request, bareClient, close };
 }
 
 export type Stack = Awaited<ReturnType<typeof startStack>>;
