@@ -1,5 +1,5 @@
 import { type Operation, routes } from '#lib/routes';
-import { describe, replay, watch } from './dynamodb.ts';
+import { type Call, describe, replay, watch } from './dynamodb.ts';
 import {
   ADMIN,
   type BenchKeys,
@@ -51,59 +51,44 @@ function requestOf(stack: Stack, operation: Operation, keys: BenchKeys) {
   return { scenario, send, options, hop: (prepared = options()) => stack.hop(route.method, path, prepared) };
 }
 
-async function measure(
-  stack: Stack,
-  operation: Operation,
-  keys: BenchKeys,
-  requests: number,
-  warmup: number,
-) {
-  const { scenario, send, options, hop } = requestOf(stack, operation, keys);
-  const { ms: firstRequestMs } = await timed(() => send());
-  for (let n = 0; n < warmup; n++) await send();
-  const { work: warm, calls } = await watch(() => send());
-  const { work: coldCache } = await watch(() => send(options(callerOf(scenario, keys, true))));
+/** The scenario's DynamoDB work, warm and with a caller never seen, after the first request and the warm-up. */
+async function work(request: ReturnType<typeof requestOf>, keys: BenchKeys, warmup: number) {
+  const { ms: firstRequestMs } = await timed(() => request.send());
+  for (let n = 0; n < warmup; n++) await request.send();
+  const warm = await watch(() => request.send());
+  const coldCache = await watch(() => request.send(request.options(callerOf(request.scenario, keys, true))));
+  return { firstRequestMs, warm: warm.work, calls: warm.calls, coldCache: coldCache.work };
+}
+
+/** Warm requests, each followed by its bare calls and by the same request to the do-nothing handler. */
+async function timings(stack: Stack, request: ReturnType<typeof requestOf>, calls: Call[], requests: number) {
   const bare = () => replay(stack.bareClient, calls);
   await bare();
   const samples: [number[], number[], number[]] = [[], [], []];
   for (let n = 0; n < requests; n++) {
-    const prepared = options();
+    const prepared = request.options();
     const marks = [performance.now()];
-    for (const step of [() => send(prepared), bare, () => hop(prepared)]) {
+    for (const step of [() => request.send(prepared), bare, () => request.hop(prepared)]) {
       await step();
       marks.push(performance.now());
     }
     for (const [k, into] of samples.entries()) into.push((marks[k + 1] as number) - (marks[k] as number));
   }
-  const [requestMs, bareMs, hopMs] = samples.map(summarize) as [Summary, Summary, Summary];
-  return {
-    operation,
-    scenario,
-    firstRequestMs,
-    warm,
-    coldCache,
-    bareCalls: calls.map((c) => c.operation),
-    requestMs,
-    bareMs,
-    hopMs,
-  };
+  return samples.map(summarize) as [Summary, Summary, Summary];
 }
 
 /** Requests with never-seen credentials against warm ones of the same operation, interleaved. */
-async function coldAuthentication(stack: Stack, operation: Operation, keys: BenchKeys, samples: number) {
-  const { scenario, send, options } = requestOf(stack, operation, keys);
-  const cold: number[] = [];
-  const warm: number[] = [];
+async function coldAuthentication(request: ReturnType<typeof requestOf>, keys: BenchKeys, samples: number) {
+  const [cold, warm]: [number[], number[]] = [[], []];
   for (let n = 0; n < samples; n++)
-    for (const [into, authorization] of [
-      [cold, callerOf(scenario, keys, true)],
-      [warm, callerOf(scenario, keys)],
+    for (const [into, isCold] of [
+      [cold, true],
+      [warm, false],
     ] as const) {
-      const started = performance.now();
-      await send(options(authorization));
-      into.push(performance.now() - started);
+      const authorization = callerOf(request.scenario, keys, isCold);
+      into.push((await timed(() => request.send(request.options(authorization)))).ms);
     }
-  return { coldMs: summarize(cold), warmMs: summarize(warm) };
+  return [summarize(cold), summarize(warm)];
 }
 
 export async function perRequestSection(
@@ -112,57 +97,65 @@ export async function perRequestSection(
   keys: BenchKeys,
   settings: { requests: number; warmup: number; coldAuthSamples: number },
 ) {
-  const title = `2. Per request, warm: ${settings.requests} requests each, interleaved with the bare calls and the HTTP hop alone`;
-  section(bench, title, true);
-  const figures = [];
+  section(bench, 'DynamoDB work per request (SDK meter; capacity as DynamoDB Local reports it)', true);
+  const measured = [];
   for (const operation of bench.available) {
-    const o = await part(bench, operation, () =>
-      measure(stack, operation, keys, settings.requests, settings.warmup),
-    );
-    if (!o) continue;
-    figures.push(o);
+    const request = requestOf(stack, operation, keys);
+    const w = await part(bench, operation, () => work(request, keys, settings.warmup));
+    if (!w) continue;
+    measured.push({ operation, request, ...w });
+    const { show, gate } = bench.budgets.about(operation);
+    const { budget, description } = request.scenario;
+    show('request', description);
+    gate('DynamoDB requests, warm', w.warm.requests, budget.requests, 'requests');
+    show('by operation', describe(w.warm.byOperation));
+    gate('read units, warm', w.warm.readUnits, budget.readUnits, 'RCU');
+    gate('write units, warm', w.warm.writeUnits, budget.writeUnits, 'WCU');
+    gate('DynamoDB requests, cold cache', w.coldCache.requests, budget.coldRequests, 'requests');
+    show('cold cache, by operation', describe(w.coldCache.byOperation));
+  }
+  const { requests } = settings;
+  section(
+    bench,
+    `Per request, warm: ${requests} requests each, interleaved with the bare calls and the HTTP hop`,
+    true,
+  );
+  for (const { operation, request, calls, firstRequestMs } of measured) {
+    const t = await part(bench, `${operation} timings`, () => timings(stack, request, calls, requests));
+    if (!t) continue;
+    const [requestMs, bareMs, hopMs] = t;
     const { show, timing } = bench.budgets.about(operation);
     // The first request of the process loads the function module and fills the caches: shown, not judged.
-    show('first request', ms(o.firstRequestMs));
-    show('request median', ms(o.requestMs.median));
-    show('request p99', ms(o.requestMs.p99));
-    show('bare median', ms(o.bareMs.median));
-    show('bare p99', ms(o.bareMs.p99));
-    timing('request / bare calls (median)', round(o.requestMs.median / o.bareMs.median, 3), 1.3);
-    show('HTTP hop', ms(o.hopMs.median));
+    show('first request', ms(firstRequestMs));
+    show('request median', ms(requestMs.median));
+    show('request p99', ms(requestMs.p99));
+    show('bare median', ms(bareMs.median));
+    show('bare p99', ms(bareMs.p99));
+    timing('request / bare calls (median)', round(requestMs.median / bareMs.median, 3), 1.3);
+    show('HTTP hop', ms(hopMs.median));
     // The local HTTP hop is API Gateway's part in AWS: the handler's own time against the bare calls.
-    show('× bare without the hop', times((o.requestMs.median - o.hopMs.median) / o.bareMs.median));
-    show('bare calls', o.bareCalls.join(' → '));
-  }
-  section(bench, '3. DynamoDB work per request (SDK meter; capacity as DynamoDB Local reports it)', true);
-  for (const { operation, scenario, warm, coldCache } of figures) {
-    const { show, gate } = bench.budgets.about(operation);
-    show('request', scenario.description);
-    gate('DynamoDB requests, warm', warm.requests, scenario.budget.requests, 'requests');
-    show('by operation', describe(warm.byOperation));
-    gate('read units, warm', warm.readUnits, scenario.budget.readUnits, 'RCU');
-    gate('write units, warm', warm.writeUnits, scenario.budget.writeUnits, 'WCU');
-    gate('DynamoDB requests, cold cache', coldCache.requests, scenario.budget.coldRequests, 'requests');
-    show('cold cache, by operation', describe(coldCache.byOperation));
+    show('× bare without the hop', times((requestMs.median - hopMs.median) / bareMs.median));
+    show('bare calls', calls.map((call) => call.operation).join(' → '));
   }
   section(bench, 'Authentication on an empty cache (a credential never seen), against a warm one', true);
   const admin = bench.available.includes('set-dashboard-embedding')
     ? 'set-dashboard-embedding'
     : 'update-notification';
-  const kinds = {
-    'API key (link + user read)': admin,
-    'embed JWT (tenant read + verifier)': 'get-embedded-dashboard',
-  } as const;
-  for (const [credential, operation] of Object.entries(kinds).filter(([, op]) =>
-    bench.available.includes(op),
-  )) {
-    const n = settings.coldAuthSamples;
-    const a = await part(bench, `cold ${credential}`, () => coldAuthentication(stack, operation, keys, n));
+  for (const [credential, operation] of [
+    ['API key (link + user read)', admin],
+    ['embed JWT (tenant read + verifier)', 'get-embedded-dashboard'],
+  ] as const) {
+    if (!bench.available.includes(operation)) continue;
+    const request = requestOf(stack, operation, keys);
+    const a = await part(bench, credential, () =>
+      coldAuthentication(request, keys, settings.coldAuthSamples),
+    );
     if (!a) continue;
+    const [coldMs, warmMs] = a as [Summary, Summary];
     const { show } = bench.budgets.about(credential);
     show('operation', operation);
-    show('cold median', ms(a.coldMs.median));
-    show('warm median', ms(a.warmMs.median));
-    show('authentication', ms(a.coldMs.median - a.warmMs.median));
+    show('cold median', ms(coldMs.median));
+    show('warm median', ms(warmMs.median));
+    show('authentication', ms(coldMs.median - warmMs.median));
   }
 }
