@@ -82,7 +82,7 @@ async function embedUsersStored(recipients: object[]) {
   return (await batchGetAll(ids.map((id) => keys.embedUser('acme', id)))).length;
 }
 
-async function measureConcurrency(stack: Stack) {
+async function concurrency(bench: Bench, stack: Stack) {
   // 50 PUTs, each setting one field (5 fields, 10 times each), all at once.
   const fields = [
     (i: number) => ({ minute: i }),
@@ -96,11 +96,13 @@ async function measureConcurrency(stack: Stack) {
   const put = (i: number) =>
     stack.request('PUT', notification(PUT_TARGET), { authorization: ADMIN, body: fields[i % 5]?.(i) });
   const puts = await watch(() => Promise.all(Array.from({ length: 50 }, (_, i) => put(i))));
-  const applied = puts.result.filter((reply) => reply.status === 200).length;
-  const conflicts = puts.result.filter((reply) => reply.status === 409).length;
+  const answered = (status: number) => puts.result.filter((reply) => reply.status === status).length;
+  const p = bench.budgets.about('50 concurrent PUTs');
+  p.show('answers', `${answered(200)} × 200, ${answered(409)} × 409`);
+  p.show('write retries', (puts.work.byOperation.UpdateItem ?? 0) - 50);
+  p.gate('not applied', 50 - answered(200), 2, 'PUTs');
   // Every applied PUT moves the version by one: fewer moves than 200s means one overwrote another.
-  const lostUpdates = applied - ((await version()) - versionBefore);
-  const retries = (puts.work.byOperation.UpdateItem ?? 0) - 50;
+  p.gate('lost updates', answered(200) - ((await version()) - versionBefore), 0, 'updates');
 
   // 20 identical adds: 2 console users, 1 embed user that exists (recipient elsewhere), 4 new ones.
   const existing = embed('concurrent-existing@example.com');
@@ -121,18 +123,15 @@ async function measureConcurrency(stack: Stack) {
     for (const item of [...body.createdRecipients, ...body.unchangedRecipients]) claims[identity(item)] ??= 0;
     for (const item of body.createdRecipients) claims[identity(item)] = (claims[identity(item)] ?? 0) + 1;
   }
+  const created = Object.values(claims);
   const embedUsersCreated = (await embedUsersStored(recipients)) - usersBefore;
-  const idsReserved = (await counter()) - counterBefore;
-  return {
-    applied,
-    conflicts,
-    lostUpdates,
-    retries,
-    ok: ok.length,
-    claims: Object.values(claims),
-    embedUsersCreated,
-    idsReserved,
-  };
+  const a = bench.budgets.about('20 concurrent adds');
+  a.gate('failed answers', 20 - ok.length, 0, 'answers');
+  a.show('created claims per recipient', `${Math.min(...created)}–${Math.max(...created)}`);
+  a.gate('recipients not claimed created exactly once', created.filter((n) => n !== 1).length, 0);
+  a.show('embed users created for 4 new', embedUsersCreated);
+  a.gate('extra embed users', embedUsersCreated - 4, 0, 'users');
+  a.show('ids reserved for 4 new users', (await counter()) - counterBefore);
 }
 
 export async function costSection(bench: Bench, stack: Stack) {
@@ -160,18 +159,5 @@ export async function costSection(bench: Bench, stack: Stack) {
     bench,
     'Concurrency: 50 concurrent single-field PUTs on one notification; 20 concurrent identical adds',
   );
-  const c = await part(bench, 'concurrency', () => measureConcurrency(stack));
-  if (!c) return;
-  const puts = bench.budgets.about('50 concurrent PUTs');
-  puts.show('answers', `${c.applied} × 200, ${c.conflicts} × 409`);
-  puts.show('write retries', c.retries);
-  puts.gate('not applied', 50 - c.applied, 2, 'PUTs');
-  puts.gate('lost updates', c.lostUpdates, 0, 'updates');
-  const adds = bench.budgets.about('20 concurrent adds');
-  adds.gate('failed answers', 20 - c.ok, 0, 'answers');
-  adds.show('created claims per recipient', `${Math.min(...c.claims)}–${Math.max(...c.claims)}`);
-  adds.gate('recipients not claimed created exactly once', c.claims.filter((n) => n !== 1).length, 0);
-  adds.show('embed users created for 4 new', c.embedUsersCreated);
-  adds.gate('extra embed users', c.embedUsersCreated - 4, 0, 'users');
-  adds.show('ids reserved for 4 new users', c.idsReserved);
+  await part(bench, 'concurrency', () => concurrency(bench, stack));
 }

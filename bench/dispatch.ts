@@ -13,7 +13,7 @@ import { currentRun } from '#lib/store/run-status';
 import { dispatchStore } from '#lib/store/runs';
 import { sendNowStore } from '#lib/store/send-now';
 import { billedWriteUnits, indexWriteUnits } from './billing.ts';
-import { describe, watch } from './dynamodb.ts';
+import { type Call, describe, watch } from './dynamodb.ts';
 import { embedRecipient, notificationOf, putItems } from './fixture.ts';
 import { type Bench, part, section } from './report.ts';
 import { ms, round, timed } from './stats.ts';
@@ -95,7 +95,8 @@ export async function sendAndDispatch(
   };
 }
 
-async function busyMinute(count: number, sink: Sink) {
+/** One pass with `count` notifications due in the same minute, each with three recipients, at the deployed concurrency. */
+async function busyMinute(bench: Bench, count: number, sink: Sink) {
   const due = Array.from({ length: count }, (_, i) => notificationOf(FIRST_ID + i, { isEnabled: true }));
   const recipients = (n: Notification, i: number) => [
     // A console user of the demo fixture, active, and two embed users.
@@ -110,60 +111,42 @@ async function busyMinute(count: number, sink: Sink) {
   const { fired } = pass.result.result;
   if (fired !== count) throw new Error(`The pass fired ${fired} of ${count} notifications`);
   // The pass's own reads: one Query per due-index shard (and its pages), the dashboards it caches.
-  const isOwnRead = (c: { operation: string; input: Record<string, unknown> }) =>
+  const isOwnRead = (c: Call) =>
     (c.operation === 'Query' && c.input.IndexName === 'gsi3') || c.operation === 'GetItem';
-  const index = indexWriteUnits(pass.calls);
-  return {
-    passMs: pass.result.ms,
-    requestsPerFired: pass.work.requests / fired,
-    requestsPerFiredOwn: (pass.work.requests - pass.calls.filter(isOwnRead).length) / fired,
-    billedWriteUnitsPerFired: billedWriteUnits(pass.calls) / fired,
-    dueIndexWriteUnitsPerFired: index.due / fired,
-    listIndexWritesPerFired: index.lists / fired,
-  };
+  const perFired = (n: number) => round(n / fired, 3);
+  const [tableUnits, index] = [perFired(billedWriteUnits(pass.calls)), indexWriteUnits(pass.calls)];
+  const { show, gate } = bench.budgets.about('dispatch');
+  const per = 'per fired notification (3 recipients';
+  show('pass wall time', ms(pass.result.ms));
+  show('DynamoDB requests per fired notification, all in', perFired(pass.work.requests));
+  const ownReads = pass.calls.filter(isOwnRead).length;
+  gate(`DynamoDB requests ${per}, the pass’s own reads apart)`, perFired(pass.work.requests - ownReads), 4);
+  show(`write units ${per}, table, billed)`, tableUnits, 'WCU');
+  show(`write units ${per}, due index, billed)`, perFired(index.due), 'WCU');
+  gate(`write units ${per}, table and due index)`, round(tableUnits + perFired(index.due), 3), 16, 'WCU');
+  gate('list-index writes per fired notification', perFired(index.lists), 0, 'writes');
 }
 
 export async function dispatchSection(bench: Bench) {
   const [due, sizes] = bench.smoke ? [200, [1_000, 2_000]] : [10_000, [10_000, 100_000]];
   section(bench, `Dispatch: ${due} notifications due in one minute; send-now of many recipients`);
-  const d = await part(bench, 'dispatch', () =>
+  await part(bench, 'dispatch', () =>
     withOutbox(async (sink, folder) => {
-      const pass = await busyMinute(due, sink);
-      const sendNows = [];
+      await busyMinute(bench, due, sink);
       for (const [i, count] of sizes.entries()) {
         const jobsBefore = (await readdir(folder)).length;
         const s = await sendAndDispatch(notificationOf(FIRST_ID + due + i), count, (i + 1) * 1_000_000, sink);
-        sendNows.push({ ...s, recipients: count, jobsWritten: (await readdir(folder)).length - jobsBefore });
+        const { show, gate } = bench.budgets.about(`send-now of ${count} recipients`);
+        gate('DynamoDB requests in the request', s.request.requests, 12, 'requests');
+        show('requests in the request, by operation', describe(s.request.byOperation));
+        show('request time', ms(s.requestMs));
+        show('queued by the request', s.queuedInRequest);
+        show('passes (60 s each)', s.passes);
+        show('until dispatched (passes back to back)', ms(s.untilDispatchedMs));
+        const perRecipient = 'DynamoDB requests per recipient, request and passes (their index reads apart)';
+        gate(perRecipient, round(s.perRecipient, 3), 0.1, 'requests');
+        show('jobs written', (await readdir(folder)).length - jobsBefore);
       }
-      return { notifications: due, ...pass, sendNows };
     }),
   );
-  if (!d) return;
-  const { show, gate } = bench.budgets.about('dispatch');
-  const perFired = 'per fired notification (3 recipients';
-  show('pass wall time', ms(d.passMs));
-  show('DynamoDB requests per fired notification, all in', round(d.requestsPerFired, 3));
-  gate(
-    `DynamoDB requests ${perFired}, the pass’s own reads apart)`,
-    round(d.requestsPerFiredOwn, 3),
-    4,
-    'requests',
-  );
-  show(`write units ${perFired}, table, billed)`, round(d.billedWriteUnitsPerFired, 3), 'WCU');
-  show(`write units ${perFired}, due index, billed)`, round(d.dueIndexWriteUnitsPerFired, 3), 'WCU');
-  const units = round(d.billedWriteUnitsPerFired + d.dueIndexWriteUnitsPerFired, 3);
-  gate(`write units ${perFired}, table and due index)`, units, 16, 'WCU');
-  gate('list-index writes per fired notification', round(d.listIndexWritesPerFired, 3), 0, 'writes');
-  for (const s of d.sendNows) {
-    const { show, gate } = bench.budgets.about(`send-now of ${s.recipients} recipients`);
-    gate('DynamoDB requests in the request', s.request.requests, 12, 'requests');
-    show('requests in the request, by operation', describe(s.request.byOperation));
-    show('request time', ms(s.requestMs));
-    show('queued by the request', s.queuedInRequest);
-    show('passes (60 s each)', s.passes);
-    show('until dispatched (passes back to back)', ms(s.untilDispatchedMs));
-    const perRecipient = 'DynamoDB requests per recipient, request and passes (their index reads apart)';
-    gate(perRecipient, round(s.perRecipient, 3), 0.1, 'requests');
-    show('jobs written', s.jobsWritten);
-  }
 }

@@ -11,6 +11,7 @@ import { watch } from './dynamodb.ts';
 import { embedRecipient, putItems } from './fixture.ts';
 import { type Bench, note, part, section, working } from './report.ts';
 import type { Stack } from './stack.ts';
+import { timed } from './stats.ts';
 
 /**
  * A year of history: one notification with 100 recipients fired hourly for a year (8,760 runs and
@@ -21,6 +22,7 @@ import type { Stack } from './stack.ts';
  */
 
 const HOUR_MS = 3_600_000;
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 const historyUser = (i: number) => embedRecipient('history', i, {}, 2_000_000);
 
 /** One run's items: the run and a delivery to each recipient, as the dispatcher writes them. */
@@ -76,38 +78,27 @@ async function fill(id: number, size: { recipients: number; runs: number }): Pro
   return total + size.recipients;
 }
 
-/** Purge passes as the deployed function runs them (60 s each), until the partition is empty. */
+/** Purge passes as the deployed function runs them (60 s each), until the partition is empty: the items deleted. */
 async function purgeUntilEmpty(notificationId: number) {
-  const partition = { ':pk': keys.notificationPartition(7, notificationId) };
-  const query = {
+  const query = new QueryCommand({
     TableName: tableName(),
     KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': keys.notificationPartition(7, notificationId) },
     ConsistentRead: true,
     Limit: 1,
-  };
-  const isEmpty = async () =>
-    (
-      (await documentClient().send(new QueryCommand({ ...query, ExpressionAttributeValues: partition })))
-        .Items ?? []
-    ).length === 0;
-  const started = Date.now();
+  });
   let deleted = 0;
-  while (!(await isEmpty())) {
+  while (((await documentClient().send(query)).Items ?? []).length > 0) {
     const deadline = Date.now() + 60_000;
-    const pass = await purgePass(purgeStore, {
-      now: Date.now(),
-      remainingTimeMs: () => deadline - Date.now(),
-    });
-    deleted += pass.deleted;
+    deleted += (
+      await purgePass(purgeStore, { now: Date.now(), remainingTimeMs: () => deadline - Date.now() })
+    ).deleted;
     working(`purging: ${deleted} items`);
   }
-  const seconds = (Date.now() - started) / 1000;
-  // The tombstones go once the grace is over: a pass as of then.
-  await purgePass(purgeStore, { now: Date.now() + PURGE_GRACE_MS + 1_000 });
-  return { seconds, deleted };
+  return deleted;
 }
 
-async function measure(stack: Stack, size: { recipients: number; runs: number }) {
+async function measure(bench: Bench, stack: Stack, size: { recipients: number; runs: number }) {
   const base = '/v1/deployments/7/notifications';
   const hourly = { dashboardId: 70, scheduleType: 'HOURLY', minute: 0 };
   const create = async () => (await stack.call('POST', base, 201, hourly)).body.id;
@@ -116,17 +107,33 @@ async function measure(stack: Stack, size: { recipients: number; runs: number })
   await stack.call('GET', `${base}/${warmUp}/runs`, 200);
   await stack.call('DELETE', `${base}/${warmUp}`, 204);
   await putItems(runItems(single, Date.now() - HOUR_MS, 1));
-  const started = Date.now();
-  const items = await fill(year, size);
-  const fillSeconds = (Date.now() - started) / 1000;
-  const metered = async (method: string, path: string, status: number) =>
-    (await watch(() => stack.call(method, `${base}${path}`, status))).work;
-  const page = (id: number, first: number) => metered('GET', `/${id}/runs?first=${first}`, 200);
-  const remove = (id: number) => metered('DELETE', `/${id}`, 204);
-  const firstPage = { year: await page(year, 1), single: await page(single, 1) };
-  const defaultPage = await page(year, 100);
-  const deleted = { single: await remove(single), year: await remove(year) };
-  return { items, fillSeconds, firstPage, defaultPage, deleted, purge: await purgeUntilEmpty(year) };
+  const filled = await timed(() => fill(year, size));
+  const metered = async (request: string, method: string, path: string, status: number) => {
+    const { work } = await watch(() => stack.call(method, `${base}${path}`, status));
+    const { show } = bench.budgets.about(request);
+    show('DynamoDB requests', work.requests);
+    show('read units', work.readUnits);
+    show('write units', work.writeUnits);
+    return work;
+  };
+  const page = (of: string, id: number, first: number) =>
+    metered(`runs, first=${first}: ${of}`, 'GET', `/${id}/runs?first=${first}`, 200);
+  const firstPage = { year: await page('the year', year, 1), single: await page('one run', single, 1) };
+  await page('the year', year, 100);
+  const remove = (of: string, id: number) => metered(`DELETE: ${of}`, 'DELETE', `/${id}`, 204);
+  const deleted = { single: await remove('one run', single), year: await remove('the year', year) };
+  const { gate } = bench.budgets.about('year of history');
+  const more = (what: 'requests' | 'readUnits', of: typeof firstPage) => of.year[what] - of.single[what];
+  gate('first page of runs, requests more than 1 run', more('requests', firstPage), 0);
+  gate('first page of runs, read units more than 1 run', more('readUnits', firstPage), 0);
+  gate('delete, requests more than 1 run', more('requests', deleted), 0);
+  const purge = await timed(() => purgeUntilEmpty(year));
+  // The tombstones go once the grace is over: a pass as of then.
+  await purgePass(purgeStore, { now: Date.now() + PURGE_GRACE_MS + 1_000 });
+  const rate = (items: number, ms: number) => `${Math.round((items * 1000) / Math.max(ms, 1))} items/s`;
+  note(`Writing the ${filled.result} items took ${seconds(filled.ms)} (${rate(filled.result, filled.ms)}).`);
+  const purged = `${purge.result} items, ${rate(purge.result, purge.ms)}, DynamoDB Local on this machine`;
+  note(`The purge emptied the partition ${seconds(purge.ms)} after the delete's answer (${purged}).`);
 }
 
 export async function historySection(bench: Bench, stack: Stack) {
@@ -134,30 +141,5 @@ export async function historySection(bench: Bench, stack: Stack) {
   const size = bench.smoke ? { recipients: 20, runs: 50 } : { recipients: 100, runs };
   const title = `A year of history: ${size.recipients} recipients × ${size.runs} hourly runs`;
   section(bench, `${title}, its run list and its delete`, true);
-  const h = await part(bench, 'a year of history', () => measure(stack, size));
-  if (!h) return;
-  const { firstPage, deleted, defaultPage, purge } = h;
-  const { gate } = bench.budgets.about('year of history');
-  const more = (what: 'requests' | 'readUnits', of: typeof firstPage) => of.year[what] - of.single[what];
-  gate('first page of runs, requests more than 1 run', more('requests', firstPage), 0);
-  gate('first page of runs, read units more than 1 run', more('readUnits', firstPage), 0);
-  gate('delete, requests more than 1 run', more('requests', deleted), 0);
-  for (const [request, work] of [
-    ['runs, first=1: the year', firstPage.year],
-    ['runs, first=1: one run', firstPage.single],
-    ['runs, first=100: the year', defaultPage],
-    ['DELETE: the year', deleted.year],
-    ['DELETE: one run', deleted.single],
-  ] as const) {
-    const { show } = bench.budgets.about(request);
-    show('DynamoDB requests', work.requests);
-    show('read units', work.readUnits);
-    show('write units', work.writeUnits);
-  }
-  const rate = (items: number, seconds: number) => `${Math.round(items / Math.max(seconds, 0.001))} items/s`;
-  note(`Writing the ${h.items} items took ${h.fillSeconds.toFixed(1)} s (${rate(h.items, h.fillSeconds)}).`);
-  const purged = `${purge.deleted} items, ${rate(purge.deleted, purge.seconds)}, DynamoDB Local on this machine`;
-  note(
-    `The purge emptied the partition ${purge.seconds.toFixed(1)} s after the delete's answer (${purged}).`,
-  );
+  await part(bench, 'a year of history', () => measure(bench, stack, size));
 }
