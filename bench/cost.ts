@@ -40,10 +40,7 @@ async function measureSizes(stack: Stack, sizes: readonly number[], runs: number
   for (const [index, stored] of sizes.entries()) {
     const parent = { deploymentId: 7, id: SCALE_NOTIFICATION_IDS[index] as number, dashboardId: 70 };
     const row = (i: number) => encodeRecipient(parent, embedRecipient('stored', i, properties(i)));
-    await putItems(
-      Array.from({ length: stored }, (_, i) => row(i)),
-      8,
-    );
+    await putItems(Array.from({ length: stored }, (_, i) => row(i)));
     for (const adding of [1, 10]) cases.push({ stored, adding, id: parent.id, times: [] });
   }
   // Run by run, every case in turn, starting one further each run: no size is favoured by its place.

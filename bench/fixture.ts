@@ -118,9 +118,9 @@ export function embedRecipient(
   };
 }
 
-/** Writes items straight into the table, `concurrency` BatchWrites in flight. */
-export const putItems = (items: readonly Item[], concurrency = 16) =>
+/** Writes items straight into the table, 16 BatchWrites in flight. */
+export const putItems = (items: readonly Item[]) =>
   batchWriteAll(
     items.map((item) => ({ PutRequest: { Item: item } })),
-    { concurrency },
+    { concurrency: 16 },
   );

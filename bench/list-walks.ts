@@ -48,29 +48,20 @@ async function walks(stack: Stack, smoke: boolean) {
     Array.from({ length: count }, (_, i) =>
       rowOf(id, DASHBOARD, embedRecipient('walk', i, blob(bytes), 2_000_000)),
     );
-  await putItems(
-    [
-      notificationOn(1, DASHBOARD),
-      notificationOn(2, DASHBOARD),
-      ...rows(1, small, 4800),
-      ...rows(2, large, 32_000),
-    ],
-    8,
-  );
+  await putItems([
+    notificationOn(1, DASHBOARD),
+    notificationOn(2, DASHBOARD),
+    ...rows(1, small, 4800),
+    ...rows(2, large, 32_000),
+  ]);
   const figures = [
     await walk(stack, 'recipients, 4.8 KB properties, first=200', small, `${base}/1/recipients?first=200`),
     await walk(stack, 'recipients, 32 KB properties, first=100', large, `${base}/2/recipients?first=100`),
   ];
   const ids = Array.from({ length: largest }, (_, i) => 100 + i);
   const lists = largestLists();
-  await putItems(
-    ids.map((id) => notificationOn(id, DASHBOARD, lists)),
-    8,
-  );
-  await putItems(
-    ids.map((id) => rowOf(id, DASHBOARD, user(1))),
-    8,
-  );
+  await putItems(ids.map((id) => notificationOn(id, DASHBOARD, lists)));
+  await putItems(ids.map((id) => rowOf(id, DASHBOARD, user(1))));
   // With the two notifications of the recipient lists above, on the same dashboard.
   for (const [list, stored, query] of [
     ['notifications, largest filters: the deployment', largest + 2, 'first=200'],
@@ -87,16 +78,10 @@ async function walks(stack: Stack, smoke: boolean) {
  * on another: a reader that skipped the rows of other dashboards would read every one of them first.
  */
 async function recipientOnDashboard(stack: Stack, stored: number, firstId: number, userId: number) {
-  await putItems(
-    [notificationOn(firstId, OTHER_DASHBOARD), rowOf(firstId, OTHER_DASHBOARD, user(userId))],
-    8,
-  );
+  await putItems([notificationOn(firstId, OTHER_DASHBOARD), rowOf(firstId, OTHER_DASHBOARD, user(userId))]);
   for (let from = 1; from <= stored; from += 10_000) {
     const ids = Array.from({ length: Math.min(10_000, stored - from + 1) }, (_, i) => firstId + from + i);
-    await putItems(
-      ids.flatMap((id) => [notificationOn(id, DASHBOARD), rowOf(id, DASHBOARD, user(userId))]),
-      8,
-    );
+    await putItems(ids.flatMap((id) => [notificationOn(id, DASHBOARD), rowOf(id, DASHBOARD, user(userId))]));
     working(`recipient on a dashboard: ${Math.min(from + 9_999, stored)} of ${stored} notifications written`);
   }
   const path = `${base}?recipientUserId=${userId}&dashboardId=${OTHER_DASHBOARD}&first=1`;
@@ -132,16 +117,7 @@ export async function listWalksSection(bench: Bench, stack: Stack) {
     bench.budgets.show(`recipient of ${stored + 1} notifications: read units`, readUnits);
   }
   const { gate } = bench.budgets.about('recipient on a dashboard');
-  gate(
-    `requests per page at ${lots.stored} against ${few.stored}`,
-    lots.requests - few.requests,
-    0,
-    'requests',
-  );
-  gate(
-    `read units per page at ${lots.stored} against ${few.stored}`,
-    lots.readUnits - few.readUnits,
-    0,
-    'RCU',
-  );
+  const against = `per page at ${lots.stored} against ${few.stored}`;
+  gate(`requests ${against}`, lots.requests - few.requests, 0, 'requests');
+  gate(`read units ${against}`, lots.readUnits - few.readUnits, 0, 'RCU');
 }
