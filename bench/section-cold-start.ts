@@ -50,15 +50,18 @@ async function bundle(entryPoint: string, outDir: string) {
  * `await import(bundle)` timed in a fresh Node process (the Node running the bench: Node 24 under npm),
  * `iterations` times per bundle, in rounds over all bundles so that a burst of load hits all alike.
  */
-async function importTimes(files: string[], iterations: number): Promise<number[][]> {
-  const samples = files.map((): number[] => []);
+async function importTimes(files: string[], iterations: number) {
+  const samples = files.map(() => ({ importMs: [] as number[], processMs: [] as number[] }));
   // Nothing from the caller's environment may change how Node loads the bundle.
   const { NODE_OPTIONS: _options, ...env } = process.env;
   for (let round = 0; round < iterations; round++)
     for (let i = 0; i < files.length; i++) {
       const k = (i + round) % files.length;
       const { stdout } = await run(process.execPath, [probe, pathToFileURL(files[k] ?? '').href], { env });
-      samples[k]?.push(JSON.parse(stdout).importMs);
+      // `processMs`: from the process's start to the import's end, Node's own start-up included.
+      const { importMs, processMs } = JSON.parse(stdout);
+      samples[k]?.importMs.push(importMs);
+      samples[k]?.processMs.push(processMs);
     }
   return samples;
 }
@@ -83,8 +86,14 @@ export async function coldStartSection(bench: Bench, iterations: number) {
   // First in the run: nothing else (DynamoDB Local's JVM above all) competes for the CPU yet.
   const files = bundles.map((b) => b.file);
   const samples = (await part(bench, 'cold starts', () => importTimes(files, iterations))) ?? [];
-  const measured = bundles.map((b, k) => ({ ...b, importMs: summarize(samples[k] ?? []) }));
-  const [floor, unconstructed] = measured;
+  const measured = bundles.map((b, k) => ({
+    ...b,
+    importMs: summarize(samples[k]?.importMs ?? []),
+    processMs: summarize(samples[k]?.processMs ?? []),
+  }));
+  const [floor, unconstructed] = ['floor', 'floor, client not constructed'].map((n) =>
+    measured.find((b) => b.name === n),
+  );
   for (const b of measured) {
     const { show, gate, timing } = bench.budgets.about(b.name);
     const isFunction = !b.name.startsWith('floor');
@@ -98,6 +107,7 @@ export async function coldStartSection(bench: Bench, iterations: number) {
     if (isFunction && !isScheduleWriter(b.name)) gate('cron library bytes', cronBytes, 0, 'bytes');
     show(`import median (${iterations})`, ms(b.importMs.median));
     show('import p99', ms(b.importMs.p99));
+    show('process median', ms(b.processMs.median));
     if (!isFunction || !floor || !unconstructed) continue;
     timing('import / floor', round(b.importMs.median / floor.importMs.median, 3), importRatioOf(b.name));
     // The construction the functions put off: paid by their first request, not by their import.
