@@ -60,10 +60,13 @@ export async function settleRun(run: Run, now: number = Date.now()): Promise<Run
 
 /**
  * How many runs have awaited outcomes since before `instant`: read from the index, where only such
- * runs sort below the bound, so the cost follows the number of stuck runs, not the number of runs.
+ * runs sort below the bound, so the cost follows the number of stuck runs, not the number of runs
+ * (one counting Query per partition of the runs awaiting outcomes, in parallel).
  */
-export function countRunsAwaitingSince(instant: number): Promise<number> {
-  return countAll(
-    belowInIndex(DUE_INDEX, awaitingOutcomesIndex.partition, awaitingOutcomesIndex.before(instant)),
+export async function countRunsAwaitingSince(instant: number): Promise<number> {
+  const bound = awaitingOutcomesIndex.before(instant);
+  const counts = await Promise.all(
+    awaitingOutcomesIndex.partitions.map((partition) => countAll(belowInIndex(DUE_INDEX, partition, bound))),
   );
+  return counts.reduce((sum, count) => sum + count, 0);
 }
