@@ -60,26 +60,27 @@ const knownMisses: Record<string, { ceiling: number; fix: string }> = {
     fix: `${POWERTOOLS_FIX}, and 7 KB more of add-recipients itself`,
   },
   'list-runs: bundle bytes': { ceiling: 466_500, fix: POWERTOOLS_FIX },
-  'list-deliveries: bundle bytes': { ceiling: 462_000, fix: POWERTOOLS_FIX },
-  // list-notifications, delete-notification, remove-recipients, report-delivery-outcome: +0.5 KB (2026-11-24) for
-  // the store's one Query pager and conditional-write helper, and the codecs' checks of list elements.
-  'list-notifications: bundle bytes': { ceiling: 472_500, fix: POWERTOOLS_FIX },
+  'list-deliveries: bundle bytes': { ceiling: 463_000, fix: POWERTOOLS_FIX },
+  // Raised 0.5–1.5 KB (2026-11-24) where the store's one Query pager, its one conditional-write helper and the
+  // codecs' checks of every item read came in: list-notifications, list-deliveries, delete-notification,
+  // remove-recipients, set-dashboard-embedding, report-delivery-outcome, unsubscribe.
+  'list-notifications: bundle bytes': { ceiling: 473_500, fix: POWERTOOLS_FIX },
   'get-notification: bundle bytes': { ceiling: 460_000, fix: POWERTOOLS_FIX },
-  'delete-notification: bundle bytes': { ceiling: 461_500, fix: POWERTOOLS_FIX },
+  'delete-notification: bundle bytes': { ceiling: 462_500, fix: POWERTOOLS_FIX },
   'list-recipients: bundle bytes': { ceiling: 466_000, fix: POWERTOOLS_FIX },
-  'remove-recipients: bundle bytes': { ceiling: 466_500, fix: POWERTOOLS_FIX },
-  'set-dashboard-embedding: bundle bytes': { ceiling: 451_000, fix: POWERTOOLS_FIX },
+  'remove-recipients: bundle bytes': { ceiling: 467_500, fix: POWERTOOLS_FIX },
+  'set-dashboard-embedding: bundle bytes': { ceiling: 452_000, fix: POWERTOOLS_FIX },
   'get-embedded-dashboard: bundle bytes': { ceiling: 453_500, fix: POWERTOOLS_FIX },
   'retry-run: bundle bytes': {
     ceiling: 650_000,
     fix: "cron-parser and luxon come with the notification codec (it derives nextRunAt); with the schedule state stored they go, leaving the SQS and Secrets Manager clients (~37 KB) and the shared chain's ~104 KB",
   },
   'report-delivery-outcome: bundle bytes': {
-    ceiling: 462_500,
+    ceiling: 463_500,
     fix: 'the shared chain alone is ~104 KB over the floor (Powertools logger and metrics, aws-jwt-verify, zod): see add-recipients',
   },
   'unsubscribe: bundle bytes': {
-    ceiling: 468_000,
+    ceiling: 469_000,
     fix: 'the shared chain (~104 KB over the floor) and the Secrets Manager client (13 KB); a public route without the authenticator, or the key read through the Lambda extension, would meet it',
   },
   'get-unsubscribe-page: bundle bytes': {
