@@ -195,8 +195,6 @@ export const operationSettings = {
       // The deliveries and the run's counts: UpdateItems inside TransactWriteItems.
       'dynamodb:UpdateItem',
     ],
-    // The dispatch store's run creation and delivery writes, bundled with its reads of the notification.
-    bundledButNotCalled: ['dynamodb:PutItem', 'dynamodb:BatchWriteItem'],
     timeoutSeconds: functionTimeoutSeconds['retry-run'],
     memoryMiB: 1024,
     readsUnsubscribeKey: true,
