@@ -105,7 +105,7 @@ describe('listNotificationsQuery', () => {
   });
 
   it('takes one recipient filter at most', () => {
-    const oneTooMany = [
+    const oneTooMany: Record<string, string>[] = [
       { recipientUserId: '3', recipientEmail: 'a@b.example' },
       { recipientUserId: '3', recipientEmbedTenantName: 'acme', recipientExternalId: 'ann' },
       { recipientEmail: 'a@b.example', recipientEmbedTenantName: 'acme', recipientExternalId: 'ann' },
