@@ -8,6 +8,7 @@ import {
   manualRunId,
   noRecipients,
   parseJobId,
+  type RecipientRow,
   RUN_ID_PATTERN,
   type Run,
   runIdFloor,
@@ -136,11 +137,12 @@ describe('decideDeliveries', () => {
     type: 'EMBED_USER' as const,
     embedTenantName: tenant,
     externalId: 'Ann',
+    normalizedExternalId: 'ann',
     embedUserId: 9,
     email: 'ann@x.example',
     properties: { groups: ['g'] },
   });
-  const rows = [
+  const rows: RecipientRow[] = [
     { key: 'R#U#1', recipient: { type: 'USER' as const, userId: 1 } },
     { key: 'R#U#2', recipient: { type: 'USER' as const, userId: 2 } },
     { key: 'R#U#3', recipient: { type: 'USER' as const, userId: 3 } },
