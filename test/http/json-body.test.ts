@@ -18,9 +18,6 @@ const bodyOf = async (
   return (await throughMiddlewares([jsonBody({ optional })], apiEvent(event))).event.body as unknown;
 };
 
-/** A JSON string value whose text takes exactly `bytes` bytes as UTF-8. */
-const jsonTextOfBytes = (bytes: number) => `"${'a'.repeat(bytes - 2)}"`;
-
 describe('jsonBody', () => {
   it('hands on the parsed body', async () => {
     expect(await bodyOf({ headers: JSON_TYPE, body: '{"a":[1,"b",null]}' })).toEqual({ a: [1, 'b', null] });
@@ -46,36 +43,36 @@ describe('jsonBody', () => {
     await expect(bodyOf({ headers: JSON_TYPE, body: '{"a":' })).rejects.toMatchObject(MALFORMED);
   });
 
+  // The size is checked before the content type: a body within the limit sent as text/plain is
+  // refused as 415, one past it as 413, and no 5 MiB of JSON needs parsing to tell the two apart.
+  const PLAIN = { 'content-type': 'text/plain' };
+
   it('takes a body of exactly 5 MiB and refuses one byte more, counting UTF-8 bytes', async () => {
-    await expect(bodyOf({ headers: JSON_TYPE, body: jsonTextOfBytes(LIMIT) })).resolves.toHaveLength(
-      LIMIT - 2,
-    );
-    await expect(bodyOf({ headers: JSON_TYPE, body: jsonTextOfBytes(LIMIT + 1) })).rejects.toMatchObject({
+    await expect(bodyOf({ headers: PLAIN, body: 'a'.repeat(LIMIT) })).rejects.toMatchObject(UNSUPPORTED);
+    await expect(bodyOf({ headers: PLAIN, body: 'a'.repeat(LIMIT + 1) })).rejects.toMatchObject({
       ...TOO_LARGE,
       message: `The request body exceeds ${LIMIT} bytes`,
     });
     // Fewer characters than the limit, more bytes: 'é' takes two.
-    const accented = `"${'é'.repeat(LIMIT / 2)}"`;
+    const accented = 'é'.repeat(LIMIT / 2 + 1);
     expect(accented.length).toBeLessThan(LIMIT);
-    await expect(bodyOf({ headers: JSON_TYPE, body: accented })).rejects.toMatchObject(TOO_LARGE);
+    await expect(bodyOf({ headers: PLAIN, body: accented })).rejects.toMatchObject(TOO_LARGE);
   });
 
   it('counts the decoded bytes of a base64-encoded body against the limit', async () => {
     // Whole groups of three bytes, so that the encoded length states the decoded size exactly.
-    const encoded = (bytes: number) => Buffer.from(jsonTextOfBytes(bytes)).toString('base64');
+    const encoded = (bytes: number) => Buffer.alloc(bytes, 'a').toString('base64');
     const largestWholeGroups = LIMIT - (LIMIT % 3);
     await expect(
-      bodyOf({ headers: JSON_TYPE, body: encoded(largestWholeGroups), isBase64Encoded: true }),
-    ).resolves.toHaveLength(largestWholeGroups - 2);
+      bodyOf({ headers: PLAIN, body: encoded(largestWholeGroups), isBase64Encoded: true }),
+    ).rejects.toMatchObject(UNSUPPORTED);
     await expect(
-      bodyOf({ headers: JSON_TYPE, body: encoded(largestWholeGroups + 3), isBase64Encoded: true }),
+      bodyOf({ headers: PLAIN, body: encoded(largestWholeGroups + 3), isBase64Encoded: true }),
     ).rejects.toMatchObject(TOO_LARGE);
   });
 
   it('refuses an over-large body before looking at its content type', async () => {
-    await expect(
-      bodyOf({ headers: { 'content-type': 'text/plain' }, body: jsonTextOfBytes(LIMIT + 1) }),
-    ).rejects.toMatchObject(TOO_LARGE);
+    await expect(bodyOf({ headers: PLAIN, body: 'a'.repeat(LIMIT + 1) })).rejects.toMatchObject(TOO_LARGE);
   });
 
   it.each([
