@@ -125,7 +125,7 @@ describe('reportOutcome', () => {
     ] as const) {
       const error = await errorOf(reportOutcome(store, id, delivered, now));
       expect(error).toBeInstanceOf(NotFoundError);
-      expect(error?.message).toContain(`Delivery job ${id}`);
+      expect(error?.message).toBe(`Delivery job ${id} was not found`);
     }
   });
 });
