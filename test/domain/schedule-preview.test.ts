@@ -29,11 +29,7 @@ describe('previewSchedule', () => {
 
   it('gives as many firings as asked, each after the one before', () => {
     const { nextRuns } = previewSchedule({ scheduleType: 'HOURLY', minute: 0, count: 3 }, settings, now);
-    expect(nextRuns).toEqual([
-      '2026-11-24T11:00:00Z',
-      '2026-11-24T12:00:00Z',
-      '2026-11-24T13:00:00Z',
-    ]);
+    expect(nextRuns).toEqual(['2026-11-24T11:00:00Z', '2026-11-24T12:00:00Z', '2026-11-24T13:00:00Z']);
     expect(
       previewSchedule({ scheduleType: 'HOURLY', minute: 0, count: null }, settings, now).nextRuns,
     ).toHaveLength(5);
