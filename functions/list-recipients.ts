@@ -1,16 +1,15 @@
 import { listRecipients } from '#lib/domain/notification-lifecycle';
-import { credentialsIn } from '#lib/http/authentication';
 import { createHandler } from '#lib/http/create-handler';
 import { notificationPath } from '#lib/http/schemas/notifications';
 import { pagingQuery } from '#lib/http/schemas/paging';
 import { recipientPageOutput } from '#lib/http/schemas/recipient-outputs';
+import { listRecipientsRoute } from '#lib/routes';
 import { listRecipients as list } from '#lib/store/recipient-lists';
-import { credentialDirectory } from '#lib/store/users';
 
 /** GET /v1/deployments/{deploymentId}/notifications/{id}/recipients: a page, newest subscription first. */
 export const handler = createHandler({
+  route: listRecipientsRoute,
   access: 'admin',
-  authentication: credentialsIn(credentialDirectory),
   params: notificationPath,
   query: pagingQuery,
   response: recipientPageOutput,

@@ -1,16 +1,15 @@
 import { listRuns } from '#lib/domain/run-lists';
-import { credentialsIn } from '#lib/http/authentication';
 import { createHandler } from '#lib/http/create-handler';
 import { notificationPath } from '#lib/http/schemas/notifications';
 import { pagingQuery } from '#lib/http/schemas/paging';
 import { runPage } from '#lib/http/schemas/runs';
+import { listRunsRoute } from '#lib/routes';
 import { runListRepository } from '#lib/store/run-lists';
-import { credentialDirectory } from '#lib/store/users';
 
 /** GET /v1/deployments/{deploymentId}/notifications/{id}/runs: a page of runs, newest first. */
 export const handler = createHandler({
+  route: listRunsRoute,
   access: 'admin',
-  authentication: credentialsIn(credentialDirectory),
   params: notificationPath,
   query: pagingQuery,
   response: runPage,

@@ -1,12 +1,14 @@
 import * as z from 'zod/mini';
-import type { ApiHandler } from '#lib/http/create-handler';
+import type { ApiHandler, HandlerDescription } from '#lib/http/handler-chain';
+import type { ErrorStatus } from '#lib/http/statuses';
 import { inputComponents, outputComponents } from '#lib/openapi/components';
-import { type Operation, type Route, routes } from '#lib/routes';
+import { type RouteFacts, routes } from '#lib/routes';
 
 /**
  * The OpenAPI 3.1 description of the API, built from what each handler declares: its access policy,
  * the zod schemas it validates path, query, headers and body with, its success status and the shape
- * of its answer. `npm run openapi` writes it to lib/openapi/openapi.json, which GET /v1/spec serves
+ * of its answer; and from its route's facts (lib/routes.ts): summary and the error statuses of its own
+ * rules. `npm run openapi` writes it to lib/openapi/openapi.json, which GET /v1/spec serves
  * (with `servers` set to where it was fetched from): no function builds it at run time, so none pays
  * for it at cold start. What every route gets without asking: its bodies and answers as named schema
  * components (lib/openapi/components.ts), a tag from its path, integer bounds that are real, and the
@@ -15,32 +17,11 @@ import { type Operation, type Route, routes } from '#lib/routes';
 
 const API_VERSION = '1.0.0';
 
-type Definition = ApiHandler['definition'];
+type Definition = HandlerDescription;
 type JsonSchema = Record<string, unknown>;
 
-const summaries: Partial<Record<Operation, string>> = {
-  'update-notification': 'Update a notification',
-  'add-recipients': 'Add recipients to a notification',
-  'set-dashboard-embedding': 'Turn signed embedding of a dashboard on or off',
-  'get-embedded-dashboard': 'Fetch a dashboard for signed embedding',
-  'list-notifications': 'List the notifications of a deployment',
-  'create-notification': 'Create a notification',
-  'get-notification': 'Get a notification',
-  'delete-notification': 'Delete a notification, its recipients and its runs',
-  'list-recipients': 'List the recipients of a notification',
-  'remove-recipients': 'Remove recipients from a notification',
-  'get-api-spec': 'This API description (OpenAPI 3.1)',
-  'send-notification': 'Send a notification now (a manual run)',
-  'list-runs': 'List the runs of a notification, newest first',
-  'list-deliveries': "List a run's deliveries",
-  'retry-run': "Queue a run's failed deliveries again",
-  'report-delivery-outcome': "Report a delivery job's outcome (the renderer)",
-  'preview-schedule': 'Preview a schedule: its cron, its reading and its next firing instants',
-  unsubscribe: 'Unsubscribe a recipient in one click (RFC 8058), by its signed token',
-  'get-unsubscribe-page': 'The confirmation page of an unsubscribe link (changes nothing)',
-};
-
-const errorDescriptions: Record<number, string> = {
+/** What each status a failure can be answered with (lib/http/statuses.ts) tells a client. */
+const errorDescriptions: Record<ErrorStatus, string> = {
   400: 'The request is malformed or invalid; `errors` names every field at fault',
   401: 'No credential, or one that is not valid',
   403: 'The caller may not do this',
@@ -55,7 +36,7 @@ const errorDescriptions: Record<number, string> = {
 };
 
 /** Statuses whose answer says, in `Retry-After`, when to repeat the request. */
-const retryAfterStatuses = new Set([429, 503]);
+const retryAfterStatuses = new Set<number>([429, 503]);
 
 /** Tags by the path's first segment after `/v1`; runs and their deliveries have their own. */
 const tagsBySegment: Record<string, { name: string; description: string }> = {
@@ -138,20 +119,12 @@ function parameters(schema: z.ZodMiniType | undefined, location: 'path' | 'query
   });
 }
 
-function errorStatuses(route: Route, definition: Definition): number[] {
-  const statuses = new Set([400, 500]);
-  if (definition.access !== 'public') for (const status of [401, 403, 503]) statuses.add(status);
+/** The statuses its access, path and body imply, and those of the operation's own rules. */
+function errorStatuses(route: RouteFacts, definition: Definition): ErrorStatus[] {
+  const statuses = new Set<ErrorStatus>([400, 500, ...(route.ownErrorStatuses ?? [])]);
+  if (definition.access !== 'public') for (const status of [401, 403, 503] as const) statuses.add(status);
   if (definition.params) statuses.add(404);
-  if (definition.body) for (const status of [413, 415]) statuses.add(status);
-  if (route.operation === 'create-notification') for (const status of [404, 409, 422]) statuses.add(status);
-  if (
-    route.operation === 'update-notification' ||
-    route.operation === 'add-recipients' ||
-    route.operation === 'report-delivery-outcome' ||
-    route.operation === 'retry-run'
-  )
-    statuses.add(409);
-  if (route.operation === 'send-notification') statuses.add(429);
+  if (definition.body) for (const status of [413, 415] as const) statuses.add(status);
   return [...statuses].sort((a, b) => a - b);
 }
 
@@ -198,11 +171,11 @@ interface Names {
   response(schema: z.ZodMiniType): string;
 }
 
-function operationObject(route: Route, definition: Definition, names: Names): JsonSchema {
+function operationObject(route: RouteFacts, definition: Definition, names: Names): JsonSchema {
   const body = definition.body;
   return {
     operationId: camelCase(route.operation),
-    summary: summaries[route.operation as Operation] ?? route.operation,
+    summary: route.summary,
     tags: [tagOf(route.path)],
     ...(definition.access === 'public' && { security: [] }),
     parameters: [
@@ -233,6 +206,7 @@ function buildOpenApiDocument(definitions: ReadonlyMap<string, Definition>): Jso
   for (const route of routes) {
     const definition = definitions.get(route.operation);
     if (!definition) throw new Error(`No handler definition for ${route.operation}`);
+    if (definition.route !== route) throw new Error(`functions/${route.operation}.ts declares another route`);
     const ownName =
       (named: Map<z.ZodMiniType, string>, suffix: string) =>
       (schema: z.ZodMiniType): string => {
