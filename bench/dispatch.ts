@@ -14,7 +14,7 @@ import { documentClient } from '#lib/store/client';
 import { encodeRecipient } from '#lib/store/codecs/recipients';
 import { DUE_INDEX_SHARDS } from '#lib/store/keys';
 import { notificationItems } from '#lib/store/notification-items';
-import { runListRepository } from '#lib/store/run-lists';
+import { runListing } from '#lib/store/run-lists';
 import { dispatchStore } from '#lib/store/runs';
 import { sendNowStore } from '#lib/store/send-now';
 import { billedWriteUnits, indexWriteUnits } from './billing.ts';
@@ -230,7 +230,7 @@ async function measureSendNow(
       }
     });
     const untilDispatchedMs = performance.now() - started;
-    const run = await runListRepository.runsPage(notification, pageWindow({ first: 1 }, toRunDto));
+    const run = await runListing.runsPage(notification, pageWindow({ first: 1 }, toRunDto));
     const queued = run.items[0]?.recipients.queued;
     if (queued !== count) throw new Error(`The run queued ${queued} of ${count} deliveries`);
     return {
@@ -250,6 +250,6 @@ async function measureSendNow(
 }
 
 const runStatus = async (notification: Notification, runId: string) =>
-  (await runListRepository.runsPage(notification, pageWindow({ first: 1 }, toRunDto))).items.find(
+  (await runListing.runsPage(notification, pageWindow({ first: 1 }, toRunDto))).items.find(
     (run) => run.runId === runId,
   )?.status ?? 'dispatching';

@@ -5,7 +5,7 @@ import { notificationLocation } from '#lib/http/locations';
 import { createNotificationInput, deploymentPath, idempotencyKeyHeader } from '#lib/http/schemas/lifecycle';
 import { notificationOutput } from '#lib/http/schemas/notification-outputs';
 import { createNotificationRoute } from '#lib/routes';
-import { createNotification as create, dashboardIdOf } from '#lib/store/notification-lifecycle';
+import { notificationCreation } from '#lib/store/notification-lifecycle';
 
 /** POST /v1/deployments/{deploymentId}/notifications: a new notification, at most once per Idempotency-Key. */
 export const handler = createHandler({
@@ -18,7 +18,7 @@ export const handler = createHandler({
   success: { status: 201, location: notificationLocation },
   operation: ({ params, headers, body, principal, settings }) =>
     createNotification(
-      { dashboardIdOf, create },
+      notificationCreation,
       params.deploymentId,
       body,
       settings,

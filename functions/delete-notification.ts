@@ -2,7 +2,7 @@ import { deleteNotification } from '#lib/domain/notification-lifecycle';
 import { createHandler } from '#lib/http/create-handler';
 import { notificationPath } from '#lib/http/schemas/notifications';
 import { deleteNotificationRoute } from '#lib/routes';
-import { deleteNotification as remove } from '#lib/store/notification-delete';
+import { notificationDeletion } from '#lib/store/notification-delete';
 
 /**
  * DELETE /v1/deployments/{deploymentId}/notifications/{id}: the notification goes at once, what it
@@ -13,5 +13,5 @@ export const handler = createHandler({
   access: 'admin',
   params: notificationPath,
   success: { status: 204 },
-  operation: ({ params }) => deleteNotification({ delete: remove }, params),
+  operation: ({ params }) => deleteNotification(notificationDeletion, params),
 });

@@ -3,7 +3,7 @@ import { createHandler } from '#lib/http/create-handler';
 import { dashboardPath } from '#lib/http/schemas/embedding';
 import { embeddedDashboardOutput } from '#lib/http/schemas/embedding-outputs';
 import { getEmbeddedDashboardRoute } from '#lib/routes';
-import { dashboardRepository } from '#lib/store/dashboards';
+import { dashboardLookup } from '#lib/store/dashboards';
 
 /** GET /v1/embed/dashboard/{publicId}: the dashboard, if this caller may embed it. */
 export const handler = createHandler({
@@ -11,5 +11,5 @@ export const handler = createHandler({
   access: 'embed-read',
   params: dashboardPath,
   response: embeddedDashboardOutput,
-  operation: ({ params, principal }) => getEmbeddedDashboard(dashboardRepository, principal, params.publicId),
+  operation: ({ params, principal }) => getEmbeddedDashboard(dashboardLookup, principal, params.publicId),
 });

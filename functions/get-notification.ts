@@ -3,7 +3,7 @@ import { createHandler } from '#lib/http/create-handler';
 import { notificationOutput } from '#lib/http/schemas/notification-outputs';
 import { notificationPath } from '#lib/http/schemas/notifications';
 import { getNotificationRoute } from '#lib/routes';
-import { findNotification } from '#lib/store/notification-lifecycle';
+import { notificationLookup } from '#lib/store/notification-lifecycle';
 
 /** GET /v1/deployments/{deploymentId}/notifications/{id}: one notification. */
 export const handler = createHandler({
@@ -11,5 +11,5 @@ export const handler = createHandler({
   access: 'admin',
   params: notificationPath,
   response: notificationOutput,
-  operation: ({ params }) => getNotification({ find: findNotification }, params),
+  operation: ({ params }) => getNotification(notificationLookup, params),
 });

@@ -3,7 +3,7 @@ import { createHandler } from '#lib/http/create-handler';
 import { pagingQuery } from '#lib/http/schemas/paging';
 import { deliveryPage, runPath } from '#lib/http/schemas/runs';
 import { listDeliveriesRoute } from '#lib/routes';
-import { runListRepository } from '#lib/store/run-lists';
+import { deliveryListing } from '#lib/store/run-lists';
 
 /** GET /v1/deployments/{deploymentId}/notifications/{id}/runs/{runId}/deliveries: a page of a run's deliveries. */
 export const handler = createHandler({
@@ -12,5 +12,5 @@ export const handler = createHandler({
   params: runPath,
   query: pagingQuery,
   response: deliveryPage,
-  operation: ({ params, query }) => listDeliveries(runListRepository, params, query),
+  operation: ({ params, query }) => listDeliveries(deliveryListing, params, query),
 });

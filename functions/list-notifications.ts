@@ -3,7 +3,7 @@ import { createHandler } from '#lib/http/create-handler';
 import { deploymentPath, listNotificationsQuery } from '#lib/http/schemas/lifecycle';
 import { notificationPageOutput } from '#lib/http/schemas/notification-outputs';
 import { listNotificationsRoute } from '#lib/routes';
-import { listNotifications as list } from '#lib/store/notification-lists';
+import { notificationListing } from '#lib/store/notification-lists';
 
 /** GET /v1/deployments/{deploymentId}/notifications: a page, newest first, optionally filtered. */
 export const handler = createHandler({
@@ -12,5 +12,5 @@ export const handler = createHandler({
   params: deploymentPath,
   query: listNotificationsQuery,
   response: notificationPageOutput,
-  operation: ({ params, query }) => listNotifications({ list }, params.deploymentId, query),
+  operation: ({ params, query }) => listNotifications(notificationListing, params.deploymentId, query),
 });

@@ -4,7 +4,7 @@ import { notificationPath } from '#lib/http/schemas/notifications';
 import { pagingQuery } from '#lib/http/schemas/paging';
 import { recipientPageOutput } from '#lib/http/schemas/recipient-outputs';
 import { listRecipientsRoute } from '#lib/routes';
-import { listRecipients as list } from '#lib/store/recipient-lists';
+import { recipientListing } from '#lib/store/recipient-lists';
 
 /** GET /v1/deployments/{deploymentId}/notifications/{id}/recipients: a page, newest subscription first. */
 export const handler = createHandler({
@@ -13,5 +13,5 @@ export const handler = createHandler({
   params: notificationPath,
   query: pagingQuery,
   response: recipientPageOutput,
-  operation: ({ params, query }) => listRecipients({ listRecipients: list }, params, query),
+  operation: ({ params, query }) => listRecipients(recipientListing, params, query),
 });

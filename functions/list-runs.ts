@@ -4,7 +4,7 @@ import { notificationPath } from '#lib/http/schemas/notifications';
 import { pagingQuery } from '#lib/http/schemas/paging';
 import { runPage } from '#lib/http/schemas/runs';
 import { listRunsRoute } from '#lib/routes';
-import { runListRepository } from '#lib/store/run-lists';
+import { runListing } from '#lib/store/run-lists';
 
 /** GET /v1/deployments/{deploymentId}/notifications/{id}/runs: a page of runs, newest first. */
 export const handler = createHandler({
@@ -13,5 +13,5 @@ export const handler = createHandler({
   params: notificationPath,
   query: pagingQuery,
   response: runPage,
-  operation: ({ params, query }) => listRuns(runListRepository, params, query),
+  operation: ({ params, query }) => listRuns(runListing, params, query),
 });

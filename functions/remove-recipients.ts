@@ -3,7 +3,7 @@ import { createHandler } from '#lib/http/create-handler';
 import { removeRecipientsInput } from '#lib/http/schemas/lifecycle';
 import { notificationPath } from '#lib/http/schemas/notifications';
 import { removeRecipientsRoute } from '#lib/routes';
-import { removeRecipients as remove } from '#lib/store/recipient-lists';
+import { recipientRemoval } from '#lib/store/recipient-lists';
 
 /** DELETE /v1/deployments/{deploymentId}/notifications/{id}/recipients: unsubscribe; not subscribed is fine. */
 export const handler = createHandler({
@@ -12,5 +12,5 @@ export const handler = createHandler({
   params: notificationPath,
   body: removeRecipientsInput,
   success: { status: 204 },
-  operation: ({ params, body }) => removeRecipients({ removeRecipients: remove }, params, body.recipients),
+  operation: ({ params, body }) => removeRecipients(recipientRemoval, params, body.recipients),
 });

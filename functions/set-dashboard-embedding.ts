@@ -3,7 +3,7 @@ import { createHandler } from '#lib/http/create-handler';
 import { dashboardPath, updateDashboardEmbeddingInput } from '#lib/http/schemas/embedding';
 import { dashboardEmbeddingOutput } from '#lib/http/schemas/embedding-outputs';
 import { setDashboardEmbeddingRoute } from '#lib/routes';
-import { dashboardRepository } from '#lib/store/dashboards';
+import { embeddingSwitch } from '#lib/store/dashboards';
 
 /** PATCH /v1/embed/dashboard/{publicId}: turn signed embedding of a dashboard on or off. */
 export const handler = createHandler({
@@ -12,5 +12,5 @@ export const handler = createHandler({
   params: dashboardPath,
   body: updateDashboardEmbeddingInput,
   response: dashboardEmbeddingOutput,
-  operation: ({ params, body }) => setDashboardEmbedding(dashboardRepository, params.publicId, body),
+  operation: ({ params, body }) => setDashboardEmbedding(embeddingSwitch, params.publicId, body),
 });

@@ -3,7 +3,7 @@ import { createHandler } from '#lib/http/create-handler';
 import { notificationOutput } from '#lib/http/schemas/notification-outputs';
 import { notificationPath, updateNotificationInput } from '#lib/http/schemas/notifications';
 import { updateNotificationRoute } from '#lib/routes';
-import { notificationRepository } from '#lib/store/notifications';
+import { notificationUpdate } from '#lib/store/notifications';
 
 /** PUT /v1/deployments/{deploymentId}/notifications/{id}: replace the supplied fields of a notification. */
 export const handler = createHandler({
@@ -13,6 +13,5 @@ export const handler = createHandler({
   body: updateNotificationInput,
   response: notificationOutput,
   bodyOptional: true,
-  operation: ({ params, body, settings }) =>
-    updateNotification(notificationRepository, params, body, settings),
+  operation: ({ params, body, settings }) => updateNotification(notificationUpdate, params, body, settings),
 });

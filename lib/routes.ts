@@ -1,9 +1,9 @@
-import type { ErrorStatus } from '#lib/http/statuses';
+import type { ErrorCode } from '#lib/errors';
 
 /**
  * The API's routes and everything that differs between them, declared once: the CDK stack creates one
  * API Gateway route and one Lambda function (`functions/<operation>.ts`) for each, with its timeout,
- * memory and table grants; the API description takes its summary and error statuses; the local HTTP
+ * memory and table grants; the API description takes its summary and its own failures; the local HTTP
  * adapter serves it with its timeout; its function names its metrics from here.
  *
  * Each route is a constant of its own, and its function imports only that one: the bundler keeps a
@@ -42,8 +42,8 @@ export interface RouteFacts {
   bundledButNotCalled?: readonly TableAction[];
   /** Reads the stage's unsubscribe signing key (Secrets Manager): it signs or checks unsubscribe links. */
   readsUnsubscribeKey?: boolean;
-  /** Error statuses of the operation's own rules, beyond those its access, path and body imply. */
-  ownErrorStatuses?: readonly ErrorStatus[];
+  /** The failures of the operation's own rules, beyond those its access, path and body imply. */
+  ownErrors?: readonly ErrorCode[];
   /** What happened in the business, counted per request by this operation's function. */
   businessMetrics?: readonly string[];
 }
@@ -75,7 +75,7 @@ export const updateNotificationRoute = {
     // The notification with its entry, for an empty body or a refused schedule change.
     'dynamodb:Query',
   ],
-  ownErrorStatuses: [409],
+  ownErrors: ['conflict'],
 } as const satisfies RouteFacts;
 
 export const addRecipientsRoute = {
@@ -97,7 +97,7 @@ export const addRecipientsRoute = {
     // the conditional puts of new recipient rows.
     'dynamodb:PutItem',
   ],
-  ownErrorStatuses: [409],
+  ownErrors: ['conflict'],
   businessMetrics: ['RecipientsCreated', 'RecipientsUpdated'],
 } as const satisfies RouteFacts;
 
@@ -122,8 +122,6 @@ export const getEmbeddedDashboardRoute = {
   memoryMiB: MEMORY_MIB,
   // The dashboard by its public id.
   tableActions: [AUTHENTICATION],
-  // dashboardRepository.setAllowEmbed, the PATCH's write.
-  bundledButNotCalled: ['dynamodb:UpdateItem'],
 } as const satisfies RouteFacts;
 
 export const sendNotificationRoute = {
@@ -151,7 +149,7 @@ export const sendNotificationRoute = {
     'dynamodb:UpdateItem',
   ],
   readsUnsubscribeKey: true,
-  ownErrorStatuses: [429],
+  ownErrors: ['too_many_requests'],
   businessMetrics: ['RunsCreated', 'DeliveriesQueued', 'DeliveriesSkipped'],
 } as const satisfies RouteFacts;
 
@@ -210,7 +208,7 @@ export const createNotificationRoute = {
     'dynamodb:PutItem',
   ],
   // No such dashboard; a concurrent use of the Idempotency-Key; the key used with another body.
-  ownErrorStatuses: [404, 409, 422],
+  ownErrors: ['not_found', 'conflict', 'idempotency_key_mismatch'],
 } as const satisfies RouteFacts;
 
 export const getNotificationRoute = {
@@ -307,7 +305,7 @@ export const retryRunRoute = {
   // The dispatch store's run creation and delivery writes, bundled with its reads of the notification.
   bundledButNotCalled: ['dynamodb:PutItem', 'dynamodb:BatchWriteItem'],
   readsUnsubscribeKey: true,
-  ownErrorStatuses: [409],
+  ownErrors: ['conflict'],
   businessMetrics: ['DeliveriesRetried'],
 } as const satisfies RouteFacts;
 
@@ -321,7 +319,7 @@ export const reportDeliveryOutcomeRoute = {
   memoryMiB: MEMORY_MIB,
   // The delivery and the run (GetItem); both updated in one transaction, the run's status settled after.
   tableActions: [AUTHENTICATION, 'dynamodb:UpdateItem'],
-  ownErrorStatuses: [409],
+  ownErrors: ['conflict'],
   businessMetrics: ['DeliveriesDelivered', 'DeliveriesFailed'],
 } as const satisfies RouteFacts;
 

@@ -33,7 +33,7 @@ const API_GATEWAY_MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
 
 const compiled = routes.map((route) => ({
   route,
-  names: [...route.path.matchAll(/\{(\w+)\}/g)].map((match) => match[1] as string),
+  names: Array.from(route.path.matchAll(/\{(\w+)\}/g), ([, name = '']) => name),
   pattern: new RegExp(`^${route.path.replace(/\{\w+\}/g, '([^/]+)')}$`),
 }));
 
@@ -50,7 +50,7 @@ export function matchRoute(method: string, path: string): RouteMatch | undefined
     const pathParameters: Record<string, string> = {};
     for (const [i, name] of names.entries()) {
       try {
-        pathParameters[name] = decodeURIComponent(match[i + 1] as string);
+        pathParameters[name] = decodeURIComponent(match[i + 1] ?? '');
       } catch {
         return { route, malformedParameter: name };
       }
@@ -99,7 +99,7 @@ export function buildEvent(
       accountId: '000000000000',
       apiId: 'local',
       domainName: request.headers.host ?? 'localhost',
-      domainPrefix: (request.headers.host ?? 'localhost').split('.')[0] as string,
+      domainPrefix: (request.headers.host ?? 'localhost').split('.')[0] ?? '',
       http: {
         method: request.method,
         path: url.pathname,
@@ -192,10 +192,12 @@ function refuseUnparsable(error: NodeJS.ErrnoException, socket: Duplex): void {
 async function readBody(request: IncomingMessage): Promise<Buffer | undefined> {
   const parts: Buffer[] = [];
   let size = 0;
-  for await (const part of request as AsyncIterable<Buffer>) {
-    size += part.length;
+  // Without an encoding set, a request's chunks are Buffers.
+  for await (const part of request) {
+    const chunk: Buffer = part;
+    size += chunk.length;
     if (size > API_GATEWAY_MAX_PAYLOAD_BYTES) return undefined;
-    parts.push(part);
+    parts.push(chunk);
   }
   return Buffer.concat(parts);
 }

@@ -1,13 +1,13 @@
 import * as z from 'zod/mini';
 import type { ApiHandler, HandlerDescription } from '#lib/http/handler-chain';
-import type { ErrorStatus } from '#lib/http/statuses';
+import { type ErrorStatus, statusOf } from '#lib/http/statuses';
 import { inputComponents, outputComponents } from '#lib/openapi/components';
 import { type RouteFacts, routes } from '#lib/routes';
 
 /**
  * The OpenAPI 3.1 description of the API, built from what each handler declares: its access policy,
  * the zod schemas it validates path, query, headers and body with, its success status and the shape
- * of its answer; and from its route's facts (lib/routes.ts): summary and the error statuses of its own
+ * of its answer; and from its route's facts (lib/routes.ts): summary and the failures of its own
  * rules. `npm run openapi` writes it to lib/openapi/openapi.json, which GET /v1/spec serves
  * (with `servers` set to where it was fetched from): no function builds it at run time, so none pays
  * for it at cold start. What every route gets without asking: its bodies and answers as named schema
@@ -19,6 +19,8 @@ const API_VERSION = '1.0.0';
 
 type Definition = HandlerDescription;
 type JsonSchema = Record<string, unknown>;
+/** A schema as zod writes it: a JSON Schema object, or `true`/`false` for "anything"/"nothing". */
+type ZodJsonSchema = z.core.JSONSchema.BaseSchema;
 
 /** What each status a failure can be answered with (lib/http/statuses.ts) tells a client. */
 const errorDescriptions: Record<ErrorStatus, string> = {
@@ -66,7 +68,7 @@ const pascalCase = (operation: string) =>
  * zod writes `z.int()` as bounded by ±(2^53 − 1), which is no bound of the API's: left out, so that
  * an integer shows the bounds its schema really checks (or none).
  */
-function realBounds({ jsonSchema }: { jsonSchema: JsonSchema }): void {
+function realBounds({ jsonSchema }: { jsonSchema: ZodJsonSchema }): void {
   if (jsonSchema.type !== 'integer') return;
   if (jsonSchema.minimum === Number.MIN_SAFE_INTEGER) delete jsonSchema.minimum;
   if (jsonSchema.maximum === Number.MAX_SAFE_INTEGER) delete jsonSchema.maximum;
@@ -82,20 +84,20 @@ function componentSchemas(named: Named, io: 'input' | 'output'): Record<string, 
     io,
     unrepresentable: 'any',
     uri: schemaRef,
-    override: realBounds as never,
-  }) as { schemas: Record<string, JsonSchema> };
+    override: realBounds,
+  });
   return Object.fromEntries(
     Object.entries(schemas).map(([name, { $schema: _dialect, $id: _id, ...schema }]) => [name, schema]),
   );
 }
 
-function jsonSchema(schema: z.ZodMiniType, io: 'input' | 'output'): JsonSchema {
+function jsonSchema(schema: z.ZodMiniType, io: 'input' | 'output'): ZodJsonSchema {
   // Refinements (time zones, cron rules, "exactly one of") have no JSON Schema form: they stay code.
   const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, {
     io,
     unrepresentable: 'any',
-    override: realBounds as never,
-  }) as JsonSchema;
+    override: realBounds,
+  });
   return rest;
 }
 
@@ -105,10 +107,10 @@ const camelCase = (operation: string) =>
 function parameters(schema: z.ZodMiniType | undefined, location: 'path' | 'query' | 'header'): JsonSchema[] {
   if (!schema) return [];
   const object = jsonSchema(schema, 'input');
-  const properties = (object.properties ?? {}) as Record<string, JsonSchema>;
-  const required = new Set((object.required ?? []) as string[]);
-  return Object.entries(properties).map(([name, property]) => {
-    const { description, ...propertySchema } = property;
+  const required = new Set(object.required);
+  return Object.entries(object.properties ?? {}).map(([name, property]) => {
+    // Parameters are objects' properties of a known type: never the `true` of "anything".
+    const { description, ...propertySchema } = typeof property === 'object' ? property : {};
     return {
       name,
       in: location,
@@ -121,7 +123,7 @@ function parameters(schema: z.ZodMiniType | undefined, location: 'path' | 'query
 
 /** The statuses its access, path and body imply, and those of the operation's own rules. */
 function errorStatuses(route: RouteFacts, definition: Definition): ErrorStatus[] {
-  const statuses = new Set<ErrorStatus>([400, 500, ...(route.ownErrorStatuses ?? [])]);
+  const statuses = new Set<ErrorStatus>([400, 500, ...(route.ownErrors ?? []).map((code) => statusOf[code])]);
   if (definition.access !== 'public') for (const status of [401, 403, 503] as const) statuses.add(status);
   if (definition.params) statuses.add(404);
   if (definition.body) for (const status of [413, 415] as const) statuses.add(status);
@@ -214,20 +216,18 @@ function buildOpenApiDocument(definitions: ReadonlyMap<string, Definition>): Jso
         named.set(schema, name);
         return name;
       };
-    paths[route.path] ??= {};
-    (paths[route.path] as Record<string, JsonSchema>)[route.method.toLowerCase()] = operationObject(
-      route,
-      definition,
-      { body: ownName(inputs, 'Input'), response: ownName(outputs, 'Response') },
-    );
+    const pathItem = paths[route.path] ?? {};
+    paths[route.path] = pathItem;
+    pathItem[route.method.toLowerCase()] = operationObject(route, definition, {
+      body: ownName(inputs, 'Input'),
+      response: ownName(outputs, 'Response'),
+    });
   }
   const inputSchemas = componentSchemas(inputs, 'input');
   const outputSchemas = componentSchemas(outputs, 'output');
   const clash = Object.keys(inputSchemas).find((name) => name in outputSchemas);
   if (clash) throw new Error(`Schema component ${clash} names both a request and an answer shape`);
-  const usedTags = new Set(
-    Object.values(paths).flatMap((item) => Object.values(item).flatMap((op) => op.tags as string[])),
-  );
+  const usedTags = new Set(routes.map((route) => tagOf(route.path)));
   return {
     openapi: '3.1.0',
     info: {
@@ -281,9 +281,10 @@ function buildOpenApiDocument(definitions: ReadonlyMap<string, Definition>): Jso
 export async function buildFromFunctions(functionsDirectory: URL): Promise<JsonSchema> {
   const definitions = new Map<string, Definition>();
   for (const route of routes) {
-    const module = (await import(new URL(`${route.operation}.ts`, functionsDirectory).href)) as {
-      handler: ApiHandler;
-    };
+    // Each function module exports its handler (the local runtime loads them the same way).
+    const module: { handler: ApiHandler } = await import(
+      new URL(`${route.operation}.ts`, functionsDirectory).href
+    );
     definitions.set(route.operation, module.handler.definition);
   }
   return buildOpenApiDocument(definitions);

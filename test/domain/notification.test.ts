@@ -3,7 +3,7 @@ import type { Notification } from '#lib/domain/notification';
 import {
   applyNotificationUpdate,
   MAX_ATTEMPTS,
-  type NotificationRepository,
+  type NotificationUpdate,
   updateNotification,
 } from '#lib/domain/notification-writes';
 import type { ScheduleState } from '#lib/domain/schedule';
@@ -121,7 +121,7 @@ function memoryRepository(
   let stored: { signature: string; scheduleVersion: number } | undefined;
   let writes = 0;
   let reads = 0;
-  const repository: NotificationRepository = {
+  const repository: NotificationUpdate = {
     async find() {
       reads += 1;
       if (current && interfere.beforeRead) current = interfere.beforeRead(current);
