@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { emptyPage, type StoredPage } from '#lib/domain/paging';
-import { listDeliveries, listRuns, type RunListRepository } from '#lib/domain/run-lists';
+import { type DeliveryListing, listDeliveries, listRuns, type RunListing } from '#lib/domain/run-lists';
 import { type Delivery, noRecipients, type Run, scheduledRunId } from '#lib/domain/runs';
 import { NotFoundError } from '#lib/errors';
 
@@ -35,7 +35,7 @@ function repository(
   options: { notification?: boolean; run?: boolean; deliveries?: StoredPage<Delivery> } = {},
 ) {
   const reads: string[] = [];
-  const repo: RunListRepository = {
+  const repo: RunListing & DeliveryListing = {
     async notificationExists() {
       reads.push('notification');
       return options.notification ?? true;
