@@ -1,5 +1,6 @@
 import { BatchWriteItemCommand, CreateTableCommand, DeleteTableCommand } from '@aws-sdk/client-dynamodb';
-import { BATCH_WRITE_LIMIT, chunk, inParallel } from '#lib/store/batch';
+import { chunk, inParallel } from '#lib/concurrency';
+import { BATCH_WRITE_LIMIT } from '#lib/store/batch';
 import { documentClient } from '#lib/store/client';
 import { tableDefinition } from '#lib/store/table-definition';
 import { billedWriteUnits, itemBytes } from './billing.ts';

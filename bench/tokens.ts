@@ -1,8 +1,9 @@
 import { createPublicKey, verify as verifySignature } from 'node:crypto';
 import { JwtVerifier } from 'aws-jwt-verify';
 import { apiKeyDigest } from '#lib/auth/api-keys';
-import { type CredentialDirectory, createAuthenticator } from '#lib/auth/authenticate';
+import { createAuthenticator } from '#lib/auth/authenticate';
 import type { ConsoleUser, EmbedTenant } from '#lib/domain/entities';
+import type { CredentialDirectory } from '#lib/domain/principal';
 import {
   ADMIN_KEY,
   type BenchKeys,

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { backoff } from '#lib/concurrency';
 import { customCronProblem } from '#lib/domain/cron';
 import {
   type Notification,
@@ -24,7 +25,6 @@ import {
 } from '#lib/domain/schedule';
 import { planSchedule } from '#lib/domain/schedule-planning';
 import { ConflictError, type FieldProblem, NotFoundError, ValidationError } from '#lib/errors';
-import { backoff } from '#lib/store/retry';
 
 /**
  * The schedule writers of the API: create and update. They compute what a read only picks up (the

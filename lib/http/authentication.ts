@@ -1,5 +1,6 @@
-import { type Authenticator, type CredentialDirectory, createAuthenticator } from '#lib/auth/authenticate';
+import { type Authenticator, createAuthenticator } from '#lib/auth/authenticate';
 import type { Config } from '#lib/config';
+import type { CredentialDirectory } from '#lib/domain/principal';
 
 /**
  * How a function authenticates its callers: token verification (aws-jwt-verify) against the

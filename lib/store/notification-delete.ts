@@ -1,12 +1,13 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { backoff } from '#lib/concurrency';
 import type { NotificationRef } from '#lib/domain/recipients';
 import { UnavailableError } from '#lib/errors';
 import { documentClient, tableName } from '#lib/store/client';
 import { encodePurge } from '#lib/store/codecs/purges';
 import { type Key, keys } from '#lib/store/keys';
 import { PURGE_GRACE_MS } from '#lib/store/notification-guard';
-import { backoff, retryPolicy } from '#lib/store/retry';
+import { retryPolicy } from '#lib/store/retry';
 
 /**
  * The delete: one transaction whatever the notification holds. The purge (lib/domain/purge.ts,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chunkWithin } from '#lib/store/batch';
+import { chunkWithin } from '#lib/concurrency';
 
 const sizes = (chunks: number[][]) => chunks.map((items) => items.reduce((sum, size) => sum + size, 0));
 
