@@ -49,15 +49,16 @@ export async function inParallel<T, R>(
 ): Promise<R[]> {
   const results: R[] = new Array(inputs.length);
   const failures: unknown[] = [];
-  let next = 0;
+  // One iterator shared by the workers: each takes the next input when it is free.
+  const pending = inputs.entries();
   const worker = async () => {
-    while (next < inputs.length && failures.length === 0) {
-      const index = next++;
+    for (const [index, input] of pending) {
       try {
-        results[index] = await work(inputs[index] as T);
+        results[index] = await work(input);
       } catch (error) {
         failures.push(error);
       }
+      if (failures.length > 0) return;
     }
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, inputs.length) }, worker));
