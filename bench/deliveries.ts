@@ -1,6 +1,7 @@
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { randomHex } from '#lib/clock';
 import { dispatchPass, sendNow } from '#lib/domain/dispatch';
 import type { Notification } from '#lib/domain/notification';
 import { reportOutcome } from '#lib/domain/outcomes';
@@ -88,12 +89,17 @@ async function sentRun(
     { concurrency: 16 },
   );
   const sink = outboxSink(outbox);
-  const run = await sendNow(sendNowStore, sink, notification, { now: Date.now(), minIntervalMs: 0 });
+  const run = await sendNow(sendNowStore, sink, notification, {
+    randomHex,
+    now: Date.now(),
+    minIntervalMs: 0,
+  });
   // Past one page a send-now hands the run to the dispatcher: passes finish it, as deployed.
   const ref = { deploymentId: 7, notificationId: id, runId: run.runId };
   for (let passes = 0; (await currentRun(ref))?.status === 'dispatching'; passes++) {
     if (passes > 100) throw new Error('The run was not dispatched after 100 passes');
     await dispatchPass(dispatchStore, sink, {
+      randomHex,
       now: Date.now(),
       planner: schedulePlanner,
       misfireGraceMinutes: 60,

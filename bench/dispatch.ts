@@ -1,6 +1,7 @@
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { randomHex } from '#lib/clock';
 import { config } from '#lib/config';
 import { dispatchPass, sendNow } from '#lib/domain/dispatch';
 import type { Notification } from '#lib/domain/notification';
@@ -127,6 +128,7 @@ export async function measureDispatch(
         recorder.record(async () => {
           const t0 = performance.now();
           const summary = await dispatchPass(dispatchStore, outboxSink(outbox), {
+            randomHex,
             now: NINE + 10_000,
             planner: schedulePlanner,
             misfireGraceMinutes: 60,
@@ -210,7 +212,7 @@ async function measureSendNow(
     const sink = outboxSink(outbox);
     const started = performance.now();
     const { result: dto, work: request } = await metered(() =>
-      sendNow(sendNowStore, sink, notification, { now: NINE, minIntervalMs: 0 }),
+      sendNow(sendNowStore, sink, notification, { randomHex, now: NINE, minIntervalMs: 0 }),
     );
     const requestMs = performance.now() - started;
     let passes = 0;
@@ -220,6 +222,7 @@ async function measureSendNow(
         passes += 1;
         const passStarted = performance.now();
         const summary = await dispatchPass(dispatchStore, sink, {
+          randomHex,
           now: NINE + passes * INVOCATION_MS,
           planner: schedulePlanner,
           misfireGraceMinutes: 60,

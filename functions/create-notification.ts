@@ -24,6 +24,7 @@ export const handler = createHandler({
       params.deploymentId,
       body,
       { customCronMinIntervalMinutes: config().customCronMinIntervalMinutes },
+      Date.now(),
       headers['idempotency-key'] === undefined
         ? undefined
         : { caller: callerOf(principal), key: headers['idempotency-key'] },

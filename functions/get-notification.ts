@@ -12,5 +12,5 @@ export const handler = createHandler({
   authentication: credentialsIn(credentialDirectory),
   params: notificationPath,
   response: notificationOutput,
-  operation: ({ params }) => getNotification({ find: findNotification }, params),
+  operation: ({ params }) => getNotification({ find: findNotification }, params, Date.now()),
 });

@@ -13,5 +13,5 @@ export const handler = createHandler({
   params: deploymentPath,
   query: listNotificationsQuery,
   response: notificationPageOutput,
-  operation: ({ params, query }) => listNotifications({ list }, params.deploymentId, query),
+  operation: ({ params, query }) => listNotifications({ list }, params.deploymentId, query, Date.now()),
 });

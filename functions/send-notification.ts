@@ -1,3 +1,4 @@
+import { clockFrom, randomHex } from '#lib/clock';
 import { config } from '#lib/config';
 import { sendNow } from '#lib/domain/dispatch';
 import { testSend } from '#lib/domain/test-send';
@@ -28,7 +29,8 @@ export const handler = createHandler({
   success: { status: 202 },
   response: runOutput,
   operation: async ({ params, body }) => {
-    const options = { now: Date.now(), minIntervalMs: config().sendNowMinIntervalMs };
+    const now = Date.now();
+    const options = { now, clock: clockFrom(now), randomHex, minIntervalMs: config().sendNowMinIntervalMs };
     const run = body.recipients
       ? await testSend(testSendStore, jobSink(), params, body.recipients, options)
       : await sendNow(sendNowStore, jobSink(), params, options);

@@ -1,3 +1,4 @@
+import { backoff } from '#lib/concurrency';
 import { config } from '#lib/config';
 import { updateNotification } from '#lib/domain/notification-writes';
 import { credentialsIn } from '#lib/http/authentication';
@@ -16,7 +17,11 @@ export const handler = createHandler({
   response: notificationOutput,
   bodyOptional: true,
   operation: ({ params, body }) =>
-    updateNotification(notificationRepository, params, body, {
-      customCronMinIntervalMinutes: config().customCronMinIntervalMinutes,
-    }),
+    updateNotification(
+      notificationRepository,
+      params,
+      body,
+      { customCronMinIntervalMinutes: config().customCronMinIntervalMinutes },
+      { now: Date.now(), pause: backoff },
+    ),
 });

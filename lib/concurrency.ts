@@ -69,7 +69,7 @@ export async function inParallel<T, R>(
 /** The first backoff of a retry loop; each retry doubles it, with full jitter. */
 export const BACKOFF_BASE_DELAY_MS = 25;
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Full jitter: a random wait up to `baseDelayMs` × 2^(retry − 1), so retrying callers spread out. */
 export const backoff = (retry: number, baseDelayMs = BACKOFF_BASE_DELAY_MS) =>

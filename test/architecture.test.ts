@@ -31,19 +31,19 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
 
 /**
  * Leaf modules: they import nothing of ours but other leaves, so any layer may use them. The pure
- * ones hold plain facts and helpers; the runtime ones read the environment or write telemetry, which
- * the domain leaves to its callers.
+ * ones hold plain facts and helpers; the runtime ones read the environment, the clock or random
+ * numbers, wait, or write telemetry, which the domain leaves to its callers.
  */
-const PURE_LEAVES = [
-  'lib/errors',
-  'lib/limits',
+const PURE_LEAVES = ['lib/errors', 'lib/limits', 'lib/routes', 'lib/timeouts', 'lib/telemetry-names'];
+const RUNTIME_LEAVES = [
+  'lib/config',
+  'lib/log',
+  'lib/metrics',
+  // Timers, jitter, the machine's clock and random numbers: the domain takes them as parameters.
   'lib/concurrency',
-  'lib/routes',
-  'lib/timeouts',
-  'lib/telemetry-names',
+  'lib/clock',
   'lib/ttl-cache',
 ];
-const RUNTIME_LEAVES = ['lib/config', 'lib/log', 'lib/metrics'];
 const LEAVES = [...PURE_LEAVES, ...RUNTIME_LEAVES];
 
 const ROOT = join(import.meta.dirname, '..');
@@ -104,6 +104,45 @@ function importsOf(file: string): Import[] {
   return found;
 }
 
+/**
+ * What a file reads of the machine it runs on: the time (`Date.now()`, `new Date()`), timers, random
+ * numbers. The domain takes these from its callers (lib/domain/clock.ts).
+ */
+const MACHINE_READS = new Set([
+  'Date.now',
+  'performance.now',
+  'setTimeout',
+  'setInterval',
+  'setImmediate',
+  'Math.random',
+  'randomBytes',
+  'randomUUID',
+  'randomInt',
+  'getRandomValues',
+]);
+
+function machineReadsOf(file: string): string[] {
+  const source = ts.createSourceFile(
+    file,
+    readFileSync(join(ROOT, file), 'utf8'),
+    ts.ScriptTarget.Latest,
+    true,
+  );
+  const found: string[] = [];
+  const visit = (node: ts.Node) => {
+    if (ts.isCallExpression(node)) {
+      const callee = node.expression.getText(source);
+      const name = callee.split('.').at(-1) ?? callee;
+      if (MACHINE_READS.has(callee) || MACHINE_READS.has(name)) found.push(callee);
+    }
+    if (ts.isNewExpression(node) && node.expression.getText(source) === 'Date' && !node.arguments?.length)
+      found.push('new Date()');
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
 /** The layer a file belongs to (see MAY_IMPORT). */
 function layerOf(file: string): string {
   const parts = file.split('/');
@@ -115,7 +154,8 @@ function layerOf(file: string): string {
 function refusal(from: string, to: string): string | undefined {
   if (from === to) return undefined;
   if (LEAVES.includes(from)) return LEAVES.includes(to) ? undefined : 'a leaf module imports only leaves';
-  if (from === 'lib/domain' && RUNTIME_LEAVES.includes(to)) return 'the domain reads no environment';
+  if (from === 'lib/domain' && RUNTIME_LEAVES.includes(to))
+    return 'the domain reads no environment, clock or randomness: its callers pass them';
   if (LEAVES.includes(to)) return undefined;
   if (MAY_IMPORT[from]?.includes(to)) return undefined;
   return 'not in the table of allowed directions';
@@ -185,6 +225,13 @@ describe('architecture', () => {
     expect(sdk.map(({ from, to }) => `${from} -> ${to}`)).toEqual([]);
   });
 
+  it('keeps the domain free of clocks, timers and randomness', () => {
+    const uses = files
+      .filter((file) => file.startsWith('lib/domain/'))
+      .flatMap((file) => machineReadsOf(file).map((use) => `${file}: ${use}`));
+    expect(uses).toEqual([]);
+  });
+
   // The checks above read what the parser found: a parser that found nothing would pass them all.
   it('finds the imports it checks', () => {
     expect(imports).toContainEqual({
@@ -194,6 +241,7 @@ describe('architecture', () => {
       typeOnly: false,
     });
     expect(refusal('lib/domain', 'lib/store')).toBeDefined();
+    expect(machineReadsOf('lib/clock.ts')).toEqual(['Date.now', 'Date.now', 'randomBytes']);
     expect(refusal('lib/store', 'lib/domain')).toBeUndefined();
     expect(
       loops(

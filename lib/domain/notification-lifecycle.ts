@@ -106,10 +106,11 @@ const notFound = (target: NotificationRef) =>
 export async function getNotification(
   repository: Pick<LifecycleRepository, 'find'>,
   target: NotificationRef,
+  now: number,
 ): Promise<NotificationDto> {
   const notification = await repository.find(target.deploymentId, target.id);
   if (!notification) throw notFound(target);
-  return toNotificationDto(notification, Date.now());
+  return toNotificationDto(notification, now);
 }
 
 export async function deleteNotification(
@@ -139,10 +140,10 @@ export async function listNotifications(
   repository: Pick<LifecycleRepository, 'list'>,
   deploymentId: number,
   query: ListNotificationsQuery,
+  now: number,
 ): Promise<Page<NotificationDto>> {
   const page = { first: query.first, after: query.after };
   // One moment for the whole page: each item's `nextRunAt` is its first instant after the answer.
-  const now = Date.now();
   const toDto = (notification: ScheduledNotification) => toNotificationDto(notification, now);
   const stored = await repository.list(deploymentId, filterOf(query), pageWindow(page, toDto));
   return toPage(stored, page, toDto);

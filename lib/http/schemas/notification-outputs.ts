@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { notificationFormats } from '#lib/domain/notification-fields';
 import { idOutput } from '#lib/http/schemas/common';
 import {
   dashboardFilterInput,
@@ -23,7 +24,7 @@ export const notificationOutput = z.object({
   isEnabled: z.boolean(),
   humanReadableSchedule: z.string(),
   notificationEnabled: z.boolean(),
-  notificationFormat: z.enum(['png', 'pdf']),
+  notificationFormat: z.enum(notificationFormats),
   filters: z.nullable(z.array(dashboardFilterInput)),
   timeGrains: z.nullable(z.array(dashboardTimeGrainInput)),
   memberSwitchers: z.nullable(z.array(dashboardMemberSwitcherInput)),
