@@ -109,9 +109,11 @@ async function busyMinute(bench: Bench, count: number, sink: Sink) {
   await putItems(due.flatMap((n, i) => [...notificationItems(n, NINE - 3_600_000), ...recipients(n, i)]));
   const options = { now: NINE + 10_000, planner: schedulePlanner, misfireGraceMinutes: 60 };
   const concurrency = config().dispatchConcurrency;
+  const cpuBefore = process.cpuUsage();
   const pass = await watch(() =>
     timed(() => dispatchPass(dispatchStore, sink, { randomHex, ...options, concurrency })),
   );
+  const cpu = process.cpuUsage(cpuBefore);
   const { fired } = pass.result.result;
   if (fired !== count) throw new Error(`The pass fired ${fired} of ${count} notifications`);
   // The pass's own reads: one Query per due-index shard (and its pages), the dashboards it caches.
@@ -119,9 +121,11 @@ async function busyMinute(bench: Bench, count: number, sink: Sink) {
     (c.operation === 'Query' && c.input.IndexName === 'gsi3') || c.operation === 'GetItem';
   const perFired = (n: number) => round(n / fired, 3);
   const [tableUnits, index] = [perFired(billedWriteUnits(pass.calls)), indexWriteUnits(pass.calls)];
-  const { show, gate } = bench.budgets.about('dispatch');
+  const { show, gate } = bench.figures.about('dispatch');
   const per = 'per fired notification (3 recipients';
   show('pass wall time', ms(pass.result.ms));
+  // What bounds a worker's pace deployed (lib/domain/dispatch-fanout.ts): the SDK, the cron code, the codecs.
+  show('CPU of this process per fired notification', ms((cpu.user + cpu.system) / 1000 / fired));
   show('DynamoDB requests per fired notification, all in', perFired(pass.work.requests));
   const ownReads = pass.calls.filter(isOwnRead).length;
   gate(`DynamoDB requests ${per}, the pass’s own reads apart)`, perFired(pass.work.requests - ownReads), 4);
@@ -140,7 +144,7 @@ export async function dispatchSection(bench: Bench) {
       for (const [i, count] of sizes.entries()) {
         const jobsBefore = (await readdir(folder)).length;
         const s = await sendAndDispatch(notificationOf(FIRST_ID + due + i), count, (i + 1) * 1_000_000, sink);
-        const { show, gate } = bench.budgets.about(`send-now of ${count} recipients`);
+        const { show, gate } = bench.figures.about(`send-now of ${count} recipients`);
         gate('DynamoDB requests in the request', s.request.requests, 12, 'requests');
         show('requests in the request, by operation', describe(s.request.byOperation));
         show('request time', ms(s.requestMs));
