@@ -19,7 +19,6 @@ import { globalSecondaryIndexes, TIME_TO_LIVE_ATTRIBUTE } from '#lib/store/table
 import { ApiFunction } from './api-function.ts';
 import { functionEnvironment } from './function-environment.ts';
 import { Monitoring } from './monitoring.ts';
-import { operationSettings } from './operation-settings.ts';
 import { PURGE_TABLE_ACTIONS, Purge } from './purge.ts';
 import { DISPATCHER_TABLE_ACTIONS, Scheduler } from './scheduler.ts';
 import type { StageConfig } from './stages.ts';
@@ -126,18 +125,17 @@ export class AdminApiStack extends Stack {
 
     const environment = functionEnvironment(stage);
     for (const route of routes) {
-      const settings = operationSettings[route.operation];
       const fn = new ApiFunction(this, route.operation, {
         entry: fileURLToPath(new URL(`${route.operation}.ts`, FUNCTIONS_DIRECTORY)),
         description: `${routeKey(route)} (${stage.name})`,
-        memoryMiB: settings.memoryMiB,
-        timeoutSeconds: settings.timeoutSeconds,
+        memoryMiB: route.memoryMiB,
+        timeoutSeconds: route.timeoutSeconds,
         environment,
         logRetention: stage.logRetention,
         logRemovalPolicy: removalPolicy,
       });
-      fn.bindTable(this.table, settings.tableActions);
-      if ('readsUnsubscribeKey' in settings && settings.readsUnsubscribeKey) readUnsubscribeKey(fn);
+      fn.bindTable(this.table, route.tableActions);
+      if ('readsUnsubscribeKey' in route && route.readsUnsubscribeKey) readUnsubscribeKey(fn);
       this.api.addRoutes({
         path: route.path,
         methods: [HttpMethod[route.method]],
@@ -162,7 +160,7 @@ export class AdminApiStack extends Stack {
     // TransactWriteItems is granted as its PutItem/UpdateItem actions, but throttled under its own name.
     const tableOperations = new Set<string>(['TransactWriteItems']);
     for (const actions of [
-      ...Object.values(operationSettings).map((settings) => settings.tableActions),
+      ...routes.map((route) => route.tableActions),
       DISPATCHER_TABLE_ACTIONS,
       PURGE_TABLE_ACTIONS,
     ]) {

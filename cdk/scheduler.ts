@@ -9,9 +9,9 @@ import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { SQS_MESSAGE_MAX_BYTES } from '#lib/limits';
+import type { TableAction } from '#lib/routes';
 import { DISPATCHER_TIMEOUT_SECONDS } from '#lib/timeouts';
 import { ApiFunction } from './api-function.ts';
-import type { TableAction } from './operation-settings.ts';
 import type { StageConfig } from './stages.ts';
 
 /**

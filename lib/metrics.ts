@@ -1,7 +1,6 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { logger } from '#lib/log';
 import {
-  type BusinessMetric,
   DISPATCH_OPERATION,
   LATENCY_METRIC,
   METRICS_NAMESPACE,
@@ -48,8 +47,11 @@ export function recordRequest(statusClass: StatusClass, latencyMs: number): void
   metrics.addMetric(LATENCY_METRIC, MetricUnit.Milliseconds, latencyMs);
 }
 
-/** Counts a business event of the current request; nothing is emitted for zero. */
-export function recordBusinessMetric(name: BusinessMetric, count: number): void {
+/**
+ * Counts a business event of the current request; nothing is emitted for zero. Operations call it
+ * through createHandler's `recordMetric`, which holds the name to their route's list (lib/routes.ts).
+ */
+export function recordBusinessMetric(name: string, count: number): void {
   if (count > 0) metrics.addMetric(name, MetricUnit.Count, count);
 }
 

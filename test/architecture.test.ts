@@ -18,8 +18,9 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   'lib/openapi': ['lib/http', 'lib/domain'],
   // Seeds the local table through the store and the API's own input schemas.
   'lib/fixtures': ['lib/http', 'lib/auth', 'lib/domain', 'lib/store'],
-  // The request chain, then who the caller is.
-  'lib/http': ['lib/auth', 'lib/domain'],
+  // The request chain, then who the caller is; createHandler supplies the credential store itself
+  // (lib/http/authentication.ts).
+  'lib/http': ['lib/auth', 'lib/domain', 'lib/store'],
   'lib/auth': ['lib/domain'],
   // Adapters: they implement the domain's ports.
   'lib/store': ['lib/domain'],

@@ -19,22 +19,24 @@ function problemsOf(issues: readonly z.core.$ZodIssue[], prefix: PropertyKey[]):
   });
 }
 
+// Without reportInput zod leaves `issue.input` out, and every wrong type would read as "is required".
+const reportInput = { reportInput: true };
+
 /** Checks `value` against `schema`; on failure lists every problem, each with the path of its field. */
 export function check<S extends z.ZodMiniType>(
   schema: S,
   value: unknown,
   prefix: PropertyKey[] = [],
 ): { value: z.output<S>; problems: [] } | { value: undefined; problems: FieldProblem[] } {
-  // Without reportInput zod leaves `issue.input` out, and every wrong type would read as "is required".
-  const result = schema.safeParse(value, { reportInput: true });
+  const result = schema.safeParse(value, reportInput);
   if (result.success) return { value: result.data, problems: [] };
   return { value: undefined, problems: problemsOf(result.error.issues, prefix) };
 }
 
 export function parseOrThrow<S extends z.ZodMiniType>(schema: S, value: unknown): z.output<S> {
-  const result = check(schema, value);
-  if (result.problems.length > 0) throw new ValidationError(result.problems);
-  return result.value as z.output<S>;
+  const result = schema.safeParse(value, reportInput);
+  if (!result.success) throw new ValidationError(problemsOf(result.error.issues, []));
+  return result.data;
 }
 
 /** A whole number in [min, max], with a message that states the range. */

@@ -49,9 +49,7 @@ export const createNotificationInput = nullMeansOmitted(
     })
     .check(
       z.superRefine((input, ctx) => {
-        const given = ['dashboardId', 'dashboardPublicId'].filter(
-          (field) => input[field as keyof typeof input] != null,
-        );
+        const given = (['dashboardId', 'dashboardPublicId'] as const).filter((field) => input[field] != null);
         if (given.length !== 1) {
           ctx.issues.push({
             code: 'custom',
@@ -124,9 +122,11 @@ const removedRecipientInput = z.pipe(
     z.strictObject({ type: z.literal('EMBED_USER'), id: recipientId(), embedTenantName: name() }),
     z.strictObject({ type: z.literal('SLACK'), id: name(), embedTenantName: noTenant }),
   ]),
-  z.transform(({ embedTenantName, ...item }) =>
-    item.type === 'EMBED_USER' ? { ...item, embedTenantName: embedTenantName as string } : item,
-  ),
+  z.transform((item): RemovedRecipientInput => {
+    if (item.type === 'EMBED_USER') return item;
+    const { embedTenantName: _none, ...rest } = item;
+    return rest;
+  }),
 ) satisfies z.ZodMiniType<RemovedRecipientInput>;
 
 export const removeRecipientsInput = z.strictObject({
