@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { type CredentialDirectory, createAuthenticator } from '#lib/auth/authenticate';
+import { createAuthenticator } from '#lib/auth/authenticate';
 import { readCredential } from '#lib/auth/credentials';
-import { isAdmin, isRenderer, type Principal } from '#lib/auth/principal';
 import type { TrustedIssuer } from '#lib/config';
 import type { ConsoleUser, EmbedTenant } from '#lib/domain/entities';
+import { type CredentialDirectory, isAdmin, isRenderer, type Principal } from '#lib/domain/principal';
 import { type ServiceError, UnauthorizedError, UnavailableError } from '#lib/errors';
 import { KEYS_RETRY_AFTER_SECONDS } from '#lib/timeouts';
 import { freshClaims, generateSigningKey, nowSeconds, signJwt } from '#test/support/tokens';

@@ -5,7 +5,8 @@ import {
   recipientKindOf,
 } from '#lib/domain/recipients-input';
 import { check } from '#lib/http/schemas/common';
-import { indexKeys, KEY_PART_MAX_BYTES, keys } from '#lib/store/keys';
+import { KEY_PART_MAX_BYTES } from '#lib/limits';
+import { indexKeys, keys } from '#lib/store/keys';
 import { freshForEachTest } from '#test/support/fresh-module';
 
 const schemas = freshForEachTest(() => import('#lib/http/schemas/recipients'));

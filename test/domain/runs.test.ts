@@ -63,13 +63,16 @@ describe('run ids', () => {
   it('start with their instant, so that they sort by it', () => {
     expect(runIdFloor(instant)).toBe('20261124T091500123Z');
     expect(scheduledRunId(instant)).toBe('20261124T091500123Z-s');
-    expect(manualRunId(instant)).toMatch(/^20261124T091500123Z-m[0-9a-f]{8}$/);
-    expect(testRunId(instant)).toMatch(/^20261124T091500123Z-t[0-9a-f]{8}$/);
-    expect(manualRunId(instant)).not.toBe(manualRunId(instant));
+    expect(manualRunId(instant, '0123abcd')).toBe('20261124T091500123Z-m0123abcd');
+    expect(testRunId(instant, '0123abcd')).toBe('20261124T091500123Z-t0123abcd');
   });
 
   it('are recognized whole, and nothing else is', () => {
-    for (const id of [scheduledRunId(instant), manualRunId(instant), testRunId(instant)]) {
+    for (const id of [
+      scheduledRunId(instant),
+      manualRunId(instant, 'deadbeef'),
+      testRunId(instant, '00000000'),
+    ]) {
       expect(RUN_ID_PATTERN.test(id)).toBe(true);
     }
     for (const id of [

@@ -8,7 +8,7 @@ import { scheduleTypes } from '#lib/domain/schedule-fields';
 import { nullish, nullMeansOmitted, pathId } from '#lib/http/schemas/common';
 import { updateNotificationInput } from '#lib/http/schemas/notifications';
 import { pagingQueryShape } from '#lib/http/schemas/paging';
-import { fitsKeyPart, KEY_PART_MAX_BYTES, keyPartLimits } from '#lib/store/keys';
+import { fitsKeyPart, KEY_PART_MAX_BYTES, keyPartLimits } from '#lib/limits';
 
 /** Request shapes of creating, listing and deleting notifications and of listing and removing recipients. */
 

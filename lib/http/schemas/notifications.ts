@@ -9,7 +9,7 @@ import {
 } from '#lib/domain/notification-fields';
 import { isTimeZone, scheduleTypes } from '#lib/domain/schedule-fields';
 import { compactTextUpTo, intBetween, listUpTo, nullish, pathId, textUpTo } from '#lib/http/schemas/common';
-import { notificationListLimits as limits, utf8Bytes } from '#lib/store/limits';
+import { notificationListLimits as limits, utf8Bytes } from '#lib/limits';
 
 /** The request shapes of the notification operations; `satisfies` holds each to the domain's own type. */
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { check } from '#lib/http/schemas/common';
-import { KEY_PART_MAX_BYTES, keyPartLimits } from '#lib/store/keys';
+import { KEY_PART_MAX_BYTES, keyPartLimits } from '#lib/limits';
 import { freshForEachTest } from '#test/support/fresh-module';
 
 const schemas = freshForEachTest(() => import('#lib/http/schemas/lifecycle'));

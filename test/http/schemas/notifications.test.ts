@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { check } from '#lib/http/schemas/common';
-import { notificationListLimits as limits } from '#lib/store/limits';
+import { notificationListLimits as limits } from '#lib/limits';
 import { freshForEachTest } from '#test/support/fresh-module';
 
 const schemas = freshForEachTest(() => import('#lib/http/schemas/notifications'));
