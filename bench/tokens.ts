@@ -1,5 +1,5 @@
 import { createPublicKey, verify as verifySignature } from 'node:crypto';
-import { JwtVerifier } from 'aws-jwt-verify';
+import { JwtVerifier } from 'aws-jwt-verify/jwt-verifier';
 import { apiKeyDigest } from '#lib/auth/api-keys';
 import { type CredentialDirectory, createAuthenticator } from '#lib/auth/authenticate';
 import type { ConsoleUser, EmbedTenant } from '#lib/domain/entities';

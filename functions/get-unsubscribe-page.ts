@@ -1,16 +1,13 @@
 import { UNSUBSCRIBE_PAGE_POLICY, unsubscribePage } from '#lib/domain/unsubscribe';
-import { credentialsIn } from '#lib/http/authentication';
 import { createHandler } from '#lib/http/create-handler';
 import { unsubscribePageOutput, unsubscribeQuery } from '#lib/http/schemas/deliveries';
 import { preloadUnsubscribeKey, unsubscribeKey } from '#lib/secrets/unsubscribe-key';
-import { credentialDirectory } from '#lib/store/users';
 
 preloadUnsubscribeKey();
 
 /** GET /v1/unsubscribe?token=…: a confirmation page whose button POSTs; it changes nothing itself. */
 export const handler = createHandler({
   access: 'public',
-  authentication: credentialsIn(credentialDirectory),
   query: unsubscribeQuery,
   success: { status: 200, html: { contentSecurityPolicy: UNSUBSCRIBE_PAGE_POLICY } },
   response: unsubscribePageOutput,

@@ -1,5 +1,4 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type * as z from 'zod/mini';
@@ -15,7 +14,7 @@ import { requestLog } from '#lib/http/request-log';
 import { jsonResponse, noContentResponse, securityHeaders } from '#lib/http/responses';
 import { type ValidatedInput, validate } from '#lib/http/validate';
 import { logger } from '#lib/log';
-import { metrics } from '#lib/metrics';
+import { requestMetrics } from '#lib/metrics';
 import { TIMEOUT_RESERVE_MS } from '#lib/timeouts';
 
 /** What the middlewares hand on to the operation, on Middy's request context. */
@@ -147,7 +146,7 @@ export function createHandler<
     timeoutEarlyResponse: outOfTime,
   })
     .use(injectLambdaContext(logger, { resetKeys: true }))
-    .use(logMetrics(metrics, { captureColdStartMetric: true }))
+    .use(requestMetrics())
     .use(requestLog())
     .use(errorHandler())
     .use(
