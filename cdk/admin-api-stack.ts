@@ -10,6 +10,11 @@ import {
 } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { AttributeType, BillingMode, ProjectionType, Table } from 'aws-cdk-lib/aws-dynamodb';
+import {
+  ParamsAndSecretsLayerVersion,
+  ParamsAndSecretsLogLevel,
+  ParamsAndSecretsVersions,
+} from 'aws-cdk-lib/aws-lambda';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
@@ -124,6 +129,16 @@ export class AdminApiStack extends Stack {
       fn.addEnvironment('PUBLIC_BASE_URL', publicBaseUrl);
     };
 
+    // The functions that read the key do so through AWS's extension, over localhost: no Secrets
+    // Manager client in their bundles. Its own log lines only when something is wrong.
+    const secretsExtension = ParamsAndSecretsLayerVersion.fromVersion(ParamsAndSecretsVersions.V1_0_103, {
+      logLevel: ParamsAndSecretsLogLevel.WARN,
+    });
+    const readsUnsubscribeKey = (operation: Operation) => {
+      const settings = operationSettings[operation];
+      return 'readsUnsubscribeKey' in settings && settings.readsUnsubscribeKey;
+    };
+
     const environment = functionEnvironment(stage);
     for (const route of routes) {
       const settings = operationSettings[route.operation];
@@ -135,9 +150,10 @@ export class AdminApiStack extends Stack {
         environment,
         logRetention: stage.logRetention,
         logRemovalPolicy: removalPolicy,
+        secretsExtension: readsUnsubscribeKey(route.operation) ? secretsExtension : undefined,
       });
       fn.bindTable(this.table, settings.tableActions);
-      if ('readsUnsubscribeKey' in settings && settings.readsUnsubscribeKey) readUnsubscribeKey(fn);
+      if (readsUnsubscribeKey(route.operation)) readUnsubscribeKey(fn);
       this.api.addRoutes({
         path: route.path,
         methods: [HttpMethod[route.method]],
@@ -151,6 +167,7 @@ export class AdminApiStack extends Stack {
       table: this.table,
       environment,
       removalPolicy,
+      secretsExtension,
       producers: (['send-notification', 'retry-run'] as const).map(
         (operation) => this.functions.get(operation) as ApiFunction,
       ),

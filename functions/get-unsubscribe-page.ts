@@ -1,9 +1,7 @@
 import { UNSUBSCRIBE_PAGE_POLICY, unsubscribePage } from '#lib/domain/unsubscribe';
 import { createHandler } from '#lib/http/create-handler';
 import { unsubscribePageOutput, unsubscribeQuery } from '#lib/http/schemas/deliveries';
-import { preloadUnsubscribeKey, unsubscribeKey } from '#lib/secrets/unsubscribe-key';
-
-preloadUnsubscribeKey();
+import { unsubscribeKey } from '#lib/secrets/unsubscribe-key';
 
 /** GET /v1/unsubscribe?token=…: a confirmation page whose button POSTs; it changes nothing itself. */
 export const handler = createHandler({

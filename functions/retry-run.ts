@@ -4,11 +4,8 @@ import { createHandler } from '#lib/http/create-handler';
 import { runOutput, runPath } from '#lib/http/schemas/runs';
 import { jobSink } from '#lib/jobs/job-sink';
 import { recordBusinessMetric } from '#lib/metrics';
-import { preloadUnsubscribeKey } from '#lib/secrets/unsubscribe-key';
 import { retryStore } from '#lib/store/retries';
 import { credentialDirectory } from '#lib/store/users';
-
-preloadUnsubscribeKey();
 
 /** POST …/runs/{runId}/retry: queues the run's failed deliveries again; 202 with the run. */
 export const handler = createHandler({

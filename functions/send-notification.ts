@@ -7,12 +7,9 @@ import { notificationPath } from '#lib/http/schemas/notifications';
 import { runOutput, sendNowInput } from '#lib/http/schemas/runs';
 import { jobSink } from '#lib/jobs/job-sink';
 import { recordBusinessMetric } from '#lib/metrics';
-import { preloadUnsubscribeKey } from '#lib/secrets/unsubscribe-key';
 import { sendNowStore } from '#lib/store/send-now';
 import { testSendStore } from '#lib/store/test-sends';
 import { credentialDirectory } from '#lib/store/users';
-
-preloadUnsubscribeKey();
 
 /**
  * POST /v1/deployments/{deploymentId}/notifications/{id}/send: a manual run now, or with `recipients` a
