@@ -2,7 +2,8 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import * as z from 'zod/mini';
-import { notificationPath, updateNotificationInput } from '#lib/http/schemas/notifications';
+import { updateNotificationInput } from '#lib/http/schemas/notifications';
+import { notificationPath } from '#lib/http/schemas/paths';
 import { lambdaContext } from '#lib/local/http-adapter';
 
 /**

@@ -4,8 +4,9 @@ import { credentialsIn } from '#lib/http/authentication';
 import { callerOf } from '#lib/http/caller';
 import { createHandler } from '#lib/http/create-handler';
 import { notificationLocation } from '#lib/http/locations';
-import { createNotificationInput, deploymentPath, idempotencyKeyHeader } from '#lib/http/schemas/lifecycle';
 import { notificationOutput } from '#lib/http/schemas/notification-outputs';
+import { createNotificationInput, idempotencyKeyHeader } from '#lib/http/schemas/notifications';
+import { deploymentPath } from '#lib/http/schemas/paths';
 import { createNotification as create, dashboardIdOf } from '#lib/store/notification-lifecycle';
 import { credentialDirectory } from '#lib/store/users';
 

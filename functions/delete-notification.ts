@@ -1,7 +1,7 @@
 import { deleteNotification } from '#lib/domain/notification-lifecycle';
 import { credentialsIn } from '#lib/http/authentication';
 import { createHandler } from '#lib/http/create-handler';
-import { notificationPath } from '#lib/http/schemas/notifications';
+import { notificationPath } from '#lib/http/schemas/paths';
 import { deleteNotification as remove } from '#lib/store/notification-delete';
 import { credentialDirectory } from '#lib/store/users';
 

@@ -2,7 +2,8 @@ import { listDeliveries } from '#lib/domain/run-lists';
 import { credentialsIn } from '#lib/http/authentication';
 import { createHandler } from '#lib/http/create-handler';
 import { pagingQuery } from '#lib/http/schemas/paging';
-import { deliveryPage, runPath } from '#lib/http/schemas/runs';
+import { runPath } from '#lib/http/schemas/paths';
+import { deliveryPage } from '#lib/http/schemas/runs';
 import { runListRepository } from '#lib/store/run-lists';
 import { credentialDirectory } from '#lib/store/users';
 

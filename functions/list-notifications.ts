@@ -1,8 +1,9 @@
 import { listNotifications } from '#lib/domain/notification-lifecycle';
 import { credentialsIn } from '#lib/http/authentication';
 import { createHandler } from '#lib/http/create-handler';
-import { deploymentPath, listNotificationsQuery } from '#lib/http/schemas/lifecycle';
+import { listNotificationsQuery } from '#lib/http/schemas/lifecycle';
 import { notificationPageOutput } from '#lib/http/schemas/notification-outputs';
+import { deploymentPath } from '#lib/http/schemas/paths';
 import { listNotifications as list } from '#lib/store/notification-lists';
 import { credentialDirectory } from '#lib/store/users';
 

@@ -1,8 +1,8 @@
 import { listRecipients } from '#lib/domain/notification-lifecycle';
 import { credentialsIn } from '#lib/http/authentication';
 import { createHandler } from '#lib/http/create-handler';
-import { notificationPath } from '#lib/http/schemas/notifications';
 import { pagingQuery } from '#lib/http/schemas/paging';
+import { notificationPath } from '#lib/http/schemas/paths';
 import { recipientPageOutput } from '#lib/http/schemas/recipient-outputs';
 import { listRecipients as list } from '#lib/store/recipient-lists';
 import { credentialDirectory } from '#lib/store/users';

@@ -1,8 +1,8 @@
 import { listRuns } from '#lib/domain/run-lists';
 import { credentialsIn } from '#lib/http/authentication';
 import { createHandler } from '#lib/http/create-handler';
-import { notificationPath } from '#lib/http/schemas/notifications';
 import { pagingQuery } from '#lib/http/schemas/paging';
+import { notificationPath } from '#lib/http/schemas/paths';
 import { runPage } from '#lib/http/schemas/runs';
 import { runListRepository } from '#lib/store/run-lists';
 import { credentialDirectory } from '#lib/store/users';

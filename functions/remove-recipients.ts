@@ -2,7 +2,7 @@ import { removeRecipients } from '#lib/domain/notification-lifecycle';
 import { credentialsIn } from '#lib/http/authentication';
 import { createHandler } from '#lib/http/create-handler';
 import { removeRecipientsInput } from '#lib/http/schemas/lifecycle';
-import { notificationPath } from '#lib/http/schemas/notifications';
+import { notificationPath } from '#lib/http/schemas/paths';
 import { removeRecipients as remove } from '#lib/store/recipient-lists';
 import { credentialDirectory } from '#lib/store/users';
 

@@ -1,7 +1,8 @@
 import { retryRun } from '#lib/domain/retry';
 import { credentialsIn } from '#lib/http/authentication';
 import { createHandler } from '#lib/http/create-handler';
-import { runOutput, runPath } from '#lib/http/schemas/runs';
+import { runPath } from '#lib/http/schemas/paths';
+import { runOutput } from '#lib/http/schemas/runs';
 import { jobSink } from '#lib/jobs/job-sink';
 import { recordBusinessMetric } from '#lib/metrics';
 import { retryStore } from '#lib/store/retries';

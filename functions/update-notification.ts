@@ -3,7 +3,8 @@ import { updateNotification } from '#lib/domain/notification-writes';
 import { credentialsIn } from '#lib/http/authentication';
 import { createHandler } from '#lib/http/create-handler';
 import { notificationOutput } from '#lib/http/schemas/notification-outputs';
-import { notificationPath, updateNotificationInput } from '#lib/http/schemas/notifications';
+import { updateNotificationInput } from '#lib/http/schemas/notifications';
+import { notificationPath } from '#lib/http/schemas/paths';
 import { notificationRepository } from '#lib/store/notifications';
 import { credentialDirectory } from '#lib/store/users';
 

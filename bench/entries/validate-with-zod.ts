@@ -1,6 +1,7 @@
 import middy from '@middy/core';
 import { jsonBody } from '#lib/http/json-body';
-import { notificationPath, updateNotificationInput } from '#lib/http/schemas/notifications';
+import { updateNotificationInput } from '#lib/http/schemas/notifications';
+import { notificationPath } from '#lib/http/schemas/paths';
 import { validate } from '#lib/http/validate';
 
 /**

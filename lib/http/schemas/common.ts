@@ -1,6 +1,7 @@
 import { en } from 'zod/locales';
 import * as z from 'zod/mini';
 import { type FieldProblem, ValidationError } from '#lib/errors';
+import { fitsKeyPart, KEY_PART_MAX_BYTES } from '#lib/store/keys';
 
 // zod/mini ships without messages; English ones are loaded once so that every problem reads clearly.
 // The `en` module alone: z.locales would bundle all 64 languages into every function.
@@ -103,3 +104,24 @@ export const idOutput = () => z.int().check(z.gte(1));
 
 /** A count the service answers with. */
 export const countOutput = () => z.int().check(z.gte(0));
+
+const MAX_NAME_LENGTH = 1000;
+
+/** A name: 1 to `max` characters of valid Unicode. */
+export const name = (max: number = MAX_NAME_LENGTH) =>
+  z.string().check(
+    z.minLength(1, 'must not be empty'),
+    z.maxLength(max, `must be at most ${max} characters`),
+    z.refine((value: string) => value.isWellFormed(), 'must be valid Unicode text'),
+  );
+
+/** Text that becomes a key part (a lookup by it): the key module bounds its URL-encoded form. */
+export const keyName = (max: number = MAX_NAME_LENGTH) =>
+  name(max).check(
+    z.refine(
+      (value: string) => !value.isWellFormed() || fitsKeyPart(value),
+      `must be at most ${KEY_PART_MAX_BYTES} characters once URL-encoded`,
+    ),
+  );
+export const positiveInt = () =>
+  z.int('must be a positive integer').check(z.gte(1, 'must be a positive integer'));

@@ -7,13 +7,22 @@ import {
   notificationFormats,
   type UpdateNotificationInput,
 } from '#lib/domain/notification-fields';
+import type { CreateNotificationInput } from '#lib/domain/notification-lifecycle';
 import { isTimeZone, scheduleTypes } from '#lib/domain/schedule-fields';
-import { compactTextUpTo, intBetween, listUpTo, nullish, pathId, textUpTo } from '#lib/http/schemas/common';
+import {
+  compactTextUpTo,
+  intBetween,
+  keyName,
+  listUpTo,
+  nullish,
+  nullMeansOmitted,
+  positiveInt,
+  textUpTo,
+} from '#lib/http/schemas/common';
+import { keyPartLimits } from '#lib/store/keys';
 import { notificationListLimits as limits, utf8Bytes } from '#lib/store/limits';
 
-/** The request shapes of the notification operations; `satisfies` holds each to the domain's own type. */
-
-export const notificationPath = z.strictObject({ deploymentId: pathId, id: pathId });
+/** The request shapes of creating and updating a notification; `satisfies` holds each to the domain's own type. */
 
 const memberPath = () =>
   compactTextUpTo(limits.memberPathLength).check(
@@ -93,3 +102,39 @@ export const updateNotificationInput = z.strictObject({
   timeGrains: nullish(storedList(dashboardTimeGrainInput, limits.timeGrains)),
   memberSwitchers: nullish(storedList(dashboardMemberSwitcherInput, limits.memberSwitchers)),
 }) satisfies z.ZodMiniType<UpdateNotificationInput>;
+
+/**
+ * The update's fields with their ranges and rules, a schedule type that must be given, and the
+ * dashboard. A null field is as good as absent: for a new notification a null list is no list.
+ */
+export const createNotificationInput = nullMeansOmitted(
+  z
+    .strictObject({
+      ...updateNotificationInput.def.shape,
+      scheduleType: z.enum(scheduleTypes),
+      dashboardId: nullish(positiveInt()),
+      dashboardPublicId: nullish(keyName(keyPartLimits.publicId)),
+    })
+    .check(
+      z.superRefine((input, ctx) => {
+        const given = ['dashboardId', 'dashboardPublicId'].filter(
+          (field) => input[field as keyof typeof input] != null,
+        );
+        if (given.length !== 1) {
+          ctx.issues.push({
+            code: 'custom',
+            path: given.length === 0 ? ['dashboardId'] : ['dashboardPublicId'],
+            message: 'exactly one of dashboardId and dashboardPublicId is required',
+            input,
+          });
+        }
+      }),
+    ),
+) satisfies z.ZodMiniType<CreateNotificationInput>;
+
+/** 1–255 visible ASCII characters. */
+export const idempotencyKeyHeader = z.looseObject({
+  'idempotency-key': z.optional(
+    z.string().check(z.regex(/^[\x21-\x7e]{1,255}$/, 'must be 1 to 255 visible ASCII characters')),
+  ),
+});
