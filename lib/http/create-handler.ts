@@ -1,4 +1,3 @@
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type * as z from 'zod/mini';
@@ -13,7 +12,7 @@ import { jsonBody } from '#lib/http/json-body';
 import { requestLog } from '#lib/http/request-log';
 import { jsonResponse, noContentResponse, securityHeaders } from '#lib/http/responses';
 import { type ValidatedInput, validate } from '#lib/http/validate';
-import { logger } from '#lib/log';
+import { lambdaContextLog } from '#lib/log';
 import { requestMetrics } from '#lib/metrics';
 import { TIMEOUT_RESERVE_MS } from '#lib/timeouts';
 
@@ -145,7 +144,7 @@ export function createHandler<
     timeoutEarlyInMillis: TIMEOUT_RESERVE_MS,
     timeoutEarlyResponse: outOfTime,
   })
-    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(lambdaContextLog())
     .use(requestMetrics())
     .use(requestLog())
     .use(errorHandler())
