@@ -60,7 +60,7 @@ export class AdminApiStack extends Stack {
   readonly scheduler: Scheduler;
   readonly purge: Purge;
   readonly monitoring: Monitoring;
-  /** The key unsubscribe links are signed with: made by the stack, read by the functions at init. */
+  /** The key unsubscribe links are signed with: made by the stack, read by the functions on first use (through the secrets extension). */
   readonly unsubscribeKey: Secret;
 
   constructor(scope: Construct, id: string, props: AdminApiStackProps) {

@@ -27,7 +27,7 @@ export interface OperationSettings {
   bundledButNotCalled?: readonly TableAction[];
   timeoutSeconds: number;
   memoryMiB: number;
-  /** Reads the stage's unsubscribe signing key (Secrets Manager): it signs or checks unsubscribe links. */
+  /** Reads the stage's unsubscribe signing key (Secrets Manager, through the extension): it signs or checks unsubscribe links. */
   readsUnsubscribeKey?: boolean;
 }
 
