@@ -78,6 +78,17 @@ interface ParsedFields {
 const numbers = (values: readonly (number | string)[]) =>
   [...new Set(values.filter((value): value is number => typeof value === 'number'))].sort((a, b) => a - b);
 
+/** The differences between neighbours: [0, 15, 45] gives [15, 30]. */
+function stepsOf(values: readonly number[]): number[] {
+  const steps: number[] = [];
+  let previous: number | undefined;
+  for (const value of values) {
+    if (previous !== undefined) steps.push(value - previous);
+    previous = value;
+  }
+  return steps;
+}
+
 /**
  * The shortest wall-clock gap between two consecutive firings. Firings within one hour are `minutes`
  * apart; across an hour boundary the gap is (60 − last minute) + first minute, which counts only when
@@ -88,11 +99,9 @@ function shortestGapMinutes(fields: ParsedFields): number {
   const hours = numbers(fields.hour.values);
   const first = minutes[0] ?? 0;
   const last = minutes.at(-1) ?? 0;
-  let shortest = Number.POSITIVE_INFINITY;
-  for (let i = 1; i < minutes.length; i++)
-    shortest = Math.min(shortest, (minutes[i] as number) - (minutes[i - 1] as number));
+  let shortest = Math.min(...stepsOf(minutes));
   const acrossHours = 60 - last + first;
-  const consecutiveHours = hours.some((hour, i) => i > 0 && hour - (hours[i - 1] as number) === 1);
+  const consecutiveHours = stepsOf(hours).includes(1);
   const acrossMidnight = hours.includes(23) && hours.includes(0) && consecutiveDaysCanFire(fields);
   if (consecutiveHours || acrossMidnight) shortest = Math.min(shortest, acrossHours);
   return shortest;
@@ -107,7 +116,7 @@ function consecutiveDaysCanFire(fields: ParsedFields): boolean {
   if (!fields.dayOfMonth.isWildcard) {
     const days = numbers(fields.dayOfMonth.values);
     const monthEndThenFirst = days.includes(1) && days.some((day) => day >= 28);
-    return monthEndThenFirst || days.some((day, i) => i > 0 && day - (days[i - 1] as number) === 1);
+    return monthEndThenFirst || stepsOf(days).includes(1);
   }
   return true;
 }

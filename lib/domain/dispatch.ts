@@ -346,9 +346,12 @@ async function deliver(
 }
 
 /** Steps 1 to 4 for one due notification. */
-async function fireNotification(context: Context, entry: DueEntry & { kind: 'notification' }): Promise<void> {
+async function fireNotification(
+  context: Context,
+  planner: SchedulePlanner,
+  entry: DueEntry & { kind: 'notification' },
+): Promise<void> {
   const { store, options } = context;
-  const planner = options.planner as SchedulePlanner;
   const ref = { deploymentId: entry.deploymentId, id: entry.notificationId };
   const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
   // The index is read eventually consistent: the entry itself says what is due now.
@@ -414,9 +417,12 @@ async function fireNotification(context: Context, entry: DueEntry & { kind: 'not
  * not (a crash between its two writes), with the instants from the moment of the change on, and the
  * mark leaves the index.
  */
-async function settleChange(context: Context, entry: DueEntry & { kind: 'change' }): Promise<void> {
+async function settleChange(
+  context: Context,
+  planner: SchedulePlanner,
+  entry: DueEntry & { kind: 'change' },
+): Promise<void> {
   const { store } = context;
-  const planner = context.options.planner as SchedulePlanner;
   const ref = { deploymentId: entry.deploymentId, id: entry.notificationId };
   const { notification, schedule } = await store.dueNotification(ref, 0);
   if (!notification || notification.changeKey !== entry.dueKey) return;
@@ -488,14 +494,17 @@ export async function dispatchPass(
   const entries = await store.dueEntries(options.now, options.shards);
   context.summary.due = entries.length;
   const pace = pacer(options.maxPerSecondPerShard);
-  let next = 0;
+  // One queue that every worker takes its next entry from.
+  const queue = entries.values();
   const worker = async () => {
-    while (next < entries.length && timeLeft(context)) {
-      const entry = entries[next++] as DueEntry;
+    while (timeLeft(context)) {
+      const next = queue.next();
+      if (next.done) return;
+      const entry = next.value;
       await pace(entry.shard);
       try {
-        if (entry.kind === 'notification') await fireNotification(context, entry);
-        else if (entry.kind === 'change') await settleChange(context, entry);
+        if (entry.kind === 'notification') await fireNotification(context, options.planner, entry);
+        else if (entry.kind === 'change') await settleChange(context, options.planner, entry);
         else await resumeRun(context, entry);
       } catch (error) {
         context.summary.failed += 1;

@@ -49,14 +49,9 @@ function wallClockAt(timezone: string, instant: number): number {
   for (const part of formatterFor(timezone).formatToParts(new Date(instant))) {
     if (part.type !== 'literal') parts[part.type] = Number(part.value);
   }
-  const wall = Date.UTC(
-    parts.year as number,
-    (parts.month as number) - 1,
-    parts.day as number,
-    parts.hour as number,
-    parts.minute as number,
-    parts.second as number,
-  );
+  // The formatter gives every one of these parts; a missing one would make the time NaN all the same.
+  const { year = Number.NaN, month = Number.NaN, day, hour, minute, second } = parts;
+  const wall = Date.UTC(year, month - 1, day, hour, minute, second);
   // Intl drops the milliseconds; the offset is whole seconds, so they carry over unchanged.
   return wall + (((instant % 1000) + 1000) % 1000);
 }
@@ -67,10 +62,10 @@ const offsetAt = (timezone: string, instant: number) => wallClockAt(timezone, in
 export function instantOfWallClock(timezone: string, wall: number): number {
   const before = offsetAt(timezone, wall - DAY_MS);
   const after = offsetAt(timezone, wall + DAY_MS);
-  const candidates = [wall - before, wall - after]
+  const [earliest] = [wall - before, wall - after]
     .filter((instant) => wallClockAt(timezone, instant) === wall)
     .sort((a, b) => a - b);
-  if (candidates.length > 0) return candidates[0] as number;
+  if (earliest !== undefined) return earliest;
   // In a gap: the clock went forward, so `before` < `after`; the gap ends where the offset changes.
   let low = wall - after; // still on the old offset
   let high = wall - before; // already on the new one

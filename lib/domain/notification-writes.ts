@@ -84,8 +84,26 @@ export interface NotificationRepository {
   ): Promise<void>;
 }
 
-/** The fields for which an explicit `null` clears the stored value instead of leaving it unchanged. */
-const clearedByNull = new Set<keyof UpdateNotificationInput>(['filters', 'timeGrains', 'memberSwitchers']);
+/** The values an input supplies: without the fields it leaves out or sets to `null`. */
+function suppliedValues<T extends object>(input: { [K in keyof T]?: T[K] | null }): Partial<T> {
+  const supplied: Partial<T> = {};
+  for (const key in input) {
+    const value = input[key];
+    if (value !== undefined && value !== null) supplied[key] = value;
+  }
+  return supplied;
+}
+
+/** The fields an update changes: `null` clears a list, and leaves any other field as stored. */
+function changedFields(input: UpdateNotificationInput): Partial<Notification> {
+  const { filters, timeGrains, memberSwitchers, ...values } = input;
+  return {
+    ...suppliedValues<Notification>(values),
+    ...(filters !== undefined && { filters }),
+    ...(timeGrains !== undefined && { timeGrains }),
+    ...(memberSwitchers !== undefined && { memberSwitchers }),
+  };
+}
 
 /**
  * The notification after `input`: supplied fields replace stored ones, omitted ones stay. The result
@@ -97,16 +115,7 @@ export function applyNotificationUpdate(
   input: UpdateNotificationInput,
   settings: NotificationSettings,
 ): Notification {
-  const next: Record<string, unknown> = { ...current };
-  for (const [field, value] of Object.entries(input) as [keyof UpdateNotificationInput, unknown][]) {
-    if (value === undefined) continue;
-    if (value === null) {
-      if (clearedByNull.has(field)) next[field] = null;
-      continue;
-    }
-    next[field] = value;
-  }
-  const updated = next as unknown as Notification;
+  const updated: Notification = { ...current, ...changedFields(input) };
 
   const problems: FieldProblem[] = [];
   if (typeof input.customCron === 'string') {
@@ -134,11 +143,7 @@ function notificationChanges(
     const problem = customCronProblem(input.customCron, settings.customCronMinIntervalMinutes);
     if (problem) throw new ValidationError([{ path: 'customCron', message: problem }]);
   }
-  const set: NotificationChanges['set'] = {};
-  for (const [field, value] of Object.entries(input) as [keyof UpdateNotificationInput, unknown][]) {
-    if (value === undefined || (value === null && !clearedByNull.has(field))) continue;
-    set[field] = value;
-  }
+  const set = changedFields(input);
   const requires = input.scheduleType
     ? requiredTimeFields(input.scheduleType).filter((field) => set[field] === undefined)
     : [];
@@ -211,8 +216,16 @@ export async function createNotification(
     fields,
     settings,
   );
-  const ref: DashboardRef =
-    dashboardId !== undefined ? { dashboardId } : { dashboardPublicId: dashboardPublicId as string };
+  const ref: DashboardRef | undefined =
+    dashboardId !== undefined
+      ? { dashboardId }
+      : dashboardPublicId !== undefined
+        ? { dashboardPublicId }
+        : undefined;
+  if (!ref) {
+    const message = 'exactly one of dashboardId and dashboardPublicId is required';
+    throw new ValidationError([{ path: 'dashboardId', message }]);
+  }
   const resolvedDashboardId = await repository.dashboardIdOf(deploymentId, ref);
   if (resolvedDashboardId === undefined) {
     const name = 'dashboardId' in ref ? ref.dashboardId : ref.dashboardPublicId;

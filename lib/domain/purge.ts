@@ -101,10 +101,10 @@ export async function purgePass(
   const summary: PurgeSummary = { pending: 0, deleted: 0, finished: 0, waiting: 0, unfinished: 0, failed: 0 };
   const purges = await store.pending(options.purgesPerPass ?? DEFAULT_PURGES_PER_PASS);
   summary.pending = purges.length;
-  let next = 0;
+  // One queue that every worker takes its next purge from.
+  const queue = purges.values();
   const worker = async () => {
-    while (next < purges.length) {
-      const purge = purges[next++] as PendingPurge;
+    for (const purge of queue) {
       try {
         await purgeOne(store, purge, options, clock, summary);
       } catch (error) {

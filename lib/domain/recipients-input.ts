@@ -172,17 +172,19 @@ export function recipientProblems(item: RecipientFields): Issue[] {
   return issues;
 }
 
-/** The item as its kind; call only on an item without `recipientProblems`. */
-export function classifyRecipient(item: RecipientFields): RecipientInput {
+/** The item as its kind; undefined when it cannot be one, which `recipientProblems` explains. */
+export function classifyRecipient(item: RecipientFields): RecipientInput | undefined {
   const kind = recipientKindOf(item);
   if (kind === 'SLACK') {
     return { type: 'SLACK', channelId: item.channelId, channelName: item.channelName };
   }
   if (kind === 'USER') return { type: 'USER', userId: item.userId, email: item.email };
+  const { embedTenantName, externalId } = item;
+  if (kind === undefined || embedTenantName === undefined || externalId === undefined) return undefined;
   return {
     type: 'EMBED_USER',
-    embedTenantName: item.embedTenantName as string,
-    externalId: (item.externalId as string).trim(),
+    embedTenantName,
+    externalId: externalId.trim(),
     email: item.email,
     securityContext: item.securityContext,
     userAttributes: item.userAttributes,

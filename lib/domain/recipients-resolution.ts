@@ -9,6 +9,7 @@ import {
 } from '#lib/domain/recipients-input';
 import {
   type FieldProblem,
+  UnavailableError,
   UnresolvableRecipientError,
   UnsupportedRecipientError,
   ValidationError,
@@ -57,19 +58,62 @@ export interface Directory {
   embedUsers: EmbedUser[];
 }
 
+/** The notification's rows a request read: its console users by id, its embed users by identity. */
+interface RowsRead {
+  userIds: ReadonlySet<number>;
+  embedRows: ReadonlyMap<string, StoredEmbedRecipient>;
+}
+
+/** A console user the notification already has a row for: nothing to write. */
+interface ExistingUserRecipient {
+  kind: 'existing-user-recipient';
+  user: ConsoleUser;
+}
+
+/** A console user the notification has no row for yet: the row is to be created. */
+interface NewUserRecipient {
+  kind: 'new-user-recipient';
+  user: ConsoleUser;
+}
+
+/** What every embed user's case carries: its key, and the properties the item supplies. */
+interface EmbedUserItem {
+  ref: EmbedUserRef;
+  supplied: RecipientProperties;
+}
+
+/** An embed user the notification already has a row for: the supplied properties may change the row. */
+interface ExistingEmbedRecipient extends EmbedUserItem {
+  kind: 'existing-embed-recipient';
+  row: StoredEmbedRecipient;
+}
+
+/** An embed user that exists, without a row in the notification: the row is made from the embed user. */
+interface ExistingEmbedUser extends EmbedUserItem {
+  kind: 'existing-embed-user';
+  embedUser: EmbedUser;
+}
+
+/** An embed user that does not exist yet: created, with its row, from the request's externalId and e-mail. */
+interface NewEmbedUser extends EmbedUserItem {
+  kind: 'new-embed-user';
+  externalId: string;
+  email: string;
+}
+
+/** An item of the request as what the store holds makes it: one case each, which settles what to write. */
 export type ResolvedRecipient =
-  | { type: 'USER'; user: ConsoleUser }
-  | {
-      type: 'EMBED_USER';
-      ref: EmbedUserRef;
-      supplied: RecipientProperties;
-      /** The notification's own row for this embed user, when it has one already. */
-      recipient?: StoredEmbedRecipient;
-      /** The embed user, when it exists (read only when the notification has no row for it). */
-      embedUser?: EmbedUser;
-      /** What a missing embed user is created with. */
-      creation?: { externalId: string; email: string };
-    };
+  | ExistingUserRecipient
+  | NewUserRecipient
+  | ExistingEmbedRecipient
+  | ExistingEmbedUser
+  | NewEmbedUser;
+
+/** Whether an item is a console user (with a row or without). */
+export const isConsoleUserCase = (
+  item: ResolvedRecipient,
+): item is ExistingUserRecipient | NewUserRecipient =>
+  item.kind === 'existing-user-recipient' || item.kind === 'new-user-recipient';
 
 const emailShape = z.email();
 export const isEmail = (value: string) => emailShape.safeParse(value).success;
@@ -93,7 +137,7 @@ export function refuseSlack(items: readonly RecipientInput[]): SupportedRecipien
       : [],
   );
   if (problems.length > 0) throw new UnsupportedRecipientError(problems);
-  return items as SupportedRecipientInput[];
+  return items.flatMap((item) => (item.type === 'SLACK' ? [] : [item]));
 }
 
 function sameRecipientProblem(index: number, earlier: number): FieldProblem {
@@ -119,11 +163,13 @@ export function refuseDuplicates(items: readonly SupportedRecipientInput[]): voi
   if (problems.length > 0) throw new ValidationError(problems);
 }
 
-/** The names to look up in one round: tenants, users by id and by e-mail, and the embed users the notification has no row for. */
-export function namesToLookUp(
-  items: readonly SupportedRecipientInput[],
-  existing: ReadonlyMap<string, StoredRecipient>,
-): { tenants: string[]; userIds: number[]; emails: string[]; embedUsers: EmbedUserRef[] } {
+/** The names a request uses: tenants, users by id and by (lower-cased) e-mail, and embed users. */
+export function namesToLookUp(items: readonly SupportedRecipientInput[]): {
+  tenants: string[];
+  userIds: number[];
+  emails: string[];
+  embedUsers: EmbedUserRef[];
+} {
   const tenants = new Set<string>();
   const userIds = new Set<number>();
   const emails = new Set<string>();
@@ -136,8 +182,7 @@ export function namesToLookUp(
     }
     tenants.add(item.embedTenantName);
     const ref = embedUserRefOf(item);
-    const identity = identityOf(ref);
-    if (!existing.has(identity)) embedUsers.set(identity, ref);
+    embedUsers.set(identityOf(ref), ref);
   }
   return {
     tenants: [...tenants],
@@ -147,28 +192,64 @@ export function namesToLookUp(
   };
 }
 
+function indexRows(rows: readonly StoredRecipient[]): RowsRead {
+  const userIds = new Set<number>();
+  const embedRows = new Map<string, StoredEmbedRecipient>();
+  for (const row of rows) {
+    if (row.type === 'USER') userIds.add(row.userId);
+    else embedRows.set(identityOf(row), row);
+  }
+  return { userIds, embedRows };
+}
+
+const indexEmbedUsers = (embedUsers: readonly EmbedUser[]): ReadonlyMap<string, EmbedUser> =>
+  new Map(
+    embedUsers.map((user) => [
+      identityOf({
+        embedTenantName: user.embedTenantName,
+        normalizedExternalId: normalizeExternalId(user.externalId),
+      }),
+      user,
+    ]),
+  );
+
 interface Indexed {
   tenants: ReadonlySet<string>;
   users: ReadonlyMap<number, ConsoleUser>;
   userIdsByEmail: ReadonlyMap<string, number>;
   embedUsers: ReadonlyMap<string, EmbedUser>;
+  rows: RowsRead;
 }
 
-export function indexDirectory(directory: Directory): Indexed {
+function indexDirectory(directory: Directory, rows: readonly StoredRecipient[]): Indexed {
   return {
     tenants: new Set(directory.tenants),
     users: new Map(directory.users.map((user) => [user.id, user])),
     userIdsByEmail: new Map(directory.emailLinks.map((link) => [link.email, link.userId])),
-    embedUsers: new Map(
-      directory.embedUsers.map((user) => [
-        identityOf({
-          embedTenantName: user.embedTenantName,
-          normalizedExternalId: normalizeExternalId(user.externalId),
-        }),
-        user,
-      ]),
-    ),
+    embedUsers: indexEmbedUsers(directory.embedUsers),
+    rows: indexRows(rows),
   };
+}
+
+/** A console user's case: whether the notification has its row. */
+const consoleUserCase = (user: ConsoleUser, rows: RowsRead): ExistingUserRecipient | NewUserRecipient =>
+  rows.userIds.has(user.id)
+    ? { kind: 'existing-user-recipient', user }
+    : { kind: 'new-user-recipient', user };
+
+/** A stored embed user's case: by the notification's row for it, else by the embed user; undefined for neither. */
+function storedEmbedUserCase(
+  ref: EmbedUserRef,
+  supplied: RecipientProperties,
+  rows: RowsRead,
+  embedUsers: ReadonlyMap<string, EmbedUser>,
+): ExistingEmbedRecipient | ExistingEmbedUser | undefined {
+  const identity = identityOf(ref);
+  const row = rows.embedRows.get(identity);
+  if (row) return { kind: 'existing-embed-recipient', ref, supplied, row };
+  const embedUser = embedUsers.get(identity);
+  if (embedUser) return { kind: 'existing-embed-user', ref, supplied, embedUser };
+  return undefined;
 }
 
 type Problems = { unresolvable: FieldProblem[]; invalid: FieldProblem[] };
@@ -182,6 +263,9 @@ function resolveUser(
   const active = (user: ConsoleUser | undefined) => (user?.active ? user : undefined);
   let byId: ConsoleUser | undefined;
   let byEmail: ConsoleUser | undefined;
+  if (item.userId === undefined && item.email === undefined) {
+    problems.unresolvable.push({ path, message: 'needs userId or email to identify a USER recipient' });
+  }
   if (item.userId !== undefined) {
     byId = active(directory.users.get(item.userId));
     if (!byId)
@@ -210,12 +294,10 @@ function resolveUser(
 function resolveEmbedUser(
   item: EmbedRecipientInput,
   path: string,
-  existing: ReadonlyMap<string, StoredRecipient>,
   directory: Indexed,
   problems: Problems,
 ): ResolvedRecipient | undefined {
   const ref = embedUserRefOf(item);
-  const identity = identityOf(ref);
   const { securityContext, userAttributes, groups } = item;
   const supplied = { securityContext, userAttributes, groups };
   let resolvable = true;
@@ -232,11 +314,8 @@ function resolveEmbedUser(
     resolvable = false;
   }
   if (!resolvable) return undefined;
-
-  const recipient = existing.get(identity) as StoredEmbedRecipient | undefined;
-  if (recipient) return { type: 'EMBED_USER', ref, supplied, recipient };
-  const embedUser = directory.embedUsers.get(identity);
-  if (embedUser) return { type: 'EMBED_USER', ref, supplied, embedUser };
+  const stored = storedEmbedUserCase(ref, supplied, directory.rows, directory.embedUsers);
+  if (stored) return stored;
   const email = item.email ?? (isEmail(item.externalId) ? item.externalId : undefined);
   if (email === undefined) {
     problems.unresolvable.push({
@@ -245,38 +324,59 @@ function resolveEmbedUser(
     });
     return undefined;
   }
-  return { type: 'EMBED_USER', ref, supplied, creation: { externalId: item.externalId, email } };
+  return { kind: 'new-embed-user', ref, supplied, externalId: item.externalId, email };
 }
 
 /**
- * Resolves every item against the stored recipients and the directory, or throws with every problem:
- * `unresolvable_recipient` when any item does not resolve to a valid e-mail, else `validation_failed`
- * (two items that turn out to be the same console user).
+ * Resolves every item against the notification's rows it names and the directory, or throws with
+ * every problem: `unresolvable_recipient` when any item does not resolve to a valid e-mail, else
+ * `validation_failed` (two items that turn out to be the same console user).
  */
 export function resolveRecipients(
   items: readonly SupportedRecipientInput[],
-  existing: ReadonlyMap<string, StoredRecipient>,
+  rows: readonly StoredRecipient[],
   directory: Directory,
 ): ResolvedRecipient[] {
-  const indexed = indexDirectory(directory);
+  const indexed = indexDirectory(directory, rows);
   const problems: Problems = { unresolvable: [], invalid: [] };
   const firstIndexOfUser = new Map<number, number>();
   const resolved = items.map((item, index): ResolvedRecipient | undefined => {
     const path = `recipients.${index}`;
-    if (item.type === 'EMBED_USER') return resolveEmbedUser(item, path, existing, indexed, problems);
+    if (item.type === 'EMBED_USER') return resolveEmbedUser(item, path, indexed, problems);
     const user = resolveUser(item, path, indexed, problems);
     if (!user) return undefined;
     // By id in one item and by e-mail in another: the same recipient only shows once resolved.
     const earlier = firstIndexOfUser.get(user.id);
     if (earlier !== undefined) problems.invalid.push(sameRecipientProblem(index, earlier));
     else firstIndexOfUser.set(user.id, index);
-    return { type: 'USER', user };
+    return consoleUserCase(user, indexed.rows);
   });
   if (problems.unresolvable.length > 0) {
     throw new UnresolvableRecipientError([...problems.unresolvable, ...problems.invalid].sort(byItemIndex));
   }
   if (problems.invalid.length > 0) throw new ValidationError(problems.invalid);
-  return resolved as ResolvedRecipient[];
+  // Every item that did not resolve has reported its problem above.
+  return resolved.flatMap((item) => item ?? []);
+}
+
+/**
+ * Resolves items again whose writes met a concurrent request's, against their rows and embed users
+ * as read now: a row another request created makes an existing recipient, an embed user another
+ * request created is adopted. None is an embed user to create: one that was created and has vanished
+ * could only have been deleted in between, and a repeat of the request starts afresh.
+ */
+export function resolveAgain(found: {
+  recipients: readonly StoredRecipient[];
+  embedUsers: readonly EmbedUser[];
+}): (item: ResolvedRecipient) => Exclude<ResolvedRecipient, NewEmbedUser> {
+  const rows = indexRows(found.recipients);
+  const embedUsers = indexEmbedUsers(found.embedUsers);
+  return (item) => {
+    if (isConsoleUserCase(item)) return consoleUserCase(item.user, rows);
+    const stored = storedEmbedUserCase(item.ref, item.supplied, rows, embedUsers);
+    if (!stored) throw new UnavailableError('An embed user changed during the request; it is safe to repeat');
+    return stored;
+  };
 }
 
 const indexIn = (path: string) => Number(path.split('.')[1]);

@@ -1,29 +1,31 @@
 import type { ConsoleUser, EmbedUser } from '#lib/domain/entities';
-import type { RecipientInput } from '#lib/domain/recipients-input';
+import type { RecipientInput, RecipientProperties } from '#lib/domain/recipients-input';
 import { mergeProperties, propertiesChanged, suppliedProperties } from '#lib/domain/recipients-properties';
 import {
   type Directory,
   type EmbedUserRef,
   embedUserRefOf,
   identityOf,
-  indexDirectory,
+  isConsoleUserCase,
   namesToLookUp,
   type ResolvedRecipient,
   refuseDuplicates,
   refuseSlack,
+  resolveAgain,
   resolveRecipients,
   type StoredEmbedRecipient,
   type StoredRecipient,
   type StoredUserRecipient,
   type SupportedRecipientInput,
 } from '#lib/domain/recipients-resolution';
-import { ConflictError, NotFoundError, UnavailableError } from '#lib/errors';
+import { ConflictError, NotFoundError } from '#lib/errors';
 
 /**
- * Adds recipients to a notification: every check first (nothing is written while any item is
- * wrong), then only the writes that change something. Rows are keyed by the recipient's identity,
- * so a repeated request finds its own rows and reports them as unchanged: it is idempotent, and it
- * completes a request that failed half-way.
+ * Adds recipients to a notification in one forward pass: read what the request names, resolve each
+ * item into its case, plan the one write its case needs, write. Every check comes first (nothing is
+ * written while any item is wrong), and only writes that change something are made. Rows are keyed
+ * by the recipient's identity, so a repeated request finds its own rows and reports them as
+ * unchanged: it is idempotent, and it completes a request that failed half-way.
  */
 
 export interface NotificationRef {
@@ -125,89 +127,109 @@ export interface AddRecipientsResult {
 
 type Bucket = 'created' | 'updated' | 'unchanged';
 
-type Outcome =
-  | { bucket: Bucket; type: 'USER'; user: ConsoleUser; recipient: StoredUserRecipient }
-  | { bucket: Bucket; type: 'EMBED_USER'; recipient: StoredEmbedRecipient };
+/** What the answer says of one item: its bucket, and the recipient as the API shows it. */
+interface Answer {
+  bucket: Bucket;
+  recipient: RecipientOutput;
+}
 
-/** What one item writes, decided before anything is written. */
+/** What one item writes, decided from its case before anything is written. */
 type Write =
-  /** The row of a user that exists, created unless it exists by then. */
-  | { kind: 'create'; recipient: StoredRecipient }
+  | { kind: 'nothing'; answer: Answer }
+  /** A row for a user that exists, created unless it exists by then. */
+  | { kind: 'create-row'; row: StoredRecipient; answer: Answer }
   /** Changed properties of an existing row. */
-  | { kind: 'update'; update: RecipientUpdate }
-  /** A new embed user with its row; its `embedUserId` is assigned once the ids are reserved. */
-  | { kind: 'provision' };
+  | { kind: 'update-row'; update: RecipientUpdate; answer: Answer }
+  /** A new embed user with its row: the answer waits for the id its creation gives. */
+  | { kind: 'create-embed-user'; created: NewEmbedRecipient };
 
+/** An item of the request (by its place in it), its case and its write. */
 interface PlannedItem {
-  outcome: Outcome;
-  write?: Write;
+  index: number;
+  item: ResolvedRecipient;
+  write: Write;
 }
 
-function indexRecipients(recipients: readonly StoredRecipient[]): Map<string, StoredRecipient> {
-  return new Map(recipients.map((recipient) => [identityOf(recipient), recipient]));
+interface AnsweredItem {
+  index: number;
+  answer: Answer;
 }
 
-/** Sorts a resolved item into its bucket and says what to write for it. */
-function planItem(item: ResolvedRecipient, existing: ReadonlyMap<string, StoredRecipient>): PlannedItem {
-  if (item.type === 'USER') {
-    const recipient: StoredUserRecipient = { type: 'USER', userId: item.user.id };
-    const stored = existing.has(identityOf(recipient));
-    const outcome: Outcome = {
-      bucket: stored ? 'unchanged' : 'created',
-      type: 'USER',
-      user: item.user,
-      recipient,
-    };
-    return stored ? { outcome } : { outcome, write: { kind: 'create', recipient } };
-  }
-  if (item.recipient) {
-    const previous = item.recipient;
-    if (!propertiesChanged(previous.properties, item.supplied)) {
-      return { outcome: { bucket: 'unchanged', type: 'EMBED_USER', recipient: previous } };
+const userOutput = (user: ConsoleUser): RecipientOutput => ({
+  type: 'USER',
+  userId: user.id,
+  email: user.email,
+  username: user.username,
+});
+
+const embedOutput = (row: StoredEmbedRecipient): RecipientOutput => ({
+  type: 'EMBED_USER',
+  embedTenantName: row.embedTenantName,
+  externalId: row.externalId,
+  embedUserId: row.embedUserId,
+  email: row.email,
+});
+
+/** The row of an embed user not yet subscribed: the embed user's own externalId and e-mail, the supplied properties. */
+const newEmbedRow = (
+  ref: EmbedUserRef,
+  embedUser: EmbedUser,
+  supplied: RecipientProperties,
+): StoredEmbedRecipient => ({
+  type: 'EMBED_USER',
+  ...ref,
+  externalId: embedUser.externalId,
+  embedUserId: embedUser.embedUserId,
+  email: embedUser.email,
+  properties: suppliedProperties(supplied),
+});
+
+/** Sorts an item into its bucket by its case, and says what to write for it. */
+function planWrite(item: ResolvedRecipient): Write {
+  switch (item.kind) {
+    case 'existing-user-recipient':
+      return { kind: 'nothing', answer: { bucket: 'unchanged', recipient: userOutput(item.user) } };
+    case 'new-user-recipient':
+      return {
+        kind: 'create-row',
+        row: { type: 'USER', userId: item.user.id },
+        answer: { bucket: 'created', recipient: userOutput(item.user) },
+      };
+    case 'existing-embed-recipient': {
+      const previous = item.row;
+      if (!propertiesChanged(previous.properties, item.supplied)) {
+        return { kind: 'nothing', answer: { bucket: 'unchanged', recipient: embedOutput(previous) } };
+      }
+      const next = { ...previous, properties: mergeProperties(previous.properties, item.supplied) };
+      return {
+        kind: 'update-row',
+        update: { previous, next },
+        answer: { bucket: 'updated', recipient: embedOutput(next) },
+      };
     }
-    const next = { ...previous, properties: mergeProperties(previous.properties, item.supplied) };
-    return {
-      outcome: { bucket: 'updated', type: 'EMBED_USER', recipient: next },
-      write: { kind: 'update', update: { previous, next } },
-    };
+    case 'existing-embed-user': {
+      const row = newEmbedRow(item.ref, item.embedUser, item.supplied);
+      return { kind: 'create-row', row, answer: { bucket: 'created', recipient: embedOutput(row) } };
+    }
+    case 'new-embed-user': {
+      // Its id is given when it is created, once every check has passed: 0 stands in until then.
+      const { ref, externalId, email } = item;
+      const embedUser = { embedTenantName: ref.embedTenantName, externalId, embedUserId: 0, email };
+      return {
+        kind: 'create-embed-user',
+        created: { embedUser, recipient: newEmbedRow(ref, embedUser, item.supplied) },
+      };
+    }
   }
-  // A new embed user's id is only known once the ids are reserved, after every check has passed.
-  const source = item.embedUser ?? {
-    embedUserId: 0,
-    ...(item.creation as { externalId: string; email: string }),
-  };
-  const recipient: StoredEmbedRecipient = {
-    type: 'EMBED_USER',
-    ...item.ref,
-    externalId: source.externalId,
-    embedUserId: source.embedUserId,
-    email: source.email,
-    properties: suppliedProperties(item.supplied),
-  };
-  return {
-    outcome: { bucket: 'created', type: 'EMBED_USER', recipient },
-    write: item.embedUser ? { kind: 'create', recipient } : { kind: 'provision' },
-  };
 }
 
-function toOutput(outcome: Outcome): RecipientOutput {
-  if (outcome.type === 'USER') {
-    const { user } = outcome;
-    return { type: 'USER', userId: user.id, email: user.email, username: user.username };
-  }
-  const { recipient } = outcome;
-  return {
-    type: 'EMBED_USER',
-    embedTenantName: recipient.embedTenantName,
-    externalId: recipient.externalId,
-    embedUserId: recipient.embedUserId,
-    email: recipient.email,
-  };
-}
+const planItems = (items: readonly { index: number; item: ResolvedRecipient }[]): PlannedItem[] =>
+  items.map(({ index, item }) => ({ index, item, write: planWrite(item) }));
 
-function toResult(outcomes: readonly Outcome[]): AddRecipientsResult {
+function toResult(answered: readonly AnsweredItem[]): AddRecipientsResult {
+  const inRequestOrder = answered.toSorted((a, b) => a.index - b.index);
   const inBucket = (bucket: Bucket) =>
-    outcomes.filter((outcome) => outcome.bucket === bucket).map((outcome) => toOutput(outcome));
+    inRequestOrder.flatMap(({ answer }) => (answer.bucket === bucket ? [answer.recipient] : []));
   return {
     createdRecipients: inBucket('created'),
     updatedRecipients: inBucket('updated'),
@@ -215,12 +237,22 @@ function toResult(outcomes: readonly Outcome[]): AddRecipientsResult {
   };
 }
 
-const refOfRow = (item: SupportedRecipientInput): RecipientRef | undefined =>
+/** The key of an item's row: known from the request alone for every embed user and every `userId`. */
+const requestedRowOf = (item: SupportedRecipientInput): RecipientRef | undefined =>
   item.type === 'EMBED_USER'
     ? { type: 'EMBED_USER', ...embedUserRefOf(item) }
     : item.userId !== undefined
       ? { type: 'USER', userId: item.userId }
       : undefined;
+
+const rowOf = (item: ResolvedRecipient): RecipientRef =>
+  isConsoleUserCase(item) ? { type: 'USER', userId: item.user.id } : { type: 'EMBED_USER', ...item.ref };
+
+interface WhatTheRequestNames {
+  parent: RecipientParent;
+  rows: StoredRecipient[];
+  directory: Directory;
+}
 
 /**
  * Reads only what the request names, in at most two rounds of BatchGets whatever the notification
@@ -233,13 +265,12 @@ async function readWhatTheRequestNames(
   notification: NotificationRef,
   items: readonly SupportedRecipientInput[],
   options: StorageOptions,
-): Promise<{ parent: RecipientParent; existing: Map<string, StoredRecipient>; directory: Directory }> {
-  const names = namesToLookUp(items, new Map());
-  const rows = items.flatMap((item) => refOfRow(item) ?? []);
+): Promise<WhatTheRequestNames> {
+  const names = namesToLookUp(items);
   const first = await repository.lookUp(
     {
       notification,
-      recipients: { of: notification, refs: rows },
+      recipients: { of: notification, refs: items.flatMap((item) => requestedRowOf(item) ?? []) },
       tenants: names.tenants,
       userIds: names.userIds,
       emails: names.emails,
@@ -248,11 +279,13 @@ async function readWhatTheRequestNames(
   );
   const parent = first.notification;
   if (!parent) throw notFound(notification);
-  const existing = indexRecipients(first.recipients);
   const read = new Set(first.users.map((user) => user.id));
   const linked = [...new Set(first.emailLinks.map((link) => link.userId))].filter((id) => !read.has(id));
-  const embedUsers = names.embedUsers.filter((ref) => !existing.has(identityOf(ref)));
-  if (linked.length === 0 && embedUsers.length === 0) return { parent, existing, directory: first };
+  const subscribed = new Set(first.recipients.map((row) => identityOf(row)));
+  const embedUsers = names.embedUsers.filter((ref) => !subscribed.has(identityOf(ref)));
+  if (linked.length === 0 && embedUsers.length === 0) {
+    return { parent, rows: first.recipients, directory: first };
+  }
   const second = await repository.lookUp(
     {
       userIds: linked,
@@ -261,139 +294,100 @@ async function readWhatTheRequestNames(
     },
     options,
   );
-  for (const recipient of second.recipients) existing.set(identityOf(recipient), recipient);
   return {
     parent,
-    existing,
-    directory: {
-      ...first,
-      users: [...first.users, ...second.users],
-      embedUsers: second.embedUsers,
-    },
+    rows: [...first.recipients, ...second.recipients],
+    directory: { ...first, users: [...first.users, ...second.users], embedUsers: second.embedUsers },
   };
 }
 
 const notFound = (notification: NotificationRef) =>
   new NotFoundError(`Notification ${notification.id} of deployment ${notification.deploymentId}`);
 
-/** Waits for every write in flight before failing: nothing keeps running after the answer is sent. */
-async function allSettled<T extends unknown[]>(writes: { [K in keyof T]: Promise<T[K]> }): Promise<T> {
-  const settled = await Promise.allSettled(writes);
-  const failed = settled.find((result) => result.status === 'rejected');
-  if (failed) throw (failed as PromiseRejectedResult).reason;
-  return settled.map((result) => (result as PromiseFulfilledResult<unknown>).value) as T;
-}
+const fulfilled = <T>(result: PromiseSettledResult<T>): T => {
+  if (result.status === 'rejected') throw result.reason;
+  return result.value;
+};
 
 /** Rounds of conditional writes before a request that keeps meeting concurrent changes answers 409. */
 const MAX_WRITE_ROUNDS = 4;
 
 /**
- * Sends the planned writes, all conditional on what was read. The items whose condition failed were
- * written by a concurrent request in between: they are read again (their rows, and the embed users
- * that another request created first) and planned again, so that a row another request created is
- * reported unchanged, an embed user another request provisioned keeps its one id, and a property
- * another request set is compared with what is stored now.
+ * Sends the writes of one round at once, each conditional on what was read, and answers the items
+ * whose writes went through. The others were raced by a concurrent request: a row it created, a row
+ * it changed, an embed user it created first. Waits for every write in flight before failing, so
+ * that nothing keeps running after the answer is sent.
  */
-async function applyPlan(
+async function writeRound(
   repository: RecipientRepository,
   notification: RecipientParent,
-  resolved: ResolvedRecipient[],
-  planned: PlannedItem[],
+  planned: readonly PlannedItem[],
   options: StorageOptions,
-): Promise<void> {
-  const provisions = planned.flatMap((item, index) => (item.write?.kind === 'provision' ? [index] : []));
-  const provisioned: NewEmbedRecipient[] = provisions.map((index) => {
-    const { recipient } = (planned[index] as PlannedItem).outcome as Outcome & { type: 'EMBED_USER' };
-    const { embedTenantName, externalId, embedUserId, email } = recipient;
-    return { embedUser: { embedTenantName, externalId, embedUserId, email }, recipient };
-  });
-  for (let round = 1; ; round++) {
-    const pending = planned.flatMap((item, index) => (item.write ? [index] : []));
-    if (pending.length === 0) return;
-    if (round > MAX_WRITE_ROUNDS) {
-      throw new ConflictError('The recipients are being changed by others; retry the request');
+): Promise<{ answered: AnsweredItem[]; contested: PlannedItem[] }> {
+  const creates = planned.flatMap(({ write }) => (write.kind === 'create-row' ? [write.row] : []));
+  const updates = planned.flatMap(({ write }) => (write.kind === 'update-row' ? [write.update] : []));
+  const provisions = planned.flatMap(({ write }) =>
+    write.kind === 'create-embed-user' ? [write.created] : [],
+  );
+  const [ids, existed, stale] = await Promise.allSettled([
+    provisions.length > 0 ? repository.createEmbedUsers(notification, provisions, options) : [],
+    creates.length > 0 ? repository.createRecipients(notification, creates, options) : [],
+    updates.length > 0 ? repository.updateRecipients(notification, updates, options) : [],
+  ]);
+  const createdIds = fulfilled(ids);
+  const idOf = new Map(provisions.map((created, i) => [created, createdIds[i]]));
+  const existing = new Set(fulfilled(existed).map((row) => identityOf(row)));
+  const changed = new Set(fulfilled(stale).map((update) => identityOf(update.next)));
+  const answerOf = (write: Write): Answer | undefined => {
+    switch (write.kind) {
+      case 'nothing':
+        return write.answer;
+      case 'create-row':
+        return existing.has(identityOf(write.row)) ? undefined : write.answer;
+      case 'update-row':
+        return changed.has(identityOf(write.update.next)) ? undefined : write.answer;
+      case 'create-embed-user': {
+        const embedUserId = idOf.get(write.created);
+        if (embedUserId === undefined) return undefined;
+        return { bucket: 'created', recipient: embedOutput({ ...write.created.recipient, embedUserId }) };
+      }
     }
-    const creates = pending.flatMap((index) => {
-      const write = planned[index]?.write;
-      return write?.kind === 'create' ? [write.recipient] : [];
-    });
-    const updates = pending.flatMap((index) => {
-      const write = planned[index]?.write;
-      return write?.kind === 'update' ? [write.update] : [];
-    });
-    const provisionNow = round === 1 ? provisioned : [];
-    const [ids, existed, stale] = await allSettled<
-      [(number | undefined)[], StoredRecipient[], RecipientUpdate[]]
-    >([
-      provisionNow.length > 0
-        ? repository.createEmbedUsers(notification, provisionNow, options)
-        : Promise.resolve([]),
-      creates.length > 0 ? repository.createRecipients(notification, creates, options) : Promise.resolve([]),
-      updates.length > 0 ? repository.updateRecipients(notification, updates, options) : Promise.resolve([]),
-    ]);
-    const taken: StoredEmbedRecipient[] = [];
-    ids.forEach((embedUserId, i) => {
-      const outcome = planned[provisions[i] as number]?.outcome as Outcome & { type: 'EMBED_USER' };
-      if (embedUserId === undefined) taken.push(outcome.recipient);
-      else outcome.recipient = { ...outcome.recipient, embedUserId };
-    });
-    const contested = new Set([
-      ...taken.map((recipient) => identityOf(recipient)),
-      ...existed.map((recipient) => identityOf(recipient)),
-      ...stale.map((update) => identityOf(update.next)),
-    ]);
-    const again = pending.filter((index) =>
-      contested.has(identityOf(planned[index]?.outcome.recipient as StoredRecipient)),
-    );
-    for (const index of pending) if (!again.includes(index)) delete (planned[index] as PlannedItem).write;
-    if (again.length === 0) return;
-    await planAgain(repository, notification, resolved, planned, again, options);
-  }
+  };
+  const outcomes = planned.map((item) => ({ item, answer: answerOf(item.write) }));
+  return {
+    answered: outcomes.flatMap(({ item, answer }) => (answer ? [{ index: item.index, answer }] : [])),
+    contested: outcomes.flatMap(({ item, answer }) => (answer ? [] : [item])),
+  };
 }
 
-/** Reads the contested rows (and the embed users of those that have none) and plans their items again. */
-async function planAgain(
+/**
+ * Writes the plan, round after round: the contested items are read again (their rows, and the embed
+ * users another request created first), resolved and planned again, so that a row another request
+ * created is reported unchanged, an embed user another request created keeps its one id, and a
+ * property another request set is compared with what is stored now.
+ */
+async function writePlan(
   repository: RecipientRepository,
-  notification: NotificationRef,
-  resolved: ResolvedRecipient[],
-  planned: PlannedItem[],
-  indexes: readonly number[],
+  notification: RecipientParent,
+  planned: readonly PlannedItem[],
   options: StorageOptions,
-): Promise<void> {
-  const embedRefs = indexes.flatMap((index) => {
-    const item = resolved[index] as ResolvedRecipient;
-    return item.type === 'EMBED_USER' ? [item.ref] : [];
-  });
+  round = 1,
+): Promise<AnsweredItem[]> {
+  if (round > MAX_WRITE_ROUNDS && planned.some(({ write }) => write.kind !== 'nothing')) {
+    throw new ConflictError('The recipients are being changed by others; retry the request');
+  }
+  const { answered, contested } = await writeRound(repository, notification, planned, options);
+  if (contested.length === 0) return answered;
   const found = await repository.lookUp(
     {
-      recipients: {
-        of: notification,
-        refs: indexes.map((index) => planned[index]?.outcome.recipient as StoredRecipient),
-      },
-      embedUsers: embedRefs,
+      recipients: { of: notification, refs: contested.map(({ item }) => rowOf(item)) },
+      embedUsers: contested.flatMap(({ item }) => (isConsoleUserCase(item) ? [] : [item.ref])),
     },
     options,
   );
-  const rows = indexRecipients(found.recipients);
-  const embedUsers = indexDirectory(found).embedUsers;
-  for (const index of indexes) {
-    const item = resolved[index] as ResolvedRecipient;
-    let next: ResolvedRecipient = item;
-    if (item.type === 'EMBED_USER') {
-      const identity = identityOf(item.ref);
-      const recipient = rows.get(identity) as StoredEmbedRecipient | undefined;
-      const embedUser = embedUsers.get(identity);
-      // Only a deletion in between could cause this; a repeat of the request starts afresh.
-      if (!recipient && !embedUser)
-        throw new UnavailableError('An embed user changed during the request; it is safe to repeat');
-      next = recipient
-        ? { type: 'EMBED_USER', ref: item.ref, supplied: item.supplied, recipient }
-        : { type: 'EMBED_USER', ref: item.ref, supplied: item.supplied, embedUser };
-    }
-    // A row another request created is found now, so it is reported unchanged (or updated), never created.
-    resolved[index] = next;
-    planned[index] = planItem(next, rows);
-  }
+  const resolve = resolveAgain(found);
+  const replanned = planItems(contested.map(({ index, item }) => ({ index, item: resolve(item) })));
+  return [...answered, ...(await writePlan(repository, notification, replanned, options, round + 1))];
 }
 
 export async function addRecipients(
@@ -404,17 +398,17 @@ export async function addRecipients(
 ): Promise<AddRecipientsResult> {
   const supported = refuseSlack(items);
   refuseDuplicates(supported);
-  const { parent, existing, directory } = await readWhatTheRequestNames(
+  const { parent, rows, directory } = await readWhatTheRequestNames(
     repository,
     notification,
     supported,
     options,
   );
-  const resolved = resolveRecipients(supported, existing, directory);
-  const planned = resolved.map((item) => planItem(item, existing));
-  const wrote = planned.some((item) => item.write !== undefined);
-  await applyPlan(repository, parent, resolved, planned, options);
+  const resolved = resolveRecipients(supported, rows, directory);
+  const planned = planItems(resolved.map((item, index) => ({ index, item })));
+  const answered = await writePlan(repository, parent, planned, options);
   // Raced by a delete: what this request wrote is the purge's; the answer is the delete's 404.
+  const wrote = planned.some(({ write }) => write.kind !== 'nothing');
   if (wrote && !(await repository.notificationIsLive(notification))) throw notFound(notification);
-  return toResult(planned.map((item) => item.outcome));
+  return toResult(answered);
 }

@@ -12,16 +12,9 @@ const RUN_INSTANT = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})(\d{3})Z/;
 export function runInstant(runId: string): number | undefined {
   const match = RUN_INSTANT.exec(runId);
   if (!match) return undefined;
-  const [, year, month, day, hour, minute, second, ms] = match.map(Number) as number[];
-  return Date.UTC(
-    year as number,
-    (month as number) - 1,
-    day as number,
-    hour as number,
-    minute as number,
-    second as number,
-    ms as number,
-  );
+  // The pattern has all seven groups: none of these is ever missing.
+  const [, year = Number.NaN, month = Number.NaN, day, hour, minute, second, ms] = match.map(Number);
+  return Date.UTC(year, month - 1, day, hour, minute, second, ms);
 }
 
 /**

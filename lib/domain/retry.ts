@@ -95,7 +95,8 @@ export async function retryRun(
         { ...delivery, attempts: delivery.attempts + 1 },
         notification,
         dashboard,
-        recipients[i] as JobRecipient,
+        // The store gives one recipient per delivery; the delivery's own is the same without properties.
+        recipients[i] ?? delivery.recipient,
       ),
     );
     // Jobs first: a job queued twice is dropped by its id, a job lost after its delivery was marked

@@ -169,14 +169,10 @@ const JOB_ID_PATTERN = new RegExp(`^([1-9]\\d{0,14})\\.([1-9]\\d{0,14})\\.(${RUN
 
 /** The delivery a job id names, or undefined when it is no job id of this service. */
 export function parseJobId(jobId: string): DeliveryRef | undefined {
-  const match = JOB_ID_PATTERN.exec(jobId);
-  if (!match) return undefined;
-  return {
-    deploymentId: Number(match[1]),
-    notificationId: Number(match[2]),
-    runId: match[3] as string,
-    deliveryId: match[4] as string,
-  };
+  const [, deploymentId, notificationId, runId, deliveryId] = JOB_ID_PATTERN.exec(jobId) ?? [];
+  // The pattern has all four groups: a match gives every one.
+  if (runId === undefined || deliveryId === undefined) return undefined;
+  return { deploymentId: Number(deploymentId), notificationId: Number(notificationId), runId, deliveryId };
 }
 
 /** The job of a queued delivery: the notification's fields a renderer needs are read here, in one place. */

@@ -52,7 +52,7 @@ export function cronExpressionOf(schedule: Schedule): string {
     case 'MONTHLY':
       return `${minute} ${hour} ${dayOfMonth} * *`;
     case 'CUSTOM':
-      return schedule.customCron as string;
+      return `${schedule.customCron}`;
   }
 }
 

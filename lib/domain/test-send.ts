@@ -3,7 +3,12 @@ import type { ConsoleUser, Dashboard } from '#lib/domain/entities';
 import type { Notification } from '#lib/domain/notification';
 import type { NotificationRef } from '#lib/domain/recipients';
 import type { UserRecipientInput } from '#lib/domain/recipients-input';
-import { type Directory, refuseDuplicates, resolveRecipients } from '#lib/domain/recipients-resolution';
+import {
+  type Directory,
+  isConsoleUserCase,
+  refuseDuplicates,
+  resolveRecipients,
+} from '#lib/domain/recipients-resolution';
 import {
   countDeliveries,
   type Delivery,
@@ -57,8 +62,8 @@ export async function testSend(
     inputs.flatMap((item) => (item.userId === undefined ? [] : [item.userId])),
     inputs.flatMap((item) => (item.email === undefined ? [] : [item.email.toLowerCase()])),
   );
-  const users = resolveRecipients(inputs, new Map(), directory).flatMap((resolved) =>
-    resolved.type === 'USER' ? [resolved.user] : [],
+  const users = resolveRecipients(inputs, [], directory).flatMap((resolved) =>
+    isConsoleUserCase(resolved) ? [resolved.user] : [],
   );
   const { notification } = stored;
   const dashboard = await store.findDashboard(notification.deploymentId, notification.dashboardId);

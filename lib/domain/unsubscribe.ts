@@ -46,7 +46,8 @@ export function unsubscribeToken(target: UnsubscribeTarget, key: Buffer): string
 const refused = () =>
   new ValidationError([{ path: 'token', message: 'is not an unsubscribe token of this service' }]);
 
-const isId = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) > 0;
+const isId = (value: unknown): value is number =>
+  typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
 
 /** The target a token names, once its signature checks out; otherwise a 400 naming `token`. */
 function readUnsubscribeToken(token: string, key: Buffer): UnsubscribeTarget {

@@ -1,6 +1,6 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { Found, NotificationRef, RecipientRepository } from '#lib/domain/recipients';
+import type { Found, RecipientRepository } from '#lib/domain/recipients';
 import { batchGetAll, inParallel } from '#lib/store/batch';
 import { documentClient, tableName } from '#lib/store/client';
 import { decodeEmbedUser } from '#lib/store/codecs/embed-users';
@@ -25,7 +25,8 @@ const WRITE_CONCURRENCY = 16;
 /** Transactions in flight at once: 1000 new embed users take 20. */
 const TRANSACTION_CONCURRENCY = 8;
 
-const keyId = (key: { pk: unknown; sk: unknown }) => `${key.pk}\u0000${key.sk}`;
+/** A key, or an item read by it, as one string. */
+const keyId = (key: Key | Item) => `${key.pk}\u0000${key.sk}`;
 
 /** Runs a conditional write: false when its condition failed. */
 async function conditionally(send: () => Promise<unknown>): Promise<boolean> {
@@ -60,10 +61,10 @@ export const recipientRepository: RecipientRepository = {
         found.notification = decodeRecipientParent(item);
       });
     }
-    for (const ref of recipients?.refs ?? []) {
-      want(recipientKey(recipients?.of as NotificationRef, ref), (item) =>
-        found.recipients.push(decodeRecipient(item)),
-      );
+    if (recipients) {
+      for (const ref of recipients.refs) {
+        want(recipientKey(recipients.of, ref), (item) => found.recipients.push(decodeRecipient(item)));
+      }
     }
     for (const name of request.tenants ?? []) want(keys.embedTenant(name), () => found.tenants.push(name));
     for (const id of request.userIds ?? []) {
@@ -81,7 +82,7 @@ export const recipientRepository: RecipientRepository = {
       [...wanted.values()].map(({ key }) => key),
       { remainingTimeMs: options.remainingTimeMs, concurrency: READ_CONCURRENCY },
     );
-    for (const item of items) wanted.get(keyId(item as Key))?.take(item);
+    for (const item of items) wanted.get(keyId(item))?.take(item);
     return found;
   },
 

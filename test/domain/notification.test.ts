@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Notification } from '#lib/domain/notification';
 import {
   applyNotificationUpdate,
+  createNotification,
   MAX_ATTEMPTS,
   type NotificationRepository,
   updateNotification,
@@ -251,5 +252,29 @@ describe('updateNotification', () => {
     ).rejects.toBeInstanceOf(ConflictError);
     expect(memory.writes()).toBe(MAX_ATTEMPTS);
     expect(memory.current()?.scheduleType).toBe('DAILY');
+  });
+});
+
+describe('createNotification', () => {
+  it('refuses a create that names no dashboard, before anything is read or written', async () => {
+    const touched: string[] = [];
+    const repository = {
+      dashboardIdOf: async () => {
+        touched.push('dashboardIdOf');
+        return 70;
+      },
+      create: async () => {
+        touched.push('create');
+        throw new Error('not to be written');
+      },
+    };
+    const error = await createNotification(repository, 7, { scheduleType: 'DAILY', hour: 9 }, settings).catch(
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as ValidationError).problems).toEqual([
+      { path: 'dashboardId', message: 'exactly one of dashboardId and dashboardPublicId is required' },
+    ]);
+    expect(touched).toEqual([]);
   });
 });

@@ -4,6 +4,7 @@ import { addRecipients, type DirectoryRequest, type RecipientRepository } from '
 import { normalizeExternalId, type RecipientInput } from '#lib/domain/recipients-input';
 import { type EmbedUserRef, identityOf, type StoredRecipient } from '#lib/domain/recipients-resolution';
 import {
+  ConflictError,
   NotFoundError,
   UnavailableError,
   UnresolvableRecipientError,
@@ -286,6 +287,62 @@ describe('addRecipients', () => {
       email: 'race@other.example',
     });
     expect(memory.embedUsers.size).toBe(2);
+  });
+
+  it('refuses a console user item that names neither userId nor email, before any write', async () => {
+    const memory = memoryRepository();
+    const failure = await addRecipients(memory.repository, notification, [
+      { type: 'USER', userId: 11 },
+      { type: 'USER' },
+    ]).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(UnresolvableRecipientError);
+    expect((failure as UnresolvableRecipientError).problems).toEqual([
+      { path: 'recipients.1', message: 'needs userId or email to identify a USER recipient' },
+    ]);
+    expect(memory.written()).toEqual([]);
+  });
+
+  it('answers 409 after four rounds of writes that each meet another request, reading again after each', async () => {
+    const memory = memoryRepository();
+    // Another request's row is there at every write and gone at every read: the item never settles.
+    memory.repository.createRecipients = async (_target, recipients) => {
+      memory.calls.push({ method: 'createRecipients', detail: recipients.length });
+      return [...recipients];
+    };
+    const failure = await addRecipients(memory.repository, notification, [
+      { type: 'USER', userId: 11 },
+      embed('a@x.example'),
+    ]).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(ConflictError);
+    expect((failure as ConflictError).message).toBe(
+      'The recipients are being changed by others; retry the request',
+    );
+    expect(memory.calls.map((call) => call.method)).toEqual([
+      'lookUp',
+      'lookUp',
+      'createEmbedUsers',
+      'createRecipients',
+      ...Array.from({ length: 3 }, () => ['lookUp', 'createRecipients']).flat(),
+      'lookUp',
+    ]);
+  });
+
+  it('settles without a conflict when the fifth read finds every contested row written', async () => {
+    const memory = memoryRepository();
+    let writes = 0;
+    const create = memory.repository.createRecipients;
+    memory.repository.createRecipients = async (target, recipients, storage) => {
+      writes += 1;
+      // The fourth time, another request's row is there to stay.
+      if (writes === 4) await create(target, recipients, storage);
+      memory.calls.push({ method: 'createRecipients', detail: recipients.length });
+      return [...recipients];
+    };
+    const result = await addRecipients(memory.repository, notification, [{ type: 'USER', userId: 11 }]);
+    expect(writes).toBe(4);
+    expect(result.unchangedRecipients).toEqual([
+      { type: 'USER', userId: 11, email: 'Grace@Example.com', username: 'user11' },
+    ]);
   });
 
   it('answers 503 when an embed user that cancelled our creation cannot be read back', async () => {

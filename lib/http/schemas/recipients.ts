@@ -70,7 +70,8 @@ export const recipientInput = z.pipe(
   z.transform((item: RecipientFields, ctx) => {
     const problems = recipientProblems(item);
     for (const issue of problems) ctx.issues.push({ code: 'custom', input: item, ...issue });
-    return problems.length > 0 ? z.NEVER : classifyRecipient(item);
+    const recipient = classifyRecipient(item);
+    return problems.length > 0 || recipient === undefined ? z.NEVER : recipient;
   }),
 ) satisfies z.ZodMiniType<RecipientInput>;
 
