@@ -4,252 +4,149 @@ import { join } from 'node:path';
 import { config } from '#lib/config';
 import { dispatchPass, sendNow } from '#lib/domain/dispatch';
 import type { Notification } from '#lib/domain/notification';
-import { pageWindow } from '#lib/domain/paging';
-import type { StoredRecipient } from '#lib/domain/recipients-resolution';
-import { toRunDto } from '#lib/domain/runs';
 import { schedulePlanner } from '#lib/domain/schedule-planning';
 import { outboxSink } from '#lib/jobs/outbox-sink';
-import { batchWriteAll } from '#lib/store/batch';
-import { documentClient } from '#lib/store/client';
 import { encodeRecipient } from '#lib/store/codecs/recipients';
 import { DUE_INDEX_SHARDS } from '#lib/store/keys';
 import { notificationItems } from '#lib/store/notification-items';
-import { runListRepository } from '#lib/store/run-lists';
+import { currentRun } from '#lib/store/run-status';
 import { dispatchStore } from '#lib/store/runs';
 import { sendNowStore } from '#lib/store/send-now';
 import { billedWriteUnits, indexWriteUnits } from './billing.ts';
-import type { DynamoWork } from './per-request.ts';
-import { metered } from './per-request.ts';
-import { recordDynamoDb } from './recorder.ts';
+import { type Call, describe, watch } from './dynamodb.ts';
+import { embedRecipient, notificationOf, putItems } from './fixture.ts';
+import { type Bench, part, section } from './report.ts';
+import { ms, round, timed } from './stats.ts';
 
 /**
- * The dispatcher at scale, against the local engine: one pass with many notifications due in the
- * same minute (each with three recipients: a console user and two embed users), at the deployed
- * settings (concurrency 32), and one run of a notification with many recipients. The requests and
- * write units per fired notification are deterministic: the smoke run gates them.
+ * The dispatcher at scale, through the domain and the stores the worker uses: one pass with many
+ * notifications due in the same minute (each with three recipients: a console user and two embed
+ * users) at the deployed concurrency, and send-nows of many recipients finished by passes. The
+ * requests and write units per fired notification are deterministic: the smoke run gates them.
  */
 
-export interface DispatchFigures {
-  notifications: number;
-  passMs: number;
-  fired: number;
-  pass: DynamoWork;
-  /** All of the pass's requests per fired notification, its own reads (index shards, dashboards) included. */
-  requestsPerFired: number;
-  /** Requests per fired notification, the pass's own reads apart: what grows with what fires. */
-  requestsPerFiredOwn: number;
-  /** Write units DynamoDB would bill for the table's items (see billing.ts), per fired notification. */
-  billedWriteUnitsPerFired: number;
-  /** Write units billed in the due index per fired notification. */
-  dueIndexWriteUnitsPerFired: number;
-  /** Writes into the list indexes (gsi1, gsi2) per fired notification. */
-  listIndexWritesPerFired: number;
-  sendNows: SendNowFigures[];
-}
-
-/** One send-now of a notification with many recipients: the request, then the passes that finish it. */
-export interface SendNowFigures {
-  recipients: number;
-  /** The request alone: what it costs does not depend on the number of recipients. */
-  request: DynamoWork;
-  requestMs: number;
-  /** Deliveries the request recorded itself (its first page); the passes record the rest. */
-  queuedInRequest: number;
-  /** Passes of a 60 s dispatcher invocation it took, one after the other, until the run was dispatched. */
-  passes: number;
-  /** From the request until the run is dispatched, the waits between passes left out. */
-  untilDispatchedMs: number;
-  /** The request and the passes together, per recipient. */
-  requestsPerRecipient: number;
-  jobsWritten: number;
-}
-
-/** A console user of the demo fixture, active: every notification of the pass has it as a recipient. */
-const CONSOLE_USER = 1;
-/** Far from the demo's and the other scenarios' ids. */
-const FIRST_ID = 500_000;
 /** Monday 2026-11-23, 09:00 UTC: the minute every notification of the pass is due. */
 const NINE = Date.parse('2026-11-23T09:00:00Z');
-
-function dailyNine(id: number): Notification {
-  return {
-    id,
-    deploymentId: 7,
-    dashboardId: 70,
-    scheduleType: 'DAILY',
-    minute: 0,
-    hour: 9,
-    timezone: 'UTC',
-    isEnabled: true,
-    notificationEnabled: true,
-    notificationFormat: 'png',
-    filters: null,
-    timeGrains: null,
-  } as Notification;
-}
-
-const embedRecipient = (i: number): StoredRecipient => ({
-  type: 'EMBED_USER',
-  embedTenantName: 'acme',
-  normalizedExternalId: `bench-${i}@example.com`,
-  externalId: `bench-${i}@example.com`,
-  embedUserId: 1_000_000 + i,
-  email: `bench-${i}@example.com`,
-  properties: {},
-});
-
-export async function measureDispatch(
-  notifications: number,
-  recipients: readonly number[],
-): Promise<DispatchFigures> {
-  const outbox = await mkdtemp(join(tmpdir(), 'bench-outbox-'));
-  try {
-    const due = Array.from({ length: notifications }, (_, i) => dailyNine(FIRST_ID + i));
-    await batchWriteAll(
-      due.flatMap((notification, i) => [
-        ...notificationItems(notification, NINE - 3_600_000).map((item) => ({ PutRequest: { Item: item } })),
-        { PutRequest: { Item: encodeRecipient(notification, { type: 'USER', userId: CONSOLE_USER }) } },
-        { PutRequest: { Item: encodeRecipient(notification, embedRecipient(2 * i)) } },
-        { PutRequest: { Item: encodeRecipient(notification, embedRecipient(2 * i + 1)) } },
-      ]),
-      { concurrency: 16 },
-    );
-    const recorder = recordDynamoDb(documentClient());
-    let passMs = 0;
-    let fired = 0;
-    let billed = 0;
-    let dueIndexUnits = 0;
-    let listIndexWrites = 0;
-    let passOwnRequests = 0;
-    let pass: DynamoWork;
-    try {
-      const measured = await metered(() =>
-        recorder.record(async () => {
-          const t0 = performance.now();
-          const summary = await dispatchPass(dispatchStore, outboxSink(outbox), {
-            now: NINE + 10_000,
-            planner: schedulePlanner,
-            misfireGraceMinutes: 60,
-            concurrency: config().dispatchConcurrency,
-          });
-          passMs = performance.now() - t0;
-          fired = summary.fired;
-        }),
-      );
-      pass = measured.work;
-      billed = billedWriteUnits(measured.result.calls.filter((call) => call.operation !== 'UpdateItem'));
-      // Updates are billed on the item's size; runs and notifications are well under 1 KB each.
-      billed += measured.result.calls.filter((call) => call.operation === 'UpdateItem').length;
-      const indexUnits = indexWriteUnits(measured.result.calls);
-      dueIndexUnits = indexUnits.due;
-      listIndexWrites = indexUnits.lists;
-      // The pass's own reads: one Query per due-index shard (and its pages), the dashboards it caches.
-      passOwnRequests = measured.result.calls.filter(
-        (call) =>
-          (call.operation === 'Query' && call.input.IndexName === 'gsi3') || call.operation === 'GetItem',
-      ).length;
-    } finally {
-      recorder.detach();
-    }
-    if (fired !== notifications) throw new Error(`The pass fired ${fired} of ${notifications} notifications`);
-
-    const sendNows: SendNowFigures[] = [];
-    let nextId = FIRST_ID + notifications;
-    for (const count of recipients) {
-      sendNows.push(
-        await measureSendNow(
-          dailyNine(nextId++),
-          count,
-          FIRST_ID + notifications + sendNows.length * 1_000_000,
-        ),
-      );
-    }
-    return {
-      notifications,
-      passMs,
-      fired,
-      pass,
-      requestsPerFired: pass.requests / fired,
-      requestsPerFiredOwn: (pass.requests - passOwnRequests) / fired,
-      billedWriteUnitsPerFired: billed / fired,
-      dueIndexWriteUnitsPerFired: dueIndexUnits / fired,
-      listIndexWritesPerFired: listIndexWrites / fired,
-      sendNows,
-    };
-  } finally {
-    await rm(outbox, { recursive: true, force: true });
-  }
-}
-
-/** A deployed dispatcher invocation's time limit (cdk/scheduler.ts): a pass stops short of it and the next one goes on. */
+/** A deployed dispatcher invocation's time limit (cdk/scheduler.ts): a pass stops short of it, the next goes on. */
 const INVOCATION_MS = 60_000;
+const FIRST_ID = 500_000;
+type Sink = ReturnType<typeof outboxSink>;
+
+/** Runs `work` with an outbox of its own, a temporary folder, as the dispatcher's job sink. */
+export async function withOutbox<T>(work: (sink: Sink, folder: string) => Promise<T>): Promise<T> {
+  const folder = await mkdtemp(join(tmpdir(), 'bench-outbox-'));
+  return work(outboxSink(folder), folder).finally(() => rm(folder, { recursive: true, force: true }));
+}
 
 /**
- * A send-now of a notification with `count` recipients, as the handler makes it (the send-now limit
- * aside), then dispatcher passes one after the other until the run is dispatched, each within a
- * deployed invocation's time. Deployed, the next pass starts at the next minute.
+ * A send-now of a notification with `count` embed recipients, as the handler makes it (the send-now
+ * limit aside), then dispatcher passes one after the other, each within a deployed invocation's time,
+ * until the run is dispatched. Deployed, the next pass starts at the next minute.
  */
-async function measureSendNow(
+export async function sendAndDispatch(
   notification: Notification,
   count: number,
   firstUser: number,
-): Promise<SendNowFigures> {
-  await batchWriteAll(
-    [
-      ...notificationItems({ ...notification, isEnabled: false }, NINE).map((item) => ({
-        PutRequest: { Item: item },
-      })),
-      ...Array.from({ length: count }, (_, i) => ({
-        PutRequest: { Item: encodeRecipient(notification, embedRecipient(firstUser + i)) },
-      })),
-    ],
-    { concurrency: 16 },
+  sink: Sink,
+) {
+  const recipient = (i: number) => encodeRecipient(notification, embedRecipient('bench', firstUser + i));
+  await putItems([
+    ...notificationItems(notification, NINE),
+    ...Array.from({ length: count }, (_, i) => recipient(i)),
+  ]);
+  const started = performance.now();
+  const sent = await watch(() =>
+    timed(() => sendNow(sendNowStore, sink, notification, { now: NINE, minIntervalMs: 0 })),
   );
-  const outbox = await mkdtemp(join(tmpdir(), 'bench-outbox-run-'));
-  try {
-    const sink = outboxSink(outbox);
-    const started = performance.now();
-    const { result: dto, work: request } = await metered(() =>
-      sendNow(sendNowStore, sink, notification, { now: NINE, minIntervalMs: 0 }),
-    );
-    const requestMs = performance.now() - started;
-    let passes = 0;
-    let status = dto.status;
-    const { work: background } = await metered(async () => {
-      while (status === 'dispatching') {
-        passes += 1;
-        const passStarted = performance.now();
-        const summary = await dispatchPass(dispatchStore, sink, {
-          now: NINE + passes * INVOCATION_MS,
-          planner: schedulePlanner,
-          misfireGraceMinutes: 60,
-          remainingTimeMs: () => INVOCATION_MS - (performance.now() - passStarted),
-        });
-        status = summary.resumed > 0 ? await runStatus(notification, dto.runId) : status;
-        if (passes > 1_000) throw new Error('The run was not dispatched after 1000 passes');
-      }
-    });
-    const untilDispatchedMs = performance.now() - started;
-    const run = await runListRepository.runsPage(notification, pageWindow({ first: 1 }, toRunDto));
-    const queued = run.items[0]?.recipients.queued;
-    if (queued !== count) throw new Error(`The run queued ${queued} of ${count} deliveries`);
-    return {
-      recipients: count,
-      request,
-      requestMs,
-      queuedInRequest: dto.recipients.queued,
-      passes,
-      untilDispatchedMs,
-      // A pass's own reads of the due index (a Query per shard) are its fixed cost, whatever it does.
-      requestsPerRecipient: (request.requests + background.requests - passes * DUE_INDEX_SHARDS) / count,
-      jobsWritten: (await readdir(outbox)).length,
-    };
-  } finally {
-    await rm(outbox, { recursive: true, force: true });
-  }
+  const { result: run, ms: requestMs } = sent.result;
+  const ref = { deploymentId: notification.deploymentId, notificationId: notification.id, runId: run.runId };
+  let passes = 0;
+  const { work: background } = await watch(async () => {
+    for (
+      let status = run.status;
+      status === 'dispatching';
+      status = (await currentRun(ref))?.status ?? status
+    ) {
+      if (++passes > 1_000) throw new Error('The run was not dispatched after 1000 passes');
+      const deadline = performance.now() + INVOCATION_MS;
+      const now = NINE + passes * INVOCATION_MS;
+      const remainingTimeMs = () => deadline - performance.now();
+      await dispatchPass(dispatchStore, sink, {
+        now,
+        planner: schedulePlanner,
+        misfireGraceMinutes: 60,
+        remainingTimeMs,
+      });
+    }
+  });
+  const queued = (await currentRun(ref))?.recipients.queued;
+  if (queued !== count) throw new Error(`The run queued ${queued} of ${count} deliveries`);
+  // A pass's own reads of the due index (a Query per shard) are its fixed cost, whatever it does.
+  const perRecipient = (sent.work.requests + background.requests - passes * DUE_INDEX_SHARDS) / count;
+  const untilDispatchedMs = performance.now() - started;
+  return {
+    ref,
+    request: sent.work,
+    requestMs,
+    queuedInRequest: run.recipients.queued,
+    passes,
+    untilDispatchedMs,
+    perRecipient,
+  };
 }
 
-const runStatus = async (notification: Notification, runId: string) =>
-  (await runListRepository.runsPage(notification, pageWindow({ first: 1 }, toRunDto))).items.find(
-    (run) => run.runId === runId,
-  )?.status ?? 'dispatching';
+/** One pass with `count` notifications due in the same minute, each with three recipients, at the deployed concurrency. */
+async function busyMinute(bench: Bench, count: number, sink: Sink) {
+  const due = Array.from({ length: count }, (_, i) => notificationOf(FIRST_ID + i, { isEnabled: true }));
+  const recipients = (n: Notification, i: number) => [
+    // A console user of the demo fixture, active, and two embed users.
+    encodeRecipient(n, { type: 'USER', userId: 1 }),
+    encodeRecipient(n, embedRecipient('bench', 2 * i)),
+    encodeRecipient(n, embedRecipient('bench', 2 * i + 1)),
+  ];
+  await putItems(due.flatMap((n, i) => [...notificationItems(n, NINE - 3_600_000), ...recipients(n, i)]));
+  const options = { now: NINE + 10_000, planner: schedulePlanner, misfireGraceMinutes: 60 };
+  const concurrency = config().dispatchConcurrency;
+  const pass = await watch(() => timed(() => dispatchPass(dispatchStore, sink, { ...options, concurrency })));
+  const { fired } = pass.result.result;
+  if (fired !== count) throw new Error(`The pass fired ${fired} of ${count} notifications`);
+  // The pass's own reads: one Query per due-index shard (and its pages), the dashboards it caches.
+  const isOwnRead = (c: Call) =>
+    (c.operation === 'Query' && c.input.IndexName === 'gsi3') || c.operation === 'GetItem';
+  const perFired = (n: number) => round(n / fired, 3);
+  const [tableUnits, index] = [perFired(billedWriteUnits(pass.calls)), indexWriteUnits(pass.calls)];
+  const { show, gate } = bench.budgets.about('dispatch');
+  const per = 'per fired notification (3 recipients';
+  show('pass wall time', ms(pass.result.ms));
+  show('DynamoDB requests per fired notification, all in', perFired(pass.work.requests));
+  const ownReads = pass.calls.filter(isOwnRead).length;
+  gate(`DynamoDB requests ${per}, the pass’s own reads apart)`, perFired(pass.work.requests - ownReads), 4);
+  show(`write units ${per}, table, billed)`, tableUnits, 'WCU');
+  show(`write units ${per}, due index, billed)`, perFired(index.due), 'WCU');
+  gate(`write units ${per}, table and due index)`, round(tableUnits + perFired(index.due), 3), 16, 'WCU');
+  gate('list-index writes per fired notification', perFired(index.lists), 0, 'writes');
+}
+
+export async function dispatchSection(bench: Bench) {
+  const [due, sizes] = bench.smoke ? [200, [1_000, 2_000]] : [10_000, [10_000, 100_000]];
+  section(bench, `Dispatch: ${due} notifications due in one minute; send-now of many recipients`);
+  await part(bench, 'dispatch', () =>
+    withOutbox(async (sink, folder) => {
+      await busyMinute(bench, due, sink);
+      for (const [i, count] of sizes.entries()) {
+        const jobsBefore = (await readdir(folder)).length;
+        const s = await sendAndDispatch(notificationOf(FIRST_ID + due + i), count, (i + 1) * 1_000_000, sink);
+        const { show, gate } = bench.budgets.about(`send-now of ${count} recipients`);
+        gate('DynamoDB requests in the request', s.request.requests, 12, 'requests');
+        show('requests in the request, by operation', describe(s.request.byOperation));
+        show('request time', ms(s.requestMs));
+        show('queued by the request', s.queuedInRequest);
+        show('passes (60 s each)', s.passes);
+        show('until dispatched (passes back to back)', ms(s.untilDispatchedMs));
+        const perRecipient = 'DynamoDB requests per recipient, request and passes (their index reads apart)';
+        gate(perRecipient, round(s.perRecipient, 3), 0.1, 'requests');
+        show('jobs written', (await readdir(folder)).length - jobsBefore);
+      }
+    }),
+  );
+}

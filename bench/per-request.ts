@@ -1,171 +1,161 @@
-import { meterDynamoDb } from '#lib/local/dynamodb-meter';
-import { type Route, routes } from '#lib/routes';
-import { documentClient } from '#lib/store/client';
-import type { BenchKeys } from './fixture.ts';
-import type { LocalStack, Reply } from './local-stack.ts';
-import { type RecordedCall, recordDynamoDb, replay } from './recorder.ts';
-import type { Scenario } from './scenarios.ts';
-import { type Summary, summarize } from './stats.ts';
-
-/** DynamoDB work of one request, as the SDK meter counted it. */
-export interface DynamoWork {
-  requests: number;
-  writeRequests: number;
-  byOperation: Record<string, number>;
-  readUnits: number;
-  writeUnits: number;
-}
-
-export interface OperationFigures {
-  operation: string;
-  description: string;
-  /** The first request of the process: loads the function module and fills the caches. */
-  firstRequestMs: number;
-  warm: DynamoWork;
-  coldCache: DynamoWork;
-  /** The calls the bare client repeats, in order. */
-  bareCalls: string[];
-  requestMs: Summary;
-  bareMs: Summary;
-  /** The same request to a do-nothing handler behind the same adapter: the local HTTP hop alone. */
-  transportMs: Summary;
-}
-
-export const routeOf = (operation: string) => routes.find((route) => route.operation === operation) as Route;
-
-export const pathOf = (route: Route, params: Record<string, string>) =>
-  route.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(params[name] ?? ''));
-
-/** Counts the DynamoDB work of `work` with the test suite's SDK meter on the handlers' own client. */
-export async function metered<T>(work: () => Promise<T>): Promise<{ result: T; work: DynamoWork }> {
-  const meter = meterDynamoDb(documentClient());
-  try {
-    const result = await work();
-    const byOperation = Object.fromEntries(
-      Object.entries(meter.byOperation).map(([operation, count]) => [operation, count.requests]),
-    );
-    const readUnits = Object.values(meter.byOperation).reduce(
-      (sum, count) => sum + count.readCapacityUnits,
-      0,
-    );
-    return {
-      result,
-      work: {
-        requests: meter.totalRequests(),
-        writeRequests: meter.writeRequests(),
-        byOperation,
-        readUnits,
-        writeUnits: meter.writeCapacityUnits(),
-      },
-    };
-  } finally {
-    meter.detach();
-  }
-}
-
-export function expectStatus(reply: Reply, expected: number, what: string): void {
-  if (reply.status !== expected)
-    throw new Error(`${what} answered ${reply.status}, expected ${expected}: ${reply.text.slice(0, 300)}`);
-}
+import { type Operation, routes } from '#lib/routes';
+import { type Call, describe, replay, watch } from './dynamodb.ts';
+import {
+  ADMIN,
+  type BenchKeys,
+  COLD_ADMIN_KEYS,
+  COLD_TENANTS,
+  embedToken,
+  platformToken,
+} from './fixture.ts';
+import { type Bench, part, section } from './report.ts';
+import { type Scenario, scenarios } from './scenarios.ts';
+import { expectStatus, type Stack } from './stack.ts';
+import { ms, round, type Summary, summarize, timed, times } from './stats.ts';
 
 /**
- * Items 2 and 3 of the bench for one operation: its DynamoDB work (warm, and with the caller's lookup
- * on an empty cache), then `iterations` warm requests over HTTP, each followed by the bare client
- * sending the same DynamoDB calls and by the same request to a do-nothing handler, so that all three
- * see the same machine at the same moment.
+ * Per operation: its DynamoDB work (warm, and with the caller's lookup on an empty cache), then warm
+ * requests over HTTP, each followed by the bare client sending the same DynamoDB calls and by the same
+ * request to a do-nothing handler, so that all three see the same machine at the same moment. Then
+ * what authenticating costs when the caller is not cached.
  */
-export async function measureOperation(
-  stack: LocalStack,
-  scenario: Scenario,
-  keys: BenchKeys,
-  options: { iterations: number; warmup: number },
-): Promise<OperationFigures> {
-  const route = routeOf(scenario.operation);
-  const path = `${pathOf(route, scenario.params)}${scenario.query ? `?${scenario.query}` : ''}`;
-  // Signed once: signing a JWT takes longer than verifying it and is the client's cost, not ours.
-  const warmAuthorization = scenario.authorization(keys);
+
+const unused = { admin: [...COLD_ADMIN_KEYS], embed: [...COLD_TENANTS] };
+const neverSeen = (kind: 'admin' | 'embed') => {
+  const value = unused[kind].shift();
+  if (value === undefined) throw new Error(`The bench fixture has too few cold ${kind} credentials`);
+  return value;
+};
+
+/** The caller's Authorization header: a warm one (its lookup cached after the first), or one never seen. */
+function callerOf({ caller = 'admin' }: Scenario, keys: BenchKeys, cold = false): string | undefined {
+  if (caller === 'admin') return cold ? `Bearer ${neverSeen('admin')}` : ADMIN;
+  if (caller === 'embed') return `Bearer ${embedToken(keys, cold ? neverSeen('embed') : 'acme')}`;
+  return caller === 'platform' ? `Bearer ${platformToken(keys)}` : undefined;
+}
+
+/** A scenario's request, to send as often as needed; its caller signed once (signing is the client's cost). */
+function requestOf(stack: Stack, operation: Operation, keys: BenchKeys) {
+  const scenario = scenarios[operation];
+  const route = routes.find((r) => r.operation === operation);
+  if (!route) throw new Error(`No route for ${operation}`);
+  const params = scenario.params ?? {};
+  const query = scenario.query ? `?${scenario.query}` : '';
+  const path = `${route.path.replace(/\{(\w+)\}/g, (_, name: string) => params[name] ?? '')}${query}`;
+  const warm = callerOf(scenario, keys);
   let i = 0;
-  const prepare = (authorization = warmAuthorization) => ({ authorization, body: scenario.body?.(i++) });
-  const sendExpecting = async (prepared = prepare()) => {
-    const reply = await stack.request(route.method, path, prepared);
-    expectStatus(reply, scenario.expectedStatus, `${route.method} ${path}`);
-    return reply;
-  };
-
-  const started = performance.now();
-  await sendExpecting();
-  const firstRequestMs = performance.now() - started;
-  for (let n = 0; n < options.warmup; n++) await sendExpecting();
-
-  const { work: warm } = await metered(() => sendExpecting());
-  const { work: coldCache } = await metered(() => sendExpecting(prepare(scenario.coldAuthorization(keys))));
-
-  const recorder = recordDynamoDb(documentClient());
-  let calls: RecordedCall[];
-  try {
-    ({ calls } = await recorder.record(() => sendExpecting()));
-  } finally {
-    recorder.detach();
-  }
-  const bare = () => replay(stack.bareClient, calls, scenario.adjustReplay);
-  await bare();
-
-  const requestMs: number[] = [];
-  const bareMs: number[] = [];
-  const transportMs: number[] = [];
-  for (let n = 0; n < options.iterations; n++) {
-    const prepared = prepare();
-    const t0 = performance.now();
-    await sendExpecting(prepared);
-    const t1 = performance.now();
-    await bare();
-    const t2 = performance.now();
-    await stack.transport(route.method, path, prepared);
-    const t3 = performance.now();
-    requestMs.push(t1 - t0);
-    bareMs.push(t2 - t1);
-    transportMs.push(t3 - t2);
-  }
-
-  return {
-    operation: scenario.operation,
-    description: scenario.description,
-    firstRequestMs,
-    warm,
-    coldCache,
-    bareCalls: calls.map((call) => call.operation),
-    requestMs: summarize(requestMs),
-    bareMs: summarize(bareMs),
-    transportMs: summarize(transportMs),
-  };
+  const options = (authorization = warm) => ({ authorization, body: scenario.body?.(i++) });
+  const [status, what] = [scenario.status ?? 200, `${route.method} ${path}`];
+  const send = async (prepared = options()) =>
+    expectStatus(await stack.request(route.method, path, prepared), status, what);
+  return { scenario, send, options, hop: (prepared = options()) => stack.hop(route.method, path, prepared) };
 }
 
-/**
- * What authenticating costs when the caller is not cached: requests with never-seen credentials
- * against warm ones of the same operation, interleaved.
- */
-export async function measureColdAuthentication(
-  stack: LocalStack,
-  scenario: Scenario,
-  keys: BenchKeys,
-  samples: number,
-): Promise<{ coldMs: Summary; warmMs: Summary }> {
-  const route = routeOf(scenario.operation);
-  const path = `${pathOf(route, scenario.params)}${scenario.query ? `?${scenario.query}` : ''}`;
-  const warmAuthorization = scenario.authorization(keys);
-  const coldMs: number[] = [];
-  const warmMs: number[] = [];
-  for (let n = 0; n < samples; n++) {
-    for (const [authorization, into] of [
-      [scenario.coldAuthorization(keys), coldMs],
-      [warmAuthorization, warmMs],
-    ] as const) {
-      const body = scenario.body?.(n);
-      const t0 = performance.now();
-      const reply = await stack.request(route.method, path, { authorization, body });
-      into.push(performance.now() - t0);
-      expectStatus(reply, scenario.expectedStatus, `${route.method} ${path}`);
+/** The scenario's DynamoDB work, warm and with a caller never seen, after the first request and the warm-up. */
+async function work(request: ReturnType<typeof requestOf>, keys: BenchKeys, warmup: number) {
+  const { ms: firstRequestMs } = await timed(() => request.send());
+  for (let n = 0; n < warmup; n++) await request.send();
+  const warm = await watch(() => request.send());
+  const coldCache = await watch(() => request.send(request.options(callerOf(request.scenario, keys, true))));
+  return { firstRequestMs, warm: warm.work, calls: warm.calls, coldCache: coldCache.work };
+}
+
+/** Warm requests, each followed by its bare calls and by the same request to the do-nothing handler. */
+async function timings(stack: Stack, request: ReturnType<typeof requestOf>, calls: Call[], requests: number) {
+  const bare = () => replay(stack.bareClient, calls);
+  await bare();
+  const samples: [number[], number[], number[]] = [[], [], []];
+  for (let n = 0; n < requests; n++) {
+    const prepared = request.options();
+    const marks = [performance.now()];
+    for (const step of [() => request.send(prepared), bare, () => request.hop(prepared)]) {
+      await step();
+      marks.push(performance.now());
     }
+    for (const [k, into] of samples.entries()) into.push((marks[k + 1] as number) - (marks[k] as number));
   }
-  return { coldMs: summarize(coldMs), warmMs: summarize(warmMs) };
+  return samples.map(summarize) as [Summary, Summary, Summary];
+}
+
+/** Requests with never-seen credentials against warm ones of the same operation, interleaved. */
+async function coldAuthentication(request: ReturnType<typeof requestOf>, keys: BenchKeys, samples: number) {
+  const [cold, warm]: [number[], number[]] = [[], []];
+  for (let n = 0; n < samples; n++)
+    for (const [into, isCold] of [
+      [cold, true],
+      [warm, false],
+    ] as const) {
+      const authorization = callerOf(request.scenario, keys, isCold);
+      into.push((await timed(() => request.send(request.options(authorization)))).ms);
+    }
+  return [summarize(cold), summarize(warm)];
+}
+
+export async function perRequestSection(
+  bench: Bench,
+  stack: Stack,
+  keys: BenchKeys,
+  settings: { requests: number; warmup: number; coldAuthSamples: number },
+) {
+  section(bench, 'DynamoDB work per request (SDK meter; capacity as DynamoDB Local reports it)', true);
+  const measured = [];
+  for (const operation of bench.available) {
+    const request = requestOf(stack, operation, keys);
+    const w = await part(bench, operation, () => work(request, keys, settings.warmup));
+    if (!w) continue;
+    measured.push({ operation, request, ...w });
+    const { show, gate } = bench.budgets.about(operation);
+    const { budget, description } = request.scenario;
+    show('request', description);
+    gate('DynamoDB requests, warm', w.warm.requests, budget.requests, 'requests');
+    show('by operation', describe(w.warm.byOperation));
+    gate('read units, warm', w.warm.readUnits, budget.readUnits, 'RCU');
+    gate('write units, warm', w.warm.writeUnits, budget.writeUnits, 'WCU');
+    gate('DynamoDB requests, cold cache', w.coldCache.requests, budget.coldRequests, 'requests');
+    show('cold cache, by operation', describe(w.coldCache.byOperation));
+  }
+  const { requests } = settings;
+  section(
+    bench,
+    `Per request, warm: ${requests} requests each, interleaved with the bare calls and the HTTP hop`,
+    true,
+  );
+  for (const { operation, request, calls, firstRequestMs } of measured) {
+    const t = await part(bench, `${operation} timings`, () => timings(stack, request, calls, requests));
+    if (!t) continue;
+    const [requestMs, bareMs, hopMs] = t;
+    const { show, timing } = bench.budgets.about(operation);
+    // The first request of the process loads the function module and fills the caches: shown, not judged.
+    show('first request', ms(firstRequestMs));
+    show('request median', ms(requestMs.median));
+    show('request p99', ms(requestMs.p99));
+    show('bare median', ms(bareMs.median));
+    show('bare p99', ms(bareMs.p99));
+    timing('request / bare calls (median)', round(requestMs.median / bareMs.median, 3), 1.3);
+    show('HTTP hop', ms(hopMs.median));
+    // The local HTTP hop is API Gateway's part in AWS: the handler's own time against the bare calls.
+    show('× bare without the hop', times((requestMs.median - hopMs.median) / bareMs.median));
+    show('bare calls', calls.map((call) => call.operation).join(' → '));
+  }
+  section(bench, 'Authentication on an empty cache (a credential never seen), against a warm one', true);
+  const admin = bench.available.includes('set-dashboard-embedding')
+    ? 'set-dashboard-embedding'
+    : 'update-notification';
+  for (const [credential, operation] of [
+    ['API key (link + user read)', admin],
+    ['embed JWT (tenant read + verifier)', 'get-embedded-dashboard'],
+  ] as const) {
+    if (!bench.available.includes(operation)) continue;
+    const request = requestOf(stack, operation, keys);
+    const a = await part(bench, credential, () =>
+      coldAuthentication(request, keys, settings.coldAuthSamples),
+    );
+    if (!a) continue;
+    const [coldMs, warmMs] = a as [Summary, Summary];
+    const { show } = bench.budgets.about(credential);
+    show('operation', operation);
+    show('cold median', ms(coldMs.median));
+    show('warm median', ms(warmMs.median));
+    show('authentication', ms(coldMs.median - warmMs.median));
+  }
 }

@@ -1,188 +1,130 @@
+import { execFile } from 'node:child_process';
 import { readdirSync } from 'node:fs';
-import {
-  type Budget,
-  bytesOverFloorOf,
-  CRON_PACKAGES,
-  importRatioOf,
-  isScheduleWriter,
-  met,
-} from './budgets.ts';
-import { type BundleFigures, beyondFloor, bundle } from './build.ts';
-import { type ColdStartFigures, measureColdStarts } from './cold-start.ts';
-import { type Bench, log, part, section } from './output.ts';
-import { round } from './stats.ts';
-import { kb, ms, type Table, table, times } from './table.ts';
-import { checkValidationBundle, validationEntries } from './validation-choice.ts';
+import { mkdir, readFile } from 'node:fs/promises';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { gzipSync } from 'node:zlib';
+import { build } from 'esbuild';
+import { bundlingSettings } from '../cdk/bundling.ts';
+import { bytesOverFloorOf, CRON_PACKAGES, importRatioOf, isScheduleWriter } from './budgets.ts';
+import { type Bench, note, part, section } from './report.ts';
+import { kb, ms, round, summarize, times } from './stats.ts';
 
-/** Item 1: each function's bundle and cold import, the floor's, and the request-validation choice. */
-
-export interface ColdStartRow {
-  name: string;
-  bytes: number;
-  gzipBytes: number;
-  bytesOverFloor: number;
-  cold: ColdStartFigures | undefined;
-  /** Import median over the floor's (the floor constructs its client at import). */
-  importRatio: number;
-  /** Import median over the floor's code without the construction (the functions construct on first use). */
-  importRatioUnconstructed: number;
-  beyondFloor: { name: string; bytes: number }[];
-  /** Bytes of the cron libraries (luxon, cron-parser, cronstrue) in the bundle. */
-  cronBytes: number;
-  note?: string;
-}
+/**
+ * Each function bundled exactly as the CDK stack bundles it (cdk/bundling.ts), and imported in fresh
+ * Node processes as Lambda's init does, next to the floor: a DynamoDB document client alone, built at
+ * import, and the same code without building it (the functions build theirs on first use).
+ */
 
 const root = new URL('../', import.meta.url);
-const entry = (path: string) => new URL(path, root).pathname;
 /** Every function the stack deploys: one per route, the dispatcher, its coordinator and the purge. */
 const functionNames = readdirSync(new URL('functions/', root))
   .filter((file) => file.endsWith('.ts'))
   .map((file) => file.slice(0, -'.ts'.length))
   .sort();
+const probe = new URL('import-probe.mjs', import.meta.url).pathname;
+const run = promisify(execFile);
 
-export async function coldStartSection(
-  bench: Bench,
-): Promise<{ functions: ColdStartRow[]; validation: ColdStartRow[] }> {
-  section('Cold start: each function bundled as the CDK stack bundles it, imported in a fresh Node process');
-  const validation = await validationEntries(`${bench.workDirectory}generated`);
-  const entries: { name: string; entryPoint: string; group: string; note?: string }[] = [
-    { name: 'floor', entryPoint: entry('bench/entries/floor.ts'), group: 'floor' },
-    {
-      name: 'floor, client not constructed',
-      entryPoint: entry('bench/entries/floor-unconstructed.ts'),
-      group: 'floor',
-    },
-    ...functionNames.map((operation) => ({
-      name: operation,
-      entryPoint: entry(`functions/${operation}.ts`),
-      group: 'function',
-    })),
-    ...validation.map(({ name, entryPoint, note }) => ({ name, entryPoint, note, group: 'validation' })),
-  ];
-  const bundles = new Map<string, BundleFigures & { group: string; note?: string }>();
-  for (const { name, entryPoint, group, note } of entries) {
-    const figures = await part(bench, `bundle ${name}`, () =>
-      bundle(entryPoint, `${bench.workDirectory}bundles/${name.replace(/[^\w-]+/g, '-')}`),
-    );
-    if (figures) bundles.set(name, { ...figures, group, note });
-  }
-  for (const [name, figures] of bundles)
-    if (figures.group === 'validation')
-      await part(bench, `validation bundle ${name}`, () => checkValidationBundle(figures.file));
-
-  // First in the run: nothing else (DynamoDB Local's JVM above all) competes for the CPU yet.
-  const cold =
-    (await part(bench, 'cold starts', () =>
-      measureColdStarts(
-        [...bundles].map(([name, { file }]) => ({ name, file })),
-        bench.settings.imports,
-      ),
-    )) ?? new Map<string, ColdStartFigures>();
-
-  const floor = bundles.get('floor');
-  const floorMs = cold.get('floor')?.importMs.median ?? Number.NaN;
-  const unconstructedMs = cold.get('floor, client not constructed')?.importMs.median ?? Number.NaN;
-  const rows = [...bundles].map(([name, figures]): ColdStartRow & { group: string } => {
-    const importMs = cold.get(name)?.importMs.median ?? Number.NaN;
-    return {
-      name,
-      group: figures.group,
-      bytes: figures.bytes,
-      gzipBytes: figures.gzipBytes,
-      bytesOverFloor: floor ? figures.bytes - floor.bytes : Number.NaN,
-      cold: cold.get(name),
-      importRatio: round(importMs / floorMs, 3),
-      importRatioUnconstructed: round(importMs / unconstructedMs, 3),
-      beyondFloor: floor && figures.group === 'function' ? beyondFloor(figures, floor) : [],
-      cronBytes: figures.byPackage
-        .filter((entry) => CRON_PACKAGES.includes(entry.name))
-        .reduce((sum, entry) => sum + entry.bytes, 0),
-      ...(figures.note && { note: figures.note }),
-    };
+/** Bundles an entry to `<outDir>/index.mjs`, as NodejsFunction names an ESM bundle; bytes per package. */
+async function bundle(entryPoint: string, outDir: string) {
+  await mkdir(outDir, { recursive: true });
+  const outfile = `${outDir}/index.mjs`;
+  const { externalModules, banner, mainFields, ...settings } = bundlingSettings;
+  const { metafile } = await build({
+    ...settings,
+    mainFields: [...mainFields],
+    banner: { js: banner },
+    external: [...externalModules],
+    bundle: true,
+    entryPoints: [entryPoint],
+    outfile,
+    metafile: true,
+    logLevel: 'error',
   });
-  const functions = rows.filter((row) => row.group !== 'validation');
-  const choices = rows.filter((row) => row.group === 'validation');
-
-  for (const row of functions.filter((r) => r.group === 'function')) {
-    if (floor)
-      bench.budgets.atMost(
-        `${row.name}: bundle bytes`,
-        row.bytes,
-        floor.bytes + bytesOverFloorOf(row.name),
-        'bytes',
-        true,
-      );
-    // Only the schedule writers compute a schedule's reading and instants.
-    if (!isScheduleWriter(row.name))
-      bench.budgets.atMost(`${row.name}: cron library bytes`, row.cronBytes, 0, 'bytes', true);
-    bench.budgets.atMost(`${row.name}: import / floor`, row.importRatio, importRatioOf(row.name), '×', false);
+  const code = await readFile(outfile);
+  const byPackage = new Map<string, number>();
+  const inputs = Object.values(metafile.outputs).find((output) => output.entryPoint)?.inputs ?? {};
+  for (const [input, { bytesInOutput }] of Object.entries(inputs)) {
+    // `node_modules/@aws-sdk/core/...` → `@aws-sdk/core`; our own files → their directory (`lib/auth`).
+    const name = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input)?.[1] ?? input.replace(/\/[^/]*$/, '');
+    byPackage.set(name, (byPackage.get(name) ?? 0) + bytesInOutput);
   }
-  log(table(coldStartTable(functions, bench.budgets.all)));
-  for (const line of beyondFloorLines(functions)) log(`\n${line}`);
+  return { file: outfile, bytes: code.length, gzipBytes: gzipSync(code, { level: 9 }).length, byPackage };
+}
 
+/**
+ * `await import(bundle)` timed in a fresh Node process (the Node running the bench: Node 24 under npm),
+ * `iterations` times per bundle, in rounds over all bundles so that a burst of load hits all alike.
+ */
+async function importTimes(files: string[], iterations: number) {
+  const samples = files.map(() => ({ importMs: [] as number[], processMs: [] as number[] }));
+  // Nothing from the caller's environment may change how Node loads the bundle.
+  const { NODE_OPTIONS: _options, ...env } = process.env;
+  for (let round = 0; round < iterations; round++)
+    for (let i = 0; i < files.length; i++) {
+      const k = (i + round) % files.length;
+      const { stdout } = await run(process.execPath, [probe, pathToFileURL(files[k] ?? '').href], { env });
+      // `processMs`: from the process's start to the import's end, Node's own start-up included.
+      const { importMs, processMs } = JSON.parse(stdout);
+      samples[k]?.importMs.push(importMs);
+      samples[k]?.processMs.push(processMs);
+    }
+  return samples;
+}
+
+export async function coldStartSection(bench: Bench, iterations: number) {
   section(
-    'Request validation: our zod/mini middleware or @middy/validator (minimal handlers, same esbuild settings)',
+    bench,
+    '1. Cold start: each function bundled as the CDK stack bundles it, imported in fresh processes',
+    true,
   );
-  log(table(validationTable(choices)));
-  return {
-    functions: functions.map(({ group: _group, ...row }) => row),
-    validation: choices.map(({ group: _group, ...row }) => row),
-  };
-}
-
-export function coldStartTable(functions: ColdStartRow[], budgets: Budget[]): Table {
-  return {
-    headers: [
-      'bundle',
-      'bytes',
-      'gzip',
-      'over floor (≤ 100 KB; send-now, retry, coordinator 125; schedule writers 250)',
-      'import median (20)',
-      'p99',
-      '× floor (≤ 1.25; schedule writers 1.4)',
-      '× floor w/o client',
-      'bytes met',
-      'import met',
-    ],
-    rows: functions.map((row) => {
-      const isFloor = row.name.startsWith('floor');
-      return [
-        row.name,
-        kb(row.bytes),
-        kb(row.gzipBytes),
-        isFloor ? '' : kb(row.bytesOverFloor),
-        ms(row.cold?.importMs.median ?? Number.NaN),
-        ms(row.cold?.importMs.p99 ?? Number.NaN),
-        isFloor ? '' : times(row.importRatio),
-        isFloor ? '' : times(row.importRatioUnconstructed),
-        isFloor ? '' : met(budgets, `${row.name}: bundle bytes`),
-        isFloor ? '' : met(budgets, `${row.name}: import / floor`),
-      ];
-    }),
-  };
-}
-
-/** What each function over its bytes budget holds that the floor does not. */
-export const beyondFloorLines = (functions: ColdStartRow[]) =>
-  functions
-    .filter((row) => row.bytesOverFloor > bytesOverFloorOf(row.name))
-    .map(
-      (row) =>
-        `${row.name} holds beyond the floor: ${row.beyondFloor.map((p) => `${p.name} ${kb(p.bytes)}`).join(', ')}`,
+  const entries = new Map([
+    ['floor', 'bench/entries/floor.ts'],
+    ['floor, client not constructed', 'bench/entries/floor-unconstructed.ts'],
+    ...functionNames.map((name) => [name, `functions/${name}.ts`] as const),
+  ]);
+  const bundles = [];
+  for (const [name, entry] of entries) {
+    const outDir = `${bench.workDirectory}bundles/${name.replace(/[^\w-]+/g, '-')}`;
+    const figures = await part(bench, `bundle ${name}`, () => bundle(new URL(entry, root).pathname, outDir));
+    if (figures) bundles.push({ name, ...figures });
+  }
+  // First in the run: nothing else (DynamoDB Local's JVM above all) competes for the CPU yet.
+  const files = bundles.map((b) => b.file);
+  const samples = (await part(bench, 'cold starts', () => importTimes(files, iterations))) ?? [];
+  const measured = bundles.map((b, k) => ({
+    ...b,
+    importMs: summarize(samples[k]?.importMs ?? []),
+    processMs: summarize(samples[k]?.processMs ?? []),
+  }));
+  const [floor, unconstructed] = ['floor', 'floor, client not constructed'].map((n) =>
+    measured.find((b) => b.name === n),
+  );
+  for (const b of measured) {
+    const { show, gate, timing } = bench.budgets.about(b.name);
+    const isFunction = !b.name.startsWith('floor');
+    const overFloor = b.bytes - (floor?.bytes ?? Number.NaN);
+    if (isFunction) gate('bundle bytes', b.bytes, (floor?.bytes ?? 0) + bytesOverFloorOf(b.name), 'bytes');
+    else show('bundle bytes', b.bytes, 'bytes');
+    show('gzip', kb(b.gzipBytes));
+    show('over floor', kb(overFloor));
+    // Only the schedule writers compute a schedule's reading and instants.
+    const cronBytes = CRON_PACKAGES.reduce((sum, name) => sum + (b.byPackage.get(name) ?? 0), 0);
+    if (isFunction && !isScheduleWriter(b.name)) gate('cron library bytes', cronBytes, 0, 'bytes');
+    show(`import median (${iterations})`, ms(b.importMs.median));
+    show('import p99', ms(b.importMs.p99));
+    show('process median', ms(b.processMs.median));
+    if (!isFunction || !floor || !unconstructed) continue;
+    timing('import / floor', round(b.importMs.median / floor.importMs.median, 3), importRatioOf(b.name));
+    // The construction the functions put off: paid by their first request, not by their import.
+    show('× floor w/o client', times(b.importMs.median / unconstructed.importMs.median));
+    if (overFloor <= bytesOverFloorOf(b.name)) continue;
+    const beyond = [...b.byPackage].map(
+      ([name, bytes]) => [name, bytes - (floor.byPackage.get(name) ?? 0)] as const,
     );
-
-export function validationTable(choices: ColdStartRow[]): Table {
-  const zodMs = choices[0]?.cold?.importMs.median ?? Number.NaN;
-  return {
-    headers: ['validation', 'bytes', 'gzip', 'import median', 'p99', '× zod/mini', 'how'],
-    rows: choices.map((row) => [
-      row.name,
-      kb(row.bytes),
-      kb(row.gzipBytes),
-      ms(row.cold?.importMs.median ?? Number.NaN),
-      ms(row.cold?.importMs.p99 ?? Number.NaN),
-      times((row.cold?.importMs.median ?? Number.NaN) / zodMs),
-      row.note ?? '',
-    ]),
-  };
+    const largest = beyond.sort((x, y) => y[1] - x[1]).slice(0, 6);
+    note(
+      `${b.name} holds beyond the floor: ${largest.map(([name, bytes]) => `${name} ${kb(bytes)}`).join(', ')}`,
+    );
+  }
 }

@@ -1,29 +1,27 @@
-/** Order statistics for timings: medians resist the odd slow sample that a shared machine produces. */
+/** Order statistics for timings (medians resist the odd slow sample that a shared machine produces), and units. */
 
 export interface Summary {
   samples: number;
   median: number;
   p99: number;
-  min: number;
-}
-
-function quantile(sorted: readonly number[], q: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
-  return sorted[index] as number;
 }
 
 export function summarize(values: readonly number[]): Summary {
   const sorted = [...values].sort((a, b) => a - b);
-  return {
-    samples: sorted.length,
-    median: quantile(sorted, 0.5),
-    p99: quantile(sorted, 0.99),
-    min: sorted[0] ?? Number.NaN,
-  };
+  const at = (q: number) =>
+    sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
+  return { samples: sorted.length, median: at(0.5) ?? Number.NaN, p99: at(0.99) ?? Number.NaN };
 }
 
-export const round = (value: number, digits = 2) => {
-  const scale = 10 ** digits;
-  return Math.round(value * scale) / scale;
-};
+export const round = (value: number, digits = 2) => Math.round(value * 10 ** digits) / 10 ** digits;
+export const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
+export const ms = (value: number) => `${value.toFixed(value < 10 ? 2 : 1)} ms`;
+export const us = (value: number) => `${value.toFixed(1)} µs`;
+export const times = (value: number) => `${value.toFixed(2)}×`;
+
+/** `work`'s result and how long it took, in ms. */
+export async function timed<T>(work: () => Promise<T>): Promise<{ result: T; ms: number }> {
+  const started = performance.now();
+  const result = await work();
+  return { result, ms: performance.now() - started };
+}

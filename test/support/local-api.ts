@@ -1,3 +1,4 @@
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Fixture } from '#lib/fixtures/fixture';
 import { parseFixture } from '#lib/fixtures/fixture';
@@ -42,6 +43,17 @@ export async function startLocalApi(fixtureInput: unknown = {}): Promise<LocalAp
   const server = createLocalApi({
     resolveHandler: functionsFrom(new URL('../../functions/', import.meta.url)),
   });
+  return { ...(await serveLocally(server, assertConformsToDescription)), fixture };
+}
+
+/**
+ * Serves `server` on a free port of 127.0.0.1 and sends it requests as a client would (fetch keeps the
+ * connection alive between them). `check` sees every answer: the tests hold each to the API description.
+ */
+export async function serveLocally(
+  server: Server,
+  check?: (method: string, path: string, answer: ApiResponse) => void,
+): Promise<LocalApi> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
@@ -63,13 +75,12 @@ export async function startLocalApi(fixtureInput: unknown = {}): Promise<LocalAp
       parsed = undefined;
     }
     const answer = { status: response.status, headers: response.headers, body: parsed, text };
-    assertConformsToDescription(method, path, answer);
+    check?.(method, path, answer);
     return answer;
   }
 
   return {
     baseUrl,
-    fixture,
     request,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
