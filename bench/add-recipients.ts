@@ -56,12 +56,12 @@ async function measure(bench: Bench, stack: Stack, runs: number) {
     times.bare.push(bare.ms);
     times.replay.push(again.result);
     if (run > 1) continue;
-    const created = bench.budgets.about(`add-recipients ${RECIPIENTS} new`);
+    const created = bench.figures.about(`add-recipients ${RECIPIENTS} new`);
     created.gate('DynamoDB requests', added.work.requests, 60, 'requests');
     created.show('by operation', describe(added.work.byOperation));
     created.show('write requests', added.work.writeRequests);
     created.show('write units billed (estimate)', billedWriteUnits(added.calls), 'WCU');
-    const floor = bench.budgets.about(
+    const floor = bench.figures.about(
       `floor: its ${items.length} items, bare BatchWrite (25 per call, 4 in flight)`,
     );
     floor.show('requests', bare.requests);
@@ -70,7 +70,7 @@ async function measure(bench: Bench, stack: Stack, runs: number) {
       items.reduce((sum, item) => sum + itemUnits(item), 0),
       'WCU',
     );
-    const replay = bench.budgets.about('add-recipients replay');
+    const replay = bench.figures.about('add-recipients replay');
     replay.gate('DynamoDB requests', again.work.requests, 13, 'requests');
     replay.show('by operation', describe(again.work.byOperation));
     replay.gate('write requests', again.work.writeRequests, 0, 'requests');
@@ -87,12 +87,12 @@ export async function addRecipientsSection(bench: Bench, stack: Stack, runs: num
   const medians = await part(bench, `add-recipients ${RECIPIENTS}`, () => measure(bench, stack, runs));
   if (!medians) return;
   const [newMs, bareMs, replayMs] = medians;
-  bench.budgets.show(`add-recipients ${RECIPIENTS} new: time median`, ms(newMs.median));
-  bench.budgets.timing(
+  bench.figures.show(`add-recipients ${RECIPIENTS} new: time median`, ms(newMs.median));
+  bench.figures.timing(
     `add-recipients ${RECIPIENTS} new: time / bare BatchWrite`,
     round(newMs.median / bareMs.median, 3),
     1.5,
   );
-  bench.budgets.show('floor, bare BatchWrite: time median', ms(bareMs.median));
-  bench.budgets.show('add-recipients replay: time median', ms(replayMs.median));
+  bench.figures.show('floor, bare BatchWrite: time median', ms(bareMs.median));
+  bench.figures.show('add-recipients replay: time median', ms(replayMs.median));
 }

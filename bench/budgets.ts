@@ -57,7 +57,8 @@ const knownMisses: Record<string, { ceiling: number; fix: string }> = {
 
 type Check = (figure: string, value: number, limit: number, unit?: string) => void;
 
-export class Budgets {
+/** Every figure of a run, in the order measured; a budget among them is judged as it is recorded. */
+export class Figures {
   readonly all: Figure[] = [];
 
   /** A figure shown without a target. */
@@ -72,7 +73,7 @@ export class Budgets {
   timing: Check = (figure, value, limit, unit = '×') => this.check(figure, value, limit, unit, false);
 
   /** The same three for the figures of one row of a grid (`<row>: <figure>`). */
-  about(row: string): { show: Budgets['show']; gate: Check; timing: Check } {
+  about(row: string): { show: Figures['show']; gate: Check; timing: Check } {
     return {
       show: (figure, value, unit) => this.show(`${row}: ${figure}`, value, unit),
       gate: (figure, ...rest) => this.gate(`${row}: ${figure}`, ...rest),

@@ -94,7 +94,7 @@ async function concurrency(bench: Bench, stack: Stack) {
     stack.request('PUT', notification(PUT_TARGET), { authorization: ADMIN, body: fields[i % 5]?.(i) });
   const puts = await watch(() => Promise.all(Array.from({ length: 50 }, (_, i) => put(i))));
   const answered = (status: number) => puts.result.filter((reply) => reply.status === status).length;
-  const p = bench.budgets.about('50 concurrent PUTs');
+  const p = bench.figures.about('50 concurrent PUTs');
   p.show('answers', `${answered(200)} × 200, ${answered(409)} × 409`);
   p.show('write retries', (puts.work.byOperation.UpdateItem ?? 0) - 50);
   p.gate('not applied', 50 - answered(200), 2, 'PUTs');
@@ -122,7 +122,7 @@ async function concurrency(bench: Bench, stack: Stack) {
   }
   const created = Object.values(claims);
   const embedUsersCreated = (await embedUsersStored(recipients)) - usersBefore;
-  const a = bench.budgets.about('20 concurrent adds');
+  const a = bench.figures.about('20 concurrent adds');
   a.gate('failed answers', 20 - ok.length, 0, 'answers');
   a.show('created claims per recipient', `${Math.min(...created)}–${Math.max(...created)}`);
   a.gate('recipients not claimed created exactly once', created.filter((n) => n !== 1).length, 0);
@@ -139,7 +139,7 @@ export async function costSection(bench: Bench, stack: Stack) {
   section(bench, `${title} (time: median of ${runs - 1})`, true);
   const figures = (await part(bench, 'cost at size', () => measureSizes(stack, sizes, runs))) ?? [];
   for (const s of figures) {
-    const { show, gate, timing } = bench.budgets.about(
+    const { show, gate, timing } = bench.figures.about(
       `add-recipients ${s.adding} new at ${s.stored} stored`,
     );
     show('requests', s.work.requests);

@@ -27,7 +27,7 @@ const report = (jobId: string, outcome: typeof delivered | typeof failed) =>
 
 const measure = (bench: Bench, n: number) =>
   withOutbox(async (sink, folder) => {
-    const { show, gate } = bench.budgets;
+    const { show, gate } = bench.figures;
     /** A notification with `size` recipients, sent now and dispatched: its run and its jobs' ids. */
     const sentRun = async (k: number, size: number) => {
       const { ref } = await sendAndDispatch(notificationOf(FIRST_ID + k), size, (k + 3) * 1_000_000, sink);

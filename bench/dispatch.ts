@@ -115,7 +115,7 @@ async function busyMinute(bench: Bench, count: number, sink: Sink) {
     (c.operation === 'Query' && c.input.IndexName === 'gsi3') || c.operation === 'GetItem';
   const perFired = (n: number) => round(n / fired, 3);
   const [tableUnits, index] = [perFired(billedWriteUnits(pass.calls)), indexWriteUnits(pass.calls)];
-  const { show, gate } = bench.budgets.about('dispatch');
+  const { show, gate } = bench.figures.about('dispatch');
   const per = 'per fired notification (3 recipients';
   show('pass wall time', ms(pass.result.ms));
   show('DynamoDB requests per fired notification, all in', perFired(pass.work.requests));
@@ -136,7 +136,7 @@ export async function dispatchSection(bench: Bench) {
       for (const [i, count] of sizes.entries()) {
         const jobsBefore = (await readdir(folder)).length;
         const s = await sendAndDispatch(notificationOf(FIRST_ID + due + i), count, (i + 1) * 1_000_000, sink);
-        const { show, gate } = bench.budgets.about(`send-now of ${count} recipients`);
+        const { show, gate } = bench.figures.about(`send-now of ${count} recipients`);
         gate('DynamoDB requests in the request', s.request.requests, 12, 'requests');
         show('requests in the request, by operation', describe(s.request.byOperation));
         show('request time', ms(s.requestMs));

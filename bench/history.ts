@@ -110,7 +110,7 @@ async function measure(bench: Bench, stack: Stack, size: { recipients: number; r
   const filled = await timed(() => fill(year, size));
   const metered = async (request: string, method: string, path: string, status: number) => {
     const { work } = await watch(() => stack.call(method, `${base}${path}`, status));
-    const { show } = bench.budgets.about(request);
+    const { show } = bench.figures.about(request);
     show('DynamoDB requests', work.requests);
     show('read units', work.readUnits);
     show('write units', work.writeUnits);
@@ -122,7 +122,7 @@ async function measure(bench: Bench, stack: Stack, size: { recipients: number; r
   await page('the year', year, 100);
   const remove = (of: string, id: number) => metered(`DELETE: ${of}`, 'DELETE', `/${id}`, 204);
   const deleted = { single: await remove('one run', single), year: await remove('the year', year) };
-  const { gate } = bench.budgets.about('year of history');
+  const { gate } = bench.figures.about('year of history');
   const more = (what: 'requests' | 'readUnits', of: typeof firstPage) => of.year[what] - of.single[what];
   gate('first page of runs, requests more than 1 run', more('requests', firstPage), 0);
   gate('first page of runs, read units more than 1 run', more('readUnits', firstPage), 0);

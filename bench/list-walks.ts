@@ -95,7 +95,7 @@ async function recipientOnDashboard(stack: Stack, stored: number, firstId: numbe
 export async function listWalksSection(bench: Bench, stack: Stack) {
   section(bench, 'List walks over the largest items', true);
   for (const w of (await part(bench, 'list walks', () => walks(stack, bench.smoke))) ?? []) {
-    const { show, gate } = bench.budgets.about(`list walk, ${w.list}`);
+    const { show, gate } = bench.figures.about(`list walk, ${w.list}`);
     show('stored', w.stored);
     show('reached', w.reached);
     show('pages', w.pages);
@@ -113,10 +113,10 @@ export async function listWalksSection(bench: Bench, stack: Stack) {
   const [few, lots] = sized ?? [];
   if (!few || !lots) return;
   for (const { stored, requests, readUnits } of [few, lots]) {
-    bench.budgets.show(`recipient of ${stored + 1} notifications: DynamoDB requests`, requests);
-    bench.budgets.show(`recipient of ${stored + 1} notifications: read units`, readUnits);
+    bench.figures.show(`recipient of ${stored + 1} notifications: DynamoDB requests`, requests);
+    bench.figures.show(`recipient of ${stored + 1} notifications: read units`, readUnits);
   }
-  const { gate } = bench.budgets.about('recipient on a dashboard');
+  const { gate } = bench.figures.about('recipient on a dashboard');
   const against = `per page at ${lots.stored} against ${few.stored}`;
   gate(`requests ${against}`, lots.requests - few.requests, 0, 'requests');
   gate(`read units ${against}`, lots.readUnits - few.readUnits, 0, 'RCU');

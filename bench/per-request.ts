@@ -104,7 +104,7 @@ export async function perRequestSection(
     const w = await part(bench, operation, () => work(request, keys, settings.warmup));
     if (!w) continue;
     measured.push({ operation, request, ...w });
-    const { show, gate } = bench.budgets.about(operation);
+    const { show, gate } = bench.figures.about(operation);
     const { budget, description } = request.scenario;
     show('request', description);
     gate('DynamoDB requests, warm', w.warm.requests, budget.requests, 'requests');
@@ -124,7 +124,7 @@ export async function perRequestSection(
     const t = await part(bench, `${operation} timings`, () => timings(stack, request, calls, requests));
     if (!t) continue;
     const [requestMs, bareMs, hopMs] = t;
-    const { show, timing } = bench.budgets.about(operation);
+    const { show, timing } = bench.figures.about(operation);
     // The first request of the process loads the function module and fills the caches: shown, not judged.
     show('first request', ms(firstRequestMs));
     show('request median', ms(requestMs.median));
@@ -152,7 +152,7 @@ export async function perRequestSection(
     );
     if (!a) continue;
     const [coldMs, warmMs] = a as [Summary, Summary];
-    const { show } = bench.budgets.about(credential);
+    const { show } = bench.figures.about(credential);
     show('operation', operation);
     show('cold median', ms(coldMs.median));
     show('warm median', ms(warmMs.median));

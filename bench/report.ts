@@ -1,5 +1,5 @@
 import type { Operation } from '#lib/routes';
-import { type Budgets, type Figure, verdict } from './budgets.ts';
+import { type Figure, type Figures, verdict } from './budgets.ts';
 
 /**
  * What every section shares, and how the bench prints: each section's figures as one Markdown table on
@@ -11,7 +11,7 @@ export interface Bench {
   /** Operations whose function file exists. */
   available: Operation[];
   /** Every figure of the run, budgets included. */
-  budgets: Budgets;
+  figures: Figures;
   errors: string[];
   /** Scratch space for bundles (.local/bench, ignored by git). */
   workDirectory: string;
@@ -73,10 +73,10 @@ export const note = (line: string) => current?.notes.push(line);
 
 /** Prints the figures of the section before, then starts one: its figures are those measured until the next. */
 export function section(bench: Bench, title: string, grid = false): void {
-  const figures = current?.bench.budgets.all.slice(current.from) ?? [];
+  const figures = current?.bench.figures.all.slice(current.from) ?? [];
   if (current && figures.length > 0) log(figuresTable(figures, current.grid));
   if (current?.notes.length) log(`\n${current.notes.map((line) => `- ${line}`).join('\n')}`);
-  current = { bench, from: bench.budgets.all.length, grid, notes: [] };
+  current = { bench, from: bench.figures.all.length, grid, notes: [] };
   doing = title;
   log(`\n### ${title}\n`);
 }

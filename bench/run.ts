@@ -4,7 +4,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
 import { routes } from '#lib/routes';
 import { addRecipientsSection } from './add-recipients.ts';
-import { Budgets, type Figure } from './budgets.ts';
+import { type Figure, Figures } from './budgets.ts';
 import { costSection } from './cost.ts';
 import { deliveriesSection } from './deliveries.ts';
 import { dispatchSection } from './dispatch.ts';
@@ -40,7 +40,7 @@ async function main(): Promise<number> {
   const stopProgress = startProgress(startedAt.getTime());
   const exists = (operation: string) => existsSync(new URL(`functions/${operation}.ts`, root));
   const available = routes.map((r) => r.operation).filter(exists);
-  const bench: Bench = { smoke, available, budgets: new Budgets(), errors: [], workDirectory };
+  const bench: Bench = { smoke, available, figures: new Figures(), errors: [], workDirectory };
   const load = loadavg().map((l) => l.toFixed(2));
   const machine = `${cpus().length} × ${cpus()[0]?.model}, load average ${load.join(' ')}`;
   const mode = smoke ? 'smoke: one iteration; only deterministic budgets can fail it' : 'full run';
@@ -67,7 +67,7 @@ async function main(): Promise<number> {
     }
   }
   section(bench, 'Budgets');
-  const budgets = bench.budgets.budgets();
+  const budgets = bench.figures.budgets();
   const count = (what: string, which: (b: Figure) => boolean | undefined) =>
     `${budgets.filter(which).length} ${what}`;
   const timings = count('timings missed (reported, not gating)', (b) => !b.met && !b.deterministic);
@@ -84,13 +84,13 @@ async function main(): Promise<number> {
   await mkdir(workDirectory, { recursive: true });
   await writeFile(
     file,
-    `${JSON.stringify({ ...results, figures: bench.budgets.all, errors: bench.errors }, null, 2)}\n`,
+    `${JSON.stringify({ ...results, figures: bench.figures.all, errors: bench.errors }, null, 2)}\n`,
   );
   if (write) await writeFigures(new URL('BENCHMARKS.md', root));
 
-  for (const figure of bench.budgets.unneededWaivers())
+  for (const figure of bench.figures.unneededWaivers())
     console.log(`NOTE: "${figure}" now meets its target; remove it from knownMisses in bench/budgets.ts.`);
-  const failures = bench.budgets.failures();
+  const failures = bench.figures.failures();
   for (const f of failures) console.log(`BUDGET MISSED: ${f.figure}: ${f.value} > ${f.limit} ${f.unit}`);
   for (const error of bench.errors) console.log(`FAILED: ${error}`);
   return failures.length > 0 || bench.errors.length > 0 ? 1 : 0;

@@ -101,7 +101,7 @@ export async function coldStartSection(bench: Bench, iterations: number) {
     measured.find((b) => b.name === n),
   );
   for (const b of measured) {
-    const { show, gate, timing } = bench.budgets.about(b.name);
+    const { show, gate, timing } = bench.figures.about(b.name);
     const isFunction = !b.name.startsWith('floor');
     const overFloor = b.bytes - (floor?.bytes ?? Number.NaN);
     if (isFunction) gate('bundle bytes', b.bytes, (floor?.bytes ?? 0) + bytesOverFloorOf(b.name), 'bytes');

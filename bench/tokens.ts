@@ -88,9 +88,9 @@ export async function tokensSection(bench: Bench, keys: BenchKeys, batches: numb
       batch: number,
     ) => {
       const perVerification = await perCall(() => authenticate(authorization), batches, batch);
-      bench.budgets.timing(`verify ${kind}`, round(perVerification.median, 1), 200, 'µs');
-      bench.budgets.show(`verify ${kind}: p99`, us(perVerification.p99));
-      bench.budgets.show(
+      bench.figures.timing(`verify ${kind}`, round(perVerification.median, 1), 200, 'µs');
+      bench.figures.show(`verify ${kind}: p99`, us(perVerification.p99));
+      bench.figures.show(
         `verify ${kind}: floor`,
         `${floor}: ${us((await perCall(alone, batches, batch)).median)}`,
       );
@@ -112,7 +112,7 @@ export async function tokensSection(bench: Bench, keys: BenchKeys, batches: numb
       );
       await record(`${kind} JWT (RS256)`, `Bearer ${token}`, 'aws-jwt-verify verifySync', verifier, 100);
       const signature = await perCall(signatureAlone(token, keys[kind]), batches, 100);
-      bench.budgets.show(`verify ${kind} JWT (RS256): RS256 signature alone`, us(signature.median));
+      bench.figures.show(`verify ${kind} JWT (RS256): RS256 signature alone`, us(signature.median));
     }
   });
 }
