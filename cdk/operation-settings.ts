@@ -195,8 +195,6 @@ export const operationSettings = {
       // The deliveries and the run's counts: UpdateItems inside TransactWriteItems.
       'dynamodb:UpdateItem',
     ],
-    // The dispatch store's run creation and delivery writes, bundled with its reads of the notification.
-    bundledButNotCalled: ['dynamodb:PutItem', 'dynamodb:BatchWriteItem'],
     timeoutSeconds: functionTimeoutSeconds['retry-run'],
     memoryMiB: 1024,
     readsUnsubscribeKey: true,
@@ -214,9 +212,8 @@ export const operationSettings = {
     memoryMiB: 1024,
   },
   unsubscribe: {
-    // The recipient row, deleted by its key. The shared chain's authenticator ships but never runs.
+    // The recipient row, deleted by its key; a public route bundles no authenticator.
     tableActions: ['dynamodb:DeleteItem'],
-    bundledButNotCalled: ['dynamodb:GetItem'],
     timeoutSeconds: functionTimeoutSeconds.unsubscribe,
     memoryMiB: 1024,
     readsUnsubscribeKey: true,
@@ -224,7 +221,6 @@ export const operationSettings = {
   'get-unsubscribe-page': {
     // The token is checked with the key alone: no table access.
     tableActions: [],
-    bundledButNotCalled: ['dynamodb:GetItem'],
     timeoutSeconds: functionTimeoutSeconds['get-unsubscribe-page'],
     memoryMiB: 1024,
     readsUnsubscribeKey: true,
