@@ -107,7 +107,9 @@ async function busyMinute(bench: Bench, count: number, sink: Sink) {
   await putItems(due.flatMap((n, i) => [...notificationItems(n, NINE - 3_600_000), ...recipients(n, i)]));
   const options = { now: NINE + 10_000, planner: schedulePlanner, misfireGraceMinutes: 60 };
   const concurrency = config().dispatchConcurrency;
+  const cpuBefore = process.cpuUsage();
   const pass = await watch(() => timed(() => dispatchPass(dispatchStore, sink, { ...options, concurrency })));
+  const cpu = process.cpuUsage(cpuBefore);
   const { fired } = pass.result.result;
   if (fired !== count) throw new Error(`The pass fired ${fired} of ${count} notifications`);
   // The pass's own reads: one Query per due-index shard (and its pages), the dashboards it caches.
@@ -118,6 +120,8 @@ async function busyMinute(bench: Bench, count: number, sink: Sink) {
   const { show, gate } = bench.figures.about('dispatch');
   const per = 'per fired notification (3 recipients';
   show('pass wall time', ms(pass.result.ms));
+  // What bounds a worker's pace deployed (lib/domain/dispatch-fanout.ts): the SDK, the cron code, the codecs.
+  show('CPU of this process per fired notification', ms((cpu.user + cpu.system) / 1000 / fired));
   show('DynamoDB requests per fired notification, all in', perFired(pass.work.requests));
   const ownReads = pass.calls.filter(isOwnRead).length;
   gate(`DynamoDB requests ${per}, the pass’s own reads apart)`, perFired(pass.work.requests - ownReads), 4);

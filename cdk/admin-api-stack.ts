@@ -191,6 +191,8 @@ export class AdminApiStack extends Stack {
       table: this.table,
       functions: this.functions,
       dispatcher: this.scheduler.dispatcher,
+      coordinator: this.scheduler.coordinator,
+      dispatchRule: this.scheduler.rule,
       tableOperations: [...tableOperations],
     });
     this.scheduler.alarmTo(this.monitoring.alarmTopic);

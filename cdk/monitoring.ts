@@ -13,6 +13,7 @@ import {
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { Table, Operation as TableOperation } from 'aws-cdk-lib/aws-dynamodb';
+import type { Rule } from 'aws-cdk-lib/aws-events';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import type { Operation } from '#lib/routes';
@@ -35,8 +36,12 @@ export interface MonitoringProps {
   api: HttpApi;
   table: Table;
   functions: ReadonlyMap<Operation, ApiFunction>;
-  /** The scheduler's function, started every minute (it answers no route). */
+  /** The scheduler's worker, started by the coordinator for its shards of a minute (it answers no route). */
   dispatcher: ApiFunction;
+  /** The scheduler's coordinator, started every minute: it counts what is due and starts the workers. */
+  coordinator: ApiFunction;
+  /** The rule that starts the coordinator every minute. */
+  dispatchRule: Rule;
   /** The DynamoDB operations the functions call: the ones whose throttling is watched. */
   tableOperations: readonly string[];
 }
@@ -58,7 +63,7 @@ const DISPATCH_FAILURE_PERIODS = 3;
 
 /**
  * What an operator watches: alarms on the 5xx rate, on throttling (the table's and the functions'),
- * on the dispatcher failing, on the share of failed deliveries and on runs stuck awaiting outcomes, sent to one SNS topic to subscribe to, and a dashboard of the same
+ * on the dispatcher failing (its coordinator or workers), on the share of failed deliveries and on runs stuck awaiting outcomes, sent to one SNS topic to subscribe to, and a dashboard of the same
  * figures per operation. The delivery jobs' dead-letter queue has its alarm beside the queue (the
  * scheduler), sent to the same topic.
  */
@@ -69,7 +74,7 @@ export class Monitoring extends Construct {
 
   constructor(scope: Construct, id: string, props: MonitoringProps) {
     super(scope, id);
-    const { api, table, functions, dispatcher } = props;
+    const { api, table, functions, dispatcher, coordinator } = props;
     this.alarmTopic = new Topic(this, 'AlarmTopic', { displayName: `Admin API alarms (${props.stageName})` });
 
     // API Gateway's own counts: they include answers of functions that crashed or timed out.
@@ -98,7 +103,7 @@ export class Monitoring extends Construct {
     });
 
     // An alarm's math may use at most 10 metrics: one alarm per 10 functions.
-    const fns = [...functions.values(), dispatcher];
+    const fns = [...functions.values(), dispatcher, coordinator];
     const functionThrottles: MathExpression[] = [];
     for (let start = 0; start < fns.length; start += MAX_METRICS_PER_ALARM) {
       const group = fns.slice(start, start + MAX_METRICS_PER_ALARM);
@@ -138,6 +143,30 @@ export class Monitoring extends Construct {
     });
     this.alarm('DispatcherErrors', dispatcher.metricErrors({ period: PERIOD, statistic: 'Sum' }), 0, {
       description: 'The dispatcher function failed (the due index could not be read, or it crashed)',
+      evaluationPeriods: 1,
+    });
+    // A coordinator that failed or was never started (EventBridge retries both) may leave a minute
+    // unfired until the next one; a worker start Lambda dropped (throttled past a minute, or a failed
+    // worker, which is not retried) leaves its shards to the next minute's count. Any, once, is worth a look.
+    const dispatchNotStarted = new MathExpression({
+      expression: 'coordinatorNotStarted + coordinatorErrors + workerStartsDropped',
+      usingMetrics: {
+        coordinatorNotStarted: new Metric({
+          namespace: 'AWS/Events',
+          metricName: 'FailedInvocations',
+          dimensionsMap: { RuleName: props.dispatchRule.ruleName },
+          period: PERIOD,
+          statistic: 'Sum',
+        }),
+        coordinatorErrors: coordinator.metricErrors({ period: PERIOD, statistic: 'Sum' }),
+        workerStartsDropped: dispatcher.metric('AsyncEventsDropped', { period: PERIOD, statistic: 'Sum' }),
+      },
+      period: PERIOD,
+      label: 'dispatch starts failed (coordinator, workers)',
+    });
+    this.alarm('DispatchCoordination', dispatchNotStarted, 0, {
+      description:
+        'The dispatch coordinator failed or could not be started, or Lambda dropped a dispatcher worker it asked for: shards of a minute fire a minute late or later',
       evaluationPeriods: 1,
     });
 
@@ -266,6 +295,7 @@ export class Monitoring extends Construct {
             ),
             right: [
               dispatcher.metricErrors({ period: PERIOD, statistic: 'Sum', label: 'dispatcher errors' }),
+              dispatchNotStarted,
             ],
             width: 24,
           }),

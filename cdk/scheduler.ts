@@ -93,7 +93,8 @@ export class Scheduler extends Construct {
     this.dispatcher = new ApiFunction(scope, 'dispatch', {
       entry: fileURLToPath(new URL('../functions/dispatch.ts', import.meta.url)),
       description: `Fires the due notifications of the shards it is given (${stage.name})`,
-      memoryMiB: 1024,
+      // One full vCPU: a worker's fires are bound by its CPU as much as by DynamoDB (lib/domain/dispatch-fanout.ts).
+      memoryMiB: 1769,
       timeoutSeconds: DISPATCHER_TIMEOUT_SECONDS,
       environment: props.environment,
       logRetention: stage.logRetention,
@@ -101,6 +102,10 @@ export class Scheduler extends Construct {
       secretsExtension: props.secretsExtension,
     });
     this.dispatcher.bindTable(props.table, DISPATCHER_TABLE_ACTIONS);
+    // A worker that fails is not run again: within the minute, the next coordinator counts what it
+    // left and plans it afresh, and a late retry would only read the same shards twice. A start that
+    // Lambda cannot make within the minute (throttled) is dropped: the monitoring's alarm counts both.
+    this.dispatcher.configureAsyncInvoke({ retryAttempts: 0, maxEventAge: Duration.minutes(1) });
     for (const fn of [this.dispatcher, ...props.producers]) {
       this.queue.grantSendMessages(fn);
       fn.addEnvironment('DELIVERY_QUEUE_URL', this.queue.queueUrl);

@@ -1,7 +1,7 @@
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import type { Context } from 'aws-lambda';
 import { config } from '#lib/config';
-import { planWorkers } from '#lib/domain/dispatch-fanout';
+import { planWorkers, workerFiresPerSecond } from '#lib/domain/dispatch-fanout';
 import { logger } from '#lib/log';
 import { dueCounts } from '#lib/store/due-counts';
 
@@ -11,15 +11,11 @@ import { dueCounts } from '#lib/store/due-counts';
  * busy minute is fired by as many workers as it needs, each within its own timeout.
  */
 
-/** A fire takes about this long deployed: four DynamoDB requests of a few milliseconds, one after another. */
-const FIRE_SECONDS = 0.04;
 /**
- * Seconds of firing a worker is given: well inside its 60 s timeout and the minute, so that a
- * slower DynamoDB leaves room; a shard at its partition's pace (250 fires a second) fills it at 5,000.
+ * The client the workers are started with. Lambda has no local engine: the tests record its Invoke
+ * requests at its middleware stack and run the worker with exactly those payloads.
  */
-const WORKER_SECONDS = 20;
-
-const lambda = new LambdaClient({});
+export const lambda = new LambdaClient({});
 
 export async function handler(_event: unknown, _context: Pick<Context, 'getRemainingTimeInMillis'>) {
   const now = Date.now();
@@ -27,26 +23,35 @@ export async function handler(_event: unknown, _context: Pick<Context, 'getRemai
   if (!worker) throw new Error('DISPATCH_WORKER_FUNCTION names no function');
   const counts = await dueCounts(now);
   const plan = planWorkers(counts, {
-    workerFiresPerSecond: config().dispatchConcurrency / FIRE_SECONDS,
-    workerSeconds: WORKER_SECONDS,
+    workerFiresPerSecond: workerFiresPerSecond(config().dispatchConcurrency),
+    workerSeconds: config().dispatchWorkerSeconds,
   });
-  await Promise.all(
+  // Every worker is asked for, even when one is refused: the others' shards fire this minute.
+  const started = await Promise.allSettled(
     plan.workers.map((shards) =>
       lambda.send(
         new InvokeCommand({
           FunctionName: worker,
-          // Queued by Lambda and retried by it on a failed start; a pass is safe to repeat.
+          // Queued by Lambda; a worker that fails is not retried (cdk/scheduler.ts): the next minute's
+          // count finds what it left, and a pass is safe to repeat.
           InvocationType: 'Event',
           Payload: JSON.stringify({ shards }),
         }),
       ),
     ),
   );
+  const refused = plan.workers.filter((_, index) => started[index]?.status === 'rejected');
   const due = counts.reduce((sum, count) => sum + count, 0);
   logger.info(`dispatch ${new Date(now).toISOString()}: ${due} due, ${plan.workers.length} workers`, {
     due,
     workers: plan.workers.length,
+    refused: refused.length,
     slowestShardSeconds: plan.slowestShardSeconds,
   });
+  // A failed coordinator is what its alarm watches; EventBridge retries it, and its retry counts afresh.
+  if (refused.length > 0)
+    throw new Error(
+      `${refused.length} of ${plan.workers.length} dispatcher workers were not started (shards ${refused.flat().join(', ')})`,
+    );
   return { due, workers: plan.workers };
 }

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { DISPATCHER_TIMEOUT_SECONDS } from '#lib/timeouts';
 
 /**
  * The function's settings, read from the environment once per container. A missing or malformed
@@ -40,6 +41,10 @@ const environment = z.object({
   EMBED_KEYS_CACHE_SECONDS: wholeNumber(300),
   MISFIRE_GRACE_MINUTES: wholeNumber(60),
   DISPATCH_CONCURRENCY: wholeNumber(32),
+  DISPATCH_WORKER_SECONDS: z._default(
+    z.coerce.number().check(z.int(), z.gte(1), z.lt(DISPATCHER_TIMEOUT_SECONDS)),
+    20,
+  ),
   RUN_RETENTION_DAYS: z._default(z.coerce.number().check(z.int(), z.gte(1)), 90),
   SEND_NOW_MIN_INTERVAL_SECONDS: wholeNumber(10),
   DELIVERY_QUEUE_URL: z.optional(z.url()),
@@ -62,6 +67,11 @@ export interface Config {
   misfireGraceMinutes: number;
   /** Notifications a dispatcher invocation works on at once. */
   dispatchConcurrency: number;
+  /**
+   * Seconds of firing the coordinator plans per dispatcher worker: shards are packed into a worker
+   * until they fill this at the worker's pace, well inside its timeout.
+   */
+  dispatchWorkerSeconds: number;
   /** Runs and their deliveries are kept this many days after their instant, then expire (DynamoDB TTL). */
   runRetentionDays: number;
   /** A send-now less than this after the notification's previous one is refused (429). */
@@ -95,6 +105,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     embedKeysCacheMs: vars.EMBED_KEYS_CACHE_SECONDS * 1000,
     misfireGraceMinutes: vars.MISFIRE_GRACE_MINUTES,
     dispatchConcurrency: Math.max(1, vars.DISPATCH_CONCURRENCY),
+    dispatchWorkerSeconds: vars.DISPATCH_WORKER_SECONDS,
     runRetentionDays: vars.RUN_RETENTION_DAYS,
     sendNowMinIntervalMs: vars.SEND_NOW_MIN_INTERVAL_SECONDS * 1000,
     deliveryQueueUrl: vars.DELIVERY_QUEUE_URL,

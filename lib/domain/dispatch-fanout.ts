@@ -13,6 +13,19 @@ const PARTITION_WRITES_PER_SECOND = 1_000;
 /** Fires per second one shard may take, at DUE_INDEX_WRITES_PER_FIRE writes each. */
 export const FIRES_PER_SECOND_PER_SHARD = Math.floor(PARTITION_WRITES_PER_SECOND / DUE_INDEX_WRITES_PER_FIRE);
 
+/** A fire takes about this long deployed: four DynamoDB requests of ~10 ms, one after another. */
+const FIRE_SECONDS = 0.04;
+/**
+ * The worker's own work per fire (the SDK's requests, the cron code, the codecs): measured 4.5 ms of
+ * CPU per fire on a loaded, shared core (`npm run bench`), taken as 2.5 ms on the worker's one full
+ * vCPU (cdk/scheduler.ts). It bounds a worker at 400 fires a second, whatever its concurrency.
+ */
+const FIRE_CPU_SECONDS = 0.0025;
+
+/** Fires per second one worker keeps up: its concurrency over a fire's time, within what its CPU does. */
+export const workerFiresPerSecond = (concurrency: number) =>
+  Math.min(concurrency / FIRE_SECONDS, 1 / FIRE_CPU_SECONDS);
+
 export interface FanOutSettings {
   /** Fires per second one worker keeps up (its concurrency over the time one fire takes). */
   workerFiresPerSecond: number;

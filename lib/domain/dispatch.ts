@@ -228,6 +228,11 @@ interface Context {
   summary: PassSummary;
   /** Dashboards read in this pass: many notifications of a busy minute share a few dashboards. */
   dashboards: Map<string, Promise<Dashboard | undefined>>;
+  /**
+   * Console users read in this pass (undefined: none such), for the same reason: a deployment's
+   * notifications go to its few console users. A pass decides with reads no older than itself.
+   */
+  users: Map<number, Promise<ConsoleUser | undefined>>;
 }
 
 /** A pass's (or a send-now's) working state: its clock runs on from `options.now`, its lease owner is its own. */
@@ -240,6 +245,7 @@ function newContext(store: DispatchStore, sink: JobSink, options: DispatchOption
     clock: () => options.now + (Date.now() - started),
     owner: randomBytes(8).toString('hex'),
     dashboards: new Map(),
+    users: new Map(),
     summary: {
       due: 0,
       fired: 0,
@@ -446,8 +452,24 @@ async function decide(
   dashboard: Dashboard,
   rows: readonly RecipientRow[],
 ): Promise<{ deliveries: Delivery[]; jobs: DeliveryJob[] }> {
-  const userIds = rows.flatMap(({ recipient }) => (recipient.type === 'USER' ? [recipient.userId] : []));
-  const users = userIds.length > 0 ? await context.store.users(userIds) : new Map<number, ConsoleUser>();
+  const userIds = [
+    ...new Set(rows.flatMap(({ recipient }) => (recipient.type === 'USER' ? [recipient.userId] : []))),
+  ];
+  const unread = userIds.filter((id) => !context.users.has(id));
+  if (unread.length > 0) {
+    const read = context.store.users(unread);
+    // A failed read is not kept: the next notification that needs these users reads them again.
+    read.catch(() => {
+      for (const id of unread) context.users.delete(id);
+    });
+    for (const id of unread)
+      context.users.set(
+        id,
+        read.then((found) => found.get(id)),
+      );
+  }
+  const found = await Promise.all(userIds.map((id) => context.users.get(id)));
+  const users = new Map(found.flatMap((user) => (user ? [[user.id, user] as const] : [])));
   return decideDeliveries(run, notification, dashboard, rows, users);
 }
 

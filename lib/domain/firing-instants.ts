@@ -85,16 +85,28 @@ const matchingWallClocks = (schedule: Schedule, from: number) =>
     strict: true,
   });
 
-/** The first firing instant strictly later than `after` (epoch ms), or undefined if the expression never matches. */
-export function nextFiringAfter(schedule: ZonedSchedule, after: number): number | undefined {
-  // The mapping from wall clock to instants never goes backwards, so the first candidate that lands
-  // after `after` is the answer; starting early keeps the repeated hour's first occurrence in view.
+/**
+ * The firing instants strictly later than `after` (epoch ms), in order, each once; none if the
+ * expression never matches. One parse of the expression for all of them.
+ */
+export function* firingsAfter(schedule: ZonedSchedule, after: number): Generator<number, void, undefined> {
+  // The mapping from wall clock to instants never goes backwards, so the candidates that land after
+  // the last one given are the next; starting early keeps the repeated hour's first occurrence in view.
   const wallClocks = matchingWallClocks(schedule, wallClockAt(schedule.timezone, after) - SEARCH_MARGIN_MS);
+  let last = after;
   while (wallClocks.hasNext()) {
     const instant = instantOfWallClock(schedule.timezone, wallClocks.next().getTime());
-    if (instant > after) return instant;
+    // Gap minutes that map to the same instant give it once.
+    if (instant > last) {
+      yield instant;
+      last = instant;
+    }
   }
-  return undefined;
+}
+
+/** The first firing instant strictly later than `after` (epoch ms), or undefined if the expression never matches. */
+export function nextFiringAfter(schedule: ZonedSchedule, after: number): number | undefined {
+  return firingsAfter(schedule, after).next().value ?? undefined;
 }
 
 /** The latest firing instant at or before `atOrBefore` (epoch ms), or undefined if there is none. */

@@ -1,5 +1,5 @@
 import { describeCron } from '#lib/domain/cron';
-import { latestFiringAtOrBefore, nextFiringAfter, type ZonedSchedule } from '#lib/domain/firing-instants';
+import { firingsAfter, latestFiringAtOrBefore, type ZonedSchedule } from '#lib/domain/firing-instants';
 import { cronExpressionOf, type ScheduleState } from '#lib/domain/schedule';
 
 /**
@@ -31,14 +31,16 @@ export function upcomingAfter(
   if (!schedule.isEnabled) return [];
   const upcoming = stored.filter((instant) => instant > now);
   let last = upcoming.at(-1) ?? now;
+  // One walk of the expression for every instant appended.
+  const firings = firingsAfter(schedule, last);
   while (
     upcoming.length < UPCOMING_MAX &&
     (upcoming.length < UPCOMING_MIN || last < now + UPCOMING_HORIZON_MS)
   ) {
-    const next = nextFiringAfter(schedule, last);
-    if (next === undefined) break;
-    upcoming.push(next);
-    last = next;
+    const next = firings.next();
+    if (next.done) break;
+    upcoming.push(next.value);
+    last = next.value;
   }
   return upcoming;
 }

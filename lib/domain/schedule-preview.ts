@@ -1,5 +1,5 @@
 import { describeCron } from '#lib/domain/cron';
-import { nextFiringAfter } from '#lib/domain/firing-instants';
+import { firingsAfter } from '#lib/domain/firing-instants';
 import type { NotificationSettings } from '#lib/domain/notification';
 import { applyNotificationUpdate } from '#lib/domain/notification-writes';
 import { cronExpressionOf, isoInstant } from '#lib/domain/schedule';
@@ -54,12 +54,9 @@ export function previewSchedule(
     settings,
   );
   const nextRuns: string[] = [];
-  let after = now;
-  for (let i = 0; i < (count ?? DEFAULT_PREVIEW_COUNT); i++) {
-    const next = nextFiringAfter(schedule, after);
-    if (next === undefined) break;
+  for (const next of firingsAfter(schedule, now)) {
+    if (nextRuns.length >= (count ?? DEFAULT_PREVIEW_COUNT)) break;
     nextRuns.push(isoInstant(next));
-    after = next;
   }
   const cronExpression = cronExpressionOf(schedule);
   return {

@@ -59,15 +59,24 @@ export const dueIndexKeys = {
   }),
 };
 
+/** Where runs awaiting outcomes were kept before they were sharded: still read, never written. */
+const AWAITING_OUTCOMES_UNSHARDED = 'AWAITING_OUTCOMES';
+
 /**
- * Runs awaiting outcomes, in the due index (gsi3) under a partition of their own, by the time they
+ * Runs awaiting outcomes, in the due index (gsi3) under partitions of their own, by the time they
  * were dispatched: the runs stuck there longest are the first entries. A run leaves it when its last
- * outcome comes in. No pass of the dispatcher reads this partition as due work.
+ * outcome comes in. No pass of the dispatcher reads these partitions as due work. Sharded as the due
+ * entries are: every fire's finish writes one entry here, and one partition would take a busy
+ * minute's every finish, past the 1,000 writes a second a partition takes; a shard's takes the
+ * pace of its due shard's fires.
  */
 export const awaitingOutcomesIndex = {
-  partition: 'AWAITING_OUTCOMES',
+  partitions: [
+    ...Array.from({ length: DUE_INDEX_SHARDS }, (_, shard) => `${AWAITING_OUTCOMES_UNSHARDED}#${shard}`),
+    AWAITING_OUTCOMES_UNSHARDED,
+  ],
   run: (deploymentId: number, notificationId: number, runId: string, since: number) => ({
-    gsi3pk: 'AWAITING_OUTCOMES',
+    gsi3pk: `${AWAITING_OUTCOMES_UNSHARDED}#${dueShard(deploymentId, notificationId)}`,
     gsi3sk: `${new Date(since).toISOString()}#RUN#${deploymentId}#${notificationId}#${runId}`,
   }),
   /** Entries dispatched before `instant` sort below this bound. */

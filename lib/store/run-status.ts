@@ -1,9 +1,10 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type Run, settledStatus } from '#lib/domain/runs';
 import { documentClient, tableName } from '#lib/store/client';
 import { decodeRun } from '#lib/store/codecs/runs';
-import { awaitingOutcomesIndex, DUE_INDEX, keys } from '#lib/store/keys';
+import { countIndexEntries } from '#lib/store/due-counts';
+import { awaitingOutcomesIndex, keys } from '#lib/store/keys';
 
 /**
  * A run's status follows its counts: every writer that changes them (an outcome report, a retry, the
@@ -67,28 +68,13 @@ export async function settleRun(run: Run, now: number = Date.now()): Promise<Run
 
 /**
  * How many runs have awaited outcomes since before `instant`: read from the index, where only such
- * runs sort below the bound, so the cost follows the number of stuck runs, not the number of runs.
+ * runs sort below the bound, so the cost follows the number of stuck runs, not the number of runs
+ * (one counting Query per partition of the runs awaiting outcomes, in parallel).
  */
 export async function countRunsAwaitingSince(instant: number): Promise<number> {
-  let count = 0;
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await documentClient().send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: DUE_INDEX.name,
-        KeyConditionExpression: '#pk = :awaiting AND #sk < :bound',
-        ExpressionAttributeNames: { '#pk': DUE_INDEX.partitionKey, '#sk': DUE_INDEX.sortKey },
-        ExpressionAttributeValues: {
-          ':awaiting': awaitingOutcomesIndex.partition,
-          ':bound': awaitingOutcomesIndex.before(instant),
-        },
-        Select: 'COUNT',
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    count += page.Count ?? 0;
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return count;
+  const bound = awaitingOutcomesIndex.before(instant);
+  const counts = await Promise.all(
+    awaitingOutcomesIndex.partitions.map((partition) => countIndexEntries(partition, bound)),
+  );
+  return counts.reduce((sum, count) => sum + count, 0);
 }

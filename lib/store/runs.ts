@@ -15,6 +15,7 @@ import {
 import { decodeRecipient } from '#lib/store/codecs/recipients';
 import { decodeRun, encodeDelivery, encodeRun, STORED_DISPATCHING } from '#lib/store/codecs/runs';
 import { decodeConsoleUser } from '#lib/store/codecs/users';
+import { dueIndexPages } from '#lib/store/due-counts';
 import { getItem, type Item } from '#lib/store/items';
 import {
   awaitingOutcomesIndex,
@@ -74,27 +75,12 @@ function entryFromItem(item: Item, shard: number): DueEntry | undefined {
 /** Every entry of one shard due at or before `now`, oldest first, paged past 1 MB. */
 async function dueInShard(shard: number, now: number): Promise<DueEntry[]> {
   const entries: DueEntry[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await documentClient().send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: DUE_INDEX.name,
-        KeyConditionExpression: '#pk = :shard AND #sk < :bound',
-        ExpressionAttributeNames: { '#pk': DUE_INDEX.partitionKey, '#sk': DUE_INDEX.sortKey },
-        ExpressionAttributeValues: {
-          ':shard': dueIndexKeys.shard(shard),
-          ':bound': dueIndexKeys.dueBound(now),
-        },
-        ExclusiveStartKey: startKey,
-      }),
-    );
+  for await (const page of dueIndexPages(dueIndexKeys.shard(shard), dueIndexKeys.dueBound(now))) {
     for (const item of page.Items ?? []) {
       const entry = entryFromItem(item, shard);
       if (entry) entries.push(entry);
     }
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  }
   return entries;
 }
 

@@ -326,12 +326,12 @@ describe('the dev stage', () => {
     const alarms = Object.entries(template.findResources('AWS::CloudWatch::Alarm'))
       .filter(([id]) => !purgeAlarms.includes(id))
       .map(([, alarm]) => alarm) as Resource[];
-    // An alarm's math may use at most 10 metrics: the functions' throttles (the routes' and the
-    // dispatcher's) take one alarm per 10.
-    const functionAlarms = Math.ceil((routes.length + 1) / 10);
-    // Plus the 5xx rate, the table's throttling, dispatch failures, dispatcher errors, dead letters,
-    // the failed-delivery rate and runs stuck awaiting outcomes.
-    expect(alarms).toHaveLength(7 + functionAlarms);
+    // An alarm's math may use at most 10 metrics: the functions' throttles (the routes', the
+    // dispatcher's and its coordinator's) take one alarm per 10.
+    const functionAlarms = Math.ceil((routes.length + 2) / 10);
+    // Plus the 5xx rate, the table's throttling, dispatch failures, dispatcher errors, dispatch
+    // starts, dead letters, the failed-delivery rate and runs stuck awaiting outcomes.
+    expect(alarms).toHaveLength(8 + functionAlarms);
     const topic = logicalId(stack, { node: { defaultChild: stack.monitoring.alarmTopic.node.defaultChild } });
     for (const alarm of alarms) {
       expect(alarm.Properties).toMatchObject({
@@ -344,7 +344,8 @@ describe('the dev stage', () => {
     const measuring = (metricName: string) =>
       alarms.find((alarm) => JSON.stringify(alarm.Properties).includes(`"MetricName":"${metricName}"`));
     const dispatchFailures = measuring('DispatchFailures');
-    const dispatcherErrors = measuring('Errors');
+    const dispatcherErrors = alarms.find((alarm) => alarm.Properties.MetricName === 'Errors');
+    const dispatchStarts = measuring('AsyncEventsDropped');
     expect(dispatchFailures?.Properties).toMatchObject({ Threshold: 0, EvaluationPeriods: 3 });
     expect(JSON.stringify(dispatchFailures?.Properties)).toContain('"Value":"dispatch"');
     expect(JSON.stringify(dispatcherErrors?.Properties)).toContain(
@@ -360,7 +361,7 @@ describe('the dev stage', () => {
     const [rate, tableThrottles, ...functionThrottles] = alarms.filter(
       (alarm) =>
         alarm.Properties.Namespace !== 'AWS/SQS' &&
-        ![dispatchFailures, dispatcherErrors, failedDeliveries, stuckRuns].includes(alarm),
+        ![dispatchFailures, dispatcherErrors, dispatchStarts, failedDeliveries, stuckRuns].includes(alarm),
     );
     expect(rate?.Properties.Threshold).toBe(5);
     expect(metricsOf(rate as Resource)).toContain('"MetricName":"5xx"');
@@ -378,7 +379,7 @@ describe('the dev stage', () => {
     expect(metricsOf(tableThrottles as Resource)).toContain('"MetricName":"ThrottledRequests"');
     expect(
       functionThrottles.flatMap((alarm) => metricsOf(alarm).match(/"MetricName":"Throttles"/g) ?? []),
-    ).toHaveLength(routes.length + 1);
+    ).toHaveLength(routes.length + 2);
     const deadLetters = alarms.find((alarm) => alarm.Properties.Namespace === 'AWS/SQS') as Resource;
     expect(deadLetters.Properties).toMatchObject({
       MetricName: 'ApproximateNumberOfMessagesVisible',
@@ -551,6 +552,60 @@ describe('the scheduler of the dev stage', () => {
     for (const action of COORDINATOR_TABLE_ACTIONS) expect(coordinatorPolicy).toContain(action);
     for (const action of ['PutItem', 'UpdateItem', 'sqs:SendMessage'])
       expect(coordinatorPolicy).not.toContain(action);
+  });
+
+  it('does not run a failed worker again, and alarms when the coordinator fails or is not started, or a worker start is dropped', () => {
+    const dispatcherId = stack.getLogicalId(stack.scheduler.dispatcher.node.defaultChild as never);
+    const [, invokeConfig] = only(template.findResources('AWS::Lambda::EventInvokeConfig'));
+    expect(invokeConfig.Properties).toMatchObject({
+      FunctionName: { Ref: dispatcherId },
+      MaximumRetryAttempts: 0,
+      MaximumEventAgeInSeconds: 60,
+    });
+    const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')) as Resource[];
+    const starts = alarms.filter((alarm) => JSON.stringify(alarm.Properties).includes('AsyncEventsDropped'));
+    expect(starts).toHaveLength(1);
+    const { Properties: alarm } = starts[0] as Resource;
+    expect(alarm).toMatchObject({
+      Threshold: 0,
+      EvaluationPeriods: 1,
+      ComparisonOperator: 'GreaterThanThreshold',
+      TreatMissingData: 'notBreaching',
+      AlarmActions: [{ Ref: stack.getLogicalId(stack.monitoring.alarmTopic.node.defaultChild as never) }],
+    });
+    const metrics = alarm.Metrics as {
+      Id: string;
+      Expression?: string;
+      MetricStat?: { Metric: { MetricName: string; Namespace: string; Dimensions: unknown[] } };
+    }[];
+    const expression = metrics.find((metric) => metric.Expression)?.Expression ?? '';
+    const watched = metrics.flatMap(({ Id, MetricStat }) =>
+      MetricStat ? [{ Id, ...MetricStat.Metric }] : [],
+    );
+    // Each metric counts in the sum the alarm compares.
+    for (const { Id } of watched) expect(expression).toContain(Id);
+    const coordinatorId = stack.getLogicalId(stack.scheduler.coordinator.node.defaultChild as never);
+    const ruleId = stack.getLogicalId(stack.scheduler.rule.node.defaultChild as never);
+    expect(watched.map(({ Id: _, ...metric }) => metric)).toEqual(
+      expect.arrayContaining([
+        {
+          Namespace: 'AWS/Events',
+          MetricName: 'FailedInvocations',
+          Dimensions: [{ Name: 'RuleName', Value: { Ref: ruleId } }],
+        },
+        {
+          Namespace: 'AWS/Lambda',
+          MetricName: 'Errors',
+          Dimensions: [{ Name: 'FunctionName', Value: { Ref: coordinatorId } }],
+        },
+        {
+          Namespace: 'AWS/Lambda',
+          MetricName: 'AsyncEventsDropped',
+          Dimensions: [{ Name: 'FunctionName', Value: { Ref: dispatcherId } }],
+        },
+      ]),
+    );
+    expect(watched).toHaveLength(3);
   });
 
   it('takes messages of 1 MiB, the most SQS allows, on the delivery queue and its dead-letter queue', () => {

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { FIRES_PER_SECOND_PER_SHARD, planWorkers } from '#lib/domain/dispatch-fanout';
+import { FIRES_PER_SECOND_PER_SHARD, planWorkers, workerFiresPerSecond } from '#lib/domain/dispatch-fanout';
 import { DUE_INDEX_SHARDS } from '#lib/store/keys';
 
 /** The worst minute of the scale model in docs/scheduling.md: 300,000 due at once, spread by the shard hash. */
 const WORST_MINUTE = 300_000;
-const settings = { workerFiresPerSecond: 32 / 0.04, workerSeconds: 20 };
+const settings = { workerFiresPerSecond: workerFiresPerSecond(32), workerSeconds: 20 };
 const evenly = (shards: number) =>
   Array.from(
     { length: shards },
@@ -24,10 +24,24 @@ describe('sharing a minute out among dispatcher workers', () => {
     expect(planWorkers(new Array(DUE_INDEX_SHARDS).fill(0), settings).workers).toEqual([]);
   });
 
+  it('takes a worker’s pace from its concurrency, up to what its CPU fires', () => {
+    // 40 ms a fire: 8 at once fire 200 a second; 2.5 ms of CPU a fire: never more than 400.
+    expect(workerFiresPerSecond(8)).toBe(200);
+    expect(workerFiresPerSecond(32)).toBe(400);
+    expect(workerFiresPerSecond(1000)).toBe(400);
+  });
+
   it('fires the worst minute within the minute at each index partition’s pace with the shards there are, and not with 16', () => {
     // A fire writes 4 entries into its shard's index partition, which takes 1,000 writes a second.
     expect(FIRES_PER_SECOND_PER_SHARD).toBe(250);
-    expect(planWorkers(evenly(DUE_INDEX_SHARDS), settings).slowestShardSeconds).toBeLessThan(20);
+    const worst = planWorkers(evenly(DUE_INDEX_SHARDS), settings);
+    expect(worst.slowestShardSeconds).toBeLessThan(20);
+    // Each worker's time at the slower of its CPU's pace and its shards' partitions' pace: within its 60 s.
+    for (const shards of worst.workers) {
+      const load = shards.reduce((sum, shard) => sum + (evenly(DUE_INDEX_SHARDS)[shard] as number), 0);
+      const pace = Math.min(settings.workerFiresPerSecond, shards.length * FIRES_PER_SECOND_PER_SHARD);
+      expect(load / pace).toBeLessThan(20);
+    }
     expect(planWorkers(evenly(16), settings).slowestShardSeconds).toBeGreaterThan(60);
   });
 });

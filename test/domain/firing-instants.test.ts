@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  firingsAfter,
   instantOfWallClock,
   latestFiringAtOrBefore,
   nextFiringAfter,
@@ -212,6 +213,12 @@ describe('nextFiringAfter agrees with a minute-by-minute reference', () => {
           const earlier = latestFiringAtOrBefore(schedule, expected - 1);
           expect(earlier === undefined || earlier < expected).toBe(true);
           if (earlier !== undefined) expect(nextFiringAfter(schedule, earlier)).toBe(expected);
+          // One walk gives what asking again after each instant gives.
+          const walk = firingsAfter(schedule, after);
+          for (let at = after, i = 0; i < 3; i++) {
+            at = nextFiringAfter(schedule, at) as number;
+            expect(walk.next().value).toBe(at);
+          }
         }),
         runsPerType[type],
       );

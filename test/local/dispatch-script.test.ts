@@ -1,5 +1,7 @@
 import { execFile } from 'node:child_process';
 import { mkdtemp, readdir } from 'node:fs/promises';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,6 +11,7 @@ import { ensureTable, loadFixture } from '#lib/fixtures/load-fixture';
 import { startDispatchLoop } from '#lib/local/dispatch-loop';
 import { batchWriteAll } from '#lib/store/batch';
 import { notificationItems } from '#lib/store/notification-items';
+import { dailyUtc } from '#test/support/fixtures';
 import { DEMO_FIXTURE, readFixture } from '../../scripts/local-env.ts';
 
 /** The README's walk-through of `npm run dispatch -- --now <ISO instant>` against the demo fixture. */
@@ -62,6 +65,83 @@ describe('npm run dispatch', () => {
       code: 1,
       stderr: expect.stringContaining('--now next tuesday is not an ISO-8601 instant'),
     });
+  });
+});
+
+/**
+ * A DynamoDB endpoint in front of the engine that counts the fires in flight: each fire starts with
+ * one Query of its notification's partition (the due index's Queries name an index). Those Queries
+ * are held until none has arrived for a while, so every fire the pass runs at once is waiting there
+ * together: the most seen at once is the pass's concurrency, whatever the machine's speed.
+ */
+async function fireCountingEndpoint(engine: string) {
+  let inFlight = 0;
+  let peak = 0;
+  const held: (() => void)[] = [];
+  let quiet: NodeJS.Timeout | undefined;
+  const server = createServer(async (incoming, answer) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of incoming) chunks.push(chunk as Buffer);
+    const body = Buffer.concat(chunks);
+    const fire =
+      incoming.headers['x-amz-target'] === 'DynamoDB_20120810.Query' &&
+      !JSON.parse(body.toString()).IndexName;
+    if (fire) {
+      inFlight += 1;
+      peak = Math.max(peak, inFlight);
+      await new Promise<void>((release) => {
+        held.push(release);
+        clearTimeout(quiet);
+        quiet = setTimeout(() => {
+          for (const go of held.splice(0)) go();
+        }, 300);
+      });
+    }
+    const forwarded = request(
+      new URL(incoming.url ?? '/', engine),
+      { method: incoming.method, headers: incoming.headers },
+      (reply) => {
+        if (fire) inFlight -= 1;
+        answer.writeHead(reply.statusCode ?? 500, reply.headers);
+        reply.pipe(answer);
+      },
+    );
+    forwarded.end(body);
+  });
+  await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
+  return {
+    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    peak: () => peak,
+    close: () => new Promise((closed) => server.close(closed)),
+  };
+}
+
+describe('npm run dispatch at DISPATCH_CONCURRENCY', () => {
+  it('fires as many notifications at once as DISPATCH_CONCURRENCY says, not its own number', async () => {
+    // Ten notifications due at 2026-11-25 10:00 UTC, saved an hour before.
+    const due = Array.from({ length: 10 }, (_, i) => dailyUtc(9100 + i, 10, 0));
+    await batchWriteAll(
+      due.flatMap((notification) =>
+        notificationItems(notification, Date.parse('2026-11-25T09:00:00Z')).map((item) => ({
+          PutRequest: { Item: item },
+        })),
+      ),
+    );
+    const proxy = await fireCountingEndpoint(process.env.DYNAMODB_ENDPOINT as string);
+    try {
+      const { stdout } = await run(process.execPath, [script, '--now', '2026-11-25T10:00:30Z'], {
+        env: {
+          ...process.env,
+          OUTBOX_DIR: outbox,
+          DYNAMODB_ENDPOINT: proxy.endpoint,
+          DISPATCH_CONCURRENCY: '3',
+        },
+      });
+      expect(stdout).toMatch(/: 1\d due, 10 fired, /);
+    } finally {
+      await proxy.close();
+    }
+    expect(proxy.peak()).toBe(3);
   });
 });
 

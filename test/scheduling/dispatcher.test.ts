@@ -202,6 +202,31 @@ describe('a dispatch pass', () => {
     ]);
   });
 
+  it('reads the console users once a pass, however many of its notifications go to them, and again after a failed read', async () => {
+    const notifications = [
+      await notification([user(1), user(2)]),
+      await notification([user(2), user(1)]),
+      await notification([user(1), user(2)]),
+    ];
+    const { sink, jobs } = await outbox();
+    const faults = injectDynamoDbFaults(documentClient());
+    try {
+      // The first read of the users fails: its notification is left for the next pass, the next one reads them again.
+      faults.add({ operations: ['BatchGetItem'], when: (call) => call === 1, fault: crash() });
+      const summary = await pass(sink, NINE_BERLIN + 1_000, { concurrency: 1 });
+      expect(summary).toMatchObject({ fired: 2, failed: 1 });
+      expect(faults.calls('BatchGetItem')).toBe(2);
+    } finally {
+      faults.detach();
+    }
+    await pass(sink, NINE_BERLIN + 30_000);
+    const written = await jobs();
+    for (const n of notifications) {
+      expect((await runsOf(n)).map((run) => run.status)).toEqual(['dispatched']);
+      expect(written.filter((job) => job.notificationId === n.id)).toHaveLength(2);
+    }
+  });
+
   it('records who was skipped and why, and hands embed users their stored properties', async () => {
     const n = await notification([
       user(1),

@@ -1,3 +1,4 @@
+import type { Notification } from '#lib/domain/notification';
 import { generateSigningKey } from '#test/support/tokens';
 
 /** Fixture pieces several test files share: the callers every admin route is tried with. */
@@ -64,3 +65,20 @@ export function embeddableDashboardFixture(users: readonly object[]) {
     notifications: [{ id: 700, deploymentId: 7, dashboardId: 70, scheduleType: 'DAILY' as const, hour: 9 }],
   };
 }
+
+/** A DAILY notification at `hour`:`minute` UTC of dashboard 70 in deployment 7, enabled, as the dispatcher tests fire them. */
+export const dailyUtc = (id: number, hour: number, minute: number): Notification =>
+  ({
+    id,
+    deploymentId: 7,
+    dashboardId: 70,
+    scheduleType: 'DAILY',
+    minute,
+    hour,
+    timezone: 'UTC',
+    isEnabled: true,
+    notificationEnabled: true,
+    notificationFormat: 'pdf',
+    filters: null,
+    timeGrains: null,
+  }) as Notification;
