@@ -24,7 +24,6 @@ import { globalSecondaryIndexes, TIME_TO_LIVE_ATTRIBUTE } from '#lib/store/table
 import { ApiFunction } from './api-function.ts';
 import { functionEnvironment } from './function-environment.ts';
 import { Monitoring } from './monitoring.ts';
-import { operationSettings } from './operation-settings.ts';
 import { PURGE_TABLE_ACTIONS, Purge } from './purge.ts';
 import { DISPATCHER_TABLE_ACTIONS, Scheduler } from './scheduler.ts';
 import type { StageConfig } from './stages.ts';
@@ -134,26 +133,23 @@ export class AdminApiStack extends Stack {
     const secretsExtension = ParamsAndSecretsLayerVersion.fromVersion(ParamsAndSecretsVersions.V1_0_103, {
       logLevel: ParamsAndSecretsLogLevel.WARN,
     });
-    const readsUnsubscribeKey = (operation: Operation) => {
-      const settings = operationSettings[operation];
-      return 'readsUnsubscribeKey' in settings && settings.readsUnsubscribeKey;
-    };
+    const readsUnsubscribeKey = (route: (typeof routes)[number]) =>
+      'readsUnsubscribeKey' in route && route.readsUnsubscribeKey === true;
 
     const environment = functionEnvironment(stage);
     for (const route of routes) {
-      const settings = operationSettings[route.operation];
       const fn = new ApiFunction(this, route.operation, {
         entry: fileURLToPath(new URL(`${route.operation}.ts`, FUNCTIONS_DIRECTORY)),
         description: `${routeKey(route)} (${stage.name})`,
-        memoryMiB: settings.memoryMiB,
-        timeoutSeconds: settings.timeoutSeconds,
+        memoryMiB: route.memoryMiB,
+        timeoutSeconds: route.timeoutSeconds,
         environment,
         logRetention: stage.logRetention,
         logRemovalPolicy: removalPolicy,
-        secretsExtension: readsUnsubscribeKey(route.operation) ? secretsExtension : undefined,
+        secretsExtension: readsUnsubscribeKey(route) ? secretsExtension : undefined,
       });
-      fn.bindTable(this.table, settings.tableActions);
-      if (readsUnsubscribeKey(route.operation)) readUnsubscribeKey(fn);
+      fn.bindTable(this.table, route.tableActions);
+      if (readsUnsubscribeKey(route)) readUnsubscribeKey(fn);
       this.api.addRoutes({
         path: route.path,
         methods: [HttpMethod[route.method]],
@@ -179,7 +175,7 @@ export class AdminApiStack extends Stack {
     // TransactWriteItems is granted as its PutItem/UpdateItem actions, but throttled under its own name.
     const tableOperations = new Set<string>(['TransactWriteItems']);
     for (const actions of [
-      ...Object.values(operationSettings).map((settings) => settings.tableActions),
+      ...routes.map((route) => route.tableActions),
       DISPATCHER_TABLE_ACTIONS,
       PURGE_TABLE_ACTIONS,
     ]) {

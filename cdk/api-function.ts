@@ -5,8 +5,8 @@ import { Architecture, type ParamsAndSecretsLayerVersion, Runtime } from 'aws-cd
 import { type BundlingOptions, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import type { TableAction } from '#lib/routes';
 import { bundlingSettings } from './bundling.ts';
-import type { TableAction } from './operation-settings.ts';
 
 /** cdk/bundling.ts in NodejsFunction's terms: the benchmark builds the same bundles from the same settings. */
 const functionBundling: BundlingOptions = {

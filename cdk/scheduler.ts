@@ -9,10 +9,10 @@ import type { ParamsAndSecretsLayerVersion } from 'aws-cdk-lib/aws-lambda';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import type { TableAction } from '#lib/routes';
 import { SQS_MESSAGE_MAX_BYTES } from '#lib/store/limits';
 import { DISPATCHER_TIMEOUT_SECONDS } from '#lib/timeouts';
 import { ApiFunction } from './api-function.ts';
-import type { TableAction } from './operation-settings.ts';
 import type { StageConfig } from './stages.ts';
 
 /**

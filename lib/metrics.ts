@@ -1,7 +1,6 @@
 import type { MiddlewareObj, Request } from '@middy/core';
 import type { Context } from 'aws-lambda';
 import {
-  type BusinessMetric,
   DISPATCH_OPERATION,
   LATENCY_METRIC,
   METRICS_NAMESPACE,
@@ -87,8 +86,11 @@ export function recordRequest(statusClass: StatusClass, latencyMs: number): void
   add(LATENCY_METRIC, 'Milliseconds', latencyMs);
 }
 
-/** Counts a business event of the current request; nothing is emitted for zero. */
-export function recordBusinessMetric(name: BusinessMetric, count: number): void {
+/**
+ * Counts a business event of the current request; nothing is emitted for zero. Operations call it
+ * through createHandler's `recordMetric`, which holds the name to their route's list (lib/routes.ts).
+ */
+export function recordBusinessMetric(name: string, count: number): void {
   if (count > 0) add(name, 'Count', count);
 }
 

@@ -12,7 +12,7 @@ import type { UpdateNotificationInput } from '#lib/domain/notification-fields';
 import type {
   CreateNotificationInput,
   DashboardRef,
-  LifecycleRepository,
+  NotificationCreation,
 } from '#lib/domain/notification-lifecycle';
 import { canonicalJson } from '#lib/domain/recipients-properties';
 import {
@@ -58,7 +58,8 @@ type UpdatedNotification =
   | { kind: 'fields'; scheduled: ScheduledNotification }
   | { kind: 'schedule'; notification: Notification; scheduleVersion: number };
 
-export interface NotificationRepository {
+/** Update: the notification's fields and schedule, in place. */
+export interface NotificationUpdate {
   find(deploymentId: number, id: number): Promise<ScheduledNotification | undefined>;
   /**
    * Writes the changes in one atomic step, touching no other field, and returns the notification as
@@ -159,7 +160,7 @@ function notificationChanges(
  * now), computed from the notification the write returned and stored unless a later change's is.
  */
 export async function updateNotification(
-  repository: NotificationRepository,
+  notifications: NotificationUpdate,
   target: NotificationTarget,
   input: UpdateNotificationInput,
   settings: NotificationSettings,
@@ -167,21 +168,21 @@ export async function updateNotification(
   const notFound = () => new NotFoundError(`Notification ${target.id} of deployment ${target.deploymentId}`);
   const changes = notificationChanges(input, settings);
   if (Object.keys(changes.set).length === 0) {
-    const stored = await repository.find(target.deploymentId, target.id);
+    const stored = await notifications.find(target.deploymentId, target.id);
     if (!stored) throw notFound();
     return toNotificationDto(stored, Date.now());
   }
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-    const result = await repository.update(target, changes);
+    const result = await notifications.update(target, changes);
     if (result === undefined) throw notFound();
     if (result !== 'unmet') {
       if (result.kind === 'fields') return toNotificationDto(result.scheduled, Date.now());
       const { notification, scheduleVersion } = result;
       const state = planSchedule(notification, Date.now());
-      await repository.storeSchedule(target, state, scheduleSignature(notification), scheduleVersion);
+      await notifications.storeSchedule(target, state, scheduleSignature(notification), scheduleVersion);
       return toNotificationDto({ notification, schedule: state }, Date.now());
     }
-    const stored = await repository.find(target.deploymentId, target.id);
+    const stored = await notifications.find(target.deploymentId, target.id);
     if (!stored) throw notFound();
     applyNotificationUpdate(stored.notification, input, settings);
     // The store's backoff (full jitter): contenders spread out instead of colliding again at once.
@@ -203,7 +204,7 @@ const defaults = {
 } as const;
 
 export async function createNotification(
-  repository: Pick<LifecycleRepository, 'dashboardIdOf' | 'create'>,
+  notifications: NotificationCreation,
   deploymentId: number,
   input: CreateNotificationInput,
   settings: NotificationSettings,
@@ -226,7 +227,7 @@ export async function createNotification(
     const message = 'exactly one of dashboardId and dashboardPublicId is required';
     throw new ValidationError([{ path: 'dashboardId', message }]);
   }
-  const resolvedDashboardId = await repository.dashboardIdOf(deploymentId, ref);
+  const resolvedDashboardId = await notifications.dashboardIdOf(deploymentId, ref);
   if (resolvedDashboardId === undefined) {
     const name = 'dashboardId' in ref ? ref.dashboardId : ref.dashboardPublicId;
     throw new NotFoundError(`Dashboard ${name} of deployment ${deploymentId}`);
@@ -240,7 +241,7 @@ export async function createNotification(
   };
   // A repeat of the key answers the notification the first request made: the same body, so the same schedule.
   const schedule = planSchedule(draft, Date.now());
-  const notification = await repository.create(
+  const notification = await notifications.create(
     draft,
     { ...schedule, signature: scheduleSignature(draft) },
     claim,

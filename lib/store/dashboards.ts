@@ -1,18 +1,20 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { DashboardRepository } from '#lib/domain/embedding';
+import type { DashboardLookup, EmbeddingSwitch } from '#lib/domain/embedding';
 import { documentClient, tableName } from '#lib/store/client';
 import { decodeDashboard } from '#lib/store/codecs/dashboards';
 import { getItem } from '#lib/store/items';
 import { keys } from '#lib/store/keys';
 
 /** Both access patterns go by publicId, the dashboard's partition key. */
-export const dashboardRepository: DashboardRepository = {
+export const dashboardLookup: DashboardLookup = {
   async find(publicId) {
     const item = await getItem(keys.dashboard(publicId));
     return item ? decodeDashboard(item) : undefined;
   },
+};
 
+export const embeddingSwitch: EmbeddingSwitch = {
   async setAllowEmbed(publicId, allowEmbed) {
     // One conditional write, no read first: a dashboard deleted meanwhile is a 404, never recreated.
     try {

@@ -1,5 +1,6 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { NotificationDeletion } from '#lib/domain/notification-lifecycle';
 import type { NotificationRef } from '#lib/domain/recipients';
 import { UnavailableError } from '#lib/errors';
 import { documentClient, tableName } from '#lib/store/client';
@@ -31,11 +32,7 @@ const transientReasons = new Set(['TransactionConflict', 'ThrottlingError', 'Pro
  * Removes the notification and leaves its tombstone, in one transaction: a constant amount of work
  * whatever the partition holds. False when there was no notification (a repeat, an unknown id).
  */
-export async function deleteNotification(
-  deploymentId: number,
-  id: number,
-  now = Date.now(),
-): Promise<boolean> {
+async function deleteNotification(deploymentId: number, id: number, now = Date.now()): Promise<boolean> {
   const table = tableName();
   const ref = { deploymentId, id };
   const [first, ...rest] = removedAtOnce(ref);
@@ -66,3 +63,6 @@ export async function deleteNotification(
     }
   }
 }
+
+/** The delete's adapter. */
+export const notificationDeletion: NotificationDeletion = { delete: deleteNotification };

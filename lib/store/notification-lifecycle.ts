@@ -2,7 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Notification } from '#lib/domain/notification';
-import type { DashboardRef, IdempotencyClaim } from '#lib/domain/notification-lifecycle';
+import type {
+  DashboardRef,
+  IdempotencyClaim,
+  NotificationCreation,
+  NotificationLookup,
+} from '#lib/domain/notification-lifecycle';
 import type { ScheduleState } from '#lib/domain/schedule';
 import { ConflictError, IdempotencyKeyMismatchError } from '#lib/errors';
 import { documentClient, tableName } from '#lib/store/client';
@@ -187,13 +192,7 @@ async function create(
   }
 }
 
-/**
- * Each operation's function takes only the parts it calls, so that its bundle holds no other
- * operation's storage code (and its IAM grant can be exactly what it calls).
- */
-export const findNotification = findScheduledNotification;
-
-export async function dashboardIdOf(deploymentId: number, ref: DashboardRef): Promise<number | undefined> {
+async function dashboardIdOf(deploymentId: number, ref: DashboardRef): Promise<number | undefined> {
   if ('dashboardId' in ref) {
     const link = await getItem(keys.dashboardById(deploymentId, ref.dashboardId));
     return link ? decodeDashboardLink(link, deploymentId).id : undefined;
@@ -203,4 +202,9 @@ export async function dashboardIdOf(deploymentId: number, ref: DashboardRef): Pr
   return dashboard?.deploymentId === deploymentId ? dashboard.id : undefined;
 }
 
-export { create as createNotification };
+/*
+ * The adapters of the use cases: each operation's function takes only its own, so that its bundle
+ * holds no other operation's storage code (and its IAM grant can be exactly what it calls).
+ */
+export const notificationLookup: NotificationLookup = { find: findScheduledNotification };
+export const notificationCreation: NotificationCreation = { dashboardIdOf, create };

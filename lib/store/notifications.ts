@@ -1,6 +1,6 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { NotificationRepository } from '#lib/domain/notification-writes';
+import type { NotificationUpdate } from '#lib/domain/notification-writes';
 import { documentClient, tableName } from '#lib/store/client';
 import {
   decodeNotification,
@@ -50,7 +50,7 @@ async function moveLegacyLists(key: Key, item: Item): Promise<void> {
   }
 }
 
-export const notificationRepository: NotificationRepository = {
+export const notificationUpdate: NotificationUpdate = {
   find: findScheduledNotification,
 
   /**

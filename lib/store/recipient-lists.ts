@@ -1,5 +1,5 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { RemovalTarget } from '#lib/domain/notification-lifecycle';
+import type { RecipientListing, RecipientRemoval, RemovalTarget } from '#lib/domain/notification-lifecycle';
 import type { PageWindow, StoredPage } from '#lib/domain/paging';
 import type { NotificationRef, RecipientOutput } from '#lib/domain/recipients';
 import { batchGetAll, batchWriteAll, inParallel } from '#lib/store/batch';
@@ -64,7 +64,7 @@ async function recipientOutputs(items: Item[]): Promise<Resolved<RecipientOutput
  * Queries on gsi1 and a BatchGetItem for the console users' e-mail and username (embed rows carry
  * theirs). A row whose console user no longer exists is left out.
  */
-export async function listRecipients(
+async function listRecipients(
   notification: NotificationRef,
   window: PageWindow<RecipientOutput>,
 ): Promise<StoredPage<RecipientOutput> | undefined> {
@@ -102,7 +102,7 @@ async function embedRowKey(notification: NotificationRef, target: RemovalTarget 
 }
 
 /** Deletes are idempotent: a recipient that is not subscribed is a delete of nothing. */
-export async function removeRecipients(
+async function removeRecipients(
   notification: NotificationRef,
   targets: readonly RemovalTarget[],
 ): Promise<boolean> {
@@ -122,3 +122,7 @@ export async function removeRecipients(
   // Raced by a delete: 404, as a removal that started after it would answer (lib/store/notification-guard.ts).
   return notificationIsLive(notification);
 }
+
+/** The adapters of the recipient list and of removal. */
+export const recipientListing: RecipientListing = { listRecipients };
+export const recipientRemoval: RecipientRemoval = { removeRecipients };

@@ -79,11 +79,11 @@ describe('the example events in events/', () => {
   it.each(routes.map((route) => [route.operation, route] as const))(
     'events/%s.json is a request its route serves and the demo fixture answers with success',
     async (operation, route) => {
-      const event = await readEvent(`events/${operation}.json`, operation);
+      const event = await readEvent(`events/${operation}.json`, route);
       placeholders[operation]?.(event);
       expect(event.routeKey).toBe(routeKey(route));
       expect(event.requestContext.http.method).toBe(route.method);
-      const response = printable(await invoke(operation, event));
+      const response = printable(await invoke(route, event));
       const status = successStatus[operation] ?? 200;
       const contentType =
         operation === 'get-unsubscribe-page' ? 'text/html; charset=utf-8' : 'application/json';

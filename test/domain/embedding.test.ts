@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { Principal } from '#lib/auth/principal';
 import {
-  type DashboardRepository,
+  type DashboardLookup,
   type EmbedCaller,
+  type EmbeddingSwitch,
   type EmbedVisibility,
   embedCallerOf,
   embedVisibility,
@@ -110,7 +111,7 @@ const dashboard: Dashboard = {
 function repositoryOf(dashboards: Dashboard[]) {
   const stored = new Map(dashboards.map((d) => [d.publicId, { ...d }]));
   const reads: string[] = [];
-  const repository: DashboardRepository = {
+  const repository: DashboardLookup & EmbeddingSwitch = {
     async find(publicId) {
       reads.push(publicId);
       return stored.get(publicId);

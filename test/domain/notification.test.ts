@@ -4,7 +4,7 @@ import {
   applyNotificationUpdate,
   createNotification,
   MAX_ATTEMPTS,
-  type NotificationRepository,
+  type NotificationUpdate,
   updateNotification,
 } from '#lib/domain/notification-writes';
 import type { ScheduleState } from '#lib/domain/schedule';
@@ -122,7 +122,7 @@ function memoryRepository(
   let stored: { signature: string; scheduleVersion: number } | undefined;
   let writes = 0;
   let reads = 0;
-  const repository: NotificationRepository = {
+  const repository: NotificationUpdate = {
     async find() {
       reads += 1;
       if (current && interfere.beforeRead) current = interfere.beforeRead(current);

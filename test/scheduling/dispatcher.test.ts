@@ -19,8 +19,8 @@ import { documentClient, tableName } from '#lib/store/client';
 import { encodeRecipient } from '#lib/store/codecs/recipients';
 import { dueIndexKeys, keys } from '#lib/store/keys';
 import { notificationItems } from '#lib/store/notification-items';
-import { notificationRepository } from '#lib/store/notifications';
-import { runListRepository } from '#lib/store/run-lists';
+import { notificationUpdate } from '#lib/store/notifications';
+import { deliveryListing, runListing } from '#lib/store/run-lists';
 import { dispatchStore } from '#lib/store/runs';
 import { sendNowStore } from '#lib/store/send-now';
 import { barrier, crash, injectDynamoDbFaults } from '#test/support/dynamodb-faults';
@@ -153,9 +153,9 @@ const pass = (sink: JobSink, now: number, options: Partial<DispatchOptions> = {}
   dispatchPass(dispatchStore, sink, { now, misfireGraceMinutes: 60, ...options, planner: schedulePlanner });
 
 const runsOf = async (n: Notification) =>
-  (await runListRepository.runsPage(n, pageWindow({ first: 200 }, toRunDto))).items;
+  (await runListing.runsPage(n, pageWindow({ first: 200 }, toRunDto))).items;
 const deliveriesOf = async (n: Notification, runId: string) =>
-  (await runListRepository.deliveriesPage({ ...n, runId }, pageWindow({ first: 200 }, toDeliveryDto))).items;
+  (await deliveryListing.deliveriesPage({ ...n, runId }, pageWindow({ first: 200 }, toDeliveryDto))).items;
 
 describe('a dispatch pass', () => {
   it('fires a due notification once at its instant and moves it to the next one', async () => {
@@ -336,7 +336,7 @@ describe('a dispatch pass', () => {
   it('follows a changed schedule from its next instant; other edits leave the entry; disabling takes it out', async () => {
     const n = await notification([user(1)]);
     const update = (input: Record<string, unknown>) =>
-      updateNotification(notificationRepository, n, input, { customCronMinIntervalMinutes: 15 });
+      updateNotification(notificationUpdate, n, input, { customCronMinIntervalMinutes: 15 });
     const entryAt = async () => (await dispatchStore.findNotification(n))?.dueKey;
     const first = await entryAt();
     await update({ notificationFormat: 'png' });
@@ -359,7 +359,7 @@ describe('a dispatch pass', () => {
     const n = await notification([user(1)]);
     const before = await dispatchStore.findNotification(n);
     // The update's first write alone, as if the function had stopped before storing the new state.
-    const written = await notificationRepository.update(n, {
+    const written = await notificationUpdate.update(n, {
       set: { hour: 11 },
       requires: [],
       schedule: true,
@@ -490,7 +490,7 @@ describe('a run whose pass died', () => {
     } finally {
       faults.detach();
     }
-    const listed = async () => (await listRuns(runListRepository, n, { first: 10 })).items;
+    const listed = async () => (await listRuns(runListing, n, { first: 10 })).items;
     expect(await listed()).toMatchObject([{ status: 'dispatching', recipients: { queued: 0 } }]);
     await pass(sink, NINE_BERLIN + 3 * MINUTE, { pageSize: 2 });
     expect(await listed()).toMatchObject([{ status: 'dispatched', recipients: { queued: 2, skipped: 1 } }]);

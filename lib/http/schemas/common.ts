@@ -1,7 +1,6 @@
 import * as z from 'zod/mini';
 import { type FieldProblem, ValidationError } from '#lib/errors';
 import { issueMessage } from '#lib/http/schemas/issue-messages';
-import { fitsKeyPart, KEY_PART_MAX_BYTES } from '#lib/store/keys';
 
 // zod/mini ships without messages; ours are zod's English ones, word for word (lib/http/schemas/issue-messages.ts).
 z.config({ localeError: issueMessage });
@@ -19,22 +18,24 @@ function problemsOf(issues: readonly z.core.$ZodIssue[], prefix: PropertyKey[]):
   });
 }
 
+// Without reportInput zod leaves `issue.input` out, and every wrong type would read as "is required".
+const reportInput = { reportInput: true };
+
 /** Checks `value` against `schema`; on failure lists every problem, each with the path of its field. */
 export function check<S extends z.ZodMiniType>(
   schema: S,
   value: unknown,
   prefix: PropertyKey[] = [],
 ): { value: z.output<S>; problems: [] } | { value: undefined; problems: FieldProblem[] } {
-  // Without reportInput zod leaves `issue.input` out, and every wrong type would read as "is required".
-  const result = schema.safeParse(value, { reportInput: true });
+  const result = schema.safeParse(value, reportInput);
   if (result.success) return { value: result.data, problems: [] };
   return { value: undefined, problems: problemsOf(result.error.issues, prefix) };
 }
 
 export function parseOrThrow<S extends z.ZodMiniType>(schema: S, value: unknown): z.output<S> {
-  const result = check(schema, value);
-  if (result.problems.length > 0) throw new ValidationError(result.problems);
-  return result.value as z.output<S>;
+  const result = schema.safeParse(value, reportInput);
+  if (!result.success) throw new ValidationError(problemsOf(result.error.issues, []));
+  return result.data;
 }
 
 /** A whole number in [min, max], with a message that states the range. */
@@ -103,24 +104,3 @@ export const idOutput = () => z.int().check(z.gte(1));
 
 /** A count the service answers with. */
 export const countOutput = () => z.int().check(z.gte(0));
-
-const MAX_NAME_LENGTH = 1000;
-
-/** A name: 1 to `max` characters of valid Unicode. */
-export const name = (max: number = MAX_NAME_LENGTH) =>
-  z.string().check(
-    z.minLength(1, 'must not be empty'),
-    z.maxLength(max, `must be at most ${max} characters`),
-    z.refine((value: string) => value.isWellFormed(), 'must be valid Unicode text'),
-  );
-
-/** Text that becomes a key part (a lookup by it): the key module bounds its URL-encoded form. */
-export const keyName = (max: number = MAX_NAME_LENGTH) =>
-  name(max).check(
-    z.refine(
-      (value: string) => !value.isWellFormed() || fitsKeyPart(value),
-      `must be at most ${KEY_PART_MAX_BYTES} characters once URL-encoded`,
-    ),
-  );
-export const positiveInt = () =>
-  z.int('must be a positive integer').check(z.gte(1, 'must be a positive integer'));

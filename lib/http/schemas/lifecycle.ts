@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import type { ListNotificationsQuery, RemovedRecipientInput } from '#lib/domain/notification-lifecycle';
-import { keyName, name, pathId, positiveInt } from '#lib/http/schemas/common';
+import { pathId } from '#lib/http/schemas/common';
+import { keyName, name, positiveInt } from '#lib/http/schemas/names';
 import { pagingQueryShape } from '#lib/http/schemas/paging';
 import { keyPartLimits } from '#lib/store/keys';
 
@@ -62,9 +63,11 @@ const removedRecipientInput = z.pipe(
     z.strictObject({ type: z.literal('EMBED_USER'), id: recipientId(), embedTenantName: name() }),
     z.strictObject({ type: z.literal('SLACK'), id: name(), embedTenantName: noTenant }),
   ]),
-  z.transform(({ embedTenantName, ...item }) =>
-    item.type === 'EMBED_USER' ? { ...item, embedTenantName: embedTenantName as string } : item,
-  ),
+  z.transform((item): RemovedRecipientInput => {
+    if (item.type === 'EMBED_USER') return item;
+    const { embedTenantName: _none, ...rest } = item;
+    return rest;
+  }),
 ) satisfies z.ZodMiniType<RemovedRecipientInput>;
 
 export const removeRecipientsInput = z.strictObject({

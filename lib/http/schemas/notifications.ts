@@ -12,13 +12,12 @@ import { isTimeZone, scheduleTypes } from '#lib/domain/schedule-fields';
 import {
   compactTextUpTo,
   intBetween,
-  keyName,
   listUpTo,
   nullish,
   nullMeansOmitted,
-  positiveInt,
   textUpTo,
 } from '#lib/http/schemas/common';
+import { keyName, positiveInt } from '#lib/http/schemas/names';
 import { keyPartLimits } from '#lib/store/keys';
 import { notificationListLimits as limits, utf8Bytes } from '#lib/store/limits';
 
@@ -117,9 +116,7 @@ export const createNotificationInput = nullMeansOmitted(
     })
     .check(
       z.superRefine((input, ctx) => {
-        const given = ['dashboardId', 'dashboardPublicId'].filter(
-          (field) => input[field as keyof typeof input] != null,
-        );
+        const given = (['dashboardId', 'dashboardPublicId'] as const).filter((field) => input[field] != null);
         if (given.length !== 1) {
           ctx.issues.push({
             code: 'custom',

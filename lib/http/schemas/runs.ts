@@ -1,7 +1,10 @@
 import * as z from 'zod/mini';
+import type { Page } from '#lib/domain/paging';
 import {
+  type DeliveryDto,
   deliverySkipReasons,
   deliveryStatuses,
+  type RunDto,
   runSkipReasons,
   runStatuses,
   runTriggers,
@@ -59,7 +62,7 @@ export const runOutput = z.strictObject({
   skipReason: z.nullable(z.enum(runSkipReasons)),
   recipients: recipientCounts,
   completedAt: z.nullable(z.string()),
-});
+}) satisfies z.ZodMiniType<RunDto>;
 
 export const deliveryOutput = z.strictObject({
   recipient: recipientOutput,
@@ -69,7 +72,7 @@ export const deliveryOutput = z.strictObject({
   attempts: countOutput(),
   error: z.nullable(z.string()),
   updatedAt: z.string(),
-});
+}) satisfies z.ZodMiniType<DeliveryDto>;
 
-export const runPage = pageOf(runOutput);
-export const deliveryPage = pageOf(deliveryOutput);
+export const runPage = pageOf(runOutput) satisfies z.ZodMiniType<Page<RunDto>>;
+export const deliveryPage = pageOf(deliveryOutput) satisfies z.ZodMiniType<Page<DeliveryDto>>;
