@@ -23,6 +23,7 @@ export const handler = createHandler({
       params.deploymentId,
       body,
       settings,
+      Date.now(),
       headers['idempotency-key'] === undefined
         ? undefined
         : { caller: callerOf(principal), key: headers['idempotency-key'] },

@@ -1,5 +1,6 @@
 import type { Context } from 'aws-lambda';
 import * as z from 'zod/mini';
+import { clockFrom, randomHex } from '#lib/clock';
 import { config } from '#lib/config';
 import { dispatchPass } from '#lib/domain/dispatch';
 import { FIRES_PER_SECOND_PER_SHARD } from '#lib/domain/dispatch-fanout';
@@ -33,6 +34,8 @@ export async function handler(event: unknown, context: Pick<Context, 'getRemaini
     jobSink(),
     {
       now,
+      clock: clockFrom(now),
+      randomHex,
       planner: schedulePlanner,
       misfireGraceMinutes: config().misfireGraceMinutes,
       concurrency: config().dispatchConcurrency,

@@ -11,5 +11,5 @@ export const handler = createHandler({
   access: 'admin',
   params: notificationPath,
   response: notificationOutput,
-  operation: ({ params }) => getNotification(notificationLookup, params),
+  operation: ({ params }) => getNotification(notificationLookup, params, Date.now()),
 });

@@ -13,5 +13,6 @@ export const handler = createHandler({
   params: deploymentPath,
   query: listNotificationsQuery,
   response: notificationPageOutput,
-  operation: ({ params, query }) => listNotifications(notificationListing, params.deploymentId, query),
+  operation: ({ params, query }) =>
+    listNotifications(notificationListing, params.deploymentId, query, Date.now()),
 });

@@ -1,3 +1,4 @@
+import { clockFrom, randomHex } from '#lib/clock';
 import { sendNow } from '#lib/domain/dispatch';
 import { testSend } from '#lib/domain/test-send';
 import { createHandler } from '#lib/http/create-handler';
@@ -22,7 +23,8 @@ export const handler = createHandler({
   success: { status: 202 },
   response: runOutput,
   operation: async ({ params, body, settings, recordMetric }) => {
-    const options = { now: Date.now(), minIntervalMs: settings.sendNowMinIntervalMs };
+    const now = Date.now();
+    const options = { now, clock: clockFrom(now), randomHex, minIntervalMs: settings.sendNowMinIntervalMs };
     const run = body.recipients
       ? await testSend(testSendStore, jobSink(), params, body.recipients, options)
       : await sendNow(sendNowStore, jobSink(), params, options);

@@ -1,3 +1,4 @@
+import { backoff } from '#lib/concurrency';
 import { updateNotification } from '#lib/domain/notification-writes';
 import { createHandler } from '#lib/http/create-handler';
 import { notificationOutput } from '#lib/http/schemas/notification-outputs';
@@ -14,5 +15,6 @@ export const handler = createHandler({
   body: updateNotificationInput,
   response: notificationOutput,
   bodyOptional: true,
-  operation: ({ params, body, settings }) => updateNotification(notificationUpdate, params, body, settings),
+  operation: ({ params, body, settings }) =>
+    updateNotification(notificationUpdate, params, body, settings, { now: Date.now(), pause: backoff }),
 });

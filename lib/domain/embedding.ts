@@ -1,5 +1,5 @@
-import { isAdmin, type Principal } from '#lib/auth/principal';
 import type { Dashboard } from '#lib/domain/entities';
+import { isAdmin, type Principal } from '#lib/domain/principal';
 import { ForbiddenError, NotFoundError } from '#lib/errors';
 
 export interface UpdateDashboardEmbeddingInput {

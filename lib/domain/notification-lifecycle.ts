@@ -132,10 +132,11 @@ const notFound = (target: NotificationRef) =>
 export async function getNotification(
   notifications: NotificationLookup,
   target: NotificationRef,
+  now: number,
 ): Promise<NotificationDto> {
   const notification = await notifications.find(target.deploymentId, target.id);
   if (!notification) throw notFound(target);
-  return toNotificationDto(notification, Date.now());
+  return toNotificationDto(notification, now);
 }
 
 export async function deleteNotification(
@@ -165,10 +166,10 @@ export async function listNotifications(
   notifications: NotificationListing,
   deploymentId: number,
   query: ListNotificationsQuery,
+  now: number,
 ): Promise<Page<NotificationDto>> {
   const page = { first: query.first, after: query.after };
   // One moment for the whole page: each item's `nextRunAt` is its first instant after the answer.
-  const now = Date.now();
   const toDto = (notification: ScheduledNotification) => toNotificationDto(notification, now);
   const stored = await notifications.list(deploymentId, filterOf(query), pageWindow(page, toDto));
   return toPage(stored, page, toDto);

@@ -24,7 +24,6 @@ import {
 } from '#lib/domain/schedule';
 import { planSchedule } from '#lib/domain/schedule-planning';
 import { ConflictError, type FieldProblem, NotFoundError, ValidationError } from '#lib/errors';
-import { backoff } from '#lib/store/retry';
 
 /**
  * The schedule writers of the API: create and update. They compute what a read only picks up (the
@@ -151,6 +150,12 @@ function notificationChanges(
   return { set, requires, schedule: Object.keys(set).some((field) => scheduleFields.has(field)) };
 }
 
+/** The instant an update answers as of, and the wait before it writes again after a concurrent update. */
+export interface UpdateTiming {
+  now: number;
+  pause: (attempt: number) => Promise<void>;
+}
+
 /**
  * Updates a notification of a deployment in one conditional write without reading it first, so that
  * concurrent updates of one notification neither lose each other's fields nor have to retry. A write
@@ -164,29 +169,31 @@ export async function updateNotification(
   target: NotificationTarget,
   input: UpdateNotificationInput,
   settings: NotificationSettings,
+  timing: UpdateTiming,
 ): Promise<NotificationDto> {
+  const { now } = timing;
   const notFound = () => new NotFoundError(`Notification ${target.id} of deployment ${target.deploymentId}`);
   const changes = notificationChanges(input, settings);
   if (Object.keys(changes.set).length === 0) {
     const stored = await notifications.find(target.deploymentId, target.id);
     if (!stored) throw notFound();
-    return toNotificationDto(stored, Date.now());
+    return toNotificationDto(stored, now);
   }
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
     const result = await notifications.update(target, changes);
     if (result === undefined) throw notFound();
     if (result !== 'unmet') {
-      if (result.kind === 'fields') return toNotificationDto(result.scheduled, Date.now());
+      if (result.kind === 'fields') return toNotificationDto(result.scheduled, now);
       const { notification, scheduleVersion } = result;
-      const state = planSchedule(notification, Date.now());
+      const state = planSchedule(notification, now);
       await notifications.storeSchedule(target, state, scheduleSignature(notification), scheduleVersion);
-      return toNotificationDto({ notification, schedule: state }, Date.now());
+      return toNotificationDto({ notification, schedule: state }, now);
     }
     const stored = await notifications.find(target.deploymentId, target.id);
     if (!stored) throw notFound();
     applyNotificationUpdate(stored.notification, input, settings);
-    // The store's backoff (full jitter): contenders spread out instead of colliding again at once.
-    if (attempt < MAX_ATTEMPTS) await backoff(attempt);
+    // A jittered pause (the caller's): contenders spread out instead of colliding again at once.
+    if (attempt < MAX_ATTEMPTS) await timing.pause(attempt);
   }
   throw new ConflictError('The notification is being changed by others; retry the request');
 }
@@ -208,6 +215,7 @@ export async function createNotification(
   deploymentId: number,
   input: CreateNotificationInput,
   settings: NotificationSettings,
+  now: number,
   idempotency?: { caller: string; key: string },
 ): Promise<NotificationDto> {
   const { dashboardId, dashboardPublicId, ...fields } = input;
@@ -240,11 +248,11 @@ export async function createNotification(
       .digest('hex'),
   };
   // A repeat of the key answers the notification the first request made: the same body, so the same schedule.
-  const schedule = planSchedule(draft, Date.now());
+  const schedule = planSchedule(draft, now);
   const notification = await notifications.create(
     draft,
     { ...schedule, signature: scheduleSignature(draft) },
     claim,
   );
-  return toNotificationDto({ notification, schedule }, Date.now());
+  return toNotificationDto({ notification, schedule }, now);
 }

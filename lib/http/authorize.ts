@@ -1,8 +1,8 @@
 import type { MiddlewareObj, Request } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { Authenticate } from '#lib/auth/authenticate';
-import { isAdmin, isRenderer, type Principal } from '#lib/auth/principal';
 import { mayReadEmbeddedDashboards } from '#lib/domain/embedding';
+import { isAdmin, isRenderer, type Principal } from '#lib/domain/principal';
 import { ForbiddenError } from '#lib/errors';
 
 /**

@@ -1,6 +1,6 @@
 import type { Authenticator } from '#lib/auth/authenticate';
-import type { Principal } from '#lib/auth/principal';
 import { type Config, config } from '#lib/config';
+import type { Principal } from '#lib/domain/principal';
 import { authenticatorFor } from '#lib/http/authentication';
 import { authorize, type CallerPolicy } from '#lib/http/authorize';
 import { composeHandler, type HandlerComposer } from '#lib/http/handler-chain';

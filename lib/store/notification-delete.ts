@@ -1,5 +1,6 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { backoff } from '#lib/concurrency';
 import type { NotificationDeletion } from '#lib/domain/notification-lifecycle';
 import type { NotificationRef } from '#lib/domain/recipients';
 import { UnavailableError } from '#lib/errors';
@@ -7,7 +8,7 @@ import { documentClient, tableName } from '#lib/store/client';
 import { encodePurge } from '#lib/store/codecs/purges';
 import { type Key, keys } from '#lib/store/keys';
 import { PURGE_GRACE_MS } from '#lib/store/notification-guard';
-import { backoff, retryPolicy } from '#lib/store/retry';
+import { retryPolicy } from '#lib/store/retry';
 
 /**
  * The delete: one transaction whatever the notification holds. The purge (lib/domain/purge.ts,

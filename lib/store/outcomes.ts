@@ -1,11 +1,11 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { backoff } from '#lib/concurrency';
 import type { OutcomeStore, RecordResult } from '#lib/domain/outcomes';
 import { deliveryStatuses } from '#lib/domain/runs';
 import { UnavailableError } from '#lib/errors';
 import { documentClient, tableName } from '#lib/store/client';
 import { indexKeys, keys } from '#lib/store/keys';
-import { backoff } from '#lib/store/retry';
 import { currentRun, settleRun } from '#lib/store/run-status';
 
 /**

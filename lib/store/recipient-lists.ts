@@ -1,14 +1,15 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { inParallel } from '#lib/concurrency';
 import type { RecipientListing, RecipientRemoval, RemovalTarget } from '#lib/domain/notification-lifecycle';
 import type { PageWindow, StoredPage } from '#lib/domain/paging';
 import type { NotificationRef, RecipientOutput } from '#lib/domain/recipients';
-import { batchGetAll, batchWriteAll, inParallel } from '#lib/store/batch';
+import { dynamoDbLimits } from '#lib/limits';
+import { batchGetAll, batchWriteAll } from '#lib/store/batch';
 import { documentClient, tableName } from '#lib/store/client';
 import { decodeRecipient, recipientKey } from '#lib/store/codecs/recipients';
 import { decodeConsoleUser } from '#lib/store/codecs/users';
 import type { Item } from '#lib/store/items';
 import { indexPartitions, keys, parseRecipientSortKey, sortableId } from '#lib/store/keys';
-import { dynamoDbLimits } from '#lib/store/limits';
 import { notificationIsLive } from '#lib/store/notification-guard';
 import { cursorPosition, type ListSource, type Resolved, readPage } from '#lib/store/paging';
 

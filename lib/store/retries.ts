@@ -1,5 +1,6 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { backoff } from '#lib/concurrency';
 import type { RetryStore } from '#lib/domain/retry';
 import type { Delivery, JobRecipient } from '#lib/domain/runs';
 import { UnavailableError } from '#lib/errors';
@@ -9,7 +10,6 @@ import { decodeRecipient } from '#lib/store/codecs/recipients';
 import { decodeDelivery } from '#lib/store/codecs/runs';
 import { awaitingOutcomesIndex, indexNames, indexPartitions, keys } from '#lib/store/keys';
 import { notificationIsLive } from '#lib/store/notification-guard';
-import { backoff } from '#lib/store/retry';
 import { currentRun, settleRun } from '#lib/store/run-status';
 import { findDashboard, findNotification } from '#lib/store/runs';
 

@@ -2,6 +2,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { randomHex } from '#lib/clock';
 import { dispatchPass } from '#lib/domain/dispatch';
 import { schedulePlanner } from '#lib/domain/schedule-planning';
 import { unsubscribeToken } from '#lib/domain/unsubscribe';
@@ -70,6 +71,7 @@ describe('the example events in events/', () => {
       })),
     );
     await dispatchPass(dispatchStore, outboxSink(await mkdtemp(join(tmpdir(), 'events-outbox-'))), {
+      randomHex,
       now: firing,
       planner: schedulePlanner,
       misfireGraceMinutes: 60,

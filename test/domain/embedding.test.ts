@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import type { Principal } from '#lib/auth/principal';
 import {
   type DashboardLookup,
   type EmbedCaller,
@@ -11,6 +10,7 @@ import {
   setDashboardEmbedding,
 } from '#lib/domain/embedding';
 import type { ConsoleUser, Dashboard } from '#lib/domain/entities';
+import type { Principal } from '#lib/domain/principal';
 import { ForbiddenError, NotFoundError } from '#lib/errors';
 import { check } from '#lib/http/schemas/common';
 import { dashboardPath, updateDashboardEmbeddingInput } from '#lib/http/schemas/embedding';

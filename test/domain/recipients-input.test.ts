@@ -6,7 +6,8 @@ import {
 } from '#lib/domain/recipients-input';
 import { check } from '#lib/http/schemas/common';
 import { addRecipientsInput, recipientInput } from '#lib/http/schemas/recipients';
-import { indexKeys, KEY_PART_MAX_BYTES, keys } from '#lib/store/keys';
+import { KEY_PART_MAX_BYTES } from '#lib/limits';
+import { indexKeys, keys } from '#lib/store/keys';
 
 const parse = (item: unknown) => check(recipientInput, item, ['recipients', 0]);
 

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomHex } from '#lib/clock';
 import { config } from '#lib/config';
 import { dispatchPass } from '#lib/domain/dispatch';
 import { schedulePlanner } from '#lib/domain/schedule-planning';
@@ -87,6 +88,7 @@ async function fireRun() {
   ]);
   const firing = Date.parse('2026-11-23T09:00:30Z');
   await dispatchPass(dispatchStore, outboxSink(config().outboxDir), {
+    randomHex,
     now: firing,
     planner: schedulePlanner,
     misfireGraceMinutes: 60,

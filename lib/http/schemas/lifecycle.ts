@@ -3,7 +3,7 @@ import type { ListNotificationsQuery, RemovedRecipientInput } from '#lib/domain/
 import { pathId } from '#lib/http/schemas/common';
 import { keyName, name, positiveInt } from '#lib/http/schemas/names';
 import { pagingQueryShape } from '#lib/http/schemas/paging';
-import { keyPartLimits } from '#lib/store/keys';
+import { keyPartLimits } from '#lib/limits';
 
 /** Request shapes of listing notifications and of removing recipients. */
 

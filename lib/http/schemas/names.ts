@@ -1,9 +1,9 @@
 import * as z from 'zod/mini';
-import { fitsKeyPart, KEY_PART_MAX_BYTES } from '#lib/store/keys';
+import { fitsKeyPart, KEY_PART_MAX_BYTES } from '#lib/limits';
 
 /**
  * Names, key names and positive ids as the notification and recipient schemas check them; apart from
- * lib/http/schemas/common.ts, which every function holds, since a key name needs the key module.
+ * lib/http/schemas/common.ts, which every function holds, since a key name needs the key limits.
  */
 
 const MAX_NAME_LENGTH = 1000;

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import type { NotificationDto } from '#lib/domain/notification';
+import { notificationFormats } from '#lib/domain/notification-fields';
 import type { Page } from '#lib/domain/paging';
 import { idOutput } from '#lib/http/schemas/common';
 import {
@@ -26,7 +27,7 @@ export const notificationOutput = z.object({
   isEnabled: z.boolean(),
   humanReadableSchedule: z.string(),
   notificationEnabled: z.boolean(),
-  notificationFormat: z.enum(['png', 'pdf']),
+  notificationFormat: z.enum(notificationFormats),
   filters: z.nullable(z.array(dashboardFilterInput)),
   timeGrains: z.nullable(z.array(dashboardTimeGrainInput)),
   memberSwitchers: z.nullable(z.array(dashboardMemberSwitcherInput)),

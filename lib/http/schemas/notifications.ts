@@ -18,8 +18,7 @@ import {
   textUpTo,
 } from '#lib/http/schemas/common';
 import { keyName, positiveInt } from '#lib/http/schemas/names';
-import { keyPartLimits } from '#lib/store/keys';
-import { notificationListLimits as limits, utf8Bytes } from '#lib/store/limits';
+import { keyPartLimits, notificationListLimits as limits, utf8Bytes } from '#lib/limits';
 
 /** The request shapes of creating and updating a notification; `satisfies` holds each to the domain's own type. */
 
