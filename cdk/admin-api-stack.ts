@@ -10,6 +10,11 @@ import {
 } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { AttributeType, BillingMode, ProjectionType, Table } from 'aws-cdk-lib/aws-dynamodb';
+import {
+  ParamsAndSecretsLayerVersion,
+  ParamsAndSecretsLogLevel,
+  ParamsAndSecretsVersions,
+} from 'aws-cdk-lib/aws-lambda';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
@@ -54,7 +59,7 @@ export class AdminApiStack extends Stack {
   readonly scheduler: Scheduler;
   readonly purge: Purge;
   readonly monitoring: Monitoring;
-  /** The key unsubscribe links are signed with: made by the stack, read by the functions at init. */
+  /** The key unsubscribe links are signed with: made by the stack, read by the functions on first use (through the secrets extension). */
   readonly unsubscribeKey: Secret;
 
   constructor(scope: Construct, id: string, props: AdminApiStackProps) {
@@ -123,6 +128,14 @@ export class AdminApiStack extends Stack {
       fn.addEnvironment('PUBLIC_BASE_URL', publicBaseUrl);
     };
 
+    // The functions that read the key do so through AWS's extension, over localhost: no Secrets
+    // Manager client in their bundles. Its own log lines only when something is wrong.
+    const secretsExtension = ParamsAndSecretsLayerVersion.fromVersion(ParamsAndSecretsVersions.V1_0_103, {
+      logLevel: ParamsAndSecretsLogLevel.WARN,
+    });
+    const readsUnsubscribeKey = (route: (typeof routes)[number]) =>
+      'readsUnsubscribeKey' in route && route.readsUnsubscribeKey === true;
+
     const environment = functionEnvironment(stage);
     for (const route of routes) {
       const fn = new ApiFunction(this, route.operation, {
@@ -133,9 +146,10 @@ export class AdminApiStack extends Stack {
         environment,
         logRetention: stage.logRetention,
         logRemovalPolicy: removalPolicy,
+        secretsExtension: readsUnsubscribeKey(route) ? secretsExtension : undefined,
       });
       fn.bindTable(this.table, route.tableActions);
-      if ('readsUnsubscribeKey' in route && route.readsUnsubscribeKey) readUnsubscribeKey(fn);
+      if (readsUnsubscribeKey(route)) readUnsubscribeKey(fn);
       this.api.addRoutes({
         path: route.path,
         methods: [HttpMethod[route.method]],
@@ -149,6 +163,7 @@ export class AdminApiStack extends Stack {
       table: this.table,
       environment,
       removalPolicy,
+      secretsExtension,
       producers: (['send-notification', 'retry-run'] as const).map(
         (operation) => this.functions.get(operation) as ApiFunction,
       ),

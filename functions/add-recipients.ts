@@ -1,6 +1,6 @@
 import { addRecipients } from '#lib/domain/recipients';
 import { createHandler } from '#lib/http/create-handler';
-import { notificationPath } from '#lib/http/schemas/notifications';
+import { notificationPath } from '#lib/http/schemas/paths';
 import { addRecipientsOutput } from '#lib/http/schemas/recipient-outputs';
 import { addRecipientsInput } from '#lib/http/schemas/recipients';
 import { addRecipientsRoute } from '#lib/routes';

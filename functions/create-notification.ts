@@ -2,8 +2,9 @@ import { createNotification } from '#lib/domain/notification-writes';
 import { callerOf } from '#lib/http/caller';
 import { createHandler } from '#lib/http/create-handler';
 import { notificationLocation } from '#lib/http/locations';
-import { createNotificationInput, deploymentPath, idempotencyKeyHeader } from '#lib/http/schemas/lifecycle';
 import { notificationOutput } from '#lib/http/schemas/notification-outputs';
+import { createNotificationInput, idempotencyKeyHeader } from '#lib/http/schemas/notifications';
+import { deploymentPath } from '#lib/http/schemas/paths';
 import { createNotificationRoute } from '#lib/routes';
 import { notificationCreation } from '#lib/store/notification-lifecycle';
 

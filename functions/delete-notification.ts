@@ -1,6 +1,6 @@
 import { deleteNotification } from '#lib/domain/notification-lifecycle';
 import { createHandler } from '#lib/http/create-handler';
-import { notificationPath } from '#lib/http/schemas/notifications';
+import { notificationPath } from '#lib/http/schemas/paths';
 import { deleteNotificationRoute } from '#lib/routes';
 import { notificationDeletion } from '#lib/store/notification-delete';
 

@@ -9,13 +9,10 @@ import { schedulePlanner } from '#lib/domain/schedule-planning';
 import { jobSink } from '#lib/jobs/job-sink';
 import { logger } from '#lib/log';
 import { publishDispatchMetrics, publishRunsAwaitingOutcomes } from '#lib/metrics';
-import { preloadUnsubscribeKey } from '#lib/secrets/unsubscribe-key';
 import { DUE_INDEX_SHARDS } from '#lib/store/keys';
 import { countRunsAwaitingSince } from '#lib/store/run-status';
 import { dispatchStore } from '#lib/store/runs';
 import { OUTCOMES_OVERDUE_AFTER_MS } from '#lib/telemetry-names';
-
-preloadUnsubscribeKey();
 
 /** What the coordinator sends: the due-index shards this invocation reads. */
 const dispatchEvent = z.object({

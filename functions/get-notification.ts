@@ -1,7 +1,7 @@
 import { getNotification } from '#lib/domain/notification-lifecycle';
 import { createHandler } from '#lib/http/create-handler';
 import { notificationOutput } from '#lib/http/schemas/notification-outputs';
-import { notificationPath } from '#lib/http/schemas/notifications';
+import { notificationPath } from '#lib/http/schemas/paths';
 import { getNotificationRoute } from '#lib/routes';
 import { notificationLookup } from '#lib/store/notification-lifecycle';
 

@@ -2,9 +2,7 @@ import { UNSUBSCRIBE_PAGE_POLICY, unsubscribePage } from '#lib/domain/unsubscrib
 import { createPublicHandler } from '#lib/http/create-public-handler';
 import { unsubscribePageOutput, unsubscribeQuery } from '#lib/http/schemas/deliveries';
 import { getUnsubscribePageRoute } from '#lib/routes';
-import { preloadUnsubscribeKey, unsubscribeKey } from '#lib/secrets/unsubscribe-key';
-
-preloadUnsubscribeKey();
+import { unsubscribeKey } from '#lib/secrets/unsubscribe-key';
 
 /** GET /v1/unsubscribe?token=…: a confirmation page whose button POSTs; it changes nothing itself. */
 export const handler = createPublicHandler({

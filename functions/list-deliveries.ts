@@ -1,7 +1,8 @@
 import { listDeliveries } from '#lib/domain/run-lists';
 import { createHandler } from '#lib/http/create-handler';
 import { pagingQuery } from '#lib/http/schemas/paging';
-import { deliveryPage, runPath } from '#lib/http/schemas/runs';
+import { runPath } from '#lib/http/schemas/paths';
+import { deliveryPage } from '#lib/http/schemas/runs';
 import { listDeliveriesRoute } from '#lib/routes';
 import { deliveryListing } from '#lib/store/run-lists';
 

@@ -1,7 +1,8 @@
 import { listNotifications } from '#lib/domain/notification-lifecycle';
 import { createHandler } from '#lib/http/create-handler';
-import { deploymentPath, listNotificationsQuery } from '#lib/http/schemas/lifecycle';
+import { listNotificationsQuery } from '#lib/http/schemas/lifecycle';
 import { notificationPageOutput } from '#lib/http/schemas/notification-outputs';
+import { deploymentPath } from '#lib/http/schemas/paths';
 import { listNotificationsRoute } from '#lib/routes';
 import { notificationListing } from '#lib/store/notification-lists';
 

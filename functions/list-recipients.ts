@@ -1,7 +1,7 @@
 import { listRecipients } from '#lib/domain/notification-lifecycle';
 import { createHandler } from '#lib/http/create-handler';
-import { notificationPath } from '#lib/http/schemas/notifications';
 import { pagingQuery } from '#lib/http/schemas/paging';
+import { notificationPath } from '#lib/http/schemas/paths';
 import { recipientPageOutput } from '#lib/http/schemas/recipient-outputs';
 import { listRecipientsRoute } from '#lib/routes';
 import { recipientListing } from '#lib/store/recipient-lists';

@@ -1,7 +1,7 @@
 import { listRuns } from '#lib/domain/run-lists';
 import { createHandler } from '#lib/http/create-handler';
-import { notificationPath } from '#lib/http/schemas/notifications';
 import { pagingQuery } from '#lib/http/schemas/paging';
+import { notificationPath } from '#lib/http/schemas/paths';
 import { runPage } from '#lib/http/schemas/runs';
 import { listRunsRoute } from '#lib/routes';
 import { runListing } from '#lib/store/run-lists';

@@ -1,7 +1,7 @@
 import { removeRecipients } from '#lib/domain/notification-lifecycle';
 import { createHandler } from '#lib/http/create-handler';
 import { removeRecipientsInput } from '#lib/http/schemas/lifecycle';
-import { notificationPath } from '#lib/http/schemas/notifications';
+import { notificationPath } from '#lib/http/schemas/paths';
 import { removeRecipientsRoute } from '#lib/routes';
 import { recipientRemoval } from '#lib/store/recipient-lists';
 

@@ -1,12 +1,10 @@
 import { retryRun } from '#lib/domain/retry';
 import { createHandler } from '#lib/http/create-handler';
-import { runOutput, runPath } from '#lib/http/schemas/runs';
+import { runPath } from '#lib/http/schemas/paths';
+import { runOutput } from '#lib/http/schemas/runs';
 import { jobSink } from '#lib/jobs/job-sink';
 import { retryRunRoute } from '#lib/routes';
-import { preloadUnsubscribeKey } from '#lib/secrets/unsubscribe-key';
 import { retryStore } from '#lib/store/retries';
-
-preloadUnsubscribeKey();
 
 /** POST …/runs/{runId}/retry: queues the run's failed deliveries again; 202 with the run. */
 export const handler = createHandler({

@@ -2,15 +2,12 @@ import { clockFrom, randomHex } from '#lib/clock';
 import { sendNow } from '#lib/domain/dispatch';
 import { testSend } from '#lib/domain/test-send';
 import { createHandler } from '#lib/http/create-handler';
-import { notificationPath } from '#lib/http/schemas/notifications';
+import { notificationPath } from '#lib/http/schemas/paths';
 import { runOutput, sendNowInput } from '#lib/http/schemas/runs';
 import { jobSink } from '#lib/jobs/job-sink';
 import { sendNotificationRoute } from '#lib/routes';
-import { preloadUnsubscribeKey } from '#lib/secrets/unsubscribe-key';
 import { sendNowStore } from '#lib/store/send-now';
 import { testSendStore } from '#lib/store/test-sends';
-
-preloadUnsubscribeKey();
 
 /**
  * POST /v1/deployments/{deploymentId}/notifications/{id}/send: a manual run now, or with `recipients` a

@@ -2,10 +2,8 @@ import { unsubscribe } from '#lib/domain/unsubscribe';
 import { createPublicHandler } from '#lib/http/create-public-handler';
 import { unsubscribeOutput, unsubscribeQuery } from '#lib/http/schemas/deliveries';
 import { unsubscribeRoute } from '#lib/routes';
-import { preloadUnsubscribeKey, unsubscribeKey } from '#lib/secrets/unsubscribe-key';
+import { unsubscribeKey } from '#lib/secrets/unsubscribe-key';
 import { unsubscribeStore } from '#lib/store/unsubscribe';
-
-preloadUnsubscribeKey();
 
 /** POST /v1/unsubscribe?token=…: one-click unsubscribe (RFC 8058); the token alone authorizes it, any body is ignored. */
 export const handler = createPublicHandler({

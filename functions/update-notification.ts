@@ -2,7 +2,8 @@ import { backoff } from '#lib/concurrency';
 import { updateNotification } from '#lib/domain/notification-writes';
 import { createHandler } from '#lib/http/create-handler';
 import { notificationOutput } from '#lib/http/schemas/notification-outputs';
-import { notificationPath, updateNotificationInput } from '#lib/http/schemas/notifications';
+import { updateNotificationInput } from '#lib/http/schemas/notifications';
+import { notificationPath } from '#lib/http/schemas/paths';
 import { updateNotificationRoute } from '#lib/routes';
 import { notificationUpdate } from '#lib/store/notifications';
 

@@ -302,8 +302,6 @@ export const retryRunRoute = {
     // The deliveries and the run's counts: UpdateItems inside TransactWriteItems.
     'dynamodb:UpdateItem',
   ],
-  // The dispatch store's run creation and delivery writes, bundled with its reads of the notification.
-  bundledButNotCalled: ['dynamodb:PutItem', 'dynamodb:BatchWriteItem'],
   readsUnsubscribeKey: true,
   ownErrors: ['conflict'],
   businessMetrics: ['DeliveriesRetried'],

@@ -1,5 +1,3 @@
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type * as z from 'zod/mini';
@@ -11,8 +9,8 @@ import { jsonBody } from '#lib/http/json-body';
 import { requestLog } from '#lib/http/request-log';
 import { jsonResponse, noContentResponse, securityHeaders } from '#lib/http/responses';
 import { type Checked, validate } from '#lib/http/validate';
-import { logger } from '#lib/log';
-import { metrics, recordBusinessMetric } from '#lib/metrics';
+import { lambdaContextLog } from '#lib/log';
+import { recordBusinessMetric, requestMetrics } from '#lib/metrics';
 import type { RouteFacts } from '#lib/routes';
 import { TIMEOUT_RESERVE_MS } from '#lib/timeouts';
 
@@ -145,8 +143,8 @@ export function composeHandler<
     timeoutEarlyInMillis: TIMEOUT_RESERVE_MS,
     timeoutEarlyResponse: outOfTime,
   })
-    .use(injectLambdaContext(logger, { resetKeys: true }))
-    .use(logMetrics(metrics, { captureColdStartMetric: true }))
+    .use(lambdaContextLog())
+    .use(requestMetrics())
     .use(requestLog(declaration.route.operation))
     .use(errorHandler())
     .use(callerChecks);

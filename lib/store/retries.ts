@@ -11,7 +11,7 @@ import { decodeDelivery } from '#lib/store/codecs/runs';
 import { awaitingOutcomesIndex, indexNames, indexPartitions, keys } from '#lib/store/keys';
 import { notificationIsLive } from '#lib/store/notification-guard';
 import { currentRun, settleRun } from '#lib/store/run-status';
-import { dispatchStore } from '#lib/store/runs';
+import { findDashboard, findNotification } from '#lib/store/runs';
 
 /**
  * Retry in storage. A run's failed deliveries are the only items of their gsi1 partition, so a retry
@@ -97,8 +97,8 @@ async function requeueOnce(
 
 export const retryStore: RetryStore = {
   findRun: (ref) => currentRun({ deploymentId: ref.deploymentId, notificationId: ref.id, runId: ref.runId }),
-  findNotification: (ref) => dispatchStore.findNotification(ref),
-  findDashboard: (deploymentId, dashboardId) => dispatchStore.findDashboard(deploymentId, dashboardId),
+  findNotification,
+  findDashboard,
 
   async failedPage(ref, after, limit) {
     const gsi1pk = indexPartitions.failedDeliveriesOfRun(ref.deploymentId, ref.id, ref.runId);

@@ -120,30 +120,57 @@ function entryMoveUpdate(ref: { deploymentId: number; id: number }, move: EntryM
 /** The sort keys a due notification's first read covers: its item, its entry, then its recipients. */
 const firstReadRange = { from: NOTIFICATION_ITEMS_PREFIX, to: `${RECIPIENT_PREFIX}\uffff` };
 
+/**
+ * A notification and its schedule entry's due key (one Query of the partition's first items), as
+ * the dispatcher, send-now and retries read it; standalone so that a function that needs only this
+ * read bundles only it, not the whole dispatch store.
+ */
+export const findNotification: DispatchStore['findNotification'] = async (ref) => {
+  const { pk } = keys.notification(ref.deploymentId, ref.id);
+  const { Items = [] } = await documentClient().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': pk, ':prefix': NOTIFICATION_ITEMS_PREFIX },
+      ConsistentRead: true,
+    }),
+  );
+  const item = Items.find((candidate) => candidate.entity === 'NOTIFICATION');
+  if (!item) return undefined;
+  const entry = Items.find((candidate) => candidate.entity === 'SCHEDULE');
+  return {
+    notification: decodeNotification(item),
+    dueKey: entry ? decodeScheduleEntry(entry).dueKey : undefined,
+  };
+};
+
+/** A deployment's dashboard by its id, through the link item to its public id. */
+export const findDashboard: DispatchStore['findDashboard'] = async (deploymentId, dashboardId) => {
+  const link = await getItem(keys.dashboardById(deploymentId, dashboardId));
+  if (!link) return undefined;
+  const item = await getItem(keys.dashboard(decodeDashboardLink(link, deploymentId).publicId));
+  const dashboard: Dashboard | undefined = item ? decodeDashboard(item) : undefined;
+  return dashboard?.deploymentId === deploymentId && dashboard.id === dashboardId ? dashboard : undefined;
+};
+
+/** A page of a run's deliveries, written as they are planned. */
+export const putDeliveries: DispatchStore['putDeliveries'] = async (run, deliveries) => {
+  // Puts of items keyed by run and recipient: writing a page again after a crash writes the same items.
+  await batchWriteAll(
+    deliveries.map((delivery) => ({
+      PutRequest: { Item: encodeDelivery(run, delivery) },
+    })),
+  );
+};
+
 export const dispatchStore: DispatchStore = {
   notificationIsLive,
+  findNotification,
+  findDashboard,
+  putDeliveries,
 
   async dueEntries(now, shards = allShards) {
     return (await Promise.all(shards.map((shard) => dueInShard(shard, now)))).flat();
-  },
-
-  async findNotification(ref) {
-    const { pk } = keys.notification(ref.deploymentId, ref.id);
-    const { Items = [] } = await documentClient().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': pk, ':prefix': NOTIFICATION_ITEMS_PREFIX },
-        ConsistentRead: true,
-      }),
-    );
-    const item = Items.find((candidate) => candidate.entity === 'NOTIFICATION');
-    if (!item) return undefined;
-    const entry = Items.find((candidate) => candidate.entity === 'SCHEDULE');
-    return {
-      notification: decodeNotification(item),
-      dueKey: entry ? decodeScheduleEntry(entry).dueKey : undefined,
-    };
   },
 
   async dueNotification(ref, limit) {
@@ -225,14 +252,6 @@ export const dispatchStore: DispatchStore = {
     return conditionally(() => documentClient().send(new UpdateCommand(entryMoveUpdate(ref, move))));
   },
 
-  async findDashboard(deploymentId, dashboardId) {
-    const link = await getItem(keys.dashboardById(deploymentId, dashboardId));
-    if (!link) return undefined;
-    const item = await getItem(keys.dashboard(decodeDashboardLink(link, deploymentId).publicId));
-    const dashboard: Dashboard | undefined = item ? decodeDashboard(item) : undefined;
-    return dashboard?.deploymentId === deploymentId && dashboard.id === dashboardId ? dashboard : undefined;
-  },
-
   createRun(run, lease) {
     return conditionally(() =>
       documentClient().send(
@@ -300,15 +319,6 @@ export const dispatchStore: DispatchStore = {
     const items = await batchGetAll([...new Set(ids)].map((id) => keys.user(id)));
     const users = items.map(decodeConsoleUser);
     return new Map<number, ConsoleUser>(users.map((user) => [user.id, user]));
-  },
-
-  async putDeliveries(run, deliveries) {
-    // Puts of items keyed by run and recipient: writing a page again after a crash writes the same items.
-    await batchWriteAll(
-      deliveries.map((delivery) => ({
-        PutRequest: { Item: encodeDelivery(run, delivery) },
-      })),
-    );
   },
 
   saveProgress(ref, lease, cursor, counts, renewed) {

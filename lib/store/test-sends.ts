@@ -3,13 +3,13 @@ import { batchGetAll } from '#lib/store/batch';
 import { decodeConsoleUser, decodeUserLink } from '#lib/store/codecs/users';
 import { keys } from '#lib/store/keys';
 import { notificationIsLive } from '#lib/store/notification-guard';
-import { dispatchStore } from '#lib/store/runs';
+import { findDashboard, findNotification, putDeliveries } from '#lib/store/runs';
 import { sendNowStore } from '#lib/store/send-now';
 
 /** A test send reads and writes as send-now does; its console users are read by key, as add-recipients reads them. */
 export const testSendStore: TestSendStore = {
-  findNotification: (ref) => dispatchStore.findNotification(ref),
-  findDashboard: (deploymentId, dashboardId) => dispatchStore.findDashboard(deploymentId, dashboardId),
+  findNotification,
+  findDashboard,
   async consoleUsers(userIds, emails) {
     const emailKeys = new Map(emails.map((email) => [keys.userByEmail(email).pk, email]));
     const found = await batchGetAll([...userIds.map(keys.user), ...emails.map(keys.userByEmail)]);
@@ -23,7 +23,7 @@ export const testSendStore: TestSendStore = {
     return { tenants: [], users, emailLinks, embedUsers: [] };
   },
   userRowKey: (ref, userId) => keys.userRecipient(ref.deploymentId, ref.id, userId).sk,
-  putDeliveries: (run, deliveries) => dispatchStore.putDeliveries(run, deliveries),
+  putDeliveries,
   isLive: notificationIsLive,
   claimRun: (run, previousNoLaterThan) => sendNowStore.createManualRun(run, undefined, previousNoLaterThan),
 };

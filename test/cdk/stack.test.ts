@@ -160,8 +160,14 @@ describe('the dev stage', () => {
         UNSUBSCRIBE_SECRET_ARN: __,
         PUBLIC_BASE_URL: ___,
         DISPATCH_WORKER_FUNCTION: _worker,
-        ...variables
+        ...withExtension
       } = (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+      // The secrets extension's own settings, on the functions that read the unsubscribe key.
+      const variables = Object.fromEntries(
+        Object.entries(withExtension).filter(
+          ([name]) => !/^(PARAMETERS_SECRETS|SECRETS_MANAGER|SSM_PARAMETER_STORE)_/.test(name),
+        ),
+      );
       expect(variables).toEqual({
         TABLE_NAME: { Ref: tableId },
         EMBED_AUDIENCE: dev.embedAudience,
@@ -201,8 +207,11 @@ describe('the dev stage', () => {
       const policies = JSON.stringify(
         template.findResources('AWS::IAM::Policy', { Properties: { Roles: [{ Ref: roleId }] } }),
       );
+      const layers = JSON.stringify(properties.Layers ?? []);
       if (readers.includes(fn)) {
         expect(variables.UNSUBSCRIBE_SECRET_ARN).toEqual({ Ref: secretId });
+        // Read through AWS's Parameters and Secrets extension (arm64), not a bundled SDK client.
+        expect(layers).toMatch(/Paramsandsecrets.*arm64/);
         // Unsubscribe links point at the stage's own API URL.
         expect(JSON.stringify(variables.PUBLIC_BASE_URL)).toContain('.execute-api.');
         expect(policies).toContain('secretsmanager:GetSecretValue');
@@ -210,6 +219,7 @@ describe('the dev stage', () => {
       } else {
         expect(variables.UNSUBSCRIBE_SECRET_ARN).toBeUndefined();
         expect(policies).not.toContain('secretsmanager:');
+        expect(layers).not.toMatch(/Paramsandsecrets/i);
       }
     }
   });

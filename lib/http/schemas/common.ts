@@ -1,10 +1,9 @@
-import { en } from 'zod/locales';
 import * as z from 'zod/mini';
 import { type FieldProblem, ValidationError } from '#lib/errors';
+import { issueMessage } from '#lib/http/schemas/issue-messages';
 
-// zod/mini ships without messages; English ones are loaded once so that every problem reads clearly.
-// The `en` module alone: z.locales would bundle all 64 languages into every function.
-z.config(en());
+// zod/mini ships without messages; ours are zod's English ones, word for word (lib/http/schemas/issue-messages.ts).
+z.config({ localeError: issueMessage });
 
 function problemsOf(issues: readonly z.core.$ZodIssue[], prefix: PropertyKey[]): FieldProblem[] {
   return issues.flatMap((issue): FieldProblem[] => {

@@ -10,18 +10,11 @@ import {
   runTriggers,
 } from '#lib/domain/runs';
 import { MAX_TEST_RECIPIENTS, type TestRecipientInput } from '#lib/domain/test-send-input';
-import { countOutput, idOutput, pathId, wellFormedTextUpTo } from '#lib/http/schemas/common';
+import { countOutput, idOutput, wellFormedTextUpTo } from '#lib/http/schemas/common';
 import { pageOf } from '#lib/http/schemas/paging';
 import { recipientOutput } from '#lib/http/schemas/recipient-outputs';
 
 /** Requests and answers of send-now and the run and delivery lists. */
-
-export const runPath = z.strictObject({
-  deploymentId: pathId,
-  id: pathId,
-  /** Opaque to clients: an id of a form the service never issues is an unknown run (404), not a 400. */
-  runId: z.string(),
-});
 
 const testRecipient = z
   .strictObject({
