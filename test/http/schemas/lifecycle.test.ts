@@ -4,11 +4,13 @@ import { KEY_PART_MAX_BYTES, keyPartLimits } from '#lib/limits';
 import { freshForEachTest } from '#test/support/fresh-module';
 
 const schemas = freshForEachTest(() => import('#lib/http/schemas/lifecycle'));
+const notifications = freshForEachTest(() => import('#lib/http/schemas/notifications'));
+const pathSchemas = freshForEachTest(() => import('#lib/http/schemas/paths'));
 const paths = (result: { problems: { path: string }[] }) => result.problems.map((problem) => problem.path);
 
 describe('createNotificationInput', () => {
   const create = (body: Record<string, unknown>) =>
-    check(schemas().createNotificationInput, { scheduleType: 'DAILY', ...body });
+    check(notifications().createNotificationInput, { scheduleType: 'DAILY', ...body });
 
   it('takes exactly one of dashboardId and dashboardPublicId, and drops null fields', () => {
     expect(create({ dashboardId: 7, hour: null }).value).toEqual({ scheduleType: 'DAILY', dashboardId: 7 });
@@ -25,7 +27,9 @@ describe('createNotificationInput', () => {
   });
 
   it('needs a schedule type, and checks the update fields as an update does', () => {
-    expect(paths(check(schemas().createNotificationInput, { dashboardId: 7 }))).toEqual(['scheduleType']);
+    expect(paths(check(notifications().createNotificationInput, { dashboardId: 7 }))).toEqual([
+      'scheduleType',
+    ]);
     expect(create({ dashboardId: 7, minute: 60 }).problems).toEqual([
       { path: 'minute', message: 'must be from 0 to 59' },
     ]);
@@ -56,12 +60,12 @@ describe('createNotificationInput', () => {
 });
 
 describe('idempotencyKeyHeader', () => {
-  const header = (value: string) => check(schemas().idempotencyKeyHeader, { 'idempotency-key': value });
+  const header = (value: string) => check(notifications().idempotencyKeyHeader, { 'idempotency-key': value });
 
   it('takes 1 to 255 visible ASCII characters, and passes other headers', () => {
     expect(header('!').problems).toEqual([]);
     expect(header('~'.repeat(255)).problems).toEqual([]);
-    expect(check(schemas().idempotencyKeyHeader, { host: 'x' }).value).toEqual({ host: 'x' });
+    expect(check(notifications().idempotencyKeyHeader, { host: 'x' }).value).toEqual({ host: 'x' });
     for (const value of ['', 'a'.repeat(256), 'a b', 'é', 'a\tb', 'x\u007f']) {
       expect(header(value).problems).toEqual([
         { path: 'idempotency-key', message: 'must be 1 to 255 visible ASCII characters' },
@@ -185,7 +189,7 @@ describe('removeRecipientsInput', () => {
 
 describe('deploymentPath', () => {
   it('reads the deployment id', () => {
-    expect(check(schemas().deploymentPath, { deploymentId: '7' }).value).toEqual({ deploymentId: 7 });
-    expect(paths(check(schemas().deploymentPath, { deploymentId: '7', id: '1' }))).toEqual(['id']);
+    expect(check(pathSchemas().deploymentPath, { deploymentId: '7' }).value).toEqual({ deploymentId: 7 });
+    expect(paths(check(pathSchemas().deploymentPath, { deploymentId: '7', id: '1' }))).toEqual(['id']);
   });
 });

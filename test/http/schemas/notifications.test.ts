@@ -4,16 +4,17 @@ import { notificationListLimits as limits } from '#lib/limits';
 import { freshForEachTest } from '#test/support/fresh-module';
 
 const schemas = freshForEachTest(() => import('#lib/http/schemas/notifications'));
+const paths = freshForEachTest(() => import('#lib/http/schemas/paths'));
 const update = (body: unknown) => check(schemas().updateNotificationInput, body);
 const problemsOf = (body: unknown) => update(body).problems;
 
 describe('notificationPath', () => {
   it('reads both ids as positive integers', () => {
-    expect(check(schemas().notificationPath, { deploymentId: '7', id: '700' }).value).toEqual({
+    expect(check(paths().notificationPath, { deploymentId: '7', id: '700' }).value).toEqual({
       deploymentId: 7,
       id: 700,
     });
-    expect(check(schemas().notificationPath, { deploymentId: '0', id: 'x' }).problems).toEqual([
+    expect(check(paths().notificationPath, { deploymentId: '0', id: 'x' }).problems).toEqual([
       { path: 'deploymentId', message: 'must be a positive integer' },
       { path: 'id', message: 'must be a positive integer' },
     ]);

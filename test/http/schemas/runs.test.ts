@@ -6,16 +6,17 @@ import { check } from '#lib/http/schemas/common';
 import { freshForEachTest } from '#test/support/fresh-module';
 
 const runs = freshForEachTest(() => import('#lib/http/schemas/runs'));
+const paths = freshForEachTest(() => import('#lib/http/schemas/paths'));
 const deliveries = freshForEachTest(() => import('#lib/http/schemas/deliveries'));
 
 describe('runPath', () => {
   it('reads the ids, and takes any run id (an unknown one is not found, not invalid)', () => {
-    expect(check(runs().runPath, { deploymentId: '7', id: '700', runId: 'anything at all' }).value).toEqual({
+    expect(check(paths().runPath, { deploymentId: '7', id: '700', runId: 'anything at all' }).value).toEqual({
       deploymentId: 7,
       id: 700,
       runId: 'anything at all',
     });
-    expect(check(runs().runPath, { deploymentId: '7', id: '700' }).problems).toEqual([
+    expect(check(paths().runPath, { deploymentId: '7', id: '700' }).problems).toEqual([
       { path: 'runId', message: 'is required' },
     ]);
   });
