@@ -1,5 +1,6 @@
 import { BatchWriteItemCommand, CreateTableCommand, DeleteTableCommand } from '@aws-sdk/client-dynamodb';
-import { BATCH_WRITE_LIMIT, chunk, inParallel } from '#lib/store/batch';
+import { chunk, inParallel } from '#lib/concurrency';
+import { BATCH_WRITE_LIMIT } from '#lib/store/batch';
 import { tableDefinition } from '#lib/store/table-definition';
 import { billedWriteUnits, itemUnits, writeActions } from './billing.ts';
 import { describe, watch } from './dynamodb.ts';

@@ -1,6 +1,7 @@
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { randomHex } from '#lib/clock';
 import { config } from '#lib/config';
 import { dispatchPass, sendNow } from '#lib/domain/dispatch';
 import type { Notification } from '#lib/domain/notification';
@@ -56,7 +57,7 @@ export async function sendAndDispatch(
   ]);
   const started = performance.now();
   const sent = await watch(() =>
-    timed(() => sendNow(sendNowStore, sink, notification, { now: NINE, minIntervalMs: 0 })),
+    timed(() => sendNow(sendNowStore, sink, notification, { randomHex, now: NINE, minIntervalMs: 0 })),
   );
   const { result: run, ms: requestMs } = sent.result;
   const ref = { deploymentId: notification.deploymentId, notificationId: notification.id, runId: run.runId };
@@ -72,6 +73,7 @@ export async function sendAndDispatch(
       const now = NINE + passes * INVOCATION_MS;
       const remainingTimeMs = () => deadline - performance.now();
       await dispatchPass(dispatchStore, sink, {
+        randomHex,
         now,
         planner: schedulePlanner,
         misfireGraceMinutes: 60,
@@ -108,7 +110,9 @@ async function busyMinute(bench: Bench, count: number, sink: Sink) {
   const options = { now: NINE + 10_000, planner: schedulePlanner, misfireGraceMinutes: 60 };
   const concurrency = config().dispatchConcurrency;
   const cpuBefore = process.cpuUsage();
-  const pass = await watch(() => timed(() => dispatchPass(dispatchStore, sink, { ...options, concurrency })));
+  const pass = await watch(() =>
+    timed(() => dispatchPass(dispatchStore, sink, { randomHex, ...options, concurrency })),
+  );
   const cpu = process.cpuUsage(cpuBefore);
   const { fired } = pass.result.result;
   if (fired !== count) throw new Error(`The pass fired ${fired} of ${count} notifications`);

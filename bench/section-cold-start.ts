@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { readdirSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
@@ -16,6 +17,11 @@ import { kb, ms, round, summarize, times } from './stats.ts';
  */
 
 const root = new URL('../', import.meta.url);
+/** Every function the stack deploys: one per route, the dispatcher, its coordinator and the purge. */
+const functionNames = readdirSync(new URL('functions/', root))
+  .filter((file) => file.endsWith('.ts'))
+  .map((file) => file.slice(0, -'.ts'.length))
+  .sort();
 const probe = new URL('import-probe.mjs', import.meta.url).pathname;
 const run = promisify(execFile);
 
@@ -75,7 +81,7 @@ export async function coldStartSection(bench: Bench, iterations: number) {
   const entries = new Map([
     ['floor', 'bench/entries/floor.ts'],
     ['floor, client not constructed', 'bench/entries/floor-unconstructed.ts'],
-    ...bench.available.map((operation) => [operation, `functions/${operation}.ts`] as const),
+    ...functionNames.map((name) => [name, `functions/${name}.ts`] as const),
   ]);
   const bundles = [];
   for (const [name, entry] of entries) {

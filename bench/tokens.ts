@@ -1,5 +1,5 @@
 import { createPublicKey, verify } from 'node:crypto';
-import { JwtVerifier } from 'aws-jwt-verify';
+import { JwtVerifier } from 'aws-jwt-verify/jwt-verifier';
 import { apiKeyDigest } from '#lib/auth/api-keys';
 import { createAuthenticator } from '#lib/auth/authenticate';
 import type { ConsoleUser } from '#lib/domain/entities';

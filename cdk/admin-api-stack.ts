@@ -10,6 +10,11 @@ import {
 } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { AttributeType, BillingMode, ProjectionType, Table } from 'aws-cdk-lib/aws-dynamodb';
+import {
+  ParamsAndSecretsLayerVersion,
+  ParamsAndSecretsLogLevel,
+  ParamsAndSecretsVersions,
+} from 'aws-cdk-lib/aws-lambda';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
@@ -19,7 +24,6 @@ import { globalSecondaryIndexes, TIME_TO_LIVE_ATTRIBUTE } from '#lib/store/table
 import { ApiFunction } from './api-function.ts';
 import { functionEnvironment } from './function-environment.ts';
 import { Monitoring } from './monitoring.ts';
-import { operationSettings } from './operation-settings.ts';
 import { PURGE_TABLE_ACTIONS, Purge } from './purge.ts';
 import { DISPATCHER_TABLE_ACTIONS, Scheduler } from './scheduler.ts';
 import type { StageConfig } from './stages.ts';
@@ -55,7 +59,7 @@ export class AdminApiStack extends Stack {
   readonly scheduler: Scheduler;
   readonly purge: Purge;
   readonly monitoring: Monitoring;
-  /** The key unsubscribe links are signed with: made by the stack, read by the functions at init. */
+  /** The key unsubscribe links are signed with: made by the stack, read by the functions on first use (through the secrets extension). */
   readonly unsubscribeKey: Secret;
 
   constructor(scope: Construct, id: string, props: AdminApiStackProps) {
@@ -124,20 +128,28 @@ export class AdminApiStack extends Stack {
       fn.addEnvironment('PUBLIC_BASE_URL', publicBaseUrl);
     };
 
+    // The functions that read the key do so through AWS's extension, over localhost: no Secrets
+    // Manager client in their bundles. Its own log lines only when something is wrong.
+    const secretsExtension = ParamsAndSecretsLayerVersion.fromVersion(ParamsAndSecretsVersions.V1_0_103, {
+      logLevel: ParamsAndSecretsLogLevel.WARN,
+    });
+    const readsUnsubscribeKey = (route: (typeof routes)[number]) =>
+      'readsUnsubscribeKey' in route && route.readsUnsubscribeKey === true;
+
     const environment = functionEnvironment(stage);
     for (const route of routes) {
-      const settings = operationSettings[route.operation];
       const fn = new ApiFunction(this, route.operation, {
         entry: fileURLToPath(new URL(`${route.operation}.ts`, FUNCTIONS_DIRECTORY)),
         description: `${routeKey(route)} (${stage.name})`,
-        memoryMiB: settings.memoryMiB,
-        timeoutSeconds: settings.timeoutSeconds,
+        memoryMiB: route.memoryMiB,
+        timeoutSeconds: route.timeoutSeconds,
         environment,
         logRetention: stage.logRetention,
         logRemovalPolicy: removalPolicy,
+        secretsExtension: readsUnsubscribeKey(route) ? secretsExtension : undefined,
       });
-      fn.bindTable(this.table, settings.tableActions);
-      if ('readsUnsubscribeKey' in settings && settings.readsUnsubscribeKey) readUnsubscribeKey(fn);
+      fn.bindTable(this.table, route.tableActions);
+      if (readsUnsubscribeKey(route)) readUnsubscribeKey(fn);
       this.api.addRoutes({
         path: route.path,
         methods: [HttpMethod[route.method]],
@@ -151,6 +163,7 @@ export class AdminApiStack extends Stack {
       table: this.table,
       environment,
       removalPolicy,
+      secretsExtension,
       producers: (['send-notification', 'retry-run'] as const).map(
         (operation) => this.functions.get(operation) as ApiFunction,
       ),
@@ -162,7 +175,7 @@ export class AdminApiStack extends Stack {
     // TransactWriteItems is granted as its PutItem/UpdateItem actions, but throttled under its own name.
     const tableOperations = new Set<string>(['TransactWriteItems']);
     for (const actions of [
-      ...Object.values(operationSettings).map((settings) => settings.tableActions),
+      ...routes.map((route) => route.tableActions),
       DISPATCHER_TABLE_ACTIONS,
       PURGE_TABLE_ACTIONS,
     ]) {

@@ -1,12 +1,12 @@
 import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { Architecture, type ParamsAndSecretsLayerVersion, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { type BundlingOptions, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import type { TableAction } from '#lib/routes';
 import { bundlingSettings } from './bundling.ts';
-import type { TableAction } from './operation-settings.ts';
 
 /** cdk/bundling.ts in NodejsFunction's terms: the benchmark builds the same bundles from the same settings. */
 const functionBundling: BundlingOptions = {
@@ -33,6 +33,8 @@ export interface ApiFunctionProps {
   logRetention: RetentionDays;
   /** RETAIN keeps the log group when the stack goes (production); DESTROY removes it with the stack. */
   logRemovalPolicy: RemovalPolicy;
+  /** AWS's Parameters and Secrets extension, for a function that reads a secret (lib/secrets/). */
+  secretsExtension?: ParamsAndSecretsLayerVersion;
 }
 
 /**
@@ -54,6 +56,7 @@ export class ApiFunction extends NodejsFunction {
       timeout: Duration.seconds(props.timeoutSeconds),
       environment: props.environment,
       bundling: functionBundling,
+      paramsAndSecrets: props.secretsExtension,
       logGroup: new LogGroup(scope, `${id}Logs`, {
         retention: props.logRetention,
         removalPolicy: props.logRemovalPolicy,

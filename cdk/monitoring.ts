@@ -16,9 +16,9 @@ import type { Table, Operation as TableOperation } from 'aws-cdk-lib/aws-dynamod
 import type { Rule } from 'aws-cdk-lib/aws-events';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
-import type { Operation } from '#lib/routes';
+import { addRecipientsRoute, type Operation, sendNotificationRoute } from '#lib/routes';
 import {
-  businessMetrics,
+  DISPATCH_METRICS,
   DISPATCH_OPERATION,
   LATENCY_METRIC,
   METRICS_NAMESPACE,
@@ -256,8 +256,8 @@ export class Monitoring extends Construct {
           }),
           new GraphWidget({
             title: 'Business events',
-            left: (['add-recipients', 'send-notification'] as const).flatMap((operation) =>
-              businessMetrics[operation].map((metricName) => emitted(operation, metricName, 'Sum')),
+            left: [addRecipientsRoute, sendNotificationRoute].flatMap((route) =>
+              route.businessMetrics.map((metricName) => emitted(route.operation, metricName, 'Sum')),
             ),
             width: 12,
           }),
@@ -290,9 +290,7 @@ export class Monitoring extends Construct {
         [
           new GraphWidget({
             title: 'Dispatcher passes',
-            left: businessMetrics[DISPATCH_OPERATION].map((metricName) =>
-              emitted(DISPATCH_OPERATION, metricName, 'Sum'),
-            ),
+            left: DISPATCH_METRICS.map((metricName) => emitted(DISPATCH_OPERATION, metricName, 'Sum')),
             right: [
               dispatcher.metricErrors({ period: PERIOD, statistic: 'Sum', label: 'dispatcher errors' }),
               dispatchNotStarted,

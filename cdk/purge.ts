@@ -8,9 +8,9 @@ import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import type { TableAction } from '#lib/routes';
 import { PURGE_TIMEOUT_SECONDS } from '#lib/timeouts';
 import { ApiFunction } from './api-function.ts';
-import type { TableAction } from './operation-settings.ts';
 import type { StageConfig } from './stages.ts';
 
 /**

@@ -5,13 +5,14 @@ import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import type { ParamsAndSecretsLayerVersion } from 'aws-cdk-lib/aws-lambda';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { SQS_MESSAGE_MAX_BYTES } from '#lib/store/limits';
+import { SQS_MESSAGE_MAX_BYTES } from '#lib/limits';
+import type { TableAction } from '#lib/routes';
 import { DISPATCHER_TIMEOUT_SECONDS } from '#lib/timeouts';
 import { ApiFunction } from './api-function.ts';
-import type { TableAction } from './operation-settings.ts';
 import type { StageConfig } from './stages.ts';
 
 /**
@@ -51,6 +52,8 @@ export interface SchedulerProps {
   removalPolicy: RemovalPolicy;
   /** Functions besides the dispatcher that queue jobs (send-now). */
   producers: readonly ApiFunction[];
+  /** How the dispatcher reads the unsubscribe key it signs links with (AWS's secrets extension). */
+  secretsExtension: ParamsAndSecretsLayerVersion;
 }
 
 export class Scheduler extends Construct {
@@ -96,6 +99,7 @@ export class Scheduler extends Construct {
       environment: props.environment,
       logRetention: stage.logRetention,
       logRemovalPolicy: props.removalPolicy,
+      secretsExtension: props.secretsExtension,
     });
     this.dispatcher.bindTable(props.table, DISPATCHER_TABLE_ACTIONS);
     // A worker that fails is not run again: within the minute, the next coordinator counts what it

@@ -1,18 +1,17 @@
 import { deleteNotification } from '#lib/domain/notification-lifecycle';
-import { credentialsIn } from '#lib/http/authentication';
 import { createHandler } from '#lib/http/create-handler';
-import { notificationPath } from '#lib/http/schemas/notifications';
-import { deleteNotification as remove } from '#lib/store/notification-delete';
-import { credentialDirectory } from '#lib/store/users';
+import { notificationPath } from '#lib/http/schemas/paths';
+import { deleteNotificationRoute } from '#lib/routes';
+import { notificationDeletion } from '#lib/store/notification-delete';
 
 /**
  * DELETE /v1/deployments/{deploymentId}/notifications/{id}: the notification goes at once, what it
  * held in the background (lib/domain/purge.ts).
  */
 export const handler = createHandler({
+  route: deleteNotificationRoute,
   access: 'admin',
-  authentication: credentialsIn(credentialDirectory),
   params: notificationPath,
   success: { status: 204 },
-  operation: ({ params }) => deleteNotification({ delete: remove }, params),
+  operation: ({ params }) => deleteNotification(notificationDeletion, params),
 });

@@ -1,5 +1,6 @@
 import type { Context } from 'aws-lambda';
 import * as z from 'zod/mini';
+import { clockFrom, randomHex } from '#lib/clock';
 import { config } from '#lib/config';
 import { dispatchPass } from '#lib/domain/dispatch';
 import { FIRES_PER_SECOND_PER_SHARD } from '#lib/domain/dispatch-fanout';
@@ -8,13 +9,10 @@ import { schedulePlanner } from '#lib/domain/schedule-planning';
 import { jobSink } from '#lib/jobs/job-sink';
 import { logger } from '#lib/log';
 import { publishDispatchMetrics, publishRunsAwaitingOutcomes } from '#lib/metrics';
-import { preloadUnsubscribeKey } from '#lib/secrets/unsubscribe-key';
 import { DUE_INDEX_SHARDS } from '#lib/store/keys';
 import { countRunsAwaitingSince } from '#lib/store/run-status';
 import { dispatchStore } from '#lib/store/runs';
 import { OUTCOMES_OVERDUE_AFTER_MS } from '#lib/telemetry-names';
-
-preloadUnsubscribeKey();
 
 /** What the coordinator sends: the due-index shards this invocation reads. */
 const dispatchEvent = z.object({
@@ -36,6 +34,8 @@ export async function handler(event: unknown, context: Pick<Context, 'getRemaini
     jobSink(),
     {
       now,
+      clock: clockFrom(now),
+      randomHex,
       planner: schedulePlanner,
       misfireGraceMinutes: config().misfireGraceMinutes,
       concurrency: config().dispatchConcurrency,

@@ -1,5 +1,6 @@
-import { createHandler } from '#lib/http/create-handler';
+import { createPublicHandler } from '#lib/http/create-public-handler';
 import { apiDescriptionOutput } from '#lib/openapi/document-schemas';
+import { getApiSpecRoute } from '#lib/routes';
 import document from '../lib/openapi/openapi.json' with { type: 'json' };
 
 /**
@@ -7,8 +8,8 @@ import document from '../lib/openapi/openapi.json' with { type: 'json' };
  * schemas, naming as its server the base URL it was fetched from (so that a client or the docs page
  * sends its requests where this answer came from, whatever the host, port or stage).
  */
-export const handler = createHandler({
-  access: 'public',
+export const handler = createPublicHandler({
+  route: getApiSpecRoute,
   response: apiDescriptionOutput,
   operation: async ({ baseUrl }) => ({
     ...document,

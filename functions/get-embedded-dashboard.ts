@@ -1,16 +1,15 @@
 import { getEmbeddedDashboard } from '#lib/domain/embedding';
-import { credentialsIn } from '#lib/http/authentication';
 import { createHandler } from '#lib/http/create-handler';
 import { dashboardPath } from '#lib/http/schemas/embedding';
 import { embeddedDashboardOutput } from '#lib/http/schemas/embedding-outputs';
-import { dashboardRepository } from '#lib/store/dashboards';
-import { credentialDirectory } from '#lib/store/users';
+import { getEmbeddedDashboardRoute } from '#lib/routes';
+import { dashboardLookup } from '#lib/store/dashboards';
 
 /** GET /v1/embed/dashboard/{publicId}: the dashboard, if this caller may embed it. */
 export const handler = createHandler({
+  route: getEmbeddedDashboardRoute,
   access: 'embed-read',
-  authentication: credentialsIn(credentialDirectory),
   params: dashboardPath,
   response: embeddedDashboardOutput,
-  operation: ({ params, principal }) => getEmbeddedDashboard(dashboardRepository, principal, params.publicId),
+  operation: ({ params, principal }) => getEmbeddedDashboard(dashboardLookup, principal, params.publicId),
 });

@@ -1,16 +1,15 @@
 import { getNotification } from '#lib/domain/notification-lifecycle';
-import { credentialsIn } from '#lib/http/authentication';
 import { createHandler } from '#lib/http/create-handler';
 import { notificationOutput } from '#lib/http/schemas/notification-outputs';
-import { notificationPath } from '#lib/http/schemas/notifications';
-import { findNotification } from '#lib/store/notification-lifecycle';
-import { credentialDirectory } from '#lib/store/users';
+import { notificationPath } from '#lib/http/schemas/paths';
+import { getNotificationRoute } from '#lib/routes';
+import { notificationLookup } from '#lib/store/notification-lifecycle';
 
 /** GET /v1/deployments/{deploymentId}/notifications/{id}: one notification. */
 export const handler = createHandler({
+  route: getNotificationRoute,
   access: 'admin',
-  authentication: credentialsIn(credentialDirectory),
   params: notificationPath,
   response: notificationOutput,
-  operation: ({ params }) => getNotification({ find: findNotification }, params),
+  operation: ({ params }) => getNotification(notificationLookup, params, Date.now()),
 });

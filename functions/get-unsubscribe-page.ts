@@ -1,16 +1,12 @@
 import { UNSUBSCRIBE_PAGE_POLICY, unsubscribePage } from '#lib/domain/unsubscribe';
-import { credentialsIn } from '#lib/http/authentication';
-import { createHandler } from '#lib/http/create-handler';
+import { createPublicHandler } from '#lib/http/create-public-handler';
 import { unsubscribePageOutput, unsubscribeQuery } from '#lib/http/schemas/deliveries';
-import { preloadUnsubscribeKey, unsubscribeKey } from '#lib/secrets/unsubscribe-key';
-import { credentialDirectory } from '#lib/store/users';
-
-preloadUnsubscribeKey();
+import { getUnsubscribePageRoute } from '#lib/routes';
+import { unsubscribeKey } from '#lib/secrets/unsubscribe-key';
 
 /** GET /v1/unsubscribe?token=…: a confirmation page whose button POSTs; it changes nothing itself. */
-export const handler = createHandler({
-  access: 'public',
-  authentication: credentialsIn(credentialDirectory),
+export const handler = createPublicHandler({
+  route: getUnsubscribePageRoute,
   query: unsubscribeQuery,
   success: { status: 200, html: { contentSecurityPolicy: UNSUBSCRIBE_PAGE_POLICY } },
   response: unsubscribePageOutput,

@@ -1,17 +1,18 @@
 import { listNotifications } from '#lib/domain/notification-lifecycle';
-import { credentialsIn } from '#lib/http/authentication';
 import { createHandler } from '#lib/http/create-handler';
-import { deploymentPath, listNotificationsQuery } from '#lib/http/schemas/lifecycle';
+import { listNotificationsQuery } from '#lib/http/schemas/lifecycle';
 import { notificationPageOutput } from '#lib/http/schemas/notification-outputs';
-import { listNotifications as list } from '#lib/store/notification-lists';
-import { credentialDirectory } from '#lib/store/users';
+import { deploymentPath } from '#lib/http/schemas/paths';
+import { listNotificationsRoute } from '#lib/routes';
+import { notificationListing } from '#lib/store/notification-lists';
 
 /** GET /v1/deployments/{deploymentId}/notifications: a page, newest first, optionally filtered. */
 export const handler = createHandler({
+  route: listNotificationsRoute,
   access: 'admin',
-  authentication: credentialsIn(credentialDirectory),
   params: deploymentPath,
   query: listNotificationsQuery,
   response: notificationPageOutput,
-  operation: ({ params, query }) => listNotifications({ list }, params.deploymentId, query),
+  operation: ({ params, query }) =>
+    listNotifications(notificationListing, params.deploymentId, query, Date.now()),
 });

@@ -1,18 +1,17 @@
 import { listRuns } from '#lib/domain/run-lists';
-import { credentialsIn } from '#lib/http/authentication';
 import { createHandler } from '#lib/http/create-handler';
-import { notificationPath } from '#lib/http/schemas/notifications';
 import { pagingQuery } from '#lib/http/schemas/paging';
+import { notificationPath } from '#lib/http/schemas/paths';
 import { runPage } from '#lib/http/schemas/runs';
-import { runListRepository } from '#lib/store/run-lists';
-import { credentialDirectory } from '#lib/store/users';
+import { listRunsRoute } from '#lib/routes';
+import { runListing } from '#lib/store/run-lists';
 
 /** GET /v1/deployments/{deploymentId}/notifications/{id}/runs: a page of runs, newest first. */
 export const handler = createHandler({
+  route: listRunsRoute,
   access: 'admin',
-  authentication: credentialsIn(credentialDirectory),
   params: notificationPath,
   query: pagingQuery,
   response: runPage,
-  operation: ({ params, query }) => listRuns(runListRepository, params, query),
+  operation: ({ params, query }) => listRuns(runListing, params, query),
 });

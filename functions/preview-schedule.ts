@@ -1,20 +1,13 @@
-import { config } from '#lib/config';
 import { previewSchedule } from '#lib/domain/schedule-preview';
-import { credentialsIn } from '#lib/http/authentication';
 import { createHandler } from '#lib/http/create-handler';
 import { schedulePreviewInput, schedulePreviewOutput } from '#lib/http/schemas/schedules';
-import { credentialDirectory } from '#lib/store/users';
+import { previewScheduleRoute } from '#lib/routes';
 
 /** POST /v1/schedules/preview: the cron, its reading and the next firing instants of schedule fields; nothing stored. */
 export const handler = createHandler({
+  route: previewScheduleRoute,
   access: 'admin',
-  authentication: credentialsIn(credentialDirectory),
   body: schedulePreviewInput,
   response: schedulePreviewOutput,
-  operation: async ({ body }) =>
-    previewSchedule(
-      body,
-      { customCronMinIntervalMinutes: config().customCronMinIntervalMinutes },
-      Date.now(),
-    ),
+  operation: async ({ body, settings }) => previewSchedule(body, settings, Date.now()),
 });

@@ -1,17 +1,16 @@
 import { removeRecipients } from '#lib/domain/notification-lifecycle';
-import { credentialsIn } from '#lib/http/authentication';
 import { createHandler } from '#lib/http/create-handler';
 import { removeRecipientsInput } from '#lib/http/schemas/lifecycle';
-import { notificationPath } from '#lib/http/schemas/notifications';
-import { removeRecipients as remove } from '#lib/store/recipient-lists';
-import { credentialDirectory } from '#lib/store/users';
+import { notificationPath } from '#lib/http/schemas/paths';
+import { removeRecipientsRoute } from '#lib/routes';
+import { recipientRemoval } from '#lib/store/recipient-lists';
 
 /** DELETE /v1/deployments/{deploymentId}/notifications/{id}/recipients: unsubscribe; not subscribed is fine. */
 export const handler = createHandler({
+  route: removeRecipientsRoute,
   access: 'admin',
-  authentication: credentialsIn(credentialDirectory),
   params: notificationPath,
   body: removeRecipientsInput,
   success: { status: 204 },
-  operation: ({ params, body }) => removeRecipients({ removeRecipients: remove }, params, body.recipients),
+  operation: ({ params, body }) => removeRecipients(recipientRemoval, params, body.recipients),
 });

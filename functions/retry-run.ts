@@ -1,28 +1,24 @@
 import { retryRun } from '#lib/domain/retry';
-import { credentialsIn } from '#lib/http/authentication';
 import { createHandler } from '#lib/http/create-handler';
-import { runOutput, runPath } from '#lib/http/schemas/runs';
+import { runPath } from '#lib/http/schemas/paths';
+import { runOutput } from '#lib/http/schemas/runs';
 import { jobSink } from '#lib/jobs/job-sink';
-import { recordBusinessMetric } from '#lib/metrics';
-import { preloadUnsubscribeKey } from '#lib/secrets/unsubscribe-key';
+import { retryRunRoute } from '#lib/routes';
 import { retryStore } from '#lib/store/retries';
-import { credentialDirectory } from '#lib/store/users';
-
-preloadUnsubscribeKey();
 
 /** POST …/runs/{runId}/retry: queues the run's failed deliveries again; 202 with the run. */
 export const handler = createHandler({
+  route: retryRunRoute,
   access: 'admin',
-  authentication: credentialsIn(credentialDirectory),
   params: runPath,
   success: { status: 202 },
   response: runOutput,
-  operation: async ({ params, remainingTimeMs }) => {
+  operation: async ({ params, remainingTimeMs, recordMetric }) => {
     const { run, queued } = await retryRun(retryStore, jobSink(), params, {
       now: Date.now(),
       remainingTimeMs,
     });
-    recordBusinessMetric('DeliveriesRetried', queued);
+    recordMetric('DeliveriesRetried', queued);
     return run;
   },
 });

@@ -1,17 +1,13 @@
 import { unsubscribe } from '#lib/domain/unsubscribe';
-import { credentialsIn } from '#lib/http/authentication';
-import { createHandler } from '#lib/http/create-handler';
+import { createPublicHandler } from '#lib/http/create-public-handler';
 import { unsubscribeOutput, unsubscribeQuery } from '#lib/http/schemas/deliveries';
-import { preloadUnsubscribeKey, unsubscribeKey } from '#lib/secrets/unsubscribe-key';
+import { unsubscribeRoute } from '#lib/routes';
+import { unsubscribeKey } from '#lib/secrets/unsubscribe-key';
 import { unsubscribeStore } from '#lib/store/unsubscribe';
-import { credentialDirectory } from '#lib/store/users';
-
-preloadUnsubscribeKey();
 
 /** POST /v1/unsubscribe?token=…: one-click unsubscribe (RFC 8058); the token alone authorizes it, any body is ignored. */
-export const handler = createHandler({
-  access: 'public',
-  authentication: credentialsIn(credentialDirectory),
+export const handler = createPublicHandler({
+  route: unsubscribeRoute,
   query: unsubscribeQuery,
   response: unsubscribeOutput,
   operation: async ({ query }) => unsubscribe(unsubscribeStore, query.token, await unsubscribeKey()),

@@ -1,22 +1,20 @@
-import { config } from '#lib/config';
+import { backoff } from '#lib/concurrency';
 import { updateNotification } from '#lib/domain/notification-writes';
-import { credentialsIn } from '#lib/http/authentication';
 import { createHandler } from '#lib/http/create-handler';
 import { notificationOutput } from '#lib/http/schemas/notification-outputs';
-import { notificationPath, updateNotificationInput } from '#lib/http/schemas/notifications';
-import { notificationRepository } from '#lib/store/notifications';
-import { credentialDirectory } from '#lib/store/users';
+import { updateNotificationInput } from '#lib/http/schemas/notifications';
+import { notificationPath } from '#lib/http/schemas/paths';
+import { updateNotificationRoute } from '#lib/routes';
+import { notificationUpdate } from '#lib/store/notifications';
 
 /** PUT /v1/deployments/{deploymentId}/notifications/{id}: replace the supplied fields of a notification. */
 export const handler = createHandler({
+  route: updateNotificationRoute,
   access: 'admin',
-  authentication: credentialsIn(credentialDirectory),
   params: notificationPath,
   body: updateNotificationInput,
   response: notificationOutput,
   bodyOptional: true,
-  operation: ({ params, body }) =>
-    updateNotification(notificationRepository, params, body, {
-      customCronMinIntervalMinutes: config().customCronMinIntervalMinutes,
-    }),
+  operation: ({ params, body, settings }) =>
+    updateNotification(notificationUpdate, params, body, settings, { now: Date.now(), pause: backoff }),
 });

@@ -1,7 +1,6 @@
-import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import { logger } from '#lib/log';
+import type { MiddlewareObj, Request } from '@middy/core';
+import type { Context } from 'aws-lambda';
 import {
-  type BusinessMetric,
   DISPATCH_OPERATION,
   LATENCY_METRIC,
   METRICS_NAMESPACE,
@@ -15,42 +14,84 @@ import {
 } from '#lib/telemetry-names';
 
 /**
- * The one metrics buffer: Powertools writes it as CloudWatch embedded metric format (one JSON line
- * per request, turned into metrics by CloudWatch Logs; no API call on the request's path). Flushed by
- * its Middy middleware after each request. POWERTOOLS_METRICS_DISABLED=true turns it off (locally).
+ * The one metrics buffer, written as CloudWatch embedded metric format (EMF): one JSON line per
+ * request on stdout, which CloudWatch Logs turns into metrics, with no API call on the request's
+ * path. The lines are those Powertools Metrics wrote (namespace, `service` dimension, `ColdStart` with
+ * `function_name`), in a few lines of our own: Powertools' 15 KB sat in every function's cold start.
+ * POWERTOOLS_METRICS_DISABLED=true, the variable Powertools read, still turns it off (locally).
  */
-class ServiceMetrics extends Metrics {
-  /** Whether the buffer is off (POWERTOOLS_METRICS_DISABLED), as Powertools decided at construction. */
-  get off(): boolean {
-    return this.isDisabled();
-  }
+
+type Unit = 'Count' | 'Milliseconds';
+
+const service = process.env.POWERTOOLS_SERVICE_NAME || SERVICE_NAME;
+const off = (process.env.POWERTOOLS_METRICS_DISABLED ?? '').trim().toLowerCase() === 'true';
+/** Lambda says `on-demand` for a container started for a request (not provisioned, not a snapshot). */
+let coldStart = process.env.AWS_LAMBDA_INITIALIZATION_TYPE === 'on-demand';
+
+let dimensions: Record<string, string> = {};
+/** Values per metric; a metric added twice before a flush keeps both, as EMF allows. */
+let values = new Map<string, { unit: Unit; values: number[] }>();
+
+function add(name: string, unit: Unit, value: number): void {
+  const stored = values.get(name);
+  if (stored) stored.values.push(value);
+  else values.set(name, { unit, values: [value] });
 }
 
-export const metrics = new ServiceMetrics({
-  namespace: METRICS_NAMESPACE,
-  serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? SERVICE_NAME,
-  // Its own warnings as our JSON lines at the configured level, not bare console output.
-  logger,
-});
+/** One EMF line: the metrics' names and units under `_aws`, their values and the dimensions beside. */
+function emfLine(
+  dimensionsOfLine: Record<string, string>,
+  metricsOfLine: ReadonlyMap<string, { unit: Unit; values: number[] }>,
+  timestamp = Date.now(),
+): string {
+  const all = { service, ...dimensionsOfLine };
+  const entries = [...metricsOfLine];
+  return JSON.stringify({
+    _aws: {
+      Timestamp: timestamp,
+      CloudWatchMetrics: [
+        {
+          Namespace: METRICS_NAMESPACE,
+          Dimensions: [Object.keys(all)],
+          Metrics: entries.map(([name, { unit }]) => ({ Name: name, Unit: unit })),
+        },
+      ],
+    },
+    ...all,
+    ...Object.fromEntries(
+      entries.map(([name, metric]) => [name, metric.values.length === 1 ? metric.values[0] : metric.values]),
+    ),
+  });
+}
+
+/** Writes what the buffer holds (nothing when it holds no metric) and empties it. */
+function flush(): void {
+  if (!off && values.size > 0) process.stdout.write(`${emfLine(dimensions, values)}\n`);
+  dimensions = {};
+  values = new Map();
+}
 
 /**
  * Names the operation of the current request's metrics. Skipped while metrics are off: one local
- * process serves requests concurrently, and a dimension set twice before a flush only warns.
+ * process serves requests concurrently, and their dimensions would mix.
  */
 export function tagOperation(operation: string): void {
-  if (!metrics.off) metrics.addDimension(OPERATION_DIMENSION, operation);
+  if (!off) dimensions[OPERATION_DIMENSION] = operation;
 }
 
 export function recordRequest(statusClass: StatusClass, latencyMs: number): void {
   for (const [name, metric] of Object.entries(statusClassMetrics)) {
-    metrics.addMetric(metric, MetricUnit.Count, name === statusClass ? 1 : 0);
+    add(metric, 'Count', name === statusClass ? 1 : 0);
   }
-  metrics.addMetric(LATENCY_METRIC, MetricUnit.Milliseconds, latencyMs);
+  add(LATENCY_METRIC, 'Milliseconds', latencyMs);
 }
 
-/** Counts a business event of the current request; nothing is emitted for zero. */
-export function recordBusinessMetric(name: BusinessMetric, count: number): void {
-  if (count > 0) metrics.addMetric(name, MetricUnit.Count, count);
+/**
+ * Counts a business event of the current request; nothing is emitted for zero. Operations call it
+ * through createHandler's `recordMetric`, which holds the name to their route's list (lib/routes.ts).
+ */
+export function recordBusinessMetric(name: string, count: number): void {
+  if (count > 0) add(name, 'Count', count);
 }
 
 /** A dispatcher pass's counts, flushed at once: the pass runs outside the request chain that flushes the rest. */
@@ -62,23 +103,41 @@ export function publishDispatchMetrics(counts: {
   failed: number;
 }): void {
   tagOperation(DISPATCH_OPERATION);
-  metrics.addMetric('RunsCreated', MetricUnit.Count, counts.fired);
-  metrics.addMetric('DeliveriesQueued', MetricUnit.Count, counts.queued);
-  metrics.addMetric('DeliveriesSkipped', MetricUnit.Count, counts.skipped);
-  metrics.addMetric('InstantsMissed', MetricUnit.Count, counts.missed);
-  metrics.addMetric('DispatchFailures', MetricUnit.Count, counts.failed);
-  metrics.publishStoredMetrics();
+  add('RunsCreated', 'Count', counts.fired);
+  add('DeliveriesQueued', 'Count', counts.queued);
+  add('DeliveriesSkipped', 'Count', counts.skipped);
+  add('InstantsMissed', 'Count', counts.missed);
+  add('DispatchFailures', 'Count', counts.failed);
+  flush();
 }
 
 /** Runs dispatched over an hour ago whose outcomes are not all in (the stuck-run alarm's figure), flushed at once. */
 export function publishRunsAwaitingOutcomes(count: number): void {
-  metrics.addDimension(OPERATION_DIMENSION, DISPATCH_OPERATION);
-  metrics.addMetric(RUNS_AWAITING_OUTCOMES_METRIC, MetricUnit.Count, count);
-  metrics.publishStoredMetrics();
+  tagOperation(DISPATCH_OPERATION);
+  add(RUNS_AWAITING_OUTCOMES_METRIC, 'Count', count);
+  flush();
 }
 
 /** A run's totals once its last outcome is in: one data point per run, so an average is per run. */
 export function recordCompletedRun(recipients: { delivered: number; failed: number }): void {
-  metrics.addMetric(RUN_DELIVERED_METRIC, MetricUnit.Count, recipients.delivered);
-  metrics.addMetric(RUN_FAILED_METRIC, MetricUnit.Count, recipients.failed);
+  add(RUN_DELIVERED_METRIC, 'Count', recipients.delivered);
+  add(RUN_FAILED_METRIC, 'Count', recipients.failed);
+}
+
+/**
+ * The chain's metrics middleware: on a container's first request a `ColdStart` line of its own
+ * (dimensions `service` and `function_name`, nothing of the request's), and the request's metrics
+ * flushed once it is answered, whether it succeeded or failed.
+ */
+export function requestMetrics(): MiddlewareObj<unknown, unknown, Error, Context> {
+  const requestMetricsBefore = (request: Request<unknown, unknown, Error, Context>) => {
+    if (!coldStart) return;
+    coldStart = false;
+    const functionName = request.context.functionName?.trim();
+    if (!off)
+      process.stdout.write(
+        `${emfLine(functionName ? { function_name: functionName } : {}, new Map([['ColdStart', { unit: 'Count', values: [1] }]]))}\n`,
+      );
+  };
+  return { before: requestMetricsBefore, after: flush, onError: flush };
 }

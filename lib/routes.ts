@@ -1,63 +1,386 @@
+import type { ErrorCode } from '#lib/errors';
+
 /**
- * The API's routes, declared once: the local HTTP adapter serves them and the CDK stack creates one
- * API Gateway route and one Lambda function (`functions/<operation>.ts`) for each.
+ * The API's routes and everything that differs between them, declared once: the CDK stack creates one
+ * API Gateway route and one Lambda function (`functions/<operation>.ts`) for each, with its timeout,
+ * memory and table grants; the API description takes its summary and its own failures; the local HTTP
+ * adapter serves it with its timeout; its function names its metrics from here.
+ *
+ * Each route is a constant of its own, and its function imports only that one: the bundler keeps a
+ * route's facts out of every other function's bundle (the list at the end is for the stack, the
+ * description and the local server). Nothing here may run at load: that would keep them all.
  */
+
+type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export type TableAction =
+  | 'dynamodb:GetItem'
+  | 'dynamodb:UpdateItem'
+  | 'dynamodb:PutItem'
+  | 'dynamodb:DeleteItem'
+  | 'dynamodb:Query'
+  | 'dynamodb:BatchGetItem'
+  | 'dynamodb:BatchWriteItem'
+  | 'dynamodb:ConditionCheckItem';
+
+export interface RouteFacts {
+  /** Also the function's file name (`functions/<operation>.ts`) and its metrics' operation dimension. */
+  operation: string;
+  method: HttpMethod;
+  path: `/v1/${string}`;
+  /** The operation's one line in the API description. */
+  summary: string;
+  /** API Gateway gives up on an integration after 30 seconds; every function ends before that. */
+  timeoutSeconds: number;
+  memoryMiB: number;
+  /** What the function may do to the table, read off its code paths; the stack grants exactly these. */
+  tableActions: readonly TableAction[];
+  /**
+   * Actions whose calls ship in the bundle but lie on no path of this operation: deliberately not
+   * granted. test/cdk/table-actions.test.ts holds both lists to the bundle.
+   */
+  bundledButNotCalled?: readonly TableAction[];
+  /** Reads the stage's unsubscribe signing key (Secrets Manager): it signs or checks unsubscribe links. */
+  readsUnsubscribeKey?: boolean;
+  /** The failures of the operation's own rules, beyond those its access, path and body imply. */
+  ownErrors?: readonly ErrorCode[];
+  /** What happened in the business, counted per request by this operation's function. */
+  businessMetrics?: readonly string[];
+}
+
+/**
+ * Every request authenticates first: an API key or console subject resolves through a link item to
+ * the user item, an embed token through its tenant item (lib/store/users.ts), all single GetItems.
+ */
+const AUTHENTICATION = 'dynamodb:GetItem';
+const MEMORY_MIB = 1024;
+const TIMEOUT_SECONDS = 10;
+/** Work that grows with the request, bounded by the time left: just under API Gateway's 30 seconds. */
+const LONG_TIMEOUT_SECONDS = 29;
+
+export const updateNotificationRoute = {
+  operation: 'update-notification',
+  method: 'PUT',
+  path: '/v1/deployments/{deploymentId}/notifications/{id}',
+  summary: 'Update a notification',
+  timeoutSeconds: TIMEOUT_SECONDS,
+  memoryMiB: MEMORY_MIB,
+  tableActions: [
+    // The schedule entry beside an update of other fields (lib/store/notifications.ts).
+    AUTHENTICATION,
+    // One conditional UpdateItem of the notification, no read first.
+    'dynamodb:UpdateItem',
+    // A schedule change's new state: its schedule entry (lib/store/scheduled-notifications.ts).
+    'dynamodb:PutItem',
+    // The notification with its entry, for an empty body or a refused schedule change.
+    'dynamodb:Query',
+  ],
+  ownErrors: ['conflict'],
+} as const satisfies RouteFacts;
+
+export const addRecipientsRoute = {
+  operation: 'add-recipients',
+  method: 'POST',
+  path: '/v1/deployments/{deploymentId}/notifications/{id}/recipients',
+  summary: 'Add recipients to a notification',
+  // Up to 1000 recipients, with batch retries bounded by the remaining time.
+  timeoutSeconds: LONG_TIMEOUT_SECONDS,
+  memoryMiB: MEMORY_MIB,
+  tableActions: [
+    AUTHENTICATION,
+    // The notification, the request's own recipient rows, users, e-mail links, tenants, embed users by key.
+    'dynamodb:BatchGetItem',
+    // The id counter (also GetItem, as authentication), reserved with ADD or advanced in a transaction;
+    // changed properties of recipient rows.
+    'dynamodb:UpdateItem',
+    // TransactWriteItems has no IAM action of its own: each Put in it is authorized as a PutItem. Also
+    // the conditional puts of new recipient rows.
+    'dynamodb:PutItem',
+  ],
+  ownErrors: ['conflict'],
+  businessMetrics: ['RecipientsCreated', 'RecipientsUpdated'],
+} as const satisfies RouteFacts;
+
+export const setDashboardEmbeddingRoute = {
+  operation: 'set-dashboard-embedding',
+  method: 'PATCH',
+  path: '/v1/embed/dashboard/{publicId}',
+  summary: 'Turn signed embedding of a dashboard on or off',
+  timeoutSeconds: TIMEOUT_SECONDS,
+  memoryMiB: MEMORY_MIB,
+  // One conditional UpdateItem on the dashboard, no read first (lib/store/dashboards.ts).
+  tableActions: [AUTHENTICATION, 'dynamodb:UpdateItem'],
+} as const satisfies RouteFacts;
+
+export const getEmbeddedDashboardRoute = {
+  operation: 'get-embedded-dashboard',
+  method: 'GET',
+  path: '/v1/embed/dashboard/{publicId}',
+  summary: 'Fetch a dashboard for signed embedding',
+  // An embed token may make the function fetch the tenant's JWKS over the internet.
+  timeoutSeconds: TIMEOUT_SECONDS,
+  memoryMiB: MEMORY_MIB,
+  // The dashboard by its public id.
+  tableActions: [AUTHENTICATION],
+} as const satisfies RouteFacts;
+
+export const sendNotificationRoute = {
+  operation: 'send-notification',
+  method: 'POST',
+  path: '/v1/deployments/{deploymentId}/notifications/{id}/send',
+  summary: 'Send a notification now (a manual run)',
+  // Delivers what fits; a run cut short is finished by the dispatcher under its lease.
+  timeoutSeconds: LONG_TIMEOUT_SECONDS,
+  memoryMiB: MEMORY_MIB,
+  tableActions: [
+    // The notification, its dashboard link and the dashboard; the last send-now.
+    AUTHENTICATION,
+    // The run and the send-now marker, in one transaction (lib/store/send-now.ts).
+    'dynamodb:PutItem',
+    // In that transaction: the notification still exists, the previous send-now's run is done.
+    'dynamodb:ConditionCheckItem',
+    // The recipients, a page at a time, on the notification's partition.
+    'dynamodb:Query',
+    // Console users of a page by key.
+    'dynamodb:BatchGetItem',
+    // The deliveries of a page.
+    'dynamodb:BatchWriteItem',
+    // The run's progress, lease and end (lib/store/runs.ts).
+    'dynamodb:UpdateItem',
+  ],
+  readsUnsubscribeKey: true,
+  ownErrors: ['too_many_requests'],
+  businessMetrics: ['RunsCreated', 'DeliveriesQueued', 'DeliveriesSkipped'],
+} as const satisfies RouteFacts;
+
+export const listRunsRoute = {
+  operation: 'list-runs',
+  method: 'GET',
+  path: '/v1/deployments/{deploymentId}/notifications/{id}/runs',
+  summary: 'List the runs of a notification, newest first',
+  timeoutSeconds: TIMEOUT_SECONDS,
+  memoryMiB: MEMORY_MIB,
+  // One page on the notification's partition; the notification for the 404 of an empty page.
+  tableActions: [AUTHENTICATION, 'dynamodb:Query'],
+} as const satisfies RouteFacts;
+
+export const listDeliveriesRoute = {
+  operation: 'list-deliveries',
+  method: 'GET',
+  path: '/v1/deployments/{deploymentId}/notifications/{id}/runs/{runId}/deliveries',
+  summary: "List a run's deliveries",
+  timeoutSeconds: TIMEOUT_SECONDS,
+  memoryMiB: MEMORY_MIB,
+  // One page on the notification's partition; the notification and the run for the 404 of an empty page.
+  tableActions: [AUTHENTICATION, 'dynamodb:Query'],
+} as const satisfies RouteFacts;
+
+export const listNotificationsRoute = {
+  operation: 'list-notifications',
+  method: 'GET',
+  path: '/v1/deployments/{deploymentId}/notifications',
+  summary: 'List the notifications of a deployment',
+  timeoutSeconds: TIMEOUT_SECONDS,
+  memoryMiB: MEMORY_MIB,
+  tableActions: [
+    // The dashboard by public id, the user by e-mail or the embed user: the filter's one lookup.
+    AUTHENTICATION,
+    // One page: one Query on gsi1 or gsi2.
+    'dynamodb:Query',
+    // The page's schedule entries; with a recipient filter, the page's notifications, by key.
+    'dynamodb:BatchGetItem',
+  ],
+} as const satisfies RouteFacts;
+
+export const createNotificationRoute = {
+  operation: 'create-notification',
+  method: 'POST',
+  path: '/v1/deployments/{deploymentId}/notifications',
+  summary: 'Create a notification',
+  timeoutSeconds: TIMEOUT_SECONDS,
+  memoryMiB: MEMORY_MIB,
+  tableActions: [
+    // The dashboard (or its link by id); an Idempotency-Key record already there.
+    AUTHENTICATION,
+    // The id counter's ADD; taking over an abandoned key; marking the key done (in the transaction).
+    'dynamodb:UpdateItem',
+    // The key's record; the notification and its schedule entry (in the transaction).
+    'dynamodb:PutItem',
+  ],
+  // No such dashboard; a concurrent use of the Idempotency-Key; the key used with another body.
+  ownErrors: ['not_found', 'conflict', 'idempotency_key_mismatch'],
+} as const satisfies RouteFacts;
+
+export const getNotificationRoute = {
+  operation: 'get-notification',
+  method: 'GET',
+  path: '/v1/deployments/{deploymentId}/notifications/{id}',
+  summary: 'Get a notification',
+  timeoutSeconds: TIMEOUT_SECONDS,
+  memoryMiB: MEMORY_MIB,
+  // The notification and its schedule entry, in one Query of their shared key prefix.
+  tableActions: [AUTHENTICATION, 'dynamodb:Query'],
+} as const satisfies RouteFacts;
+
+export const deleteNotificationRoute = {
+  operation: 'delete-notification',
+  method: 'DELETE',
+  path: '/v1/deployments/{deploymentId}/notifications/{id}',
+  summary: 'Delete a notification, its recipients and its runs',
+  // One transaction, whatever the notification holds: the purge does the rest in the background.
+  timeoutSeconds: TIMEOUT_SECONDS,
+  memoryMiB: MEMORY_MIB,
+  tableActions: [
+    AUTHENTICATION,
+    // One transaction: the notification item and its schedule entry go, its tombstone comes (the purge
+    // does the rest).
+    'dynamodb:DeleteItem',
+    'dynamodb:PutItem',
+  ],
+} as const satisfies RouteFacts;
+
+export const listRecipientsRoute = {
+  operation: 'list-recipients',
+  method: 'GET',
+  path: '/v1/deployments/{deploymentId}/notifications/{id}/recipients',
+  summary: 'List the recipients of a notification',
+  timeoutSeconds: TIMEOUT_SECONDS,
+  memoryMiB: MEMORY_MIB,
+  tableActions: [
+    // The notification (the 404).
+    AUTHENTICATION,
+    // One page on gsi1; the console users' e-mail and username by key.
+    'dynamodb:Query',
+    'dynamodb:BatchGetItem',
+  ],
+} as const satisfies RouteFacts;
+
+export const removeRecipientsRoute = {
+  operation: 'remove-recipients',
+  method: 'DELETE',
+  path: '/v1/deployments/{deploymentId}/notifications/{id}/recipients',
+  summary: 'Remove recipients from a notification',
+  // Up to 1000 recipients.
+  timeoutSeconds: LONG_TIMEOUT_SECONDS,
+  memoryMiB: MEMORY_MIB,
+  tableActions: [
+    // The notification (the 404).
+    AUTHENTICATION,
+    // An embed recipient's row found by its embed user id on gsi2.
+    'dynamodb:Query',
+    // The rows, 25 per call.
+    'dynamodb:BatchWriteItem',
+  ],
+} as const satisfies RouteFacts;
+
+export const getApiSpecRoute = {
+  operation: 'get-api-spec',
+  method: 'GET',
+  path: '/v1/spec',
+  summary: 'This API description (OpenAPI 3.1)',
+  timeoutSeconds: TIMEOUT_SECONDS,
+  memoryMiB: MEMORY_MIB,
+  // A document built into the bundle: no table access at all (a public route bundles no credential store).
+  tableActions: [],
+} as const satisfies RouteFacts;
+
+export const retryRunRoute = {
+  operation: 'retry-run',
+  method: 'POST',
+  path: '/v1/deployments/{deploymentId}/notifications/{id}/runs/{runId}/retry',
+  summary: "Queue a run's failed deliveries again",
+  // Up to a thousand failed deliveries: their jobs and eleven transactions.
+  timeoutSeconds: LONG_TIMEOUT_SECONDS,
+  memoryMiB: MEMORY_MIB,
+  tableActions: [
+    // The run, the notification, its dashboard link and the dashboard.
+    AUTHENTICATION,
+    // The run's failed deliveries on gsi1, a page at a time.
+    'dynamodb:Query',
+    // Embed recipients' rows, for the properties their jobs carry.
+    'dynamodb:BatchGetItem',
+    // The deliveries and the run's counts: UpdateItems inside TransactWriteItems.
+    'dynamodb:UpdateItem',
+  ],
+  readsUnsubscribeKey: true,
+  ownErrors: ['conflict'],
+  businessMetrics: ['DeliveriesRetried'],
+} as const satisfies RouteFacts;
+
+export const reportDeliveryOutcomeRoute = {
+  operation: 'report-delivery-outcome',
+  method: 'POST',
+  path: '/v1/deliveries/{jobId}/outcome',
+  summary: "Report a delivery job's outcome (the renderer)",
+  // One transaction, retried with backoff while many reports of one run contend for it.
+  timeoutSeconds: LONG_TIMEOUT_SECONDS,
+  memoryMiB: MEMORY_MIB,
+  // The delivery and the run (GetItem); both updated in one transaction, the run's status settled after.
+  tableActions: [AUTHENTICATION, 'dynamodb:UpdateItem'],
+  ownErrors: ['conflict'],
+  businessMetrics: ['DeliveriesDelivered', 'DeliveriesFailed'],
+} as const satisfies RouteFacts;
+
+export const previewScheduleRoute = {
+  operation: 'preview-schedule',
+  method: 'POST',
+  path: '/v1/schedules/preview',
+  summary: 'Preview a schedule: its cron, its reading and its next firing instants',
+  timeoutSeconds: TIMEOUT_SECONDS,
+  memoryMiB: MEMORY_MIB,
+  // Nothing is read or stored but the caller's credential.
+  tableActions: [AUTHENTICATION],
+} as const satisfies RouteFacts;
+
+export const unsubscribeRoute = {
+  operation: 'unsubscribe',
+  method: 'POST',
+  path: '/v1/unsubscribe',
+  summary: 'Unsubscribe a recipient in one click (RFC 8058), by its signed token',
+  timeoutSeconds: TIMEOUT_SECONDS,
+  memoryMiB: MEMORY_MIB,
+  // The recipient row, deleted by its key; the token alone authorizes it.
+  tableActions: ['dynamodb:DeleteItem'],
+  readsUnsubscribeKey: true,
+} as const satisfies RouteFacts;
+
+export const getUnsubscribePageRoute = {
+  operation: 'get-unsubscribe-page',
+  method: 'GET',
+  path: '/v1/unsubscribe',
+  summary: 'The confirmation page of an unsubscribe link (changes nothing)',
+  timeoutSeconds: TIMEOUT_SECONDS,
+  memoryMiB: MEMORY_MIB,
+  // The token is checked with the key alone: no table access.
+  tableActions: [],
+  readsUnsubscribeKey: true,
+} as const satisfies RouteFacts;
+
+/** Every route, in the order the local adapter matches them and the API description lists them. */
 export const routes = [
-  {
-    operation: 'update-notification',
-    method: 'PUT',
-    path: '/v1/deployments/{deploymentId}/notifications/{id}',
-  },
-  {
-    operation: 'add-recipients',
-    method: 'POST',
-    path: '/v1/deployments/{deploymentId}/notifications/{id}/recipients',
-  },
-  { operation: 'set-dashboard-embedding', method: 'PATCH', path: '/v1/embed/dashboard/{publicId}' },
-  { operation: 'get-embedded-dashboard', method: 'GET', path: '/v1/embed/dashboard/{publicId}' },
-  {
-    operation: 'send-notification',
-    method: 'POST',
-    path: '/v1/deployments/{deploymentId}/notifications/{id}/send',
-  },
-  { operation: 'list-runs', method: 'GET', path: '/v1/deployments/{deploymentId}/notifications/{id}/runs' },
-  {
-    operation: 'list-deliveries',
-    method: 'GET',
-    path: '/v1/deployments/{deploymentId}/notifications/{id}/runs/{runId}/deliveries',
-  },
-  { operation: 'list-notifications', method: 'GET', path: '/v1/deployments/{deploymentId}/notifications' },
-  { operation: 'create-notification', method: 'POST', path: '/v1/deployments/{deploymentId}/notifications' },
-  { operation: 'get-notification', method: 'GET', path: '/v1/deployments/{deploymentId}/notifications/{id}' },
-  {
-    operation: 'delete-notification',
-    method: 'DELETE',
-    path: '/v1/deployments/{deploymentId}/notifications/{id}',
-  },
-  {
-    operation: 'list-recipients',
-    method: 'GET',
-    path: '/v1/deployments/{deploymentId}/notifications/{id}/recipients',
-  },
-  {
-    operation: 'remove-recipients',
-    method: 'DELETE',
-    path: '/v1/deployments/{deploymentId}/notifications/{id}/recipients',
-  },
-  { operation: 'get-api-spec', method: 'GET', path: '/v1/spec' },
-  {
-    operation: 'retry-run',
-    method: 'POST',
-    path: '/v1/deployments/{deploymentId}/notifications/{id}/runs/{runId}/retry',
-  },
-  { operation: 'report-delivery-outcome', method: 'POST', path: '/v1/deliveries/{jobId}/outcome' },
-  { operation: 'preview-schedule', method: 'POST', path: '/v1/schedules/preview' },
-  { operation: 'unsubscribe', method: 'POST', path: '/v1/unsubscribe' },
-  { operation: 'get-unsubscribe-page', method: 'GET', path: '/v1/unsubscribe' },
+  updateNotificationRoute,
+  addRecipientsRoute,
+  setDashboardEmbeddingRoute,
+  getEmbeddedDashboardRoute,
+  sendNotificationRoute,
+  listRunsRoute,
+  listDeliveriesRoute,
+  listNotificationsRoute,
+  createNotificationRoute,
+  getNotificationRoute,
+  deleteNotificationRoute,
+  listRecipientsRoute,
+  removeRecipientsRoute,
+  getApiSpecRoute,
+  retryRunRoute,
+  reportDeliveryOutcomeRoute,
+  previewScheduleRoute,
+  unsubscribeRoute,
+  getUnsubscribePageRoute,
 ] as const;
 
 export type Route = (typeof routes)[number];
 export type Operation = Route['operation'];
 
 /** `PUT /v1/...`: API Gateway's name for a route, also the event's `routeKey`. */
-export const routeKey = (route: Route) => `${route.method} ${route.path}`;
+export const routeKey = (route: Pick<RouteFacts, 'method' | 'path'>) => `${route.method} ${route.path}`;

@@ -19,15 +19,17 @@ export type StatusClass = keyof typeof statusClassMetrics;
 /** From the event's arrival in the handler to the response, in milliseconds. */
 export const LATENCY_METRIC = 'Latency';
 
-/** What happened in the business, counted per request (or per dispatcher pass), by the operation that emits it. */
-export const businessMetrics = {
-  'add-recipients': ['RecipientsCreated', 'RecipientsUpdated'],
-  'send-notification': ['RunsCreated', 'DeliveriesQueued', 'DeliveriesSkipped'],
-  'report-delivery-outcome': ['DeliveriesDelivered', 'DeliveriesFailed'],
-  'retry-run': ['DeliveriesRetried'],
-  dispatch: ['RunsCreated', 'DeliveriesQueued', 'DeliveriesSkipped', 'InstantsMissed', 'DispatchFailures'],
-} as const;
-export type BusinessMetric = (typeof businessMetrics)[keyof typeof businessMetrics][number];
+/**
+ * What happened in the business, counted per dispatcher pass. The routes' own business metrics are
+ * facts of their routes (lib/routes.ts).
+ */
+export const DISPATCH_METRICS = [
+  'RunsCreated',
+  'DeliveriesQueued',
+  'DeliveriesSkipped',
+  'InstantsMissed',
+  'DispatchFailures',
+] as const;
 
 /** The dispatcher's operation name in metrics and logs (it answers no route). */
 export const DISPATCH_OPERATION = 'dispatch';

@@ -6,8 +6,7 @@ import { ensureTable, loadFixture } from '#lib/fixtures/load-fixture';
 import { EngineUnavailableError, startDynamoDbLocal } from '#lib/local/dynamodb-local';
 import { functionsFrom } from '#lib/local/handlers';
 import { lambdaContext } from '#lib/local/http-adapter';
-import { type Operation, routeKey, routes } from '#lib/routes';
-import { operationSettings } from '../cdk/operation-settings.ts';
+import { type Route, routeKey, routes } from '#lib/routes';
 import { DEFAULT_TABLE_NAME, DEMO_FIXTURE, readFixture, trustIssuersOf } from './local-env.ts';
 
 /**
@@ -26,33 +25,35 @@ class UsageError extends Error {}
 
 const resolveHandler = functionsFrom(new URL('../functions/', import.meta.url));
 
-export function operationNamed(name: string | undefined): Operation {
+export function routeNamed(name: string | undefined): Route {
   const route = routes.find((candidate) => candidate.operation === name);
   if (!route) throw new UsageError(name ? `Unknown operation "${name}".\n${USAGE}` : USAGE);
-  return route.operation;
+  return route;
 }
 
 /** The operation's handler on the event, with the timeout the stack gives the deployed function. */
 export async function invoke(
-  operation: Operation,
+  route: Route,
   event: APIGatewayProxyEventV2,
 ): Promise<APIGatewayProxyStructuredResultV2> {
-  const handler = await resolveHandler(operation);
-  const timeoutMs = operationSettings[operation].timeoutSeconds * 1000;
-  return handler(event, lambdaContext(operation, timeoutMs, event.requestContext?.requestId ?? randomUUID()));
+  const handler = await resolveHandler(route.operation);
+  const requestId = event.requestContext?.requestId ?? randomUUID();
+  return handler(event, lambdaContext(route.operation, route.timeoutSeconds * 1000, requestId));
 }
 
-export async function readEvent(path: string, operation: Operation): Promise<APIGatewayProxyEventV2> {
+export async function readEvent(path: string, route: Route): Promise<APIGatewayProxyEventV2> {
   let event: APIGatewayProxyEventV2;
   try {
     event = JSON.parse(await readFile(path, 'utf8'));
   } catch (error) {
     throw new UsageError(`Cannot read the event ${path}: ${(error as Error).message}`);
   }
-  const expected = routeKey(routes.find((route) => route.operation === operation) as (typeof routes)[number]);
+  const expected = routeKey(route);
   if (event.routeKey !== expected) {
     // API Gateway would never deliver it, but a hand-made event may still be worth running.
-    console.error(`Warning: the event's routeKey is "${event.routeKey}"; ${operation} serves "${expected}".`);
+    console.error(
+      `Warning: the event's routeKey is "${event.routeKey}"; ${route.operation} serves "${expected}".`,
+    );
   }
   return event;
 }
@@ -72,9 +73,9 @@ export function printable(result: APIGatewayProxyStructuredResultV2): Record<str
 
 async function main(): Promise<void> {
   const [name, eventPath] = process.argv.slice(2);
-  const operation = operationNamed(name);
+  const route = routeNamed(name);
   if (!eventPath) throw new UsageError(USAGE);
-  const event = await readEvent(eventPath, operation);
+  const event = await readEvent(eventPath, route);
 
   process.env.TABLE_NAME ??= DEFAULT_TABLE_NAME;
   const fixture = await readFixture(process.env.SEED_FILE ?? DEMO_FIXTURE);
@@ -90,7 +91,7 @@ async function main(): Promise<void> {
     console.log = console.error;
     console.info = console.error;
     console.debug = console.error;
-    const result = await invoke(operation, event);
+    const result = await invoke(route, event);
     process.stdout.write(`${JSON.stringify(printable(result), null, 2)}\n`);
   } finally {
     engine?.stop();

@@ -2,20 +2,18 @@ import { decomposeUnverifiedJwt } from 'aws-jwt-verify/jwt';
 import type { JwtPayload } from 'aws-jwt-verify/jwt-model';
 import { apiKeyDigest } from '#lib/auth/api-keys';
 import { readCredential } from '#lib/auth/credentials';
-import { type PlatformSession, type Principal, platformSessions } from '#lib/auth/principal';
 import { createTokenVerifier, type VerifyToken } from '#lib/auth/token-verifier';
 import type { TrustedIssuer } from '#lib/config';
-import type { ConsoleUser, EmbedTenant } from '#lib/domain/entities';
+import type { ConsoleUser } from '#lib/domain/entities';
+import {
+  type CredentialDirectory,
+  type PlatformSession,
+  type Principal,
+  platformSessions,
+} from '#lib/domain/principal';
 import { UnauthorizedError } from '#lib/errors';
-import { fitsKeyPart } from '#lib/store/keys';
+import { fitsKeyPart } from '#lib/limits';
 import { TtlCache } from '#lib/ttl-cache';
-
-/** Where credentials are looked up; the storage layer provides it. */
-export interface CredentialDirectory {
-  userByApiKeyDigest(digest: string): Promise<ConsoleUser | undefined>;
-  userBySubject(subject: string): Promise<ConsoleUser | undefined>;
-  embedTenant(name: string): Promise<EmbedTenant | undefined>;
-}
 
 export interface AuthenticatorOptions {
   directory: CredentialDirectory;

@@ -1,4 +1,3 @@
-import { JwtVerifier } from 'aws-jwt-verify';
 import {
   FetchError,
   JwksNotAvailableInCacheError,
@@ -8,6 +7,7 @@ import {
   JwtExpiredError,
 } from 'aws-jwt-verify/error';
 import type { JwtPayload } from 'aws-jwt-verify/jwt-model';
+import { JwtVerifier } from 'aws-jwt-verify/jwt-verifier';
 import type { JwkSet } from '#lib/domain/entities';
 import { UnauthorizedError, UnavailableError } from '#lib/errors';
 import { KEYS_RETRY_AFTER_SECONDS } from '#lib/timeouts';

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { type Clock, type RandomHex, stoppedClock } from '#lib/domain/clock';
 import type { ConsoleUser, Dashboard } from '#lib/domain/entities';
 import type { Notification, NotificationRef } from '#lib/domain/notification';
 import {
@@ -167,8 +167,15 @@ export interface JobSink {
 }
 
 export interface DispatchOptions {
-  /** The instant the pass runs as of (epoch ms); the pass's clock runs on from it. */
+  /** The instant the pass runs as of (epoch ms). */
   now: number;
+  /**
+   * The pass's clock, running on from `now` (lib/clock.ts's `clockFrom`); without one, time stands
+   * at `now` and the pace waits for nothing (a test's fixed clock).
+   */
+  clock?: Clock;
+  /** Draws the pass's lease owner, unique to it. */
+  randomHex: RandomHex;
   /** The cron code a pass needs (lib/domain/schedule-planning.ts); send-now needs none. */
   planner?: SchedulePlanner;
   misfireGraceMinutes: number;
@@ -218,7 +225,7 @@ const TIME_RESERVE_MS = 5_000;
 interface Context {
   store: DispatchStore;
   sink: JobSink;
-  clock: () => number;
+  clock: Clock;
   options: DispatchOptions;
   owner: string;
   summary: PassSummary;
@@ -233,13 +240,13 @@ interface Context {
 
 /** A pass's (or a send-now's) working state: its clock runs on from `options.now`, its lease owner is its own. */
 function newContext(store: DispatchStore, sink: JobSink, options: DispatchOptions): Context {
-  const started = Date.now();
+  const clock = options.clock ?? stoppedClock(options.now);
   return {
     store,
     sink,
     options,
-    clock: () => options.now + (Date.now() - started),
-    owner: randomBytes(8).toString('hex'),
+    clock,
+    owner: options.randomHex(8),
     dashboards: new Map(),
     users: new Map(),
     summary: {
@@ -275,7 +282,7 @@ const timeLeft = (context: Context) =>
 
 const leaseFrom = (context: Context): Lease => ({
   owner: context.owner,
-  until: context.clock() + (context.options.leaseMs ?? DEFAULT_LEASE_MS),
+  until: context.clock.now() + (context.options.leaseMs ?? DEFAULT_LEASE_MS),
 });
 
 const newRun = (
@@ -320,7 +327,7 @@ async function deliver(
   let counts = { ...run.recipients };
   for (let pages = 1; ; pages++) {
     if (!timeLeft(context)) {
-      await store.releaseLease(ref, lease, context.clock());
+      await store.releaseLease(ref, lease, context.clock.now());
       context.summary.unfinished += 1;
       return { ...run, recipients: counts };
     }
@@ -340,7 +347,7 @@ async function deliver(
       return { ...run, status: 'dispatched', recipients: counts };
     }
     const handOver = pages >= maxPages;
-    lease.until = context.clock() + (handOver ? 0 : (context.options.leaseMs ?? DEFAULT_LEASE_MS));
+    lease.until = context.clock.now() + (handOver ? 0 : (context.options.leaseMs ?? DEFAULT_LEASE_MS));
     if (!(await store.saveProgress(ref, lease, page.last, counts, lease.until)) || handOver)
       return { ...run, recipients: counts };
     cursor = page.last;
@@ -390,7 +397,7 @@ async function fireNotification(
   }
   const dashboard = await dashboardOf(context, notification.deploymentId, notification.dashboardId);
   const skipReason = runSkipReason('schedule', notification, dashboard);
-  const run = newRun(ref, 'schedule', scheduledRunId(latest), latest, context.clock(), skipReason);
+  const run = newRun(ref, 'schedule', scheduledRunId(latest), latest, context.clock.now(), skipReason);
   const lease = skipReason ? undefined : leaseFrom(context);
   const { rows, last } = due.firstPage;
   const whole = lease && dashboard && last === undefined && rows.length <= CLAIM_DELIVERIES_MAX;
@@ -474,7 +481,7 @@ async function resumeRun(context: Context, entry: DueEntry & { kind: 'run' }): P
   const { store } = context;
   const ref: RunRef = { deploymentId: entry.deploymentId, id: entry.notificationId, runId: entry.runId };
   const lease = leaseFrom(context);
-  const progress = await store.takeOver(ref, context.clock(), lease);
+  const progress = await store.takeOver(ref, context.clock.now(), lease);
   if (!progress) return;
   context.summary.resumed += 1;
   const stored = await store.findNotification(ref);
@@ -488,15 +495,15 @@ async function resumeRun(context: Context, entry: DueEntry & { kind: 'run' }): P
 }
 
 /** Waits for each shard's next slot, so that no shard starts more than `perSecond` entries a second. */
-function pacer(perSecond: number | undefined): (shard: number | undefined) => Promise<void> {
+function pacer(perSecond: number | undefined, clock: Clock): (shard: number | undefined) => Promise<void> {
   if (!perSecond) return async () => {};
   const nextSlot = new Map<number, number>();
   return async (shard) => {
     if (shard === undefined) return;
-    const now = Date.now();
+    const now = clock.now();
     const slot = Math.max(now, nextSlot.get(shard) ?? now);
     nextSlot.set(shard, slot + 1000 / perSecond);
-    if (slot > now) await new Promise((resolve) => setTimeout(resolve, slot - now));
+    if (slot > now) await clock.sleep(slot - now);
   };
 }
 
@@ -511,7 +518,7 @@ export async function dispatchPass(
   await sink.sweep?.();
   const entries = await store.dueEntries(options.now, options.shards);
   context.summary.due = entries.length;
-  const pace = pacer(options.maxPerSecondPerShard);
+  const pace = pacer(options.maxPerSecondPerShard, context.clock);
   // One queue that every worker takes its next entry from.
   const queue = entries.values();
   const worker = async () => {
@@ -538,6 +545,10 @@ export async function dispatchPass(
 export interface SendNowOptions {
   /** The request's time (epoch ms). */
   now: number;
+  /** The request's clock, running on from `now`; without one, time stands at `now`. */
+  clock?: Clock;
+  /** Draws the run id's random part and the lease owner. */
+  randomHex: RandomHex;
   /** A send-now less than this after the notification's previous one is refused. */
   minIntervalMs: number;
   pageSize?: number;
@@ -564,7 +575,14 @@ export async function sendNow(
   const { notification } = stored;
   const dashboard = await store.findDashboard(notification.deploymentId, notification.dashboardId);
   const skipReason = runSkipReason('manual', notification, dashboard);
-  const run = newRun(ref, 'manual', manualRunId(options.now), options.now, options.now, skipReason);
+  const run = newRun(
+    ref,
+    'manual',
+    manualRunId(options.now, options.randomHex(4)),
+    options.now,
+    options.now,
+    skipReason,
+  );
   const context = newContext(store, sink, { ...options, misfireGraceMinutes: 0 });
   const lease = skipReason ? undefined : leaseFrom(context);
   const claim = await store.createManualRun(run, lease, options.now - options.minIntervalMs);

@@ -1,13 +1,18 @@
-import { isAdmin, type Principal } from '#lib/auth/principal';
 import type { Dashboard } from '#lib/domain/entities';
+import { isAdmin, type Principal } from '#lib/domain/principal';
 import { ForbiddenError, NotFoundError } from '#lib/errors';
 
 export interface UpdateDashboardEmbeddingInput {
   allowEmbed: boolean;
 }
 
-export interface DashboardRepository {
+/** Read an embedded dashboard: the dashboard by its public id. */
+export interface DashboardLookup {
   find(publicId: string): Promise<Dashboard | undefined>;
+}
+
+/** Turn embedding on or off. */
+export interface EmbeddingSwitch {
   /** Sets the flag of an existing dashboard and returns it as stored; undefined when there is none. */
   setAllowEmbed(publicId: string, allowEmbed: boolean): Promise<Dashboard | undefined>;
 }
@@ -87,14 +92,14 @@ const notFound = (publicId: string) => new NotFoundError(`Dashboard ${publicId}`
 
 /** GET /v1/embed/dashboard/{publicId}: the dashboard as the caller may see it, or why not. */
 export async function getEmbeddedDashboard(
-  repository: DashboardRepository,
+  dashboards: DashboardLookup,
   principal: Principal,
   publicId: string,
 ): Promise<EmbeddedDashboardDto> {
   // Decided before the lookup, like every authorization: a refused caller learns nothing about ids.
   if (!mayReadEmbeddedDashboards(principal)) throw new ForbiddenError();
   const caller = embedCallerOf(principal);
-  const dashboard = await repository.find(publicId);
+  const dashboard = await dashboards.find(publicId);
   if (!dashboard) throw notFound(publicId);
   const visibility = embedVisibility(caller, embedAccessFacts(dashboard, principal));
   if (visibility === 'not_found') throw notFound(publicId);
@@ -112,11 +117,11 @@ export async function getEmbeddedDashboard(
 
 /** PATCH /v1/embed/dashboard/{publicId}: turn signed embedding on or off. */
 export async function setDashboardEmbedding(
-  repository: DashboardRepository,
+  embedding: EmbeddingSwitch,
   publicId: string,
   input: UpdateDashboardEmbeddingInput,
 ): Promise<DashboardEmbeddingDto> {
-  const stored = await repository.setAllowEmbed(publicId, input.allowEmbed);
+  const stored = await embedding.setAllowEmbed(publicId, input.allowEmbed);
   if (!stored) throw notFound(publicId);
   return { publicId: stored.publicId, allowEmbed: stored.allowEmbed };
 }

@@ -1,6 +1,7 @@
 /** The stored things the operations read, as the domain sees them (no keys, no DynamoDB types). */
 
-type UserRole = 'admin' | 'member';
+export const userRoles = ['admin', 'member'] as const;
+type UserRole = (typeof userRoles)[number];
 
 export interface ConsoleUser {
   id: number;

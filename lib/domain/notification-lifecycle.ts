@@ -70,8 +70,18 @@ export type RemovalTarget =
   | { type: 'USER'; userId: number }
   | { type: 'EMBED_USER'; embedUserId: number; embedTenantName: string };
 
-export interface LifecycleRepository {
+/*
+ * One port per use case, each implemented by one store adapter (lib/store) that the operation's
+ * function passes: a function bundles the storage code of its own use case only.
+ */
+
+/** Get: a notification with its schedule state. */
+export interface NotificationLookup {
   find(deploymentId: number, id: number): Promise<ScheduledNotification | undefined>;
+}
+
+/** Create: the dashboard named, then the new notification. */
+export interface NotificationCreation {
   /** The integer id of a dashboard of this deployment, or undefined when it has none such. */
   dashboardIdOf(deploymentId: number, ref: DashboardRef): Promise<number | undefined>;
   /**
@@ -84,19 +94,35 @@ export interface LifecycleRepository {
     schedule: ScheduleState & { signature: string },
     claim?: IdempotencyClaim,
   ): Promise<Notification>;
+}
+
+/** Delete. */
+export interface NotificationDeletion {
   /** Removes the notification and everything stored under it; false when there was no notification. */
   delete(deploymentId: number, id: number): Promise<boolean>;
+}
+
+/** List a deployment's notifications. */
+export interface NotificationListing {
   /** A page of at most `first` items and `maxBytes` of their JSON; a foreign cursor is a 400 naming `after`. */
   list(
     deploymentId: number,
     filter: NotificationFilter,
     window: PageWindow<ScheduledNotification>,
   ): Promise<StoredPage<ScheduledNotification>>;
+}
+
+/** List a notification's recipients. */
+export interface RecipientListing {
   /** undefined when the notification does not exist. */
   listRecipients(
     notification: NotificationRef,
     window: PageWindow<RecipientOutput>,
   ): Promise<StoredPage<RecipientOutput> | undefined>;
+}
+
+/** Remove recipients from a notification. */
+export interface RecipientRemoval {
   /** Removes those of `targets` that are subscribed; false when the notification does not exist. */
   removeRecipients(notification: NotificationRef, targets: readonly RemovalTarget[]): Promise<boolean>;
 }
@@ -105,19 +131,20 @@ const notFound = (target: NotificationRef) =>
   new NotFoundError(`Notification ${target.id} of deployment ${target.deploymentId}`);
 
 export async function getNotification(
-  repository: Pick<LifecycleRepository, 'find'>,
+  notifications: NotificationLookup,
   target: NotificationRef,
+  now: number,
 ): Promise<NotificationDto> {
-  const notification = await repository.find(target.deploymentId, target.id);
+  const notification = await notifications.find(target.deploymentId, target.id);
   if (!notification) throw notFound(target);
-  return toNotificationDto(notification, Date.now());
+  return toNotificationDto(notification, now);
 }
 
 export async function deleteNotification(
-  repository: Pick<LifecycleRepository, 'delete'>,
+  notifications: NotificationDeletion,
   target: NotificationRef,
 ): Promise<void> {
-  if (!(await repository.delete(target.deploymentId, target.id))) throw notFound(target);
+  if (!(await notifications.delete(target.deploymentId, target.id))) throw notFound(target);
 }
 
 function filterOf(query: ListNotificationsQuery): NotificationFilter {
@@ -137,24 +164,24 @@ function filterOf(query: ListNotificationsQuery): NotificationFilter {
 }
 
 export async function listNotifications(
-  repository: Pick<LifecycleRepository, 'list'>,
+  notifications: NotificationListing,
   deploymentId: number,
   query: ListNotificationsQuery,
+  now: number,
 ): Promise<Page<NotificationDto>> {
   const page = { first: query.first, after: query.after };
   // One moment for the whole page: each item's `nextRunAt` is its first instant after the answer.
-  const now = Date.now();
   const toDto = (notification: ScheduledNotification) => toNotificationDto(notification, now);
-  const stored = await repository.list(deploymentId, filterOf(query), pageWindow(page, toDto));
+  const stored = await notifications.list(deploymentId, filterOf(query), pageWindow(page, toDto));
   return toPage(stored, page, toDto);
 }
 
 export async function listRecipients(
-  repository: Pick<LifecycleRepository, 'listRecipients'>,
+  recipients: RecipientListing,
   target: NotificationRef,
   page: PageRequest,
 ): Promise<Page<RecipientOutput>> {
-  const stored = await repository.listRecipients(
+  const stored = await recipients.listRecipients(
     target,
     pageWindow(page, (recipient) => recipient),
   );
@@ -190,10 +217,10 @@ function removalTargets(items: readonly RemovedRecipientInput[]): RemovalTarget[
 }
 
 export async function removeRecipients(
-  repository: Pick<LifecycleRepository, 'removeRecipients'>,
+  recipients: RecipientRemoval,
   target: NotificationRef,
   items: readonly RemovedRecipientInput[],
 ): Promise<void> {
   const targets = removalTargets(items);
-  if (!(await repository.removeRecipients(target, targets))) throw notFound(target);
+  if (!(await recipients.removeRecipients(target, targets))) throw notFound(target);
 }

@@ -12,7 +12,7 @@ import type { UpdateNotificationInput } from '#lib/domain/notification-fields';
 import type {
   CreateNotificationInput,
   DashboardRef,
-  LifecycleRepository,
+  NotificationCreation,
 } from '#lib/domain/notification-lifecycle';
 import { canonicalJson } from '#lib/domain/recipients-properties';
 import {
@@ -24,7 +24,6 @@ import {
 } from '#lib/domain/schedule';
 import { planSchedule } from '#lib/domain/schedule-planning';
 import { ConflictError, type FieldProblem, NotFoundError, ValidationError } from '#lib/errors';
-import { backoff } from '#lib/store/retry';
 
 /**
  * The schedule writers of the API: create and update. They compute what a read only picks up (the
@@ -58,7 +57,8 @@ type UpdatedNotification =
   | { kind: 'fields'; scheduled: ScheduledNotification }
   | { kind: 'schedule'; notification: Notification; scheduleVersion: number };
 
-export interface NotificationRepository {
+/** Update: the notification's fields and schedule, in place. */
+export interface NotificationUpdate {
   find(deploymentId: number, id: number): Promise<ScheduledNotification | undefined>;
   /**
    * Writes the changes in one atomic step, touching no other field, and returns the notification as
@@ -150,6 +150,12 @@ function notificationChanges(
   return { set, requires, schedule: Object.keys(set).some((field) => scheduleFields.has(field)) };
 }
 
+/** The instant an update answers as of, and the wait before it writes again after a concurrent update. */
+export interface UpdateTiming {
+  now: number;
+  pause: (attempt: number) => Promise<void>;
+}
+
 /**
  * Updates a notification of a deployment in one conditional write without reading it first, so that
  * concurrent updates of one notification neither lose each other's fields nor have to retry. A write
@@ -159,33 +165,35 @@ function notificationChanges(
  * now), computed from the notification the write returned and stored unless a later change's is.
  */
 export async function updateNotification(
-  repository: NotificationRepository,
+  notifications: NotificationUpdate,
   target: NotificationRef,
   input: UpdateNotificationInput,
   settings: NotificationSettings,
+  timing: UpdateTiming,
 ): Promise<NotificationDto> {
+  const { now } = timing;
   const notFound = () => new NotFoundError(`Notification ${target.id} of deployment ${target.deploymentId}`);
   const changes = notificationChanges(input, settings);
   if (Object.keys(changes.set).length === 0) {
-    const stored = await repository.find(target.deploymentId, target.id);
+    const stored = await notifications.find(target.deploymentId, target.id);
     if (!stored) throw notFound();
-    return toNotificationDto(stored, Date.now());
+    return toNotificationDto(stored, now);
   }
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-    const result = await repository.update(target, changes);
+    const result = await notifications.update(target, changes);
     if (result === undefined) throw notFound();
     if (result !== 'unmet') {
-      if (result.kind === 'fields') return toNotificationDto(result.scheduled, Date.now());
+      if (result.kind === 'fields') return toNotificationDto(result.scheduled, now);
       const { notification, scheduleVersion } = result;
-      const state = planSchedule(notification, Date.now());
-      await repository.storeSchedule(target, state, scheduleSignature(notification), scheduleVersion);
-      return toNotificationDto({ notification, schedule: state }, Date.now());
+      const state = planSchedule(notification, now);
+      await notifications.storeSchedule(target, state, scheduleSignature(notification), scheduleVersion);
+      return toNotificationDto({ notification, schedule: state }, now);
     }
-    const stored = await repository.find(target.deploymentId, target.id);
+    const stored = await notifications.find(target.deploymentId, target.id);
     if (!stored) throw notFound();
     applyNotificationUpdate(stored.notification, input, settings);
-    // The store's backoff (full jitter): contenders spread out instead of colliding again at once.
-    if (attempt < MAX_ATTEMPTS) await backoff(attempt);
+    // A jittered pause (the caller's): contenders spread out instead of colliding again at once.
+    if (attempt < MAX_ATTEMPTS) await timing.pause(attempt);
   }
   throw new ConflictError('The notification is being changed by others; retry the request');
 }
@@ -203,10 +211,11 @@ const defaults = {
 } as const;
 
 export async function createNotification(
-  repository: Pick<LifecycleRepository, 'dashboardIdOf' | 'create'>,
+  notifications: NotificationCreation,
   deploymentId: number,
   input: CreateNotificationInput,
   settings: NotificationSettings,
+  now: number,
   idempotency?: { caller: string; key: string },
 ): Promise<NotificationDto> {
   const { dashboardId, dashboardPublicId, ...fields } = input;
@@ -226,7 +235,7 @@ export async function createNotification(
     const message = 'exactly one of dashboardId and dashboardPublicId is required';
     throw new ValidationError([{ path: 'dashboardId', message }]);
   }
-  const resolvedDashboardId = await repository.dashboardIdOf(deploymentId, ref);
+  const resolvedDashboardId = await notifications.dashboardIdOf(deploymentId, ref);
   if (resolvedDashboardId === undefined) {
     const name = 'dashboardId' in ref ? ref.dashboardId : ref.dashboardPublicId;
     throw new NotFoundError(`Dashboard ${name} of deployment ${deploymentId}`);
@@ -239,11 +248,11 @@ export async function createNotification(
       .digest('hex'),
   };
   // A repeat of the key answers the notification the first request made: the same body, so the same schedule.
-  const schedule = planSchedule(draft, Date.now());
-  const notification = await repository.create(
+  const schedule = planSchedule(draft, now);
+  const notification = await notifications.create(
     draft,
     { ...schedule, signature: scheduleSignature(draft) },
     claim,
   );
-  return toNotificationDto({ notification, schedule }, Date.now());
+  return toNotificationDto({ notification, schedule }, now);
 }

@@ -1,3 +1,4 @@
+import { type Clock, stoppedClock } from '#lib/domain/clock';
 import type { NotificationRef } from '#lib/domain/notification';
 
 /**
@@ -31,8 +32,10 @@ export interface PurgeStore {
 }
 
 export interface PurgeOptions {
-  /** The instant the pass runs as of (epoch ms); its clock runs on from it. */
+  /** The instant the pass runs as of (epoch ms). */
   now: number;
+  /** The pass's clock, running on from `now` (lib/clock.ts's `clockFrom`); without one, time stands at `now`. */
+  clock?: Clock;
   /** Milliseconds left before the invocation ends; no step starts with less than a reserve left. */
   remainingTimeMs?: () => number;
   /** Items deleted per step (one Query of keys and its BatchWrites). */
@@ -68,7 +71,7 @@ async function purgeOne(
   store: PurgeStore,
   purge: PendingPurge,
   options: PurgeOptions,
-  clock: () => number,
+  clock: Clock,
   summary: PurgeSummary,
 ): Promise<void> {
   const timeLeft = () => (options.remainingTimeMs?.() ?? Number.POSITIVE_INFINITY) > TIME_RESERVE_MS;
@@ -78,7 +81,7 @@ async function purgeOne(
       return;
     }
     // Decided before the sweep starts: an empty sweep that began after the grace is final.
-    const afterGrace = clock() >= purge.sweepAfter;
+    const afterGrace = clock.now() >= purge.sweepAfter;
     const deleted = await store.deleteSome(purge, options.itemsPerStep ?? DEFAULT_ITEMS_PER_STEP);
     summary.deleted += deleted;
     if (deleted > 0) continue;
@@ -96,8 +99,7 @@ export async function purgePass(
   options: PurgeOptions,
   onError: (error: unknown, purge: PendingPurge) => void = () => {},
 ): Promise<PurgeSummary> {
-  const started = Date.now();
-  const clock = () => options.now + (Date.now() - started);
+  const clock = options.clock ?? stoppedClock(options.now);
   const summary: PurgeSummary = { pending: 0, deleted: 0, finished: 0, waiting: 0, unfinished: 0, failed: 0 };
   const purges = await store.pending(options.purgesPerPass ?? DEFAULT_PURGES_PER_PASS);
   summary.pending = purges.length;

@@ -1,5 +1,4 @@
-import { fitsKeyPart, KEY_PART_MAX_BYTES } from '#lib/store/keys';
-import { utf8Bytes } from '#lib/store/limits';
+import { fitsKeyPart, KEY_PART_MAX_BYTES, utf8Bytes } from '#lib/limits';
 
 /**
  * The rules of an "add recipients" item: how its kind is settled (explicit `type`, else inferred from

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { ConsoleUser, Dashboard } from '#lib/domain/entities';
 import type { Notification, NotificationRef } from '#lib/domain/notification';
 import type {
@@ -94,10 +94,13 @@ export const runIdFloor = (instant: number) => compact(instant);
 
 /** A scheduled run's id is its instant: the one run an instant can have, whoever makes it. */
 export const scheduledRunId = (instant: number) => `${compact(instant)}-s`;
-/** A manual run's id is its time plus randomness: every send-now is a run of its own. */
-export const manualRunId = (instant: number) => `${compact(instant)}-m${randomBytes(4).toString('hex')}`;
+/**
+ * A manual run's id is its time plus randomness (`randomPart`: 8 hex digits the caller drew): every
+ * send-now is a run of its own.
+ */
+export const manualRunId = (instant: number, randomPart: string) => `${compact(instant)}-m${randomPart}`;
 /** A test send's id: as a manual run's, marked `t`. */
-export const testRunId = (instant: number) => `${compact(instant)}-t${randomBytes(4).toString('hex')}`;
+export const testRunId = (instant: number, randomPart: string) => `${compact(instant)}-t${randomPart}`;
 const RUN_ID = String.raw`\d{8}T\d{9}Z-(?:s|[mt][0-9a-f]{8})`;
 /** Run ids sort by their instant, so newest first is the key order reversed. */
 export const RUN_ID_PATTERN = new RegExp(`^${RUN_ID}$`);

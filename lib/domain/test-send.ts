@@ -50,7 +50,7 @@ export async function testSend(
   sink: JobSink,
   ref: NotificationRef,
   items: readonly TestRecipientInput[],
-  options: Pick<SendNowOptions, 'now' | 'minIntervalMs'>,
+  options: Pick<SendNowOptions, 'now' | 'minIntervalMs' | 'randomHex'>,
 ): Promise<RunDto> {
   const { now } = options;
   const inputs: UserRecipientInput[] = items.map((item) => ({ ...item, type: 'USER' }));
@@ -69,7 +69,7 @@ export async function testSend(
   const skipReason = runSkipReason('test', notification, dashboard);
   const instant = new Date(now).toISOString();
   const run: Run = {
-    runId: testRunId(now),
+    runId: testRunId(now, options.randomHex(4)),
     deploymentId: ref.deploymentId,
     notificationId: ref.id,
     trigger: 'test',

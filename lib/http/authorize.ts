@@ -1,8 +1,8 @@
 import type { MiddlewareObj, Request } from '@middy/core';
-import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { Authenticate } from '#lib/auth/authenticate';
-import { isAdmin, isRenderer, type Principal } from '#lib/auth/principal';
 import { mayReadEmbeddedDashboards } from '#lib/domain/embedding';
+import { isAdmin, isRenderer, type Principal } from '#lib/domain/principal';
 import { ForbiddenError } from '#lib/errors';
 
 /**
@@ -12,8 +12,12 @@ import { ForbiddenError } from '#lib/errors';
  * anyone, unauthenticated (the API description; unsubscribe, which its signed token authorizes).
  */
 export type AccessPolicy = 'admin' | 'embed-read' | 'renderer' | 'public';
+export type CallerPolicy = Exclude<AccessPolicy, 'public'>;
 
-const allows: Record<Exclude<AccessPolicy, 'public'>, (principal: Principal) => boolean> = {
+/** The caller, on the Lambda context for the handler; absent until this middleware ran. */
+export type AuthorizedContext = Context & { principal?: Principal };
+
+const allows: Record<CallerPolicy, (principal: Principal) => boolean> = {
   admin: isAdmin,
   'embed-read': mayReadEmbeddedDashboards,
   renderer: isRenderer,
@@ -21,14 +25,15 @@ const allows: Record<Exclude<AccessPolicy, 'public'>, (principal: Principal) => 
 
 /** Runs first, so that a caller without the right learns nothing: not the schema, not which ids exist. */
 export function authorize(
-  policy: AccessPolicy,
+  policy: CallerPolicy,
   authenticator: () => Authenticate,
-): MiddlewareObj<APIGatewayProxyEventV2> {
-  const authorizeMiddlewareBefore = async (request: Request<APIGatewayProxyEventV2>) => {
-    if (policy === 'public') return;
+): MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, AuthorizedContext> {
+  const authorizeMiddlewareBefore = async (
+    request: Request<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, AuthorizedContext>,
+  ) => {
     const principal = await authenticator()(request.event.headers?.authorization);
     if (!allows[policy](principal)) throw new ForbiddenError();
-    Object.assign(request.context, { principal });
+    request.context.principal = principal;
   };
   return { before: authorizeMiddlewareBefore };
 }

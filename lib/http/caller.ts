@@ -1,4 +1,4 @@
-import type { Principal } from '#lib/auth/principal';
+import type { Principal } from '#lib/domain/principal';
 
 /** A stable name for whoever calls, to scope what is remembered per caller (Idempotency-Keys). */
 export function callerOf(principal: Principal): string {

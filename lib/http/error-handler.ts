@@ -1,25 +1,8 @@
 import type { MiddlewareObj, Request } from '@middy/core';
-import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { type ErrorCode, ServiceError, TooManyRequestsError, UnavailableError } from '#lib/errors';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { ServiceError, TooManyRequestsError, UnavailableError } from '#lib/errors';
 import { jsonResponse } from '#lib/http/responses';
-
-/** The one place where a failure becomes an HTTP status. */
-const statusByCode: Record<ErrorCode, number> = {
-  malformed_json: 400,
-  validation_failed: 400,
-  unsupported_recipient: 400,
-  unresolvable_recipient: 400,
-  unauthorized: 401,
-  forbidden: 403,
-  not_found: 404,
-  conflict: 409,
-  payload_too_large: 413,
-  unsupported_media_type: 415,
-  idempotency_key_mismatch: 422,
-  too_many_requests: 429,
-  internal: 500,
-  unavailable: 503,
-};
+import { statusOf } from '#lib/http/statuses';
 
 /** How a request failed: the answered error, and the one thrown (for the log only). */
 interface Failure {
@@ -27,10 +10,16 @@ interface Failure {
   thrown: unknown;
 }
 
-const failures = new WeakMap<object, Failure>();
+/** What the error handler leaves in Middy's `request.internal` for the middlewares after it (the request log). */
+export type FailureRecord = { failure?: Failure };
 
-/** The failure of a request the error handler answered; read by the request log. */
-export const failureOf = (request: Request<APIGatewayProxyEventV2>) => failures.get(request);
+type FailingRequest = Request<
+  APIGatewayProxyEventV2,
+  APIGatewayProxyStructuredResultV2,
+  Error,
+  Context,
+  FailureRecord
+>;
 
 function toServiceError(error: unknown): ServiceError {
   if (error instanceof ServiceError) return error;
@@ -41,11 +30,17 @@ function toServiceError(error: unknown): ServiceError {
  * Turns every failure into the JSON error body: the error's code and message, the field problems, the
  * request id. Nothing of an unexpected error reaches the caller; the request log keeps it.
  */
-export function errorHandler(): MiddlewareObj<APIGatewayProxyEventV2> {
-  const errorHandlerMiddlewareOnError = (request: Request<APIGatewayProxyEventV2>) => {
+export function errorHandler(): MiddlewareObj<
+  APIGatewayProxyEventV2,
+  APIGatewayProxyStructuredResultV2,
+  Error,
+  Context,
+  FailureRecord
+> {
+  const errorHandlerMiddlewareOnError = (request: FailingRequest) => {
     const failure = toServiceError(request.error);
-    failures.set(request, { answered: failure, thrown: request.error });
-    const status = statusByCode[failure.code];
+    request.internal.failure = { answered: failure, thrown: request.error };
+    const status = statusOf[failure.code];
     const body: Record<string, unknown> = { message: failure.message, code: failure.code };
     if (failure.problems.length > 0) body.errors = failure.problems;
     body.requestId = request.event.requestContext?.requestId;

@@ -22,7 +22,7 @@ export function jsonBody({ optional }: JsonBodyOptions): MiddlewareObj<APIGatewa
     const { body, isBase64Encoded } = request.event;
     if (body === undefined || body === '') {
       if (optional) {
-        (request.event as { body: unknown }).body = {};
+        Object.assign(request.event, { body: {} });
         return;
       }
       throw new MalformedJsonError();
@@ -34,7 +34,8 @@ export function jsonBody({ optional }: JsonBodyOptions): MiddlewareObj<APIGatewa
       throw new UnsupportedMediaTypeError();
     }
     const text = isBase64Encoded ? Buffer.from(body, 'base64').toString('utf8') : body;
-    (request.event as { body: unknown }).body = parseJsonText(text);
+    // Parsed in place, as Middy's own JSON body parser does: validation reads `event.body`.
+    Object.assign(request.event, { body: parseJsonText(text) });
   };
   return { before: jsonBodyMiddlewareBefore };
 }

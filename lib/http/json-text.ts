@@ -75,7 +75,8 @@ function structureProblems(text: string): FieldProblem[] {
       }
       if (top?.kind === 'object' && top.expectsName) {
         const raw = text.slice(start, i);
-        const name = escaped ? (JSON.parse(`"${raw}"`) as string) : raw;
+        // A JSON string literal parses to a string.
+        const name: string = escaped ? JSON.parse(`"${raw}"`) : raw;
         top.expectsName = false;
         top.name = name;
         if (top.names.has(name)) {
@@ -115,8 +116,8 @@ const pathOf = (path: readonly (string | number)[]) => path.join('.');
 function valueProblems(root: unknown): FieldProblem[] {
   const problems: FieldProblem[] = [];
   const pending: { value: unknown; path: (string | number)[] }[] = [{ value: root, path: [] }];
-  while (pending.length > 0 && problems.length < MAX_PROBLEMS) {
-    const { value, path } = pending.pop() as { value: unknown; path: (string | number)[] };
+  for (let next = pending.pop(); next && problems.length < MAX_PROBLEMS; next = pending.pop()) {
+    const { value, path } = next;
     if (value === inexact) {
       problems.push({
         path: pathOf(path),

@@ -1,12 +1,9 @@
 import type { MiddlewareObj, Request } from '@middy/core';
-import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { failureOf } from '#lib/http/error-handler';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import type { FailureRecord } from '#lib/http/error-handler';
 import { logger } from '#lib/log';
 import { recordRequest, tagOperation } from '#lib/metrics';
-import { routeKey, routes } from '#lib/routes';
 import type { StatusClass } from '#lib/telemetry-names';
-
-const operationOf = new Map<string, string>(routes.map((route) => [routeKey(route), route.operation]));
 
 /** At most this many causes deep: a cycle of causes must not hang the log. */
 const MAX_CAUSES = 5;
@@ -30,29 +27,37 @@ export function describeError(error: unknown, depth = 0): Record<string, unknown
 const statusClassOf = (status: number): StatusClass =>
   status >= 500 ? '5xx' : status >= 400 ? '4xx' : '2xx';
 
+/** When the request began, and how it failed if it did (left there by the error handler). */
+type LoggedRequest = FailureRecord & { startedAt?: number };
+type RequestUnderLog = Request<
+  APIGatewayProxyEventV2,
+  APIGatewayProxyStructuredResultV2,
+  Error,
+  Context,
+  LoggedRequest
+>;
+
 /**
  * One log line per request (route, status, latency, and our request id on every line of the request),
  * and the request's metrics. A 5xx line carries the error with its stack and causes at error level; an
  * outage (503) is a warning; a refusal (4xx) is info and names only its code: the request's own data
  * stays out of the log.
  */
-export function requestLog(): MiddlewareObj<APIGatewayProxyEventV2> {
-  const started = new WeakMap<object, number>();
-
-  const requestLogMiddlewareBefore = (request: Request<APIGatewayProxyEventV2>) => {
-    started.set(request, performance.now());
-    const { event } = request;
-    const operation = operationOf.get(event.routeKey);
-    logger.appendKeys({ requestId: event.requestContext?.requestId, operation });
-    if (operation) tagOperation(operation);
+export function requestLog(
+  operation: string,
+): MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, Context, LoggedRequest> {
+  const requestLogMiddlewareBefore = (request: RequestUnderLog) => {
+    request.internal.startedAt = performance.now();
+    logger.appendKeys({ requestId: request.event.requestContext?.requestId, operation });
+    tagOperation(operation);
   };
 
-  const requestLogMiddlewareAfter = (request: Request<APIGatewayProxyEventV2>) => {
+  const requestLogMiddlewareAfter = (request: RequestUnderLog) => {
     const status = request.response?.statusCode ?? 200;
-    const latencyMs = Math.round(performance.now() - (started.get(request) ?? performance.now()));
+    const latencyMs = Math.round(performance.now() - (request.internal.startedAt ?? performance.now()));
     recordRequest(statusClassOf(status), latencyMs);
     const fields = { route: request.event.routeKey, status, latencyMs };
-    const failure = failureOf(request);
+    const { failure } = request.internal;
     if (!failure) {
       logger.info('request served', fields);
     } else if (status >= 500 && failure.answered.code === 'unavailable') {

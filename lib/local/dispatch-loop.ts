@@ -1,3 +1,4 @@
+import { clockFrom, randomHex } from '#lib/clock';
 import { config } from '#lib/config';
 import { dispatchPass, type PassSummary } from '#lib/domain/dispatch';
 import { summaryLine } from '#lib/domain/dispatch-summary';
@@ -12,6 +13,8 @@ import { dispatchStore } from '#lib/store/runs';
 export async function dispatchOnce(now: number): Promise<{ summary: PassSummary; line: string }> {
   const summary = await dispatchPass(dispatchStore, jobSink(), {
     now,
+    clock: clockFrom(now),
+    randomHex,
     planner: schedulePlanner,
     misfireGraceMinutes: config().misfireGraceMinutes,
     concurrency: config().dispatchConcurrency,

@@ -10,7 +10,7 @@ export function functionsFrom(functionsDirectory: URL): ResolveHandler {
     let handler = loaded.get(operation);
     if (!handler) {
       handler = import(new URL(`${operation}.ts`, functionsDirectory).href).then(
-        (module) => module.handler as LambdaHandler,
+        (module: { handler: LambdaHandler }) => module.handler,
       );
       loaded.set(operation, handler);
     }

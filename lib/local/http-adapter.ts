@@ -4,9 +4,9 @@ import type { Duplex } from 'node:stream';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { describeError } from '#lib/http/request-log';
 import { securityHeaders } from '#lib/http/responses';
+import { statusOf } from '#lib/http/statuses';
 import { logger } from '#lib/log';
 import { type Operation, type Route, routeKey, routes } from '#lib/routes';
-import { functionTimeoutSeconds } from '#lib/timeouts';
 
 /**
  * A local stand-in for the API Gateway HTTP API: it matches the same route table, builds the same
@@ -33,7 +33,7 @@ const API_GATEWAY_MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
 
 const compiled = routes.map((route) => ({
   route,
-  names: [...route.path.matchAll(/\{(\w+)\}/g)].map((match) => match[1] as string),
+  names: Array.from(route.path.matchAll(/\{(\w+)\}/g), ([, name = '']) => name),
   pattern: new RegExp(`^${route.path.replace(/\{\w+\}/g, '([^/]+)')}$`),
 }));
 
@@ -50,7 +50,7 @@ export function matchRoute(method: string, path: string): RouteMatch | undefined
     const pathParameters: Record<string, string> = {};
     for (const [i, name] of names.entries()) {
       try {
-        pathParameters[name] = decodeURIComponent(match[i + 1] as string);
+        pathParameters[name] = decodeURIComponent(match[i + 1] ?? '');
       } catch {
         return { route, malformedParameter: name };
       }
@@ -99,7 +99,7 @@ export function buildEvent(
       accountId: '000000000000',
       apiId: 'local',
       domainName: request.headers.host ?? 'localhost',
-      domainPrefix: (request.headers.host ?? 'localhost').split('.')[0] as string,
+      domainPrefix: (request.headers.host ?? 'localhost').split('.')[0] ?? '',
       http: {
         method: request.method,
         path: url.pathname,
@@ -154,22 +154,19 @@ function send(response: ServerResponse, result: APIGatewayProxyStructuredResultV
   response.end(body);
 }
 
-/** Errors raised before a handler runs, in the service's own error shape (`message` is API Gateway's key). */
-const gatewayCodes: Record<number, string> = {
-  400: 'validation_failed',
-  404: 'not_found',
-  413: 'payload_too_large',
-};
-
+/**
+ * Errors raised before a handler runs (or by a function that could not), in the service's own error
+ * shape (`message` is API Gateway's key) and with the status the error handler gives its code.
+ */
 const gatewayError = (
-  statusCode: number,
+  code: 'validation_failed' | 'not_found' | 'payload_too_large' | 'internal',
   message: string,
   requestId: string = randomUUID(),
   errors?: { path: string; message: string }[],
 ): APIGatewayProxyStructuredResultV2 => ({
-  statusCode,
+  statusCode: statusOf[code],
   headers: { 'content-type': 'application/json' },
-  body: JSON.stringify({ message, code: gatewayCodes[statusCode], ...(errors && { errors }), requestId }),
+  body: JSON.stringify({ message, code, ...(errors && { errors }), requestId }),
 });
 
 /**
@@ -186,26 +183,21 @@ function refuseUnparsable(error: NodeJS.ErrnoException, socket: Duplex): void {
     error.code === 'HPE_HEADER_OVERFLOW'
       ? 'The request headers exceed 16384 bytes'
       : 'The request is not valid HTTP/1.1';
-  const { body = '' } = gatewayError(400, message);
+  const { body = '' } = gatewayError('validation_failed', message);
   socket.end(
     `HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncache-control: no-store\r\nx-content-type-options: nosniff\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
   );
 }
 
-/** The service's own 500 body, for a function that could not even be loaded or crashed. */
-const internalError = (requestId: string): APIGatewayProxyStructuredResultV2 => ({
-  statusCode: 500,
-  headers: { 'content-type': 'application/json' },
-  body: JSON.stringify({ message: 'Internal server error', code: 'internal', requestId }),
-});
-
 async function readBody(request: IncomingMessage): Promise<Buffer | undefined> {
   const parts: Buffer[] = [];
   let size = 0;
-  for await (const part of request as AsyncIterable<Buffer>) {
-    size += part.length;
+  // Without an encoding set, a request's chunks are Buffers.
+  for await (const part of request) {
+    const chunk: Buffer = part;
+    size += chunk.length;
     if (size > API_GATEWAY_MAX_PAYLOAD_BYTES) return undefined;
-    parts.push(part);
+    parts.push(chunk);
   }
   return Buffer.concat(parts);
 }
@@ -227,7 +219,7 @@ export function createLocalApi({ resolveHandler, timeoutMs, pages }: LocalApiOpt
       // HEAD is a method of its own to API Gateway: no route declares it, so it is a 404 like any other.
       if (!matched) {
         request.resume();
-        send(response, gatewayError(404, 'Not Found', requestId), requestId);
+        send(response, gatewayError('not_found', 'Not Found', requestId), requestId);
         return;
       }
       if ('malformedParameter' in matched) {
@@ -235,7 +227,7 @@ export function createLocalApi({ resolveHandler, timeoutMs, pages }: LocalApiOpt
         const problem = { path: matched.malformedParameter, message: 'is not validly percent-encoded' };
         send(
           response,
-          gatewayError(400, `${problem.path}: ${problem.message}`, requestId, [problem]),
+          gatewayError('validation_failed', `${problem.path}: ${problem.message}`, requestId, [problem]),
           requestId,
         );
         return;
@@ -244,7 +236,11 @@ export function createLocalApi({ resolveHandler, timeoutMs, pages }: LocalApiOpt
       if (!body) {
         send(
           response,
-          gatewayError(413, `The request body exceeds ${API_GATEWAY_MAX_PAYLOAD_BYTES} bytes`, requestId),
+          gatewayError(
+            'payload_too_large',
+            `The request body exceeds ${API_GATEWAY_MAX_PAYLOAD_BYTES} bytes`,
+            requestId,
+          ),
           requestId,
         );
         return;
@@ -265,14 +261,16 @@ export function createLocalApi({ resolveHandler, timeoutMs, pages }: LocalApiOpt
       const handler = await resolveHandler(operation);
       const result = await handler(
         event,
-        lambdaContext(operation, timeoutMs ?? functionTimeoutSeconds[operation] * 1000, requestId),
+        lambdaContext(operation, timeoutMs ?? matched.route.timeoutSeconds * 1000, requestId),
       );
       send(response, result, requestId);
     } catch (error) {
       // A function that fails to load or throws past its own error handler: deployed, Lambda would
       // log the error and API Gateway answer 500; here the cause is logged and the body is ours.
       logger.error('function failed', { requestId, operation, error: describeError(error) });
-      if (!response.headersSent) send(response, internalError(requestId), requestId);
+      // The service's own 500 body, for a function that could not even be loaded or crashed.
+      if (!response.headersSent)
+        send(response, gatewayError('internal', 'Internal server error', requestId), requestId);
     }
   });
   server.on('clientError', refuseUnparsable);

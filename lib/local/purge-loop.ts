@@ -1,3 +1,4 @@
+import { clockFrom } from '#lib/clock';
 import { type PurgeSummary, purgePass, purgeSummaryLine } from '#lib/domain/purge';
 import { purgeStore } from '#lib/store/purge-store';
 
@@ -9,7 +10,11 @@ const INTERVAL_MS = 5_000;
 /** One purge pass against the configured table, with its one-line summary. */
 async function purgeOnce(now: number): Promise<{ summary: PurgeSummary; line: string }> {
   const deadline = Date.now() + PASS_BUDGET_MS;
-  const summary = await purgePass(purgeStore, { now, remainingTimeMs: () => deadline - Date.now() });
+  const summary = await purgePass(purgeStore, {
+    now,
+    clock: clockFrom(now),
+    remainingTimeMs: () => deadline - Date.now(),
+  });
   return { summary, line: purgeSummaryLine(now, summary) };
 }
 

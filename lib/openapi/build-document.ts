@@ -1,12 +1,14 @@
 import * as z from 'zod/mini';
-import type { ApiHandler } from '#lib/http/create-handler';
+import type { ApiHandler, HandlerDescription } from '#lib/http/handler-chain';
+import { type ErrorStatus, statusOf } from '#lib/http/statuses';
 import { inputComponents, outputComponents } from '#lib/openapi/components';
-import { type Operation, type Route, routes } from '#lib/routes';
+import { type RouteFacts, routes } from '#lib/routes';
 
 /**
  * The OpenAPI 3.1 description of the API, built from what each handler declares: its access policy,
  * the zod schemas it validates path, query, headers and body with, its success status and the shape
- * of its answer. `npm run openapi` writes it to lib/openapi/openapi.json, which GET /v1/spec serves
+ * of its answer; and from its route's facts (lib/routes.ts): summary and the failures of its own
+ * rules. `npm run openapi` writes it to lib/openapi/openapi.json, which GET /v1/spec serves
  * (with `servers` set to where it was fetched from): no function builds it at run time, so none pays
  * for it at cold start. What every route gets without asking: its bodies and answers as named schema
  * components (lib/openapi/components.ts), a tag from its path, integer bounds that are real, and the
@@ -15,32 +17,13 @@ import { type Operation, type Route, routes } from '#lib/routes';
 
 const API_VERSION = '1.0.0';
 
-type Definition = ApiHandler['definition'];
+type Definition = HandlerDescription;
 type JsonSchema = Record<string, unknown>;
+/** A schema as zod writes it: a JSON Schema object, or `true`/`false` for "anything"/"nothing". */
+type ZodJsonSchema = z.core.JSONSchema.BaseSchema;
 
-const summaries: Partial<Record<Operation, string>> = {
-  'update-notification': 'Update a notification',
-  'add-recipients': 'Add recipients to a notification',
-  'set-dashboard-embedding': 'Turn signed embedding of a dashboard on or off',
-  'get-embedded-dashboard': 'Fetch a dashboard for signed embedding',
-  'list-notifications': 'List the notifications of a deployment',
-  'create-notification': 'Create a notification',
-  'get-notification': 'Get a notification',
-  'delete-notification': 'Delete a notification, its recipients and its runs',
-  'list-recipients': 'List the recipients of a notification',
-  'remove-recipients': 'Remove recipients from a notification',
-  'get-api-spec': 'This API description (OpenAPI 3.1)',
-  'send-notification': 'Send a notification now (a manual run)',
-  'list-runs': 'List the runs of a notification, newest first',
-  'list-deliveries': "List a run's deliveries",
-  'retry-run': "Queue a run's failed deliveries again",
-  'report-delivery-outcome': "Report a delivery job's outcome (the renderer)",
-  'preview-schedule': 'Preview a schedule: its cron, its reading and its next firing instants',
-  unsubscribe: 'Unsubscribe a recipient in one click (RFC 8058), by its signed token',
-  'get-unsubscribe-page': 'The confirmation page of an unsubscribe link (changes nothing)',
-};
-
-const errorDescriptions: Record<number, string> = {
+/** What each status a failure can be answered with (lib/http/statuses.ts) tells a client. */
+const errorDescriptions: Record<ErrorStatus, string> = {
   400: 'The request is malformed or invalid; `errors` names every field at fault',
   401: 'No credential, or one that is not valid',
   403: 'The caller may not do this',
@@ -55,7 +38,7 @@ const errorDescriptions: Record<number, string> = {
 };
 
 /** Statuses whose answer says, in `Retry-After`, when to repeat the request. */
-const retryAfterStatuses = new Set([429, 503]);
+const retryAfterStatuses = new Set<number>([429, 503]);
 
 /** Tags by the path's first segment after `/v1`; runs and their deliveries have their own. */
 const tagsBySegment: Record<string, { name: string; description: string }> = {
@@ -85,7 +68,7 @@ const pascalCase = (operation: string) =>
  * zod writes `z.int()` as bounded by ±(2^53 − 1), which is no bound of the API's: left out, so that
  * an integer shows the bounds its schema really checks (or none).
  */
-function realBounds({ jsonSchema }: { jsonSchema: JsonSchema }): void {
+function realBounds({ jsonSchema }: { jsonSchema: ZodJsonSchema }): void {
   if (jsonSchema.type !== 'integer') return;
   if (jsonSchema.minimum === Number.MIN_SAFE_INTEGER) delete jsonSchema.minimum;
   if (jsonSchema.maximum === Number.MAX_SAFE_INTEGER) delete jsonSchema.maximum;
@@ -101,20 +84,20 @@ function componentSchemas(named: Named, io: 'input' | 'output'): Record<string, 
     io,
     unrepresentable: 'any',
     uri: schemaRef,
-    override: realBounds as never,
-  }) as { schemas: Record<string, JsonSchema> };
+    override: realBounds,
+  });
   return Object.fromEntries(
     Object.entries(schemas).map(([name, { $schema: _dialect, $id: _id, ...schema }]) => [name, schema]),
   );
 }
 
-function jsonSchema(schema: z.ZodMiniType, io: 'input' | 'output'): JsonSchema {
+function jsonSchema(schema: z.ZodMiniType, io: 'input' | 'output'): ZodJsonSchema {
   // Refinements (time zones, cron rules, "exactly one of") have no JSON Schema form: they stay code.
   const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, {
     io,
     unrepresentable: 'any',
-    override: realBounds as never,
-  }) as JsonSchema;
+    override: realBounds,
+  });
   return rest;
 }
 
@@ -124,10 +107,10 @@ const camelCase = (operation: string) =>
 function parameters(schema: z.ZodMiniType | undefined, location: 'path' | 'query' | 'header'): JsonSchema[] {
   if (!schema) return [];
   const object = jsonSchema(schema, 'input');
-  const properties = (object.properties ?? {}) as Record<string, JsonSchema>;
-  const required = new Set((object.required ?? []) as string[]);
-  return Object.entries(properties).map(([name, property]) => {
-    const { description, ...propertySchema } = property;
+  const required = new Set(object.required);
+  return Object.entries(object.properties ?? {}).map(([name, property]) => {
+    // Parameters are objects' properties of a known type: never the `true` of "anything".
+    const { description, ...propertySchema } = typeof property === 'object' ? property : {};
     return {
       name,
       in: location,
@@ -138,20 +121,12 @@ function parameters(schema: z.ZodMiniType | undefined, location: 'path' | 'query
   });
 }
 
-function errorStatuses(route: Route, definition: Definition): number[] {
-  const statuses = new Set([400, 500]);
-  if (definition.access !== 'public') for (const status of [401, 403, 503]) statuses.add(status);
+/** The statuses its access, path and body imply, and those of the operation's own rules. */
+function errorStatuses(route: RouteFacts, definition: Definition): ErrorStatus[] {
+  const statuses = new Set<ErrorStatus>([400, 500, ...(route.ownErrors ?? []).map((code) => statusOf[code])]);
+  if (definition.access !== 'public') for (const status of [401, 403, 503] as const) statuses.add(status);
   if (definition.params) statuses.add(404);
-  if (definition.body) for (const status of [413, 415]) statuses.add(status);
-  if (route.operation === 'create-notification') for (const status of [404, 409, 422]) statuses.add(status);
-  if (
-    route.operation === 'update-notification' ||
-    route.operation === 'add-recipients' ||
-    route.operation === 'report-delivery-outcome' ||
-    route.operation === 'retry-run'
-  )
-    statuses.add(409);
-  if (route.operation === 'send-notification') statuses.add(429);
+  if (definition.body) for (const status of [413, 415] as const) statuses.add(status);
   return [...statuses].sort((a, b) => a - b);
 }
 
@@ -198,11 +173,11 @@ interface Names {
   response(schema: z.ZodMiniType): string;
 }
 
-function operationObject(route: Route, definition: Definition, names: Names): JsonSchema {
+function operationObject(route: RouteFacts, definition: Definition, names: Names): JsonSchema {
   const body = definition.body;
   return {
     operationId: camelCase(route.operation),
-    summary: summaries[route.operation as Operation] ?? route.operation,
+    summary: route.summary,
     tags: [tagOf(route.path)],
     ...(definition.access === 'public' && { security: [] }),
     parameters: [
@@ -233,6 +208,7 @@ function buildOpenApiDocument(definitions: ReadonlyMap<string, Definition>): Jso
   for (const route of routes) {
     const definition = definitions.get(route.operation);
     if (!definition) throw new Error(`No handler definition for ${route.operation}`);
+    if (definition.route !== route) throw new Error(`functions/${route.operation}.ts declares another route`);
     const ownName =
       (named: Map<z.ZodMiniType, string>, suffix: string) =>
       (schema: z.ZodMiniType): string => {
@@ -240,20 +216,18 @@ function buildOpenApiDocument(definitions: ReadonlyMap<string, Definition>): Jso
         named.set(schema, name);
         return name;
       };
-    paths[route.path] ??= {};
-    (paths[route.path] as Record<string, JsonSchema>)[route.method.toLowerCase()] = operationObject(
-      route,
-      definition,
-      { body: ownName(inputs, 'Input'), response: ownName(outputs, 'Response') },
-    );
+    const pathItem = paths[route.path] ?? {};
+    paths[route.path] = pathItem;
+    pathItem[route.method.toLowerCase()] = operationObject(route, definition, {
+      body: ownName(inputs, 'Input'),
+      response: ownName(outputs, 'Response'),
+    });
   }
   const inputSchemas = componentSchemas(inputs, 'input');
   const outputSchemas = componentSchemas(outputs, 'output');
   const clash = Object.keys(inputSchemas).find((name) => name in outputSchemas);
   if (clash) throw new Error(`Schema component ${clash} names both a request and an answer shape`);
-  const usedTags = new Set(
-    Object.values(paths).flatMap((item) => Object.values(item).flatMap((op) => op.tags as string[])),
-  );
+  const usedTags = new Set(routes.map((route) => tagOf(route.path)));
   return {
     openapi: '3.1.0',
     info: {
@@ -307,9 +281,10 @@ function buildOpenApiDocument(definitions: ReadonlyMap<string, Definition>): Jso
 export async function buildFromFunctions(functionsDirectory: URL): Promise<JsonSchema> {
   const definitions = new Map<string, Definition>();
   for (const route of routes) {
-    const module = (await import(new URL(`${route.operation}.ts`, functionsDirectory).href)) as {
-      handler: ApiHandler;
-    };
+    // Each function module exports its handler (the local runtime loads them the same way).
+    const module: { handler: ApiHandler } = await import(
+      new URL(`${route.operation}.ts`, functionsDirectory).href
+    );
     definitions.set(route.operation, module.handler.definition);
   }
   return buildOpenApiDocument(definitions);

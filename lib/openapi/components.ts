@@ -1,8 +1,9 @@
 import type * as z from 'zod/mini';
 import { dashboardEmbeddingOutput, embeddedDashboardOutput } from '#lib/http/schemas/embedding-outputs';
-import { createNotificationInput, removeRecipientsInput } from '#lib/http/schemas/lifecycle';
+import { removeRecipientsInput } from '#lib/http/schemas/lifecycle';
 import { notificationOutput, notificationPageOutput } from '#lib/http/schemas/notification-outputs';
 import {
+  createNotificationInput,
   dashboardFilterInput,
   dashboardMemberSwitcherInput,
   dashboardTimeGrainInput,

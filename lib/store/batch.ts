@@ -1,11 +1,12 @@
 import { BatchGetCommand, BatchWriteCommand, type BatchWriteWriteRequest } from '@aws-sdk/lib-dynamodb';
+import { backoff, chunk, chunkWithin, inParallel } from '#lib/concurrency';
 import { UnavailableError } from '#lib/errors';
+import { dynamoDbLimits, itemBytesAtMost } from '#lib/limits';
 import { documentClient, tableName } from '#lib/store/client';
 import { ensureTimeLeft } from '#lib/store/deadline';
 import type { Item } from '#lib/store/items';
 import type { Key } from '#lib/store/keys';
-import { dynamoDbLimits, itemBytesAtMost } from '#lib/store/limits';
-import { backoff, type RetryOptions, retryPolicy } from '#lib/store/retry';
+import { type RetryOptions, retryPolicy } from '#lib/store/retry';
 
 /** DynamoDB's own ceilings per call. */
 const BATCH_GET_LIMIT = dynamoDbLimits.batchGetKeys;
@@ -24,68 +25,6 @@ export interface BatchOptions extends RetryOptions {
 }
 
 const DEFAULT_CONCURRENCY = 4;
-
-export function chunk<T>(items: readonly T[], size: number): T[][] {
-  const chunks: T[][] = [];
-  for (let i = 0; i < items.length; i += size) chunks.push(items.slice(i, i + size));
-  return chunks;
-}
-
-/**
- * Consecutive groups of at most `maxCount` items and `maxBytes` bytes together, as `bytesOf` counts
- * them: DynamoDB refuses a call past either. An item larger than `maxBytes` alone goes alone (the
- * service refuses such items before writing, so the call's own error would be a fault here).
- */
-export function chunkWithin<T>(
-  items: readonly T[],
-  maxCount: number,
-  maxBytes: number,
-  bytesOf: (item: T) => number,
-): T[][] {
-  const chunks: T[][] = [];
-  let current: T[] = [];
-  let bytes = 0;
-  for (const item of items) {
-    const size = bytesOf(item);
-    if (current.length > 0 && (current.length === maxCount || bytes + size > maxBytes)) {
-      chunks.push(current);
-      current = [];
-      bytes = 0;
-    }
-    current.push(item);
-    bytes += size;
-  }
-  if (current.length > 0) chunks.push(current);
-  return chunks;
-}
-
-/**
- * Runs `work` over `inputs` with at most `concurrency` in flight, keeping results in input order.
- * After a failure no further input is started, and the failure is thrown only once the calls in
- * flight have ended: nothing keeps writing after the request has been answered.
- */
-export async function inParallel<T, R>(
-  inputs: readonly T[],
-  concurrency: number,
-  work: (input: T) => Promise<R>,
-): Promise<R[]> {
-  const results: R[] = new Array(inputs.length);
-  const failures: unknown[] = [];
-  let next = 0;
-  const worker = async () => {
-    while (next < inputs.length && failures.length === 0) {
-      const index = next++;
-      try {
-        results[index] = await work(inputs[index] as T);
-      } catch (error) {
-        failures.push(error);
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, inputs.length) }, worker));
-  if (failures.length > 0) throw failures[0];
-  return results;
-}
 
 /**
  * Retries what DynamoDB left unprocessed, with exponential backoff and full jitter, until nothing is

@@ -1,6 +1,7 @@
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { backoff } from '#lib/concurrency';
 import { UnavailableError } from '#lib/errors';
-import { backoff, retryPolicy } from '#lib/store/retry';
+import { retryPolicy } from '#lib/store/retry';
 
 /**
  * Conditional writes, the store's way of deciding a race: a write states what it expects to find, and

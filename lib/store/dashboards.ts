@@ -1,5 +1,5 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { DashboardRepository } from '#lib/domain/embedding';
+import type { DashboardLookup, EmbeddingSwitch } from '#lib/domain/embedding';
 import type { Dashboard } from '#lib/domain/entities';
 import type { DashboardRef } from '#lib/domain/notification-lifecycle';
 import { documentClient, tableName } from '#lib/store/client';
@@ -50,12 +50,14 @@ export async function findDashboard(
 }
 
 /** Both access patterns of the embedding routes go by publicId, the dashboard's partition key. */
-export const dashboardRepository: DashboardRepository = {
+export const dashboardLookup: DashboardLookup = {
   async find(publicId) {
     const item = await getItem(keys.dashboard(publicId));
     return item ? decodeDashboard(item) : undefined;
   },
+};
 
+export const embeddingSwitch: EmbeddingSwitch = {
   async setAllowEmbed(publicId, allowEmbed) {
     // One conditional write, no read first: a dashboard deleted meanwhile is a 404, never recreated.
     const written = await ifConditionHolds(() =>

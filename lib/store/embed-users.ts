@@ -1,7 +1,8 @@
 import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { backoff, chunkWithin, inParallel } from '#lib/concurrency';
 import type { NewEmbedRecipient, RecipientParent, StorageOptions } from '#lib/domain/recipients';
 import { UnavailableError } from '#lib/errors';
-import { chunkWithin, inParallel } from '#lib/store/batch';
+import { dynamoDbLimits, itemBytesAtMost } from '#lib/limits';
 import { documentClient, tableName } from '#lib/store/client';
 import { COUNTER_ENTITY, counterAttributes, decodeCounter } from '#lib/store/codecs/counters';
 import { encodeEmbedUser } from '#lib/store/codecs/embed-users';
@@ -10,8 +11,7 @@ import { cancellationOf } from '#lib/store/conditional';
 import { ensureTimeLeft } from '#lib/store/deadline';
 import { getItem } from '#lib/store/items';
 import { keys } from '#lib/store/keys';
-import { dynamoDbLimits, itemBytesAtMost } from '#lib/store/limits';
-import { backoff, type RetryOptions, retryPolicy } from '#lib/store/retry';
+import { type RetryOptions, retryPolicy } from '#lib/store/retry';
 
 /**
  * Embed users: one item per tenant and normalized externalId, created at most once. Creation is

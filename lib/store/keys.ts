@@ -4,12 +4,10 @@
  * each one serves is listed in docs/data-model.md.
  */
 
-import { dynamoDbLimits } from '#lib/store/limits';
-
 export type Key = { pk: string; sk: string };
 
 /**
- * A free-text part as it appears in a key. Callers pass only text that `fitsKeyPart` accepts:
+ * A free-text part as it appears in a key. Callers pass only text that `fitsKeyPart` (lib/limits.ts) accepts:
  * text that is not well-formed Unicode cannot be encoded (encodeURIComponent throws).
  */
 const part = (value: string) => encodeURIComponent(value);
@@ -228,32 +226,6 @@ export const keys = {
   counter: (sequence: string): Key => ({ pk: `COUNTER#${sequence}`, sk: 'COUNTER' }),
 };
 
-/** A subscription instant as a recipient row's index sort key starts with it (ISO-8601 with milliseconds). */
-const SUBSCRIBED_AT_LENGTH = '2026-01-01T00:00:00.000Z'.length;
-
-/**
- * The fixed text around the two free-text parts of the longest sort key: an embed recipient row's
- * entry in the recipients-of-a-notification index, its subscription instant before its row key.
- */
-const embedRecipientKeyOverhead = SUBSCRIBED_AT_LENGTH + 1 + keys.embedRecipient(0, 0, '', '').sk.length;
-
-/**
- * The most bytes one free-text part (tenant name, externalId, e-mail, subject) may take once
- * percent-encoded: two of them fill an embed recipient's index sort key up to DynamoDB's 1024 bytes,
- * and every other key that holds them has more room.
- */
-export const KEY_PART_MAX_BYTES = Math.floor((dynamoDbLimits.sortKeyBytes - embedRecipientKeyOverhead) / 2);
-
-/** Key parts with a limit of their own, in characters; each well within KEY_PART_MAX_BYTES. */
-export const keyPartLimits = {
-  /** A dashboard's publicId: URL-safe, so encoded the same. */
-  publicId: 128,
-} as const;
-
-/** Whether `value` can be a free-text key part: well-formed (else it cannot be encoded) and at most KEY_PART_MAX_BYTES encoded. */
-export const fitsKeyPart = (value: string): boolean =>
-  value.isWellFormed() && encodeURIComponent(value).length <= KEY_PART_MAX_BYTES;
-
 const recipientSortKey = (subscribedAt: string, rowSk: string) => `${subscribedAt}#${rowSk}`;
 
 /** The index partitions, each a list the API serves (docs/data-model.md lists them). */
@@ -340,8 +312,8 @@ export const indexKeys = {
 export const isRecipientSortKey = (value: string) =>
   /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z#RECIPIENT#.+$/.test(value);
 
-/** The row's own sort key in a recipient row's gsi1 sort key (one `isRecipientSortKey` accepts). */
-export const rowSkOfRecipientSortKey = (value: string) => value.slice(SUBSCRIBED_AT_LENGTH + 1);
+/** The row's own sort key in a recipient row's gsi1 sort key (one `isRecipientSortKey` accepts): past the instant and its `#`. */
+export const rowSkOfRecipientSortKey = (value: string) => value.slice('2026-01-01T00:00:00.000Z#'.length);
 
 export const isSortableId = (value: string) => sortableIdShape.test(value);
 

@@ -1,5 +1,6 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { NotificationRef } from '#lib/domain/notification';
+import type { NotificationDeletion } from '#lib/domain/notification-lifecycle';
 import { documentClient, tableName } from '#lib/store/client';
 import { encodePurge } from '#lib/store/codecs/purges';
 import { transact } from '#lib/store/conditional';
@@ -26,11 +27,7 @@ const removedAtOnce = (ref: NotificationRef): Key[] => [
  * Removes the notification and leaves its tombstone, in one transaction: a constant amount of work
  * whatever the partition holds. False when there was no notification (a repeat, an unknown id).
  */
-export async function deleteNotification(
-  deploymentId: number,
-  id: number,
-  now = Date.now(),
-): Promise<boolean> {
+async function deleteNotification(deploymentId: number, id: number, now = Date.now()): Promise<boolean> {
   const table = tableName();
   const ref = { deploymentId, id };
   const [first, ...rest] = removedAtOnce(ref);
@@ -52,3 +49,6 @@ export async function deleteNotification(
     cancelled: ({ failedAt }) => (failedAt(0) ? false : undefined),
   });
 }
+
+/** The delete's adapter. */
+export const notificationDeletion: NotificationDeletion = { delete: deleteNotification };

@@ -1,7 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Notification } from '#lib/domain/notification';
-import type { IdempotencyClaim } from '#lib/domain/notification-lifecycle';
+import type {
+  IdempotencyClaim,
+  NotificationCreation,
+  NotificationLookup,
+} from '#lib/domain/notification-lifecycle';
 import type { ScheduleState } from '#lib/domain/schedule';
 import { ConflictError, IdempotencyKeyMismatchError } from '#lib/errors';
 import { documentClient, tableName } from '#lib/store/client';
@@ -179,12 +183,11 @@ async function create(
   }
 }
 
-/**
- * Each operation's function takes only the parts it calls, so that its bundle holds no other
- * operation's storage code (and its IAM grant can be exactly what it calls).
+import { dashboardIdOf } from '#lib/store/dashboards';
+
+/*
+ * The adapters of the use cases: each operation's function takes only its own, so that its bundle
+ * holds no other operation's storage code (and its IAM grant can be exactly what it calls).
  */
-export const findNotification = findScheduledNotification;
-
-export { dashboardIdOf } from '#lib/store/dashboards';
-
-export { create as createNotification };
+export const notificationLookup: NotificationLookup = { find: findScheduledNotification };
+export const notificationCreation: NotificationCreation = { dashboardIdOf, create };

@@ -1,5 +1,9 @@
 import type { ScheduledNotification } from '#lib/domain/notification';
-import type { NotificationFilter, RecipientFilter } from '#lib/domain/notification-lifecycle';
+import type {
+  NotificationFilter,
+  NotificationListing,
+  RecipientFilter,
+} from '#lib/domain/notification-lifecycle';
 import { emptyPage, type PageWindow, type StoredPage } from '#lib/domain/paging';
 import { normalizeExternalId } from '#lib/domain/recipients-input';
 import { batchGetAll } from '#lib/store/batch';
@@ -136,7 +140,7 @@ async function dashboardFilterOf(
   return (await dashboardByPublicId(deploymentId, dashboard.dashboardPublicId))?.id ?? null;
 }
 
-export async function listNotifications(
+async function listNotifications(
   deploymentId: number,
   filter: NotificationFilter,
   window: PageWindow<ScheduledNotification>,
@@ -149,3 +153,6 @@ export async function listNotifications(
   const source = recipientRowsSource(deploymentId, recipient, dashboardId);
   return readPage(recipientReader(deploymentId, source), window);
 }
+
+/** The notification list's adapter. */
+export const notificationListing: NotificationListing = { list: listNotifications };

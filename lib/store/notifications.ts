@@ -1,5 +1,5 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { NotificationRepository } from '#lib/domain/notification-writes';
+import type { NotificationUpdate } from '#lib/domain/notification-writes';
 import { documentClient, tableName } from '#lib/store/client';
 import {
   decodeNotification,
@@ -48,7 +48,7 @@ async function moveLegacyLists(key: Key, item: Item): Promise<void> {
   );
 }
 
-export const notificationRepository: NotificationRepository = {
+export const notificationUpdate: NotificationUpdate = {
   find: findScheduledNotification,
 
   /**

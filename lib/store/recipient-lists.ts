@@ -1,8 +1,10 @@
+import { inParallel } from '#lib/concurrency';
 import type { NotificationRef } from '#lib/domain/notification';
-import type { RemovalTarget } from '#lib/domain/notification-lifecycle';
+import type { RecipientListing, RecipientRemoval, RemovalTarget } from '#lib/domain/notification-lifecycle';
 import type { PageWindow, StoredPage } from '#lib/domain/paging';
 import type { RecipientOutput } from '#lib/domain/recipients';
-import { batchGetAll, batchWriteAll, inParallel } from '#lib/store/batch';
+import { dynamoDbLimits } from '#lib/limits';
+import { batchGetAll, batchWriteAll } from '#lib/store/batch';
 import { decodeRecipient, recipientKey } from '#lib/store/codecs/recipients';
 import { decodeConsoleUser } from '#lib/store/codecs/users';
 import type { Item } from '#lib/store/items';
@@ -14,7 +16,6 @@ import {
   rowSkOfRecipientSortKey,
   sortableId,
 } from '#lib/store/keys';
-import { dynamoDbLimits } from '#lib/store/limits';
 import { notificationIsLive } from '#lib/store/notification-guard';
 import { cursorPosition, type ListSource, type Resolved, readPage } from '#lib/store/paging';
 import { queryPage } from '#lib/store/query';
@@ -70,7 +71,7 @@ async function recipientOutputs(items: Item[]): Promise<Resolved<RecipientOutput
  * Queries on gsi1 and a BatchGetItem for the console users' e-mail and username (embed rows carry
  * theirs). A row whose console user no longer exists is left out.
  */
-export async function listRecipients(
+async function listRecipients(
   notification: NotificationRef,
   window: PageWindow<RecipientOutput>,
 ): Promise<StoredPage<RecipientOutput> | undefined> {
@@ -108,7 +109,7 @@ async function embedRowKey(notification: NotificationRef, target: RemovalTarget 
 }
 
 /** Deletes are idempotent: a recipient that is not subscribed is a delete of nothing. */
-export async function removeRecipients(
+async function removeRecipients(
   notification: NotificationRef,
   targets: readonly RemovalTarget[],
 ): Promise<boolean> {
@@ -128,3 +129,7 @@ export async function removeRecipients(
   // Raced by a delete: 404, as a removal that started after it would answer (lib/store/notification-guard.ts).
   return notificationIsLive(notification);
 }
+
+/** The adapters of the recipient list and of removal. */
+export const recipientListing: RecipientListing = { listRecipients };
+export const recipientRemoval: RecipientRemoval = { removeRecipients };

@@ -1,6 +1,7 @@
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { inParallel } from '#lib/concurrency';
 import type { Found, RecipientRepository } from '#lib/domain/recipients';
-import { batchGetAll, inParallel } from '#lib/store/batch';
+import { batchGetAll } from '#lib/store/batch';
 import { documentClient, tableName } from '#lib/store/client';
 import { decodeEmbedUser } from '#lib/store/codecs/embed-users';
 import {

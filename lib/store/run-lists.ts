@@ -1,7 +1,7 @@
 import { config } from '#lib/config';
 import type { NotificationRef } from '#lib/domain/notification';
 import { isRunKept, oldestKeptInstant } from '#lib/domain/retention';
-import type { RunListRepository } from '#lib/domain/run-lists';
+import type { DeliveryListing, RunListing } from '#lib/domain/run-lists';
 import { RUN_ID_PATTERN, runIdFloor } from '#lib/domain/runs';
 import { decodeDelivery, decodeRun } from '#lib/store/codecs/runs';
 import { getItem, type Item } from '#lib/store/items';
@@ -36,16 +36,11 @@ const decodedAll =
 const isDeliveryPosition = (position: string) =>
   /^[0-9a-f]{32}$/.test(position) || /^(USER|EMBED_USER)#.{1,1024}$/s.test(position);
 
-export const runListRepository: RunListRepository = {
-  async notificationExists(ref) {
-    return (await getItem(keys.notification(ref.deploymentId, ref.id))) !== undefined;
-  },
+const notificationExists = async (ref: NotificationRef) =>
+  (await getItem(keys.notification(ref.deploymentId, ref.id))) !== undefined;
 
-  async runExists(ref) {
-    // A run past its retention is gone, whether or not TTL has removed it yet.
-    if (!isRunKept(ref.runId, Date.now(), config().runRetentionDays)) return false;
-    return (await getItem(keys.run(ref.deploymentId, ref.id, ref.runId))) !== undefined;
-  },
+export const runListing: RunListing = {
+  notificationExists,
 
   runsPage(ref, window) {
     const source = partitionSource(ref, {
@@ -57,6 +52,16 @@ export const runListRepository: RunListRepository = {
       from: `${RUN_PREFIX}${runIdFloor(oldestKeptInstant(Date.now(), config().runRetentionDays))}`,
     });
     return readPage({ source, resolve: decodedAll(decodeRun) }, window);
+  },
+};
+
+export const deliveryListing: DeliveryListing = {
+  notificationExists,
+
+  async runExists(ref) {
+    // A run past its retention is gone, whether or not TTL has removed it yet.
+    if (!isRunKept(ref.runId, Date.now(), config().runRetentionDays)) return false;
+    return (await getItem(keys.run(ref.deploymentId, ref.id, ref.runId))) !== undefined;
   },
 
   async deliveriesPage(ref, window) {

@@ -1,5 +1,5 @@
-import type { CredentialDirectory } from '#lib/auth/authenticate';
 import type { ConsoleUser } from '#lib/domain/entities';
+import type { CredentialDirectory } from '#lib/domain/principal';
 import { decodeConsoleUser, decodeEmbedTenant, decodeUserLink } from '#lib/store/codecs/users';
 import { getItem } from '#lib/store/items';
 import { type Key, keys } from '#lib/store/keys';

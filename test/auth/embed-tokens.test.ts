@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { type CredentialDirectory, createAuthenticator } from '#lib/auth/authenticate';
+import { createAuthenticator } from '#lib/auth/authenticate';
 import type { EmbedTenant } from '#lib/domain/entities';
+import type { CredentialDirectory } from '#lib/domain/principal';
 import { UnauthorizedError } from '#lib/errors';
 import {
   freshClaims,

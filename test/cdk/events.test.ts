@@ -2,6 +2,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { randomHex } from '#lib/clock';
 import { dispatchPass } from '#lib/domain/dispatch';
 import { schedulePlanner } from '#lib/domain/schedule-planning';
 import { unsubscribeToken } from '#lib/domain/unsubscribe';
@@ -70,6 +71,7 @@ describe('the example events in events/', () => {
       })),
     );
     await dispatchPass(dispatchStore, outboxSink(await mkdtemp(join(tmpdir(), 'events-outbox-'))), {
+      randomHex,
       now: firing,
       planner: schedulePlanner,
       misfireGraceMinutes: 60,
@@ -79,11 +81,11 @@ describe('the example events in events/', () => {
   it.each(routes.map((route) => [route.operation, route] as const))(
     'events/%s.json is a request its route serves and the demo fixture answers with success',
     async (operation, route) => {
-      const event = await readEvent(`events/${operation}.json`, operation);
+      const event = await readEvent(`events/${operation}.json`, route);
       placeholders[operation]?.(event);
       expect(event.routeKey).toBe(routeKey(route));
       expect(event.requestContext.http.method).toBe(route.method);
-      const response = printable(await invoke(operation, event));
+      const response = printable(await invoke(route, event));
       const status = successStatus[operation] ?? 200;
       const contentType =
         operation === 'get-unsubscribe-page' ? 'text/html; charset=utf-8' : 'application/json';

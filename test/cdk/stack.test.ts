@@ -4,13 +4,12 @@ import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readConfig } from '#lib/config';
+import { SQS_MESSAGE_MAX_BYTES } from '#lib/limits';
 import { routeKey, routes } from '#lib/routes';
-import { SQS_MESSAGE_MAX_BYTES } from '#lib/store/limits';
 import { PURGE_GRACE_MS } from '#lib/store/notification-guard';
 import { DISPATCHER_TIMEOUT_SECONDS, LONGEST_WRITER_SECONDS, PURGE_TIMEOUT_SECONDS } from '#lib/timeouts';
 import { addStageStack } from '../../cdk/admin-api-app.ts';
 import type { AdminApiStack } from '../../cdk/admin-api-stack.ts';
-import { operationSettings } from '../../cdk/operation-settings.ts';
 import { PURGE_TABLE_ACTIONS } from '../../cdk/purge.ts';
 import {
   COORDINATOR_TABLE_ACTIONS,
@@ -94,22 +93,23 @@ describe('the dev stage', () => {
   it('runs one function per operation on nodejs24.x, arm64, ESM (index.handler), with its memory and timeout', () => {
     // One per route, the dispatcher, its coordinator and the purge.
     expect(Object.keys(template.findResources('AWS::Lambda::Function'))).toHaveLength(routes.length + 3);
-    for (const { operation } of routes) {
+    for (const { operation, memoryMiB, timeoutSeconds } of routes) {
       const fn = stack.functions.get(operation) as NonNullable<ReturnType<typeof stack.functions.get>>;
       const properties = (template.toJSON().Resources[logicalId(stack, fn)] as Resource).Properties;
       expect(properties).toMatchObject({
         Runtime: 'nodejs24.x',
         Architectures: ['arm64'],
         Handler: 'index.handler',
-        MemorySize: operationSettings[operation].memoryMiB,
-        Timeout: operationSettings[operation].timeoutSeconds,
+        MemorySize: memoryMiB,
+        Timeout: timeoutSeconds,
       });
     }
   });
 
   it('grants each function exactly the table actions its code uses, on the table and its indexes', () => {
     const tableId = stack.getLogicalId(stack.table.node.defaultChild as never);
-    for (const { operation } of routes) {
+    for (const route of routes) {
+      const { operation } = route;
       const fn = stack.functions.get(operation) as NonNullable<ReturnType<typeof stack.functions.get>>;
       const roleId = stack.getLogicalId(fn.role?.node.defaultChild as never);
       const policies = Object.values(
@@ -119,7 +119,7 @@ describe('the dev stage', () => {
         (policy) =>
           (policy.Properties.PolicyDocument as { Statement: { Action: string | string[] }[] }).Statement,
       );
-      const actions = [...new Set<string>(operationSettings[operation].tableActions)].sort();
+      const actions = [...new Set<string>(route.tableActions)].sort();
       const table = { 'Fn::GetAtt': [tableId, 'Arn'] };
       // A Query may read the indexes too; nothing else may.
       const indexes = { 'Fn::Join': ['', [table, '/index/*']] };
@@ -140,7 +140,7 @@ describe('the dev stage', () => {
       );
       // Queueing delivery jobs is granted on the queue alone; reading the unsubscribe key on its secret alone.
       const queues = operation === 'send-notification' || operation === 'retry-run' ? 1 : 0;
-      const secrets = 'readsUnsubscribeKey' in operationSettings[operation] ? 1 : 0;
+      const secrets = 'readsUnsubscribeKey' in route ? 1 : 0;
       expect(statements).toHaveLength(tableStatements.length + queues + secrets);
       // Besides the table, only CloudWatch Logs: the managed basic execution policy.
       const role = template.toJSON().Resources[roleId] as Resource;
@@ -160,8 +160,14 @@ describe('the dev stage', () => {
         UNSUBSCRIBE_SECRET_ARN: __,
         PUBLIC_BASE_URL: ___,
         DISPATCH_WORKER_FUNCTION: _worker,
-        ...variables
+        ...withExtension
       } = (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+      // The secrets extension's own settings, on the functions that read the unsubscribe key.
+      const variables = Object.fromEntries(
+        Object.entries(withExtension).filter(
+          ([name]) => !/^(PARAMETERS_SECRETS|SECRETS_MANAGER|SSM_PARAMETER_STORE)_/.test(name),
+        ),
+      );
       expect(variables).toEqual({
         TABLE_NAME: { Ref: tableId },
         EMBED_AUDIENCE: dev.embedAudience,
@@ -183,7 +189,7 @@ describe('the dev stage', () => {
     });
     const readers = [
       ...routes
-        .filter(({ operation }) => 'readsUnsubscribeKey' in operationSettings[operation])
+        .filter((route) => 'readsUnsubscribeKey' in route)
         .map(({ operation }) => stack.functions.get(operation)),
       stack.scheduler.dispatcher,
     ];
@@ -201,8 +207,11 @@ describe('the dev stage', () => {
       const policies = JSON.stringify(
         template.findResources('AWS::IAM::Policy', { Properties: { Roles: [{ Ref: roleId }] } }),
       );
+      const layers = JSON.stringify(properties.Layers ?? []);
       if (readers.includes(fn)) {
         expect(variables.UNSUBSCRIBE_SECRET_ARN).toEqual({ Ref: secretId });
+        // Read through AWS's Parameters and Secrets extension (arm64), not a bundled SDK client.
+        expect(layers).toMatch(/Paramsandsecrets.*arm64/);
         // Unsubscribe links point at the stage's own API URL.
         expect(JSON.stringify(variables.PUBLIC_BASE_URL)).toContain('.execute-api.');
         expect(policies).toContain('secretsmanager:GetSecretValue');
@@ -210,6 +219,7 @@ describe('the dev stage', () => {
       } else {
         expect(variables.UNSUBSCRIBE_SECRET_ARN).toBeUndefined();
         expect(policies).not.toContain('secretsmanager:');
+        expect(layers).not.toMatch(/Paramsandsecrets/i);
       }
     }
   });

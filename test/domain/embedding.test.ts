@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { Principal } from '#lib/auth/principal';
 import {
-  type DashboardRepository,
+  type DashboardLookup,
   type EmbedCaller,
+  type EmbeddingSwitch,
   type EmbedVisibility,
   embedCallerOf,
   embedVisibility,
@@ -10,9 +10,8 @@ import {
   setDashboardEmbedding,
 } from '#lib/domain/embedding';
 import type { ConsoleUser, Dashboard } from '#lib/domain/entities';
+import type { Principal } from '#lib/domain/principal';
 import { ForbiddenError, NotFoundError } from '#lib/errors';
-import { check } from '#lib/http/schemas/common';
-import { dashboardPath, updateDashboardEmbeddingInput } from '#lib/http/schemas/embedding';
 
 const V: EmbedVisibility = 'visible';
 const N: EmbedVisibility = 'not_found';
@@ -110,7 +109,7 @@ const dashboard: Dashboard = {
 function repositoryOf(dashboards: Dashboard[]) {
   const stored = new Map(dashboards.map((d) => [d.publicId, { ...d }]));
   const reads: string[] = [];
-  const repository: DashboardRepository = {
+  const repository: DashboardLookup & EmbeddingSwitch = {
     async find(publicId) {
       reads.push(publicId);
       return stored.get(publicId);
@@ -173,34 +172,5 @@ describe('setDashboardEmbedding', () => {
     await expect(setDashboardEmbedding(repository, 'nope', { allowEmbed: true })).rejects.toThrow(
       NotFoundError,
     );
-  });
-});
-
-describe('request schemas', () => {
-  it('accepts URL-safe publicIds up to 128 characters', () => {
-    for (const publicId of ['sales-overview', 'a', 'A.b_c~d-9', 'x'.repeat(128)]) {
-      expect(check(dashboardPath, { publicId }).problems).toEqual([]);
-    }
-  });
-
-  it('refuses empty, over-long and non-URL-safe publicIds', () => {
-    for (const publicId of ['', 'x'.repeat(129), 'sales overview', 'a/b', 'a#b', 'é', 'a%20b']) {
-      expect(check(dashboardPath, { publicId }).problems.map((p) => p.path)).toContain('publicId');
-    }
-  });
-
-  it('requires allowEmbed as a boolean and nothing else', () => {
-    expect(check(updateDashboardEmbeddingInput, { allowEmbed: true }).value).toEqual({ allowEmbed: true });
-    expect(check(updateDashboardEmbeddingInput, {}).problems).toEqual([
-      { path: 'allowEmbed', message: 'is required' },
-    ]);
-    for (const allowEmbed of ['true', 1, null, 'yes']) {
-      expect(check(updateDashboardEmbeddingInput, { allowEmbed }).problems).toEqual([
-        { path: 'allowEmbed', message: 'must be true or false' },
-      ]);
-    }
-    expect(check(updateDashboardEmbeddingInput, { allowEmbed: true, allowembed: false }).problems).toEqual([
-      { path: 'allowembed', message: 'is not a known field' },
-    ]);
   });
 });

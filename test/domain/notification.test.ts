@@ -4,13 +4,16 @@ import {
   applyNotificationUpdate,
   createNotification,
   MAX_ATTEMPTS,
-  type NotificationRepository,
+  type NotificationUpdate,
   updateNotification,
 } from '#lib/domain/notification-writes';
 import type { ScheduleState } from '#lib/domain/schedule';
 import { ConflictError, NotFoundError, ValidationError } from '#lib/errors';
 
 const settings = { customCronMinIntervalMinutes: 15 };
+/** A Tuesday, 10:00 UTC: the instant the updates answer as of. */
+const NOW = Date.parse('2026-11-24T10:00:00Z');
+const timing = { now: NOW, pause: async () => {} };
 
 const stored: Notification = {
   id: 700,
@@ -122,7 +125,7 @@ function memoryRepository(
   let stored: { signature: string; scheduleVersion: number } | undefined;
   let writes = 0;
   let reads = 0;
-  const repository: NotificationRepository = {
+  const repository: NotificationUpdate = {
     async find() {
       reads += 1;
       if (current && interfere.beforeRead) current = interfere.beforeRead(current);
@@ -163,6 +166,7 @@ describe('updateNotification', () => {
       target,
       { scheduleType: 'WEEKLY', dayOfWeek: 1 },
       settings,
+      timing,
     );
     expect(dto).toEqual({
       id: 700,
@@ -178,21 +182,17 @@ describe('updateNotification', () => {
       timeGrains: stored.timeGrains,
       memberSwitchers: null,
       notificationAiSummary: false,
-      nextRunAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T09:00:00Z$/),
+      // The first Monday 09:00 UTC after the answer.
+      nextRunAt: '2026-11-30T09:00:00Z',
     });
-    // The first Monday 09:00 UTC after the answer.
-    const next = Date.parse(dto.nextRunAt as string);
-    expect(new Date(next).getUTCDay()).toBe(1);
-    expect(next).toBeGreaterThan(Date.now());
-    expect(next - Date.now()).toBeLessThanOrEqual(7 * 24 * 3_600_000);
     expect(memory.current()?.dayOfWeek).toBe(1);
     expect(memory.schedule().humanReadableSchedule).toBe('At 09:00, only on Monday');
-    expect(memory.schedule().upcoming[0]).toBe(next);
+    expect(memory.schedule().upcoming[0]).toBe(Date.parse('2026-11-30T09:00:00Z'));
   });
 
   it('writes without reading first', async () => {
     const memory = memoryRepository(stored);
-    await updateNotification(memory.repository, target, { hour: 10, filters: null }, settings);
+    await updateNotification(memory.repository, target, { hour: 10, filters: null }, settings, timing);
     expect([memory.writes(), memory.reads()]).toEqual([1, 0]);
     expect(memory.current()).toMatchObject({ hour: 10, filters: null });
     expect(memory.schedule().humanReadableSchedule).toBe('At 10:00');
@@ -200,11 +200,11 @@ describe('updateNotification', () => {
 
   it('keeps the stored instants when the schedule is written as it already was', async () => {
     const memory = memoryRepository(stored);
-    await updateNotification(memory.repository, target, { hour: 10 }, settings);
+    await updateNotification(memory.repository, target, { hour: 10 }, settings, timing);
     const first = memory.schedule();
-    await updateNotification(memory.repository, target, { hour: 10 }, settings);
+    await updateNotification(memory.repository, target, { hour: 10 }, settings, timing);
     expect(memory.schedule()).toBe(first);
-    await updateNotification(memory.repository, target, { notificationFormat: 'pdf' }, settings);
+    await updateNotification(memory.repository, target, { notificationFormat: 'pdf' }, settings, timing);
     expect(memory.schedule()).toBe(first);
   });
 
@@ -216,7 +216,7 @@ describe('updateNotification', () => {
       { notificationFormat: 'pdf' as const },
     ]) {
       await expect(
-        updateNotification(memoryRepository(undefined).repository, target, input, settings),
+        updateNotification(memoryRepository(undefined).repository, target, input, settings, timing),
       ).rejects.toBeInstanceOf(NotFoundError);
     }
   });
@@ -228,6 +228,7 @@ describe('updateNotification', () => {
       target,
       { scheduleType: 'WEEKLY' },
       settings,
+      timing,
     ).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ValidationError);
     expect((error as ValidationError).problems.map((problem) => problem.path)).toEqual(['dayOfWeek']);
@@ -237,20 +238,29 @@ describe('updateNotification', () => {
 
   it('writes again when a concurrent update stored the missing field in between', async () => {
     const memory = memoryRepository(stored, { beforeRead: (n) => ({ ...n, dayOfWeek: 3 }) });
-    await updateNotification(memory.repository, target, { scheduleType: 'WEEKLY' }, settings);
+    await updateNotification(memory.repository, target, { scheduleType: 'WEEKLY' }, settings, timing);
     expect(memory.writes()).toBe(2);
     expect(memory.current()).toMatchObject({ scheduleType: 'WEEKLY', dayOfWeek: 3 });
   });
 
-  it('gives up with a conflict when every attempt is overtaken', async () => {
+  it('gives up with a conflict when every attempt is overtaken, pausing between attempts', async () => {
     const memory = memoryRepository(stored, {
       beforeWrite: ({ dayOfWeek: _, ...n }) => n,
       beforeRead: (n) => ({ ...n, dayOfWeek: 3 }),
     });
+    const pauses: number[] = [];
+    const pause = async (attempt: number) => {
+      pauses.push(attempt);
+    };
     await expect(
-      updateNotification(memory.repository, target, { scheduleType: 'WEEKLY' }, settings),
+      updateNotification(memory.repository, target, { scheduleType: 'WEEKLY' }, settings, {
+        now: NOW,
+        pause,
+      }),
     ).rejects.toBeInstanceOf(ConflictError);
     expect(memory.writes()).toBe(MAX_ATTEMPTS);
+    // No pause after the last attempt: the conflict is answered at once.
+    expect(pauses).toEqual(Array.from({ length: MAX_ATTEMPTS - 1 }, (_, i) => i + 1));
     expect(memory.current()?.scheduleType).toBe('DAILY');
   });
 });
@@ -268,9 +278,13 @@ describe('createNotification', () => {
         throw new Error('not to be written');
       },
     };
-    const error = await createNotification(repository, 7, { scheduleType: 'DAILY', hour: 9 }, settings).catch(
-      (caught: unknown) => caught,
-    );
+    const error = await createNotification(
+      repository,
+      7,
+      { scheduleType: 'DAILY', hour: 9 },
+      settings,
+      NOW,
+    ).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ValidationError);
     expect((error as ValidationError).problems).toEqual([
       { path: 'dashboardId', message: 'exactly one of dashboardId and dashboardPublicId is required' },

@@ -1,6 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomHex } from '#lib/clock';
 import { config } from '#lib/config';
 import { dispatchPass } from '#lib/domain/dispatch';
 import { schedulePlanner } from '#lib/domain/schedule-planning';
@@ -123,6 +124,7 @@ async function send(id: number, body?: unknown) {
   for (let passes = 0; answer.body?.status === 'dispatching'; passes++) {
     if (passes > 20) throw new Error('the run was not dispatched');
     await dispatchPass(dispatchStore, jobSink(), {
+      randomHex,
       now: Date.now(),
       planner: schedulePlanner,
       misfireGraceMinutes: 60,

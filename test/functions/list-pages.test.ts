@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Notification } from '#lib/domain/notification';
 import type { StoredRecipient } from '#lib/domain/recipients-resolution';
+import { KEY_PART_MAX_BYTES } from '#lib/limits';
 import { type DynamoMeter, meterDynamoDb } from '#lib/local/dynamodb-meter';
 import { batchWriteAll } from '#lib/store/batch';
 import { documentClient } from '#lib/store/client';
 import { encodeNotification } from '#lib/store/codecs/notifications';
 import { encodeRecipient } from '#lib/store/codecs/recipients';
 import type { Item } from '#lib/store/items';
-import { KEY_PART_MAX_BYTES } from '#lib/store/keys';
 import { largestLists } from '#test/support/largest-lists';
 import type { ApiResponse } from '#test/support/local-api';
 import { type LocalApi, startLocalApi } from '#test/support/local-api';

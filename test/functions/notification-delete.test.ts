@@ -2,6 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { randomHex } from '#lib/clock';
 import { config } from '#lib/config';
 import { dispatchPass } from '#lib/domain/dispatch';
 import { type PurgeStore, purgePass } from '#lib/domain/purge';
@@ -174,6 +175,7 @@ describe('DELETE of a notification that holds a lot', () => {
     nextNine.setUTCDate(nextNine.getUTCDate() + 1);
     nextNine.setUTCHours(9, 0, 30, 0);
     const summary = await dispatchPass(dispatchStore, outboxSink(config().outboxDir), {
+      randomHex,
       now: nextNine.getTime(),
       misfireGraceMinutes: 60,
       planner: schedulePlanner,
@@ -329,6 +331,7 @@ describe('requests racing a delete leave nothing behind', () => {
     nine.setUTCDate(nine.getUTCDate() + 1);
     nine.setUTCHours(9, 0, 10, 0);
     const summary = await dispatchPass(dispatchStore, outboxSink(config().outboxDir), {
+      randomHex,
       now: nine.getTime(),
       misfireGraceMinutes: 60,
       planner: schedulePlanner,

@@ -138,7 +138,7 @@ describe('retention of runs and deliveries', () => {
 
   it('migrate gives runs and deliveries written before retention their TTL attribute', async () => {
     const instant = Date.parse('2026-06-01T08:00:00.000Z');
-    const run = runAt(702, instant, manualRunId(instant));
+    const run = runAt(702, instant, manualRunId(instant, 'a1b2c3d4'));
     const { expiresAt: _run, ...oldRun } = encodeRun(run);
     const { expiresAt: _delivery, ...oldDelivery } = deliveryOf(run);
     await batchWriteAll([{ PutRequest: { Item: oldRun } }, { PutRequest: { Item: oldDelivery } }]);

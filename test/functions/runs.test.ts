@@ -2,6 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomHex } from '#lib/clock';
 import { config } from '#lib/config';
 import { dispatchPass } from '#lib/domain/dispatch';
 import { purgePass } from '#lib/domain/purge';
@@ -234,6 +235,7 @@ describe('GET …/{id}/runs and …/runs/{runId}/deliveries', () => {
     );
     expect(Items).toEqual([]);
     const summary = await dispatchPass(dispatchStore, outboxSink(config().outboxDir), {
+      randomHex,
       now: Date.now() + 2 * 3_600_000,
       planner: schedulePlanner,
       misfireGraceMinutes: 60,

@@ -1,5 +1,6 @@
 import { readdir } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomHex } from '#lib/clock';
 import { config } from '#lib/config';
 import { dispatchPass } from '#lib/domain/dispatch';
 import { schedulePlanner } from '#lib/domain/schedule-planning';
@@ -75,6 +76,7 @@ const runs = async (id: number) =>
   (await api.request('GET', `${base}/${id}/runs`, { token: ADMIN_KEY })).body.items;
 const pass = (now = Date.now()) =>
   dispatchPass(dispatchStore, outboxSink(config().outboxDir), {
+    randomHex,
     now,
     misfireGraceMinutes: 60,
     planner: schedulePlanner,
@@ -158,6 +160,7 @@ describe('a run whose pass died', () => {
     faults.add({ operations: ['UpdateItem'], when: (call) => call === 1, fault: crash() });
     try {
       const died = await dispatchPass(dispatchStore, outboxSink(config().outboxDir), {
+        randomHex,
         now: instant + 1_000,
         misfireGraceMinutes: 60,
         planner: schedulePlanner,

@@ -7,6 +7,8 @@ import { captureLogs, type LogCapture } from '#test/support/log-capture';
 
 vi.hoisted(() => {
   process.env.POWERTOOLS_METRICS_DISABLED = 'false';
+  // As Lambda says of a container started for a request: its first request is a cold start.
+  process.env.AWS_LAMBDA_INITIALIZATION_TYPE = 'on-demand';
 });
 
 let api: LocalApi;
@@ -43,6 +45,57 @@ function emfLines(): Emf[] {
 const RECIPIENTS = '/v1/deployments/7/notifications/700/recipients';
 
 describe('request metrics', () => {
+  it("write a container's first request a ColdStart line of its own, and only the first", async () => {
+    logs = captureLogs();
+    await api.request('GET', '/v1/spec');
+    await api.request('GET', '/v1/spec');
+    const lines = emfLines();
+    const coldStarts = lines.filter((emf) => 'ColdStart' in emf);
+    expect(coldStarts).toEqual([
+      {
+        _aws: {
+          Timestamp: expect.any(Number),
+          CloudWatchMetrics: [
+            {
+              Namespace: 'AdminApi',
+              Dimensions: [['service', 'function_name']],
+              Metrics: [{ Name: 'ColdStart', Unit: 'Count' }],
+            },
+          ],
+        },
+        service: 'admin-api',
+        function_name: 'get-api-spec',
+        ColdStart: 1,
+      },
+    ]);
+    // Each request's own line: the operation's dimension, every metric named with its unit.
+    const requests = lines.filter((emf) => emf.operation === 'get-api-spec');
+    expect(requests).toHaveLength(2);
+    expect(requests[0]).toEqual({
+      _aws: {
+        Timestamp: expect.any(Number),
+        CloudWatchMetrics: [
+          {
+            Namespace: 'AdminApi',
+            Dimensions: [['service', 'operation']],
+            Metrics: [
+              { Name: 'Responses2xx', Unit: 'Count' },
+              { Name: 'Responses4xx', Unit: 'Count' },
+              { Name: 'Responses5xx', Unit: 'Count' },
+              { Name: 'Latency', Unit: 'Milliseconds' },
+            ],
+          },
+        ],
+      },
+      service: 'admin-api',
+      operation: 'get-api-spec',
+      Responses2xx: 1,
+      Responses4xx: 0,
+      Responses5xx: 0,
+      Latency: expect.any(Number),
+    });
+  });
+
   it('count each request by status class per operation, with its latency', async () => {
     logs = captureLogs();
     expect(

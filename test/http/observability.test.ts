@@ -79,6 +79,29 @@ describe('the request log', () => {
       cold_start: expect.any(Boolean),
       service: expect.any(String),
     });
+    // The fields, in the order Powertools Logger wrote them, so saved Logs Insights queries still match.
+    expect(Object.keys(line)).toEqual([
+      'level',
+      'message',
+      'timestamp',
+      'service',
+      'cold_start',
+      'function_arn',
+      'function_memory_size',
+      'function_name',
+      'function_request_id',
+      'requestId',
+      'operation',
+      'route',
+      'status',
+      'latencyMs',
+    ]);
+    expect(line).toMatchObject({
+      service: 'admin-api',
+      function_arn: 'arn:aws:lambda:local:000000000000:function:update-notification',
+      function_memory_size: '1024',
+      timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+    });
   });
 
   it('logs a refusal at info with its code, and never the credential or stored personal data', async () => {

@@ -1,12 +1,13 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomHex } from '#lib/clock';
 import { config } from '#lib/config';
 import { dispatchPass } from '#lib/domain/dispatch';
 import { schedulePlanner } from '#lib/domain/schedule-planning';
 import { unsubscribeToken } from '#lib/domain/unsubscribe';
 import { parseFixture } from '#lib/fixtures/fixture';
 import { loadFixture } from '#lib/fixtures/load-fixture';
-import { type ApiHandler, handlerSchemas } from '#lib/http/create-handler';
+import type { ApiHandler } from '#lib/http/create-handler';
 import { outboxSink } from '#lib/jobs/outbox-sink';
 import { base64url } from '#lib/local/sign-jwt';
 import { type Route, routes } from '#lib/routes';
@@ -87,6 +88,7 @@ async function fireRun() {
   ]);
   const firing = Date.parse('2026-11-23T09:00:30Z');
   await dispatchPass(dispatchStore, outboxSink(config().outboxDir), {
+    randomHex,
     now: firing,
     planner: schedulePlanner,
     misfireGraceMinutes: 60,
@@ -319,7 +321,7 @@ describe.each(routes.map((route) => [`${route.method} ${route.path}`, route] as 
   (_name, route) => {
     it(`${RUNS_PER_ROUTE} requests: no 5xx, errors in shape, refused ones write nothing`, async () => {
       const handler = await handlerOf(route);
-      const schemas = handlerSchemas(handler);
+      const schemas = handler.definition;
       const takesToken = route.path === '/v1/unsubscribe';
       const request = fc.record({
         path: takesToken

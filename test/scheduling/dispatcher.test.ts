@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DeleteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { randomHex } from '#lib/clock';
 import { type DispatchOptions, dispatchPass, type JobSink, sendNow } from '#lib/domain/dispatch';
 import type { Notification } from '#lib/domain/notification';
 import { updateNotification } from '#lib/domain/notification-writes';
@@ -19,8 +20,8 @@ import { documentClient, tableName } from '#lib/store/client';
 import { encodeRecipient } from '#lib/store/codecs/recipients';
 import { dueIndexKeys, keys } from '#lib/store/keys';
 import { notificationItems } from '#lib/store/notification-items';
-import { notificationRepository } from '#lib/store/notifications';
-import { runListRepository } from '#lib/store/run-lists';
+import { notificationUpdate } from '#lib/store/notifications';
+import { deliveryListing, runListing } from '#lib/store/run-lists';
 import { dispatchStore } from '#lib/store/runs';
 import { sendNowStore } from '#lib/store/send-now';
 import { barrier, crash, injectDynamoDbFaults } from '#test/support/dynamodb-faults';
@@ -150,12 +151,18 @@ async function outbox(): Promise<{ dir: string; sink: JobSink; jobs: () => Promi
 }
 
 const pass = (sink: JobSink, now: number, options: Partial<DispatchOptions> = {}) =>
-  dispatchPass(dispatchStore, sink, { now, misfireGraceMinutes: 60, ...options, planner: schedulePlanner });
+  dispatchPass(dispatchStore, sink, {
+    randomHex,
+    now,
+    misfireGraceMinutes: 60,
+    ...options,
+    planner: schedulePlanner,
+  });
 
 const runsOf = async (n: Notification) =>
-  (await runListRepository.runsPage(n, pageWindow({ first: 200 }, toRunDto))).items;
+  (await runListing.runsPage(n, pageWindow({ first: 200 }, toRunDto))).items;
 const deliveriesOf = async (n: Notification, runId: string) =>
-  (await runListRepository.deliveriesPage({ ...n, runId }, pageWindow({ first: 200 }, toDeliveryDto))).items;
+  (await deliveryListing.deliveriesPage({ ...n, runId }, pageWindow({ first: 200 }, toDeliveryDto))).items;
 
 describe('a dispatch pass', () => {
   it('fires a due notification once at its instant and moves it to the next one', async () => {
@@ -336,7 +343,13 @@ describe('a dispatch pass', () => {
   it('follows a changed schedule from its next instant; other edits leave the entry; disabling takes it out', async () => {
     const n = await notification([user(1)]);
     const update = (input: Record<string, unknown>) =>
-      updateNotification(notificationRepository, n, input, { customCronMinIntervalMinutes: 15 });
+      updateNotification(
+        notificationUpdate,
+        n,
+        input,
+        { customCronMinIntervalMinutes: 15 },
+        { now: Date.now(), pause: async () => {} },
+      );
     const entryAt = async () => (await dispatchStore.findNotification(n))?.dueKey;
     const first = await entryAt();
     await update({ notificationFormat: 'png' });
@@ -359,7 +372,7 @@ describe('a dispatch pass', () => {
     const n = await notification([user(1)]);
     const before = await dispatchStore.findNotification(n);
     // The update's first write alone, as if the function had stopped before storing the new state.
-    const written = await notificationRepository.update(n, {
+    const written = await notificationUpdate.update(n, {
       set: { hour: 11 },
       requires: [],
       schedule: true,
@@ -391,7 +404,11 @@ describe('a dispatch pass', () => {
   it('sends now on the same path, whether or not the schedule or delivery is enabled', async () => {
     const n = await notification([user(1), user(3)], { isEnabled: false, notificationEnabled: false });
     const { sink, jobs } = await outbox();
-    const run = await sendNow(sendNowStore, sink, n, { now: NINE_BERLIN + 7 * MINUTE, minIntervalMs: 0 });
+    const run = await sendNow(sendNowStore, sink, n, {
+      randomHex,
+      now: NINE_BERLIN + 7 * MINUTE,
+      minIntervalMs: 0,
+    });
     expect(run).toMatchObject({
       trigger: 'manual',
       status: 'dispatched',
@@ -400,11 +417,17 @@ describe('a dispatch pass', () => {
       recipients: { queued: 1, skipped: 1, delivered: 0, failed: 0 },
     });
     expect(await jobs()).toHaveLength(1);
-    const again = await sendNow(sendNowStore, sink, n, { now: NINE_BERLIN + 7 * MINUTE, minIntervalMs: 0 });
+    const again = await sendNow(sendNowStore, sink, n, {
+      randomHex,
+      now: NINE_BERLIN + 7 * MINUTE,
+      minIntervalMs: 0,
+    });
     expect(again.runId).not.toBe(run.runId);
 
     const draft = await notification([user(1)], { dashboardId: 71 });
-    expect(await sendNow(sendNowStore, sink, draft, { now: NINE_BERLIN, minIntervalMs: 0 })).toMatchObject({
+    expect(
+      await sendNow(sendNowStore, sink, draft, { randomHex, now: NINE_BERLIN, minIntervalMs: 0 }),
+    ).toMatchObject({
       status: 'skipped',
       skipReason: 'dashboard_unavailable',
       recipients: { queued: 0, skipped: 0, delivered: 0, failed: 0 },
@@ -415,7 +438,7 @@ describe('a dispatch pass', () => {
 describe('the send-now limit, on the request clock', () => {
   const SECOND = 1_000;
   const limited = (n: Notification, sink: JobSink, now: number) =>
-    sendNow(sendNowStore, sink, n, { now, minIntervalMs: 10 * SECOND });
+    sendNow(sendNowStore, sink, n, { randomHex, now, minIntervalMs: 10 * SECOND });
   const refusal = (promise: Promise<unknown>) =>
     promise.then(
       () => undefined,
@@ -438,6 +461,7 @@ describe('the send-now limit, on the request clock', () => {
     const n = await notification(recipients);
     const { sink, jobs } = await outbox();
     const first = await sendNow(sendNowStore, sink, n, {
+      randomHex,
       now: NINE_BERLIN,
       minIntervalMs: 10 * SECOND,
       pageSize: 3,
@@ -490,7 +514,7 @@ describe('a run whose pass died', () => {
     } finally {
       faults.detach();
     }
-    const listed = async () => (await listRuns(runListRepository, n, { first: 10 })).items;
+    const listed = async () => (await listRuns(runListing, n, { first: 10 })).items;
     expect(await listed()).toMatchObject([{ status: 'dispatching', recipients: { queued: 0 } }]);
     await pass(sink, NINE_BERLIN + 3 * MINUTE, { pageSize: 2 });
     expect(await listed()).toMatchObject([{ status: 'dispatched', recipients: { queued: 2, skipped: 1 } }]);

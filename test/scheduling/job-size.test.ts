@@ -5,8 +5,13 @@ import { config } from '#lib/config';
 import { notificationFormats } from '#lib/domain/notification-fields';
 import { MAX_PROPERTIES_JSON_BYTES } from '#lib/domain/recipients-input';
 import { isEmail } from '#lib/domain/recipients-resolution';
-import { KEY_PART_MAX_BYTES, keyPartLimits } from '#lib/store/keys';
-import { notificationJsonBytes, SQS_MESSAGE_MAX_BYTES, utf8Bytes } from '#lib/store/limits';
+import {
+  KEY_PART_MAX_BYTES,
+  keyPartLimits,
+  notificationJsonBytes,
+  SQS_MESSAGE_MAX_BYTES,
+  utf8Bytes,
+} from '#lib/limits';
 import { ADMIN_KEY, consoleUsers } from '#test/support/fixtures';
 import { largestLists } from '#test/support/largest-lists';
 import { type LocalApi, startLocalApi } from '#test/support/local-api';

@@ -2,6 +2,7 @@ import { mkdtemp, readdir, readFile, utimes, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { randomHex } from '#lib/clock';
 import { dispatchPass } from '#lib/domain/dispatch';
 import type { DeliveryJob } from '#lib/domain/runs';
 import { schedulePlanner } from '#lib/domain/schedule-planning';
@@ -73,6 +74,7 @@ describe('the outbox sink', () => {
     await writeFile(join(dir, 'job-0008.json'), '{}');
 
     await dispatchPass(dispatchStore, outboxSink(dir), {
+      randomHex,
       now: Date.now(),
       misfireGraceMinutes: 60,
       planner: schedulePlanner,

@@ -1,5 +1,5 @@
 import type { Notification } from '#lib/domain/notification';
-import { notificationListLimits } from '#lib/store/limits';
+import { notificationListLimits } from '#lib/limits';
 
 /**
  * A notification's lists as large as the limits allow: every count at its limit, every text at its

@@ -1,10 +1,9 @@
-import { en } from 'zod/locales';
 import * as z from 'zod/mini';
 import { type FieldProblem, ValidationError } from '#lib/errors';
+import { issueMessage } from '#lib/http/schemas/issue-messages';
 
-// zod/mini ships without messages; English ones are loaded once so that every problem reads clearly.
-// The `en` module alone: z.locales would bundle all 64 languages into every function.
-z.config(en());
+// zod/mini ships without messages; ours are zod's English ones, word for word (lib/http/schemas/issue-messages.ts).
+z.config({ localeError: issueMessage });
 
 function problemsOf(issues: readonly z.core.$ZodIssue[], prefix: PropertyKey[]): FieldProblem[] {
   return issues.flatMap((issue): FieldProblem[] => {
@@ -19,22 +18,24 @@ function problemsOf(issues: readonly z.core.$ZodIssue[], prefix: PropertyKey[]):
   });
 }
 
+// Without reportInput zod leaves `issue.input` out, and every wrong type would read as "is required".
+const reportInput = { reportInput: true };
+
 /** Checks `value` against `schema`; on failure lists every problem, each with the path of its field. */
 export function check<S extends z.ZodMiniType>(
   schema: S,
   value: unknown,
   prefix: PropertyKey[] = [],
 ): { value: z.output<S>; problems: [] } | { value: undefined; problems: FieldProblem[] } {
-  // Without reportInput zod leaves `issue.input` out, and every wrong type would read as "is required".
-  const result = schema.safeParse(value, { reportInput: true });
+  const result = schema.safeParse(value, reportInput);
   if (result.success) return { value: result.data, problems: [] };
   return { value: undefined, problems: problemsOf(result.error.issues, prefix) };
 }
 
 export function parseOrThrow<S extends z.ZodMiniType>(schema: S, value: unknown): z.output<S> {
-  const result = check(schema, value);
-  if (result.problems.length > 0) throw new ValidationError(result.problems);
-  return result.value as z.output<S>;
+  const result = schema.safeParse(value, reportInput);
+  if (!result.success) throw new ValidationError(problemsOf(result.error.issues, []));
+  return result.data;
 }
 
 /** A whole number in [min, max], with a message that states the range. */

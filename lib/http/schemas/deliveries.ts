@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { MAX_OUTCOME_ERROR_LENGTH, type OutcomeReport, outcomeStatuses } from '#lib/domain/outcomes';
-import { MAX_TOKEN_LENGTH } from '#lib/domain/unsubscribe';
+import { MAX_TOKEN_LENGTH, type UnsubscribeAnswer } from '#lib/domain/unsubscribe';
 import { intBetween, wellFormedTextUpTo } from '#lib/http/schemas/common';
 
 /** Requests and answers of the renderer's outcome report and of one-click unsubscribe. */
@@ -45,6 +45,6 @@ export const unsubscribeOutput = z.strictObject({
   unsubscribed: z.literal(true),
   deploymentId: z.int(),
   notificationId: z.int(),
-});
+}) satisfies z.ZodMiniType<UnsubscribeAnswer>;
 
 export const unsubscribePageOutput = z.string();

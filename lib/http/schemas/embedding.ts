@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import type { UpdateDashboardEmbeddingInput } from '#lib/domain/embedding';
-import { keyPartLimits } from '#lib/store/keys';
+import { keyPartLimits } from '#lib/limits';
 
 /** The request shapes of the embedding operations. */
 

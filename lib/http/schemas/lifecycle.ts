@@ -1,77 +1,16 @@
 import * as z from 'zod/mini';
-import type {
-  CreateNotificationInput,
-  ListNotificationsQuery,
-  RemovedRecipientInput,
-} from '#lib/domain/notification-lifecycle';
-import { scheduleTypes } from '#lib/domain/schedule-fields';
-import { nullish, nullMeansOmitted, pathId } from '#lib/http/schemas/common';
-import { updateNotificationInput } from '#lib/http/schemas/notifications';
+import type { ListNotificationsQuery, RemovedRecipientInput } from '#lib/domain/notification-lifecycle';
+import { pathId } from '#lib/http/schemas/common';
+import { keyName, name, positiveInt } from '#lib/http/schemas/names';
 import { pagingQueryShape } from '#lib/http/schemas/paging';
-import { fitsKeyPart, KEY_PART_MAX_BYTES, keyPartLimits } from '#lib/store/keys';
+import { keyPartLimits } from '#lib/limits';
 
-/** Request shapes of creating, listing and deleting notifications and of listing and removing recipients. */
+/** Request shapes of listing notifications and of removing recipients. */
 
-const MAX_NAME_LENGTH = 1000;
 const MAX_REMOVED_RECIPIENTS = 1000;
-
-const name = (max: number = MAX_NAME_LENGTH) =>
-  z.string().check(
-    z.minLength(1, 'must not be empty'),
-    z.maxLength(max, `must be at most ${max} characters`),
-    z.refine((value: string) => value.isWellFormed(), 'must be valid Unicode text'),
-  );
-
-/** Text that becomes a key part (a lookup by it): the key module bounds its URL-encoded form. */
-const keyName = (max: number = MAX_NAME_LENGTH) =>
-  name(max).check(
-    z.refine(
-      (value: string) => !value.isWellFormed() || fitsKeyPart(value),
-      `must be at most ${KEY_PART_MAX_BYTES} characters once URL-encoded`,
-    ),
-  );
-const positiveInt = () => z.int('must be a positive integer').check(z.gte(1, 'must be a positive integer'));
 
 /** Positive integer digits in a query string, as a number. */
 const queryId = pathId;
-
-/**
- * The update's fields with their ranges and rules, a schedule type that must be given, and the
- * dashboard. A null field is as good as absent: for a new notification a null list is no list.
- */
-export const createNotificationInput = nullMeansOmitted(
-  z
-    .strictObject({
-      ...updateNotificationInput.def.shape,
-      scheduleType: z.enum(scheduleTypes),
-      dashboardId: nullish(positiveInt()),
-      dashboardPublicId: nullish(keyName(keyPartLimits.publicId)),
-    })
-    .check(
-      z.superRefine((input, ctx) => {
-        const given = ['dashboardId', 'dashboardPublicId'].filter(
-          (field) => input[field as keyof typeof input] != null,
-        );
-        if (given.length !== 1) {
-          ctx.issues.push({
-            code: 'custom',
-            path: given.length === 0 ? ['dashboardId'] : ['dashboardPublicId'],
-            message: 'exactly one of dashboardId and dashboardPublicId is required',
-            input,
-          });
-        }
-      }),
-    ),
-) satisfies z.ZodMiniType<CreateNotificationInput>;
-
-/** 1–255 visible ASCII characters. */
-export const idempotencyKeyHeader = z.looseObject({
-  'idempotency-key': z.optional(
-    z.string().check(z.regex(/^[\x21-\x7e]{1,255}$/, 'must be 1 to 255 visible ASCII characters')),
-  ),
-});
-
-export const deploymentPath = z.strictObject({ deploymentId: pathId });
 
 export const listNotificationsQuery = z
   .strictObject({
@@ -124,9 +63,11 @@ const removedRecipientInput = z.pipe(
     z.strictObject({ type: z.literal('EMBED_USER'), id: recipientId(), embedTenantName: name() }),
     z.strictObject({ type: z.literal('SLACK'), id: name(), embedTenantName: noTenant }),
   ]),
-  z.transform(({ embedTenantName, ...item }) =>
-    item.type === 'EMBED_USER' ? { ...item, embedTenantName: embedTenantName as string } : item,
-  ),
+  z.transform((item): RemovedRecipientInput => {
+    if (item.type === 'EMBED_USER') return item;
+    const { embedTenantName: _none, ...rest } = item;
+    return rest;
+  }),
 ) satisfies z.ZodMiniType<RemovedRecipientInput>;
 
 export const removeRecipientsInput = z.strictObject({

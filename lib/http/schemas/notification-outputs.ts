@@ -1,4 +1,7 @@
 import * as z from 'zod/mini';
+import type { NotificationDto } from '#lib/domain/notification';
+import { notificationFormats } from '#lib/domain/notification-fields';
+import type { Page } from '#lib/domain/paging';
 import { idOutput } from '#lib/http/schemas/common';
 import {
   dashboardFilterInput,
@@ -11,7 +14,8 @@ import { pageOf } from '#lib/http/schemas/paging';
  * What the operations answer, as zod schemas. The handlers do not check their answers against them
  * (that would cost every request); the API description is built from them and the HTTP tests check
  * every answer against that description, so they cannot drift from what the code returns (a field
- * the code adds without adding it here fails them).
+ * the code adds without adding it here fails them). Each `satisfies` the domain type it describes: a
+ * field of the type missing here, or of another type, fails the typecheck.
  */
 
 export const notificationOutput = z.object({
@@ -23,13 +27,15 @@ export const notificationOutput = z.object({
   isEnabled: z.boolean(),
   humanReadableSchedule: z.string(),
   notificationEnabled: z.boolean(),
-  notificationFormat: z.enum(['png', 'pdf']),
+  notificationFormat: z.enum(notificationFormats),
   filters: z.nullable(z.array(dashboardFilterInput)),
   timeGrains: z.nullable(z.array(dashboardTimeGrainInput)),
   memberSwitchers: z.nullable(z.array(dashboardMemberSwitcherInput)),
   notificationAiSummary: z.boolean(),
   /** The first firing instant after the answer was made, with seconds; null while disabled. */
   nextRunAt: z.nullable(z.string()),
-});
+}) satisfies z.ZodMiniType<NotificationDto>;
 
-export const notificationPageOutput = pageOf(notificationOutput);
+export const notificationPageOutput = pageOf(notificationOutput) satisfies z.ZodMiniType<
+  Page<NotificationDto>
+>;

@@ -7,13 +7,20 @@ import {
   notificationFormats,
   type UpdateNotificationInput,
 } from '#lib/domain/notification-fields';
+import type { CreateNotificationInput } from '#lib/domain/notification-lifecycle';
 import { isTimeZone, scheduleTypes } from '#lib/domain/schedule-fields';
-import { compactTextUpTo, intBetween, listUpTo, nullish, pathId, textUpTo } from '#lib/http/schemas/common';
-import { notificationListLimits as limits, utf8Bytes } from '#lib/store/limits';
+import {
+  compactTextUpTo,
+  intBetween,
+  listUpTo,
+  nullish,
+  nullMeansOmitted,
+  textUpTo,
+} from '#lib/http/schemas/common';
+import { keyName, positiveInt } from '#lib/http/schemas/names';
+import { keyPartLimits, notificationListLimits as limits, utf8Bytes } from '#lib/limits';
 
-/** The request shapes of the notification operations; `satisfies` holds each to the domain's own type. */
-
-export const notificationPath = z.strictObject({ deploymentId: pathId, id: pathId });
+/** The request shapes of creating and updating a notification; `satisfies` holds each to the domain's own type. */
 
 const memberPath = () =>
   compactTextUpTo(limits.memberPathLength).check(
@@ -93,3 +100,37 @@ export const updateNotificationInput = z.strictObject({
   timeGrains: nullish(storedList(dashboardTimeGrainInput, limits.timeGrains)),
   memberSwitchers: nullish(storedList(dashboardMemberSwitcherInput, limits.memberSwitchers)),
 }) satisfies z.ZodMiniType<UpdateNotificationInput>;
+
+/**
+ * The update's fields with their ranges and rules, a schedule type that must be given, and the
+ * dashboard. A null field is as good as absent: for a new notification a null list is no list.
+ */
+export const createNotificationInput = nullMeansOmitted(
+  z
+    .strictObject({
+      ...updateNotificationInput.def.shape,
+      scheduleType: z.enum(scheduleTypes),
+      dashboardId: nullish(positiveInt()),
+      dashboardPublicId: nullish(keyName(keyPartLimits.publicId)),
+    })
+    .check(
+      z.superRefine((input, ctx) => {
+        const given = (['dashboardId', 'dashboardPublicId'] as const).filter((field) => input[field] != null);
+        if (given.length !== 1) {
+          ctx.issues.push({
+            code: 'custom',
+            path: given.length === 0 ? ['dashboardId'] : ['dashboardPublicId'],
+            message: 'exactly one of dashboardId and dashboardPublicId is required',
+            input,
+          });
+        }
+      }),
+    ),
+) satisfies z.ZodMiniType<CreateNotificationInput>;
+
+/** 1–255 visible ASCII characters. */
+export const idempotencyKeyHeader = z.looseObject({
+  'idempotency-key': z.optional(
+    z.string().check(z.regex(/^[\x21-\x7e]{1,255}$/, 'must be 1 to 255 visible ASCII characters')),
+  ),
+});

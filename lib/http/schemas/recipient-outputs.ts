@@ -1,4 +1,6 @@
 import * as z from 'zod/mini';
+import type { Page } from '#lib/domain/paging';
+import type { AddRecipientsResult, RecipientOutput } from '#lib/domain/recipients';
 import { idOutput } from '#lib/http/schemas/common';
 import { pageOf } from '#lib/http/schemas/paging';
 
@@ -13,12 +15,12 @@ export const recipientOutput = z.discriminatedUnion('type', [
     embedUserId: idOutput(),
     email: z.string(),
   }),
-]);
+]) satisfies z.ZodMiniType<RecipientOutput>;
 
 export const addRecipientsOutput = z.object({
   createdRecipients: z.array(recipientOutput),
   updatedRecipients: z.array(recipientOutput),
   unchangedRecipients: z.array(recipientOutput),
-});
+}) satisfies z.ZodMiniType<AddRecipientsResult>;
 
-export const recipientPageOutput = pageOf(recipientOutput);
+export const recipientPageOutput = pageOf(recipientOutput) satisfies z.ZodMiniType<Page<RecipientOutput>>;

@@ -1,24 +1,20 @@
 import * as z from 'zod/mini';
+import type { Page } from '#lib/domain/paging';
 import {
+  type DeliveryDto,
   deliverySkipReasons,
   deliveryStatuses,
+  type RunDto,
   runSkipReasons,
   runStatuses,
   runTriggers,
 } from '#lib/domain/runs';
 import { MAX_TEST_RECIPIENTS, type TestRecipientInput } from '#lib/domain/test-send-input';
-import { countOutput, idOutput, pathId, wellFormedTextUpTo } from '#lib/http/schemas/common';
+import { countOutput, idOutput, wellFormedTextUpTo } from '#lib/http/schemas/common';
 import { pageOf } from '#lib/http/schemas/paging';
 import { recipientOutput } from '#lib/http/schemas/recipient-outputs';
 
 /** Requests and answers of send-now and the run and delivery lists. */
-
-export const runPath = z.strictObject({
-  deploymentId: pathId,
-  id: pathId,
-  /** Opaque to clients: an id of a form the service never issues is an unknown run (404), not a 400. */
-  runId: z.string(),
-});
 
 const testRecipient = z
   .strictObject({
@@ -66,7 +62,7 @@ export const runOutput = z.strictObject({
   skipReason: z.nullable(z.enum(runSkipReasons)),
   recipients: recipientCounts,
   completedAt: z.nullable(z.string()),
-});
+}) satisfies z.ZodMiniType<RunDto>;
 
 export const deliveryOutput = z.strictObject({
   recipient: recipientOutput,
@@ -76,7 +72,7 @@ export const deliveryOutput = z.strictObject({
   attempts: countOutput(),
   error: z.nullable(z.string()),
   updatedAt: z.string(),
-});
+}) satisfies z.ZodMiniType<DeliveryDto>;
 
-export const runPage = pageOf(runOutput);
-export const deliveryPage = pageOf(deliveryOutput);
+export const runPage = pageOf(runOutput) satisfies z.ZodMiniType<Page<RunDto>>;
+export const deliveryPage = pageOf(deliveryOutput) satisfies z.ZodMiniType<Page<DeliveryDto>>;

@@ -1,6 +1,10 @@
 import * as z from 'zod/mini';
 import { scheduleTypes } from '#lib/domain/schedule-fields';
-import { MAX_PREVIEW_COUNT, type SchedulePreviewInput } from '#lib/domain/schedule-preview';
+import {
+  MAX_PREVIEW_COUNT,
+  type SchedulePreview,
+  type SchedulePreviewInput,
+} from '#lib/domain/schedule-preview';
 import { intBetween, nullish } from '#lib/http/schemas/common';
 import { updateNotificationInput } from '#lib/http/schemas/notifications';
 
@@ -24,4 +28,4 @@ export const schedulePreviewOutput = z.strictObject({
   humanReadableSchedule: z.string(),
   timezone: z.string(),
   nextRuns: z.array(z.string()),
-});
+}) satisfies z.ZodMiniType<SchedulePreview>;

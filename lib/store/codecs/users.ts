@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import type { ConsoleUser, EmbedTenant } from '#lib/domain/entities';
+import { type ConsoleUser, type EmbedTenant, userRoles } from '#lib/domain/entities';
 import { checkItem } from '#lib/store/codecs/stored-item';
 import type { Item } from '#lib/store/items';
 import { keys } from '#lib/store/keys';
@@ -12,7 +12,7 @@ const consoleUserItem = z.looseObject({
   id,
   email: z.string(),
   username: z.string(),
-  role: z.enum(['admin', 'member']),
+  role: z.enum(userRoles),
   // Absent reads as inactive: a user is active only when something said so.
   active: z.optional(z.boolean()),
 });

@@ -1,8 +1,11 @@
 /**
- * What one DynamoDB table can hold, stated once. Every size limit of the API is derived from these
- * figures (docs/limits.md lists them with the reasoning), so a request within the documented limits
- * always fits the item, key and transaction it is written in.
+ * Every size limit, stated once: what DynamoDB and SQS can hold, and the API's limits derived from
+ * them (docs/limits.md lists them with the reasoning), so a request within the documented limits
+ * always fits the item, key, transaction and message it is written in. A leaf module: the domain,
+ * the schemas, the store and the CDK stack all read it, and it imports nothing.
  */
+
+/** What one DynamoDB table can hold. */
 export const dynamoDbLimits = {
   /** An item, attribute names and values together, UTF-8. */
   itemBytes: 400 * 1024,
@@ -34,6 +37,26 @@ export const utf8Bytes = (text: string) => Buffer.byteLength(text, 'utf8');
  * (the same names and string bytes, plus quotes and punctuation; a number's text is at most its 21 bytes).
  */
 export const itemBytesAtMost = (item: Record<string, unknown>) => utf8Bytes(JSON.stringify(item));
+
+/**
+ * The most bytes one free-text key part (tenant name, externalId, e-mail, subject) may take once
+ * percent-encoded: two of them fill the longest sort key that holds them (an embed recipient row's
+ * entry in the recipients index: its 24-character subscription instant, `#`, then
+ * `RECIPIENT#EMBED_USER#<tenant>#<externalId>`, 47 bytes of fixed text in all) up to DynamoDB's
+ * 1024 bytes, and every other key that holds them has more room. test/domain/recipients-input.test.ts
+ * builds that key.
+ */
+export const KEY_PART_MAX_BYTES = Math.floor((dynamoDbLimits.sortKeyBytes - 47) / 2);
+
+/** Key parts with a limit of their own, in characters; each well within KEY_PART_MAX_BYTES. */
+export const keyPartLimits = {
+  /** A dashboard's publicId: URL-safe, so encoded the same. */
+  publicId: 128,
+} as const;
+
+/** Whether `value` can be a free-text key part: well-formed (else it cannot be encoded) and at most KEY_PART_MAX_BYTES encoded. */
+export const fitsKeyPart = (value: string): boolean =>
+  value.isWellFormed() && encodeURIComponent(value).length <= KEY_PART_MAX_BYTES;
 
 /**
  * A notification's lists, each kept as JSON text in the notification's item, and what each may hold.

@@ -1,4 +1,4 @@
-import type { ConsoleUser } from '#lib/domain/entities';
+import type { ConsoleUser, EmbedTenant } from '#lib/domain/entities';
 
 /** Who is calling, once their credential has been verified. */
 export type Principal =
@@ -17,4 +17,14 @@ export function isAdmin(principal: Principal): boolean {
 /** The platform's renderer: a platform JWT of the `screenshot` session, the one that renders and sends deliveries. */
 export function isRenderer(principal: Principal): boolean {
   return principal.kind === 'platform' && principal.session === 'screenshot';
+}
+
+/**
+ * Where credentials are looked up: the port lib/auth authenticates through, which the store
+ * implements (lib/store/users.ts).
+ */
+export interface CredentialDirectory {
+  userByApiKeyDigest(digest: string): Promise<ConsoleUser | undefined>;
+  userBySubject(subject: string): Promise<ConsoleUser | undefined>;
+  embedTenant(name: string): Promise<EmbedTenant | undefined>;
 }

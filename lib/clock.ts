@@ -1,0 +1,16 @@
+import { randomBytes } from 'node:crypto';
+import { sleep } from '#lib/concurrency';
+
+/**
+ * The machine's time and chance, in the shapes the domain's ports take (lib/domain/clock.ts): the
+ * handlers, the dispatcher, the purge and the local loops pass them in; the domain never reads them
+ * itself.
+ */
+
+/** The machine's clock, moved to start at `instant`: a pass run as of another time runs on from it. */
+export function clockFrom(instant: number) {
+  const offset = instant - Date.now();
+  return { now: () => Date.now() + offset, sleep };
+}
+
+export const randomHex = (bytes: number) => randomBytes(bytes).toString('hex');

@@ -1,0 +1,131 @@
+import { describe, expect, it } from 'vitest';
+import {
+  type OutcomeReport,
+  type OutcomeStore,
+  type RecordResult,
+  reportOutcome,
+} from '#lib/domain/outcomes';
+import { type DeliveryStatus, type Run, scheduledRunId } from '#lib/domain/runs';
+import { ConflictError, NotFoundError } from '#lib/errors';
+
+/**
+ * The outcome rules against a store of one delivery held in memory: `record` moves it only from the
+ * state it is asked to move it from, as the table's conditional write does.
+ */
+
+const runId = scheduledRunId(Date.UTC(2026, 10, 24, 9));
+const deliveryId = 'a'.repeat(32);
+const jobId = `7.700.${runId}.${deliveryId}`;
+const now = Date.UTC(2026, 10, 24, 9, 5);
+const completedRun = { runId, status: 'completed' } as Run;
+
+function storeOf(
+  delivery: { status: DeliveryStatus; attempts: number } | undefined,
+  options: { runGone?: boolean; changesUnderfoot?: number } = {},
+) {
+  const calls: string[] = [];
+  let changes = options.changesUnderfoot ?? 0;
+  const store: OutcomeStore = {
+    async deliveryState(ref) {
+      calls.push(`read ${ref.deploymentId}.${ref.notificationId}.${ref.runId}.${ref.deliveryId}`);
+      return delivery && { ...delivery };
+    },
+    async record(_ref, from, report, at): Promise<RecordResult> {
+      calls.push(`record ${from.status}@${from.attempts} → ${report.status} at ${at}`);
+      if (options.runGone) return 'run_gone';
+      if (changes > 0) {
+        changes--;
+        return 'delivery_changed';
+      }
+      if (!delivery || delivery.status !== from.status || delivery.attempts !== from.attempts)
+        return 'delivery_changed';
+      delivery = { status: report.status, attempts: delivery.attempts };
+      return 'recorded';
+    },
+    async settle(_ref, at) {
+      calls.push(`settle at ${at}`);
+      return completedRun;
+    },
+  };
+  return { store, calls, current: () => delivery };
+}
+
+const delivered: OutcomeReport = { status: 'delivered', attempt: 1 };
+
+async function errorOf(promise: Promise<unknown>) {
+  return promise.then(
+    () => undefined,
+    (caught: unknown) => caught as Error,
+  );
+}
+
+describe('reportOutcome', () => {
+  it('records the first outcome of a queued attempt at once, and settles the run', async () => {
+    const { store, calls, current } = storeOf({ status: 'queued', attempts: 1 });
+    expect(await reportOutcome(store, jobId, delivered, now)).toEqual({ applied: true, completedRun });
+    expect(calls).toEqual([`record queued@1 → delivered at ${now}`, `settle at ${now}`]);
+    expect(current()).toEqual({ status: 'delivered', attempts: 1 });
+  });
+
+  it('ignores a repeat, a stale attempt, and anything after delivered', async () => {
+    for (const [delivery, report] of [
+      [{ status: 'delivered', attempts: 1 }, delivered],
+      [
+        { status: 'failed', attempts: 1 },
+        { status: 'failed', attempt: 1 },
+      ],
+      [{ status: 'queued', attempts: 2 }, delivered],
+      [
+        { status: 'delivered', attempts: 2 },
+        { status: 'failed', attempt: 2 },
+      ],
+    ] as const) {
+      const { store, calls } = storeOf({ ...delivery });
+      expect(await reportOutcome(store, jobId, report, now)).toEqual({ applied: false });
+      expect(calls.filter((call) => call.startsWith('settle'))).toEqual([]);
+    }
+  });
+
+  it('applies a report once the delivery it raced with turns out to be queued at its attempt', async () => {
+    const { store, calls } = storeOf({ status: 'queued', attempts: 2 }, { changesUnderfoot: 1 });
+    expect(await reportOutcome(store, jobId, { status: 'failed', error: 'x', attempt: 2 }, now)).toEqual({
+      applied: true,
+      completedRun,
+    });
+    expect(calls).toEqual([
+      `record queued@2 → failed at ${now}`,
+      `read 7.700.${runId}.${deliveryId}`,
+      `record queued@2 → failed at ${now}`,
+      `settle at ${now}`,
+    ]);
+  });
+
+  it('asks to report again an attempt that is not queued yet', async () => {
+    const { store } = storeOf({ status: 'queued', attempts: 1 });
+    const error = await errorOf(reportOutcome(store, jobId, { status: 'delivered', attempt: 2 }, now));
+    expect(error).toBeInstanceOf(ConflictError);
+    expect(error?.message).toBe(
+      `Attempt 2 of job ${jobId} is not queued (its current attempt is 1); report it again shortly`,
+    );
+  });
+
+  it('gives up after five rounds of a delivery that keeps changing', async () => {
+    const { store, calls } = storeOf({ status: 'queued', attempts: 1 }, { changesUnderfoot: 99 });
+    const error = await errorOf(reportOutcome(store, jobId, delivered, now));
+    expect(error).toBeInstanceOf(ConflictError);
+    expect(error?.message).toBe(`Job ${jobId} keeps changing; report its outcome again`);
+    expect(calls.filter((call) => call.startsWith('record'))).toHaveLength(5);
+  });
+
+  it('does not know a job id of another form, a delivery that is gone, or one whose run is gone', async () => {
+    for (const [id, store] of [
+      ['not-a-job', storeOf({ status: 'queued', attempts: 1 }).store],
+      [jobId, storeOf(undefined).store],
+      [jobId, storeOf({ status: 'queued', attempts: 1 }, { runGone: true }).store],
+    ] as const) {
+      const error = await errorOf(reportOutcome(store, id, delivered, now));
+      expect(error).toBeInstanceOf(NotFoundError);
+      expect(error?.message).toBe(`Delivery job ${id} was not found`);
+    }
+  });
+});
