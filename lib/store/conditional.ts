@@ -54,9 +54,8 @@ export function cancellationOf(error: unknown): Cancellation | undefined {
       transient: codes.some((code) => transientReasons.has(code)),
     };
   }
-  if (error instanceof Error && error.name === 'TransactionConflictException') {
-    return { failedAt: () => false, transient: true };
-  }
+  // A transaction in conflict with another is cancelled with the reason TransactionConflict, never
+  // refused with TransactionConflictException (that answers a single-item write meeting a transaction).
   return undefined;
 }
 

@@ -3,7 +3,7 @@ import type { RetryStore } from '#lib/domain/retry';
 import type { Delivery, JobRecipient, RunRef } from '#lib/domain/runs';
 import { batchGetAll } from '#lib/store/batch';
 import { documentClient, tableName } from '#lib/store/client';
-import { decodeRecipientRow } from '#lib/store/codecs/recipients';
+import { decodeRecipient } from '#lib/store/codecs/recipients';
 import { decodeDelivery } from '#lib/store/codecs/runs';
 import { contendedRetries, transact } from '#lib/store/conditional';
 import { findDashboard } from '#lib/store/dashboards';
@@ -121,9 +121,10 @@ export const retryStore: RetryStore = {
       .filter((delivery) => delivery.recipient.type === 'EMBED_USER')
       .map((delivery) => ({ pk: keys.notification(ref.deploymentId, ref.id).pk, sk: delivery.recipientKey }));
     const rows = new Map(
-      (embedKeys.length > 0 ? await batchGetAll(embedKeys) : [])
-        .map(decodeRecipientRow)
-        .map((row) => [row.key, row.recipient]),
+      (embedKeys.length > 0 ? await batchGetAll(embedKeys) : []).map((item) => [
+        stringAttribute(item, 'sk'),
+        decodeRecipient(item),
+      ]),
     );
     return deliveries.map((delivery): JobRecipient => {
       const row = rows.get(delivery.recipientKey);

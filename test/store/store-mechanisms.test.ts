@@ -56,8 +56,6 @@ describe('a cancelled transaction', () => {
     ])
       expect(cancellationOf(cancelled('None', code))?.transient).toBe(true);
     expect(cancellationOf(cancelled('ValidationError'))?.transient).toBe(false);
-    const conflict = Object.assign(new Error('conflict'), { name: 'TransactionConflictException' });
-    expect(cancellationOf(conflict)?.transient).toBe(true);
     expect(cancellationOf(new Error('other'))).toBeUndefined();
   });
 

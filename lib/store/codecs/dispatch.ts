@@ -12,20 +12,31 @@ import { DUE_INDEX, dueIndexKeys, keys } from '#lib/store/keys';
  * (outcome reports, the run lists) bundle none of these schemas.
  */
 
-const progressItem = z.looseObject({ cursor: z.optional(z.string()) });
+/** Built on first use: a function that imports the dispatcher's store but decodes none of these bundles no schema. */
+let schemas: ReturnType<typeof buildSchemas> | undefined;
+const buildSchemas = () => ({
+  progress: z.looseObject({ cursor: z.optional(z.string()) }),
+  dueNotification: z.looseObject({
+    entity: z.enum(['SCHEDULE', 'NOTIFICATION']),
+    deploymentId: z.int(),
+    id: z.int(),
+    [DUE_INDEX.sortKey]: z.string(),
+  }),
+  dueRun: z.looseObject({ deploymentId: z.int(), notificationId: z.int(), runId: z.string() }),
+  sendNowMarker: z.looseObject({ lastAt: z.number(), runId: z.string() }),
+});
+const schemasOf = () => {
+  schemas ??= buildSchemas();
+  return schemas;
+};
 
 /** A run a dispatcher has taken over, with the cursor of the page its last holder finished. */
 export function decodeRunProgress(item: Item): RunProgress {
-  return { run: decodeRun(item), cursor: checkItem('run', progressItem, item).cursor };
+  return {
+    run: decodeRun(item),
+    cursor: checkItem('run', schemasOf().progress, item).cursor,
+  };
 }
-
-const dueNotificationItem = z.looseObject({
-  entity: z.enum(['SCHEDULE', 'NOTIFICATION']),
-  deploymentId: z.int(),
-  id: z.int(),
-  [DUE_INDEX.sortKey]: z.string(),
-});
-const dueRunItem = z.looseObject({ deploymentId: z.int(), notificationId: z.int(), runId: z.string() });
 
 /**
  * An entry of the due index read from `shard`: a schedule entry whose instant has come, a notification
@@ -33,7 +44,7 @@ const dueRunItem = z.looseObject({ deploymentId: z.int(), notificationId: z.int(
  */
 export function decodeDueEntry(item: Item, shard: number): DueEntry | undefined {
   if (item.entity === 'RUN') {
-    const run = checkItem('run', dueRunItem, item);
+    const run = checkItem('run', schemasOf().dueRun, item);
     return {
       shard,
       kind: 'run',
@@ -43,7 +54,7 @@ export function decodeDueEntry(item: Item, shard: number): DueEntry | undefined 
     };
   }
   if (item.entity !== 'SCHEDULE' && item.entity !== 'NOTIFICATION') return undefined;
-  const entry = checkItem('due entry', dueNotificationItem, item);
+  const entry = checkItem('due entry', schemasOf().dueNotification, item);
   const dueKey = entry[DUE_INDEX.sortKey];
   return {
     shard,
@@ -68,9 +79,7 @@ export const encodeSendNowMarker = (ref: NotificationRef, marker: SendNowMarker)
   runId: marker.runId,
 });
 
-const sendNowMarkerItem = z.looseObject({ lastAt: z.number(), runId: z.string() });
-
 export function decodeSendNowMarker(item: Item): SendNowMarker {
-  const stored = checkItem('send-now marker', sendNowMarkerItem, item);
+  const stored = checkItem('send-now marker', schemasOf().sendNowMarker, item);
   return { at: stored.lastAt, runId: stored.runId };
 }
