@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { Dashboard } from '#lib/domain/entities';
-import type { Notification } from '#lib/domain/notification';
 import { type RetryStore, retryRun } from '#lib/domain/retry';
 import { type Delivery, type DeliveryJob, noRecipients, type Run, scheduledRunId } from '#lib/domain/runs';
 import { ConflictError, NotFoundError } from '#lib/errors';
+import { dailyNotification, salesDashboard } from '#test/support/domain-fixtures';
 
 /**
  * Retry against a store of one run held in memory: its failed deliveries in key order, a requeue that
@@ -13,32 +13,8 @@ import { ConflictError, NotFoundError } from '#lib/errors';
 const now = Date.UTC(2026, 10, 24, 10);
 const runId = scheduledRunId(Date.UTC(2026, 10, 24, 9));
 const ref = { deploymentId: 7, id: 700, runId };
-const notification = {
-  id: 700,
-  deploymentId: 7,
-  dashboardId: 70,
-  scheduleType: 'DAILY',
-  hour: 9,
-  minute: 0,
-  timezone: 'UTC',
-  isEnabled: true,
-  notificationEnabled: true,
-  notificationFormat: 'png',
-  filters: null,
-  timeGrains: null,
-  memberSwitchers: null,
-  notificationAiSummary: false,
-} satisfies Notification;
-const dashboard: Dashboard = {
-  id: 70,
-  deploymentId: 7,
-  publicId: 'sales',
-  title: 'Sales',
-  published: true,
-  allowEmbed: false,
-  sharedWithAllEmbedUsers: false,
-  sharedWithTenants: [],
-};
+const notification = dailyNotification();
+const dashboard = salesDashboard();
 
 const failedDelivery = (i: number): Delivery => ({
   recipientKey: `R#U#${String(i).padStart(4, '0')}`,

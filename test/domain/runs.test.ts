@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { ConsoleUser, Dashboard } from '#lib/domain/entities';
+import type { ConsoleUser } from '#lib/domain/entities';
 import type { Notification } from '#lib/domain/notification';
 import {
   countDeliveries,
@@ -18,6 +18,7 @@ import {
   testRunId,
   toDeliveryDto,
 } from '#lib/domain/runs';
+import { salesDashboard } from '#test/support/domain-fixtures';
 
 const instant = Date.UTC(2026, 10, 24, 9, 15, 0, 123);
 const notification: Notification = {
@@ -36,16 +37,7 @@ const notification: Notification = {
   memberSwitchers: [{ member: 'Orders.count', selected: 'Orders.total' }],
   notificationAiSummary: true,
 };
-const dashboard: Dashboard = {
-  id: 70,
-  deploymentId: 7,
-  publicId: 'sales',
-  title: 'Sales',
-  published: true,
-  allowEmbed: false,
-  sharedWithAllEmbedUsers: false,
-  sharedWithTenants: ['acme'],
-};
+const dashboard = salesDashboard({ sharedWithTenants: ['acme'] });
 const run: Run = {
   runId: scheduledRunId(instant),
   deploymentId: 7,

@@ -1,41 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import type { ManualRunClaim } from '#lib/domain/dispatch';
 import type { ConsoleUser, Dashboard } from '#lib/domain/entities';
-import type { Notification } from '#lib/domain/notification';
 import type { Delivery, DeliveryJob, Run } from '#lib/domain/runs';
 import { type TestSendStore, testSend } from '#lib/domain/test-send';
 import { NotFoundError, TooManyRequestsError, ValidationError } from '#lib/errors';
+import { dailyNotification, salesDashboard } from '#test/support/domain-fixtures';
 
 /** A test send against one notification held in memory; the sink records the jobs that leave. */
 
 const now = Date.UTC(2026, 10, 24, 10);
 const ref = { deploymentId: 7, id: 700 };
-const notification = {
-  id: 700,
-  deploymentId: 7,
-  dashboardId: 70,
-  scheduleType: 'DAILY',
-  hour: 9,
-  minute: 0,
-  timezone: 'UTC',
-  isEnabled: false,
-  notificationEnabled: false,
-  notificationFormat: 'png',
-  filters: null,
-  timeGrains: null,
-  memberSwitchers: null,
-  notificationAiSummary: false,
-} satisfies Notification;
-const dashboard: Dashboard = {
-  id: 70,
-  deploymentId: 7,
-  publicId: 'sales',
-  title: 'Sales',
-  published: true,
-  allowEmbed: false,
-  sharedWithAllEmbedUsers: false,
-  sharedWithTenants: [],
-};
+const notification = dailyNotification({ isEnabled: false, notificationEnabled: false });
+const dashboard = salesDashboard();
 const ada: ConsoleUser = { id: 1, email: 'ada@example.com', username: 'ada', role: 'admin', active: true };
 const bob: ConsoleUser = { id: 2, email: 'bob@example.com', username: 'bob', role: 'member', active: true };
 const carol: ConsoleUser = {
