@@ -46,11 +46,11 @@ const mayHoldInexactNumber = /\d[eE]|[\d.]{16}/;
 
 /** Where the scan stands in one object or array: the member names seen so far, or the item's index. */
 type Frame =
-  | { kind: 'object'; names: Set<string>; name: string | undefined; expectsName: boolean }
+  | { kind: 'object'; names: Set<string>; name: string; expectsName: boolean }
   | { kind: 'array'; index: number };
 
 const framePath = (stack: readonly Frame[]) =>
-  stack.map((frame) => (frame.kind === 'object' ? (frame.name ?? '') : frame.index));
+  stack.map((frame) => (frame.kind === 'object' ? frame.name : frame.index));
 
 /**
  * What JSON.parse lets through unnoticed, found in one pass over text that parses, without
@@ -94,7 +94,7 @@ function structureProblems(text: string): FieldProblem[] {
       }
       stack.push(
         code === 0x7b
-          ? { kind: 'object', names: new Set(), name: undefined, expectsName: true }
+          ? { kind: 'object', names: new Set(), name: '', expectsName: true }
           : { kind: 'array', index: 0 },
       );
     } else if (code === 0x7d || code === 0x5d) {
@@ -125,11 +125,8 @@ function valueProblems(root: unknown): FieldProblem[] {
       });
     } else if (typeof value === 'string') {
       if (!value.isWellFormed()) problems.push({ path: pathOf(path), message: 'must be valid Unicode text' });
-    } else if (Array.isArray(value)) {
-      value.forEach((item, i) => {
-        pending.push({ value: item, path: [...path, i] });
-      });
     } else if (value !== null && typeof value === 'object') {
+      // An array's entries are its items, keyed by index.
       for (const [key, item] of Object.entries(value)) {
         const at = [...path, key];
         if (!key.isWellFormed())

@@ -60,7 +60,7 @@ export function requestLog(
     const { failure } = request.internal;
     if (!failure) {
       logger.info('request served', fields);
-    } else if (status >= 500 && failure.answered.code === 'unavailable') {
+    } else if (failure.answered.code === 'unavailable') {
       logger.warn('request unavailable', {
         ...fields,
         code: failure.answered.code,

@@ -9,9 +9,9 @@ import {
   getEmbeddedDashboard,
   setDashboardEmbedding,
 } from '#lib/domain/embedding';
-import type { ConsoleUser, Dashboard } from '#lib/domain/entities';
-import type { Principal } from '#lib/domain/principal';
+import type { Dashboard } from '#lib/domain/entities';
 import { ForbiddenError, NotFoundError } from '#lib/errors';
+import { principals } from '#test/support/domain-fixtures';
 
 const V: EmbedVisibility = 'visible';
 const N: EmbedVisibility = 'not_found';
@@ -70,18 +70,6 @@ describe('embedVisibility', () => {
     expect(embedVisibility(caller, facts)).toBe(expected);
   });
 });
-
-const admin: ConsoleUser = { id: 1, email: 'a@x.example', username: 'a', role: 'admin', active: true };
-const principals = {
-  admin: { kind: 'console', user: admin },
-  adminByJwt: { kind: 'console', user: admin },
-  member: { kind: 'console', user: { ...admin, role: 'member' } },
-  deactivatedAdmin: { kind: 'console', user: { ...admin, active: false } },
-  screenshot: { kind: 'platform', session: 'screenshot' },
-  creator: { kind: 'platform', session: 'creator' },
-  acme: { kind: 'embed', tenant: 'acme', externalId: 'alice' },
-  globex: { kind: 'embed', tenant: 'globex', externalId: 'gina' },
-} satisfies Record<string, Principal>;
 
 describe('embedCallerOf', () => {
   it('counts only active admins as admins, and every platform session as platform', () => {

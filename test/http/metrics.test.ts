@@ -24,24 +24,6 @@ beforeAll(async () => {
 afterAll(() => api.close());
 afterEach(() => logs?.end());
 
-type Emf = Record<string, unknown> & {
-  _aws: { CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string }[] }[] };
-};
-
-function emfLines(): Emf[] {
-  return logs
-    .text()
-    .split('\n')
-    .flatMap((line) => {
-      try {
-        const parsed = JSON.parse(line);
-        return parsed?._aws ? [parsed as Emf] : [];
-      } catch {
-        return [];
-      }
-    });
-}
-
 const RECIPIENTS = '/v1/deployments/7/notifications/700/recipients';
 
 describe('request metrics', () => {
@@ -49,7 +31,7 @@ describe('request metrics', () => {
     logs = captureLogs();
     await api.request('GET', '/v1/spec');
     await api.request('GET', '/v1/spec');
-    const lines = emfLines();
+    const lines = logs.metrics();
     const coldStarts = lines.filter((emf) => 'ColdStart' in emf);
     expect(coldStarts).toEqual([
       {
@@ -101,7 +83,7 @@ describe('request metrics', () => {
     expect(
       (await api.request('POST', RECIPIENTS, { token: 'sk-wrong', body: { recipients: [] } })).status,
     ).toBe(401);
-    const [line] = emfLines().filter((emf) => emf.operation === 'add-recipients');
+    const [line] = logs.metrics().filter((emf) => emf.operation === 'add-recipients');
     expect(line).toMatchObject({
       Responses2xx: 0,
       Responses4xx: 1,
@@ -119,7 +101,7 @@ describe('request metrics', () => {
     const body = { recipients: [{ userId: 11 }, { userId: 12 }] };
     expect((await api.request('POST', RECIPIENTS, { token: ADMIN, body })).status).toBe(200);
     expect((await api.request('POST', RECIPIENTS, { token: ADMIN, body })).status).toBe(200);
-    const [first, second] = emfLines().filter((emf) => emf.operation === 'add-recipients');
+    const [first, second] = logs.metrics().filter((emf) => emf.operation === 'add-recipients');
     expect(first).toMatchObject({ Responses2xx: 1, RecipientsCreated: 2 });
     expect(first).not.toHaveProperty('RecipientsUpdated');
     // The same recipients again: nothing created, nothing changed, and no zero emitted.
@@ -137,7 +119,7 @@ describe('scheduling metrics', () => {
     const sent = await api.request('POST', '/v1/deployments/7/notifications/700/send', { token: ADMIN });
     expect(sent.status).toBe(202);
     const { recipients } = sent.body as { recipients: { queued: number; skipped: number } };
-    const [line] = emfLines().filter((emf) => emf.operation === 'send-notification');
+    const [line] = logs.metrics().filter((emf) => emf.operation === 'send-notification');
     expect(line).toMatchObject({ Responses2xx: 1, RunsCreated: 1, DeliveriesQueued: recipients.queued });
     expect(recipients.queued).toBeGreaterThan(0);
   });
@@ -146,7 +128,7 @@ describe('scheduling metrics', () => {
     logs = captureLogs();
     const { handler } = await import('#functions/dispatch');
     const counts = await handler({}, { getRemainingTimeInMillis: () => 60_000 });
-    const [line] = emfLines().filter((emf) => emf.operation === 'dispatch');
+    const [line] = logs.metrics().filter((emf) => emf.operation === 'dispatch');
     expect(line).toMatchObject({
       RunsCreated: counts.fired,
       DeliveriesQueued: counts.queued,

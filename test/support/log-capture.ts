@@ -2,9 +2,16 @@ import { vi } from 'vitest';
 
 export type LogLine = Record<string, unknown> & { level: string; message: string };
 
+/** An embedded-metric-format line: what CloudWatch turns into metrics. */
+export type MetricLine = Record<string, unknown> & {
+  _aws: { CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string }[] }[] };
+};
+
 export interface LogCapture {
   /** The logger's JSON lines written since the capture started. */
   lines(): LogLine[];
+  /** The metrics lines written since the capture started. */
+  metrics(): MetricLine[];
   /** Everything written to stdout and stderr, as one text: for "never appears" checks. */
   text(): string;
   /** Stops recording. */
@@ -24,19 +31,21 @@ export function captureLogs(): LogCapture {
     }),
   );
   const text = () => written.join('');
-  const lines = () =>
+  const parsedLines = () =>
     text()
       .split('\n')
       .flatMap((line) => {
         try {
-          const parsed = JSON.parse(line);
-          return typeof parsed?.level === 'string' && typeof parsed.message === 'string' ? [parsed] : [];
+          return [JSON.parse(line)];
         } catch {
           return [];
         }
       });
+  const lines = (): LogLine[] =>
+    parsedLines().filter((parsed) => typeof parsed?.level === 'string' && typeof parsed.message === 'string');
+  const metrics = (): MetricLine[] => parsedLines().filter((parsed) => parsed?._aws);
   const end = () => {
     for (const spy of spies) spy.mockRestore();
   };
-  return { lines, text, end };
+  return { lines, metrics, text, end };
 }
