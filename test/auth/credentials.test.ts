@@ -1,7 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import { readCredential } from '#lib/auth/credentials';
-import { UnauthorizedError } from '#lib/errors';
 import { TtlCache } from '#lib/ttl-cache';
+import { freshForEachTest } from '#test/support/fresh-module';
+
+// Loaded in each test: the header's patterns and limits are set when the module loads.
+const credentials = freshForEachTest(() => import('#lib/auth/credentials'));
+const readCredential = (header: string | undefined) => credentials().readCredential(header);
+
+/** Why a header is refused; the module is loaded anew in each test, so its errors are told by code. */
+function refusalOf(header: string | undefined) {
+  try {
+    readCredential(header);
+  } catch (error) {
+    expect(error).toMatchObject({ code: 'unauthorized' });
+    return (error as Error).message;
+  }
+  throw new Error(`${header} was accepted`);
+}
 
 describe('readCredential', () => {
   it('reads an API key from either scheme, the scheme in any case', () => {
@@ -9,8 +23,13 @@ describe('readCredential', () => {
     expect(readCredential('api-KEY sk-abc')).toEqual({ kind: 'api-key', key: 'sk-abc' });
   });
 
-  it('reads anything else after Bearer as a JWT when it has three segments', () => {
+  it('reads anything else after Bearer as a JWT when it has three segments, the last possibly empty', () => {
     expect(readCredential('Bearer a.b.c')).toEqual({ kind: 'jwt', token: 'a.b.c' });
+    expect(readCredential('Bearer eyJ-_0.eyJ-_1.sig-_2')).toEqual({
+      kind: 'jwt',
+      token: 'eyJ-_0.eyJ-_1.sig-_2',
+    });
+    expect(readCredential('Bearer eyJh.eyJp.')).toEqual({ kind: 'jwt', token: 'eyJh.eyJp.' });
   });
 
   it.each([
@@ -22,7 +41,34 @@ describe('readCredential', () => {
     'Bearer a.b',
     `Bearer ${'a'.repeat(20_000)}.b.c`,
   ])('refuses %j', (header) => {
-    expect(() => readCredential(header)).toThrow(UnauthorizedError);
+    expect(refusalOf(header)).toEqual(expect.any(String));
+  });
+
+  it('says what is wrong with the header', () => {
+    expect(refusalOf(undefined)).toBe('The Authorization header is missing');
+    expect(refusalOf('')).toBe('The Authorization header is missing');
+    expect(refusalOf('Bearer')).toBe('The Authorization header must be "Bearer <token>"');
+    expect(refusalOf('Basic YWRh')).toBe('The Authorization header must be "Bearer <token>"');
+    expect(refusalOf(' Bearer sk-ada')).toBe('The Authorization header must be "Bearer <token>"');
+    expect(refusalOf('Api-Key ada')).toBe('The API key is not valid');
+    expect(refusalOf('Bearer a.b')).toBe('The bearer token is not valid');
+    expect(refusalOf('Bearer sk-ada sk-bob')).toBe('The Authorization header must be "Bearer <token>"');
+  });
+
+  it.each(['!a.b.c', 'a.b.c!', 'a.b.c.d', '.b.c', 'a..c'])('refuses the bearer token %j, no JWT', (token) => {
+    expect(refusalOf(`Bearer ${token}`)).toBe('The bearer token is not valid');
+  });
+
+  it('takes any run of spaces between scheme and credential, and trailing spaces', () => {
+    expect(readCredential('Bearer   sk-ada')).toEqual({ kind: 'api-key', key: 'sk-ada' });
+    expect(readCredential('Bearer sk-ada  ')).toEqual({ kind: 'api-key', key: 'sk-ada' });
+    expect(readCredential('Bearer a.b.c\t')).toEqual({ kind: 'jwt', token: 'a.b.c' });
+  });
+
+  it('takes a header of up to 16 KiB', () => {
+    const header = (length: number) => `Bearer sk-${'a'.repeat(length - 'Bearer sk-'.length)}`;
+    expect(readCredential(header(16 * 1024)).kind).toBe('api-key');
+    expect(refusalOf(header(16 * 1024 + 1))).toBe('The Authorization header must be "Bearer <token>"');
   });
 });
 
