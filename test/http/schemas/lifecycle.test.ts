@@ -147,14 +147,14 @@ describe('removeRecipientsInput', () => {
       remove([
         { type: 'USER', id: 3 },
         { type: 'USER', id: '4', embedTenantName: null },
-        { type: 'EMBED_USER', id: '5', embedTenantName: 'acme' },
+        { type: 'EMBED_USER', id: '15', embedTenantName: 'acme' },
         { type: 'SLACK', id: 'C123' },
       ]).value,
     ).toEqual({
       recipients: [
         { type: 'USER', id: 3 },
         { type: 'USER', id: 4 },
-        { type: 'EMBED_USER', id: 5, embedTenantName: 'acme' },
+        { type: 'EMBED_USER', id: 15, embedTenantName: 'acme' },
         { type: 'SLACK', id: 'C123' },
       ],
     });
@@ -166,6 +166,9 @@ describe('removeRecipientsInput', () => {
       message: 'must be a positive integer',
     });
     expect(paths(remove([{ type: 'USER', id: 0 }]))).toEqual(['recipients.0.id']);
+    for (const id of ['x5', '5x', '07']) {
+      expect(paths(remove([{ type: 'USER', id }]))).toEqual(['recipients.0.id']);
+    }
     expect(paths(remove([{ type: 'EMBED_USER', id: 5 }]))).toEqual(['recipients.0.embedTenantName']);
     expect(paths(remove([{ type: 'USER', id: 5, embedTenantName: 'acme' }]))).toEqual([
       'recipients.0.embedTenantName',
