@@ -1,7 +1,10 @@
-import type { Dashboard } from '#lib/domain/entities';
+import type { ConsoleUser, Dashboard } from '#lib/domain/entities';
 import type { Notification } from '#lib/domain/notification';
 
-/** The domain values the in-memory domain tests share: dashboard 70 of deployment 7 and its daily notification 700. */
+/**
+ * The domain values the in-memory domain tests share: dashboard 70 of deployment 7, its daily
+ * notification 700, and console users named by their id.
+ */
 
 export const salesDashboard = (overrides: Partial<Dashboard> = {}): Dashboard => ({
   id: 70,
@@ -30,5 +33,15 @@ export const dailyNotification = (overrides: Partial<Notification> = {}): Notifi
   timeGrains: null,
   memberSwitchers: null,
   notificationAiSummary: false,
+  ...overrides,
+});
+
+/** An active console user `user<id>` (`user<id>@example.com`). */
+export const consoleUser = (id: number, overrides: Partial<ConsoleUser> = {}): ConsoleUser => ({
+  id,
+  email: `user${id}@example.com`,
+  username: `user${id}`,
+  role: 'member',
+  active: true,
   ...overrides,
 });
