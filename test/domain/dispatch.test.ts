@@ -50,7 +50,7 @@ const userRow = (userId: number): RecipientRow => ({
 });
 const userRows = (count: number) => Array.from({ length: count }, (_, i) => userRow(i + 1));
 const dueKeyOf = (notification: Notification) => `due#${notification.id}`;
-const entryOf = (notification: Notification, more: Partial<DueEntry> = {}): DueEntry => ({
+const entryOf = (notification: Notification, more: { dueAt?: number; shard?: number } = {}): DueEntry => ({
   kind: 'notification',
   deploymentId: notification.deploymentId,
   notificationId: notification.id,
