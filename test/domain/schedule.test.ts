@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { customCronProblem, describeCron } from '#lib/domain/cron';
 import { cronExpressionOf, missingScheduleFields, nextRunOf, type Schedule } from '#lib/domain/schedule';
 import { isTimeZone } from '#lib/domain/schedule-fields';
+import { freshForEachTest } from '#test/support/fresh-module';
+
+/** Loaded anew in each test: the patterns it builds on import then count as checked by the tests below. */
+const cronCode = freshForEachTest(() => import('#lib/domain/cron'));
 
 describe('cronExpressionOf derives the cron from the structured schedule', () => {
   it.each<[Schedule, string]>([
@@ -55,7 +58,7 @@ describe('describeCron reads the cron in 24-hour English', () => {
     ['0 6 15 * *', 'At 06:00, on day 15 of the month'],
     ['15 * * * *', 'At 15 minutes past the hour'],
   ])('%s → %s', (cron, text) => {
-    expect(describeCron(cron)).toBe(text);
+    expect(cronCode().describeCron(cron)).toBe(text);
   });
 });
 
@@ -70,8 +73,15 @@ describe('customCronProblem', () => {
     '0 9 * JAN,JUL MON',
     '0 9 * jan-mar/2 sun-sat',
     '0 9 * * 7',
+    // Fields apart by several blanks.
+    '0  9 *\t* 1',
+    // 23:55, then 00:05 of a day that does not fire: each day fires once around midnight.
+    '5,55 0 * * *',
+    '5,55 23 * * *',
+    '5,55 0,23 1,15 * *',
+    '5,55 0,23 * * 1,3',
   ])('accepts %s', (cron) => {
-    expect(customCronProblem(cron, 15)).toBeUndefined();
+    expect(cronCode().customCronProblem(cron, 15)).toBeUndefined();
   });
 
   it.each([
@@ -87,6 +97,9 @@ describe('customCronProblem', () => {
     ['5,55 0,23 * * *', 'within 10 minutes'],
     ['5,55 0,23 * * 1,2', 'within 10 minutes'],
     ['5,55 0,23 31,1 * *', 'within 10 minutes'],
+    // A month of 28 days, and Saturday then Sunday.
+    ['5,55 0,23 28,1 * *', 'within 10 minutes'],
+    ['5,55 0,23 * * 6,0', 'within 10 minutes'],
     // The same, with every list out of order: the check must not depend on how a list is written.
     ['55,5 10,9 * * *', 'within 10 minutes'],
     ['55,5 23,0 * * *', 'within 10 minutes'],
@@ -94,12 +107,12 @@ describe('customCronProblem', () => {
     // Surrounding blanks do not hide a field.
     ['  5,55 9,10 * * *  ', 'within 10 minutes'],
   ])('refuses %s, which fires twice within 15 minutes', (cron, words) => {
-    expect(customCronProblem(cron, 15)).toContain(words);
+    expect(cronCode().customCronProblem(cron, 15)).toContain(words);
   });
 
   it('measures against the configured floor, not a fixed 15', () => {
-    expect(customCronProblem('*/5 * * * *', 5)).toBeUndefined();
-    expect(customCronProblem('0 * * * *', 61)).toContain('at least 61 minutes apart');
+    expect(cronCode().customCronProblem('*/5 * * * *', 5)).toBeUndefined();
+    expect(cronCode().customCronProblem('0 * * * *', 61)).toContain('at least 61 minutes apart');
   });
 
   it.each([
@@ -113,8 +126,10 @@ describe('customCronProblem', () => {
     ['0 9 32 * *', 'not a valid cron expression'],
     ['x 9 * * *', 'outside standard cron in its minute field'],
     ['0 9 1 * 1', 'dayOfMonth and dayOfWeek'],
+    // The bad field is named before the ambiguity of both days.
+    ['0 9 32 * 1', 'got value 32 expected range 1-31'],
   ])('refuses %j as malformed', (cron, words) => {
-    expect(customCronProblem(cron, 15)).toContain(words);
+    expect(cronCode().customCronProblem(cron, 15)).toContain(words);
   });
 });
 
@@ -132,7 +147,7 @@ describe('customCronProblem refuses what standard 5-field cron does not have', (
     ['0 9 * JANUARY *', 'month'],
     ['0 9 * * MON/', 'day-of-week'],
   ])('%s', (cron, field) => {
-    expect(customCronProblem(cron, 15)).toContain(`outside standard cron in its ${field}`);
+    expect(cronCode().customCronProblem(cron, 15)).toContain(`outside standard cron in its ${field}`);
   });
 });
 
