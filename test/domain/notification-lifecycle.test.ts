@@ -41,6 +41,13 @@ describe('getNotification', () => {
     expect(found).toMatchObject({ id: 700, cronExpression: '0 9 * * *', nextRunAt: '2026-11-25T09:00:00Z' });
   });
 
+  it('answers a disabled notification without a next instant', async () => {
+    const disabled = { ...stored, notification: dailyNotification({ isEnabled: false }) };
+    expect(await getNotification({ find: async () => disabled }, ref, now)).toMatchObject({
+      nextRunAt: null,
+    });
+  });
+
   it('is not found, naming the notification and its deployment, when there is none', async () => {
     const error = await errorOf(getNotification({ find: async () => undefined }, ref, now));
     expect(error).toBeInstanceOf(NotFoundError);
