@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { cronExpressionOf, missingScheduleFields, nextRunOf, type Schedule } from '#lib/domain/schedule';
+import type { Schedule } from '#lib/domain/schedule';
 import { isTimeZone } from '#lib/domain/schedule-fields';
 import { freshForEachTest } from '#test/support/fresh-module';
 
-/** Loaded anew in each test: the patterns it builds on import then count as checked by the tests below. */
+/** Loaded anew in each test: the tables and patterns they build on import then count as checked by the tests below. */
 const cronCode = freshForEachTest(() => import('#lib/domain/cron'));
+const scheduleCode = freshForEachTest(() => import('#lib/domain/schedule'));
 
 describe('cronExpressionOf derives the cron from the structured schedule', () => {
   it.each<[Schedule, string]>([
@@ -17,12 +18,12 @@ describe('cronExpressionOf derives the cron from the structured schedule', () =>
     [{ scheduleType: 'MONTHLY', minute: 5, hour: 6, dayOfMonth: 31 }, '5 6 31 * *'],
     [{ scheduleType: 'CUSTOM', customCron: '0 9 * * 1-5' }, '0 9 * * 1-5'],
   ])('%j → %s', (schedule, cron) => {
-    expect(cronExpressionOf(schedule)).toBe(cron);
+    expect(scheduleCode().cronExpressionOf(schedule)).toBe(cron);
   });
 
   it('ignores fields the type does not use', () => {
     expect(
-      cronExpressionOf({
+      scheduleCode().cronExpressionOf({
         scheduleType: 'DAILY',
         hour: 9,
         dayOfWeek: 3,
@@ -43,11 +44,17 @@ describe('missingScheduleFields names what the type needs and was never set', ()
     [{ scheduleType: 'MONTHLY' }, ['hour', 'dayOfMonth']],
     [{ scheduleType: 'CUSTOM', hour: 9 }, ['customCron']],
   ])('%j misses %j', (schedule, fields) => {
-    expect(missingScheduleFields(schedule).map((problem) => problem.path)).toEqual(fields);
+    expect(
+      scheduleCode()
+        .missingScheduleFields(schedule)
+        .map((problem) => problem.path),
+    ).toEqual(fields);
   });
 
   it('treats 0 as set, not missing', () => {
-    expect(missingScheduleFields({ scheduleType: 'WEEKLY', hour: 0, dayOfWeek: 0 })).toEqual([]);
+    expect(scheduleCode().missingScheduleFields({ scheduleType: 'WEEKLY', hour: 0, dayOfWeek: 0 })).toEqual(
+      [],
+    );
   });
 });
 
@@ -177,21 +184,54 @@ describe('isTimeZone', () => {
 });
 
 describe('nextRunOf picks the stored instant a read answers', () => {
-  const upcoming = [Date.parse('2026-11-24T08:00:00Z'), Date.parse('2026-11-25T08:00:00Z')];
+  const upcoming = [
+    Date.parse('2026-11-24T08:00:00Z'),
+    Date.parse('2026-11-25T08:00:00Z'),
+    Date.parse('2026-11-26T08:00:00Z'),
+  ];
   const state = { humanReadableSchedule: 'At 09:00', upcoming };
 
   it('is the first stored instant after the answer, also in the seconds before the dispatcher moves one on', () => {
-    expect(nextRunOf(true, state, Date.parse('2026-11-24T07:59:59Z'))).toBe(upcoming[0]);
-    expect(nextRunOf(true, state, Date.parse('2026-11-24T08:00:00Z'))).toBe(upcoming[1]);
-    expect(nextRunOf(true, state, Date.parse('2026-11-24T08:00:30Z'))).toBe(upcoming[1]);
+    expect(scheduleCode().nextRunOf(true, state, Date.parse('2026-11-24T07:59:59Z'))).toBe(upcoming[0]);
+    expect(scheduleCode().nextRunOf(true, state, Date.parse('2026-11-24T08:00:00Z'))).toBe(upcoming[1]);
+    expect(scheduleCode().nextRunOf(true, state, Date.parse('2026-11-24T08:00:30Z'))).toBe(upcoming[1]);
   });
 
   it('is the last stored instant, in the past, once every one has passed (no pass for a day)', () => {
-    expect(nextRunOf(true, state, Date.parse('2026-11-26T00:00:00Z'))).toBe(upcoming[1]);
+    expect(scheduleCode().nextRunOf(true, state, Date.parse('2026-11-27T00:00:00Z'))).toBe(upcoming[2]);
   });
 
   it('is nothing while disabled or for a schedule that never fires', () => {
-    expect(nextRunOf(false, state, 0)).toBeUndefined();
-    expect(nextRunOf(true, { ...state, upcoming: [] }, 0)).toBeUndefined();
+    expect(scheduleCode().nextRunOf(false, state, 0)).toBeUndefined();
+    expect(scheduleCode().nextRunOf(true, { ...state, upcoming: [] }, 0)).toBeUndefined();
+  });
+});
+
+describe('scheduleSignature', () => {
+  const daily = { scheduleType: 'DAILY', hour: 9, timezone: 'UTC', isEnabled: true } as const;
+
+  it('is the same for the same cron, zone and enabled flag, however the schedule is written', () => {
+    const signature = scheduleCode().scheduleSignature(daily);
+    expect(signature).toBe(scheduleCode().scheduleSignature({ ...daily, minute: 0, dayOfWeek: 3 }));
+    expect(signature).toBe(
+      scheduleCode().scheduleSignature({
+        scheduleType: 'CUSTOM',
+        customCron: '0 9 * * *',
+        timezone: 'UTC',
+        isEnabled: true,
+      }),
+    );
+  });
+
+  it('differs when the cron, the zone or the enabled flag differs', () => {
+    const signatures = new Set(
+      [
+        daily,
+        { ...daily, hour: 10 },
+        { ...daily, timezone: 'Europe/Berlin' },
+        { ...daily, isEnabled: false },
+      ].map((schedule) => scheduleCode().scheduleSignature(schedule)),
+    );
+    expect(signatures.size).toBe(4);
   });
 });
