@@ -261,6 +261,41 @@ describe('a dispatch pass firing a due notification', () => {
     expect(log.dueReads).toEqual([{ at: now, shards: [2, 3] }]);
   });
 
+  it('works with a sink that has nothing to sweep', async () => {
+    const { store, sent } = world();
+    const sink = { send: async (jobs: readonly DeliveryJob[]) => void sent.push([...jobs]) };
+    const summary = await dispatchPass(store, sink, {
+      now,
+      randomHex,
+      misfireGraceMinutes: 60,
+      planner: schedulePlanner,
+    });
+    expect(summary).toMatchObject({ fired: 1, failed: 0 });
+    expect(sent).toHaveLength(1);
+  });
+
+  it('reads no console user for a run of embed users', async () => {
+    const ann: RecipientRow = {
+      key: 'R#E#acme#ann',
+      recipient: {
+        type: 'EMBED_USER',
+        embedTenantName: 'acme',
+        normalizedExternalId: 'ann',
+        externalId: 'Ann',
+        embedUserId: 9,
+        email: 'ann@acme.example',
+        properties: {},
+      },
+    };
+    const { log, sent, pass } = world({
+      rows: [ann],
+      dashboard: salesDashboard({ sharedWithTenants: ['acme'] }),
+    });
+    await pass();
+    expect(log.userReads).toEqual([]);
+    expect(sent.flat().map((job) => job.recipient.type)).toEqual(['EMBED_USER']);
+  });
+
   it('reads the first page of recipients in pages of 100 unless told otherwise', async () => {
     const { log, pass } = world();
     await pass();
@@ -276,7 +311,7 @@ describe('a dispatch pass firing a due notification', () => {
 
   it('keeps its hands off a notification without a schedule entry', async () => {
     const { log, pass } = world({ schedule: null });
-    await pass();
+    expect(await pass()).toMatchObject({ fired: 0, failed: 0 });
     expect([log.moves, log.claims]).toEqual([[], []]);
   });
 
@@ -405,6 +440,16 @@ describe('a dispatch pass firing a due notification', () => {
       { cursor: 'R#U#0004', counts: { ...noRecipients(), queued: 4 }, renewed: now + 37_000 },
     ]);
     expect(log.finished).toEqual([{ ref: runRef, counts: { ...noRecipients(), queued: 5 } }]);
+  });
+
+  it('counts a page of skipped recipients as skipped, sending nothing for it', async () => {
+    const { log, sent, pass } = world({
+      rows: userRows(26),
+      users: userRows(20).map((_, i) => consoleUser(i + 1)),
+    });
+    expect(await pass({ pageSize: 20 })).toMatchObject({ queued: 20, skipped: 6 });
+    expect(sent.map((jobs) => jobs.length)).toEqual([20]);
+    expect(log.finished).toEqual([{ ref: runRef, counts: { ...noRecipients(), queued: 20, skipped: 6 } }]);
   });
 
   it('stops delivering when the lease was taken over between pages', async () => {

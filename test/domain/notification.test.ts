@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Notification } from '#lib/domain/notification';
+import type { UpdateNotificationInput } from '#lib/domain/notification-fields';
 import type { DashboardRef, NotificationCreation } from '#lib/domain/notification-lifecycle';
 import {
   applyNotificationUpdate,
@@ -10,6 +11,7 @@ import {
 } from '#lib/domain/notification-writes';
 import type { ScheduleState } from '#lib/domain/schedule';
 import { ConflictError, NotFoundError, ValidationError } from '#lib/errors';
+import { loadFresh } from '#test/support/fresh-module';
 
 const settings = { customCronMinIntervalMinutes: 15 };
 /** A Tuesday, 10:00 UTC: the instant the updates answer as of. */
@@ -212,6 +214,39 @@ describe('updateNotification', () => {
     expect(memory.current()?.dayOfWeek).toBe(1);
     expect(memory.schedule().humanReadableSchedule).toBe('At 09:00, only on Monday');
     expect(memory.schedule().upcoming[0]).toBe(Date.parse('2026-11-30T09:00:00Z'));
+  });
+
+  it('counts a write of the schedule’s fields, and only those, as a new schedule', async () => {
+    // Loaded anew: the set of schedule fields, built on import, then counts as checked here.
+    const fresh = await loadFresh(() => import('#lib/domain/notification-writes'));
+    const scheduleInputs: UpdateNotificationInput[] = [
+      { scheduleType: 'HOURLY' },
+      { minute: 5 },
+      { hour: 10 },
+      { dayOfWeek: 2 },
+      { dayOfMonth: 3 },
+      { customCron: '0 9 * * 1' },
+      { timezone: 'Europe/Berlin' },
+      { isEnabled: false },
+    ];
+    const otherInputs: UpdateNotificationInput[] = [
+      { notificationEnabled: false },
+      { notificationFormat: 'pdf' },
+      { filters: null },
+      { memberSwitchers: [] },
+      { notificationAiSummary: true },
+    ];
+    const counted: boolean[] = [];
+    for (const input of [...scheduleInputs, ...otherInputs]) {
+      const { repository } = memoryRepository(stored);
+      const update = repository.update;
+      repository.update = async (target, changes) => {
+        counted.push(changes.schedule);
+        return update(target, changes);
+      };
+      await fresh.updateNotification(repository, target, input, settings, timing);
+    }
+    expect(counted).toEqual([...scheduleInputs.map(() => true), ...otherInputs.map(() => false)]);
   });
 
   it('writes without reading first', async () => {

@@ -3,6 +3,7 @@ import type { EmbedUser } from '#lib/domain/entities';
 import type { EmbedRecipientInput, RecipientInput } from '#lib/domain/recipients-input';
 import {
   type Directory,
+  isConsoleUserCase,
   refuseDuplicates,
   refuseSlack,
   resolveAgain,
@@ -126,6 +127,16 @@ describe('refuseDuplicates', () => {
 
   it('refuses the same embed user twice, its externalId matched without case', () => {
     expect(problemsOf([embed('Bob'), embed('bob')]).map((problem) => problem.path)).toEqual(['recipients.1']);
+  });
+
+  it('lets console users named by different ids or different e-mails stand side by side', () => {
+    const items: SupportedRecipientInput[] = [
+      { type: 'USER', email: 'ada@example.com' },
+      { type: 'USER', email: 'bob@example.com' },
+      { type: 'USER', userId: 1 },
+      { type: 'USER', userId: 2 },
+    ];
+    expect(() => refuseDuplicates(items)).not.toThrow();
   });
 
   it('lets a userId, an e-mail and embed users of different tenants stand side by side', () => {
@@ -269,6 +280,21 @@ describe('resolveRecipients', () => {
         message: 'does not resolve to a valid e-mail: give email, or an e-mail-shaped externalId',
       },
     ]);
+  });
+});
+
+describe('isConsoleUserCase', () => {
+  it('tells a console user’s case, with a row or without, from an embed user’s', () => {
+    const cases = resolve(
+      [{ type: 'USER', userId: 11 }, { type: 'USER', userId: 12 }, embed('alice-1')],
+      [aliceRow],
+    );
+    const withRow = resolveRecipients(
+      [{ type: 'USER', userId: 11 }],
+      [{ type: 'USER', userId: 11 }],
+      directory,
+    );
+    expect([...cases, ...withRow].map(isConsoleUserCase)).toEqual([true, true, false, true]);
   });
 });
 
