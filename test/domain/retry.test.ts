@@ -50,10 +50,14 @@ function world(options: {
     ...options.run,
   };
   const sent: DeliveryJob[][] = [];
+  const runReads: string[] = [];
   const pageLimits: number[] = [];
   let pages = 0;
   const store: RetryStore = {
-    findRun: async (asked) => (options.run === null || asked.runId !== runId ? undefined : run),
+    async findRun(asked) {
+      runReads.push(asked.runId);
+      return options.run === null || asked.runId !== runId ? undefined : run;
+    },
     findNotification: async () => (options.notificationGone ? undefined : { notification }),
     findDashboard: async () => ('dashboard' in options ? options.dashboard : dashboard),
     async failedPage(_ref, after, limit) {
@@ -76,7 +80,7 @@ function world(options: {
     },
   };
   const sink = { send: async (jobs: readonly DeliveryJob[]) => void sent.push([...jobs]) };
-  return { store, sink, sent, pageLimits, failedLeft: () => failed.length };
+  return { store, sink, sent, runReads, pageLimits, failedLeft: () => failed.length };
 }
 
 const errorOf = (promise: Promise<unknown>) =>
@@ -146,6 +150,21 @@ describe('retryRun', () => {
       expect(error?.message).toBe(`Run ${asked.runId} of notification 700 was not found`);
       expect(sent).toEqual([]);
     }
+  });
+
+  it('reads nothing for a run id of a form the service never issues', async () => {
+    const { store, sink, runReads } = world({ failed: 1 });
+    await errorOf(retryRun(store, sink, { ...ref, runId: 'nope' }, { now }));
+    expect(runReads).toEqual([]);
+  });
+
+  it('sends nothing when the failed deliveries were queued again by another request first', async () => {
+    const { store, sink, sent } = world({
+      failed: 0,
+      run: { recipients: { ...noRecipients(), queued: 2, failed: 2 } },
+    });
+    expect((await retryRun(store, sink, ref, { now })).queued).toBe(0);
+    expect(sent).toEqual([]);
   });
 
   it('refuses while the dashboard is unpublished or gone', async () => {
