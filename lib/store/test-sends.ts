@@ -6,7 +6,7 @@ import { decodeConsoleUser, decodeUserLink } from '#lib/store/codecs/users';
 import { findDashboard } from '#lib/store/dashboards';
 import { keys } from '#lib/store/keys';
 import { notificationIsLive } from '#lib/store/notification-guard';
-import { findNotification, putDeliveries } from '#lib/store/runs';
+import { findNotification, putDeliveries } from '#lib/store/run-delivery';
 import { sendNowStore } from '#lib/store/send-now';
 
 /** A test send reads and writes as send-now does; its console users are read by key, as add-recipients reads them. */
