@@ -27,7 +27,7 @@ export const testSendStore: TestSendStore = {
     // An e-mail names its user through a link item: the users it links to are a second round of reads.
     const linked = emailLinks.map((link) => link.userId).filter((id) => !userIds.includes(id));
     if (linked.length > 0) users.push(...(await batchGetAll(linked.map(keys.user))).map(decodeConsoleUser));
-    return { tenants: [], users, emailLinks, embedUsers: [] };
+    return { users, emailLinks };
   },
   userRowKey: (ref, userId) => keys.userRecipient(ref.deploymentId, ref.id, userId).sk,
   putDeliveries,
