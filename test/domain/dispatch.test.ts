@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import type { Deadline } from '#lib/deadline';
 import { type Clock, stoppedClock } from '#lib/domain/clock';
 import {
   type DispatchOptions,
+  type DispatchStore,
   type DueEntry,
   dispatchPass,
   type EntryMove,
@@ -117,7 +119,7 @@ function world(options: WorldOptions = {}) {
     const found = start < 0 ? [] : rows.slice(start, start + limit);
     return { rows: found, last: start >= 0 && start + limit < rows.length ? found.at(-1)?.key : undefined };
   };
-  const store: SendNowStore = {
+  const store: DispatchStore & SendNowStore = {
     async dueEntries(at, shards) {
       log.dueReads.push({ at, shards });
       return options.entries ?? notifications.map((notification) => entryOf(notification));
@@ -467,6 +469,12 @@ describe('a dispatch pass firing a due notification', () => {
   });
 });
 
+/** A deadline with plenty of time for the first `checks` checks, then five seconds left: too little to start more. */
+function deadlineAfter(checks: number): Deadline {
+  let left = checks;
+  return { remainingMs: () => (left-- > 0 ? 5_001 : 5_000) };
+}
+
 /** A clock whose time moves on only by what a pass waits for, recording each wait. */
 function sleepingClock() {
   let instant = now;
@@ -483,6 +491,22 @@ function sleepingClock() {
 
 describe('a dispatch pass over many entries', () => {
   const notifications = [700, 701, 702].map((id) => dailyNotification({ id }));
+
+  it('starts no entry with five seconds or less left, leaving it to a later pass', async () => {
+    const { log, pass } = world({ notifications });
+    expect(await pass({ concurrency: 1, deadline: deadlineAfter(2) })).toMatchObject({ due: 3, fired: 2 });
+    expect(log.firstPageLimits).toHaveLength(2);
+  });
+
+  it('stops a run between pages when time runs short, its lease ended so that the next pass resumes it at once', async () => {
+    const { log, sent, pass } = world({ rows: userRows(5) });
+    // One check to start the entry, one before the first page.
+    const summary = await pass({ pageSize: 2, deadline: deadlineAfter(2) });
+    expect(summary).toMatchObject({ fired: 1, unfinished: 1, queued: 0 });
+    expect(sent.map((jobs) => jobs.length)).toEqual([2]);
+    expect(log.released).toEqual([{ ref: runRef, at: now }]);
+    expect(log.finished).toEqual([]);
+  });
 
   it('reads each dashboard and each console user once per pass', async () => {
     const other = dailyNotification({ id: 703, dashboardId: 71 });
