@@ -29,7 +29,7 @@ import {
 import { type ScheduleState, scheduleSignature } from '#lib/domain/schedule';
 import { type SchedulePlanner, schedulePlanner } from '#lib/domain/schedule-planning';
 import { NotFoundError, TooManyRequestsError } from '#lib/errors';
-import { consoleUser, dailyNotification, salesDashboard } from '#test/support/domain-fixtures';
+import { consoleUser, dailyNotification, dailyRun, salesDashboard } from '#test/support/domain-fixtures';
 
 /**
  * The dispatcher and send-now against storage held in memory: daily notifications at 09:00 UTC with
@@ -218,18 +218,11 @@ describe('a dispatch pass firing a due notification', () => {
   it('claims the run of the instant with the entry moved on and the deliveries of a small run, then sends and finishes it', async () => {
     const { log, sent, pass } = world();
     const summary = await pass();
-    const run: Run = {
-      runId: scheduledRunId(nine),
-      deploymentId: 7,
-      notificationId: 700,
-      trigger: 'schedule',
+    const run = dailyRun();
+    expect(run).toMatchObject({
       scheduledFor: new Date(nine).toISOString(),
       createdAt: new Date(now).toISOString(),
-      status: 'dispatching',
-      skipReason: null,
-      recipients: noRecipients(),
-      completedAt: null,
-    };
+    });
     expect(log.claims).toEqual([
       {
         run,
@@ -614,18 +607,7 @@ describe('a dispatch pass settling a schedule-change mark', () => {
 describe('a dispatch pass resuming a run', () => {
   const entry: DueEntry = { kind: 'run', deploymentId: 7, notificationId: 700, runId: runRef.runId };
   const progress = (queued: number): RunProgress => ({
-    run: {
-      runId: runRef.runId,
-      deploymentId: 7,
-      notificationId: 700,
-      trigger: 'schedule',
-      scheduledFor: new Date(nine).toISOString(),
-      createdAt: new Date(nine).toISOString(),
-      status: 'dispatching',
-      skipReason: null,
-      recipients: { ...noRecipients(), queued },
-      completedAt: null,
-    },
+    run: dailyRun({ recipients: { ...noRecipients(), queued } }),
     cursor: `R#U#${String(queued).padStart(4, '0')}`,
   });
 

@@ -29,11 +29,7 @@ const stored: ScheduledNotification = {
 };
 const ada: RecipientOutput = { type: 'USER', userId: 1, email: 'ada@example.com', username: 'ada' };
 
-const errorOf = (promise: Promise<unknown>) =>
-  promise.then(
-    () => undefined,
-    (caught: unknown) => caught as Error,
-  );
+const notFound = new NotFoundError('Notification 700 of deployment 7');
 
 describe('getNotification', () => {
   it('answers the notification with its next instant after now', async () => {
@@ -49,9 +45,7 @@ describe('getNotification', () => {
   });
 
   it('is not found, naming the notification and its deployment, when there is none', async () => {
-    const error = await errorOf(getNotification({ find: async () => undefined }, ref, now));
-    expect(error).toBeInstanceOf(NotFoundError);
-    expect(error?.message).toContain('Notification 700 of deployment 7');
+    await expect(getNotification({ find: async () => undefined }, ref, now)).rejects.toThrow(notFound);
   });
 });
 
@@ -63,8 +57,7 @@ describe('deleteNotification', () => {
   });
 
   it('is not found when there was nothing to delete', async () => {
-    const error = await errorOf(deleteNotification({ delete: async () => false }, ref));
-    expect(error).toBeInstanceOf(NotFoundError);
+    await expect(deleteNotification({ delete: async () => false }, ref)).rejects.toThrow(notFound);
   });
 });
 
@@ -154,8 +147,8 @@ describe('listRecipients', () => {
   });
 
   it('is not found when the notification does not exist', async () => {
-    const error = await errorOf(listRecipients({ listRecipients: async () => undefined }, ref, { first: 5 }));
-    expect(error).toBeInstanceOf(NotFoundError);
+    const listing = listRecipients({ listRecipients: async () => undefined }, ref, { first: 5 });
+    await expect(listing).rejects.toThrow(notFound);
   });
 });
 
@@ -189,15 +182,13 @@ describe('removeRecipients', () => {
 
   it('refuses a recipient named twice, naming the repeat and its first place, before any write', async () => {
     const { removed, remove } = removal();
-    const error = await errorOf(
-      remove([
-        { type: 'USER', id: 1 },
-        { type: 'EMBED_USER', id: 1, embedTenantName: 'acme' },
-        { type: 'USER', id: 1 },
-      ]),
-    );
-    expect(error).toBeInstanceOf(ValidationError);
-    expect(error).toMatchObject({
+    const removing = remove([
+      { type: 'USER', id: 1 },
+      { type: 'EMBED_USER', id: 1, embedTenantName: 'acme' },
+      { type: 'USER', id: 1 },
+    ]);
+    await expect(removing).rejects.toBeInstanceOf(ValidationError);
+    await expect(removing).rejects.toMatchObject({
       problems: [{ path: 'recipients.2', message: 'is the same recipient as recipients[0]' }],
     });
     expect(removed).toEqual([]);
@@ -215,7 +206,6 @@ describe('removeRecipients', () => {
   });
 
   it('is not found when the notification does not exist', async () => {
-    const error = await errorOf(removal(false).remove([{ type: 'USER', id: 1 }]));
-    expect(error).toBeInstanceOf(NotFoundError);
+    await expect(removal(false).remove([{ type: 'USER', id: 1 }])).rejects.toThrow(notFound);
   });
 });

@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { Notification } from '#lib/domain/notification';
 import type { UpdateNotificationInput } from '#lib/domain/notification-fields';
-import type { DashboardRef, NotificationCreation } from '#lib/domain/notification-lifecycle';
+import type {
+  CreateNotificationInput,
+  DashboardRef,
+  NotificationCreation,
+} from '#lib/domain/notification-lifecycle';
 import {
   applyNotificationUpdate,
   createNotification,
@@ -11,6 +15,7 @@ import {
 } from '#lib/domain/notification-writes';
 import type { ScheduleState } from '#lib/domain/schedule';
 import { ConflictError, NotFoundError, ValidationError } from '#lib/errors';
+import { dailyNotification } from '#test/support/domain-fixtures';
 import { loadFresh } from '#test/support/fresh-module';
 
 const settings = { customCronMinIntervalMinutes: 15 };
@@ -276,22 +281,12 @@ describe('updateNotification', () => {
 
   it('refuses a bad custom cron before any write', async () => {
     const memory = memoryRepository(stored);
-    const error = await updateNotification(
-      memory.repository,
-      target,
-      { customCron: 'nope' },
-      settings,
-      timing,
-    ).catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(ValidationError);
-    expect((error as ValidationError).problems.map((problem) => problem.path)).toEqual(['customCron']);
+    const update = updateNotification(memory.repository, target, { customCron: 'nope' }, settings, timing);
+    await expect(update).rejects.toMatchObject({
+      name: 'ValidationError',
+      problems: [{ path: 'customCron' }],
+    });
     expect(memory.writes()).toBe(0);
-  });
-
-  it('is not found, naming the notification and its deployment, when it is not there', async () => {
-    await expect(
-      updateNotification(memoryRepository(undefined).repository, target, { hour: 10 }, settings, timing),
-    ).rejects.toThrow('Notification 700 of deployment 7');
   });
 
   it('is not found when the notification is not there', async () => {
@@ -303,7 +298,7 @@ describe('updateNotification', () => {
     ]) {
       await expect(
         updateNotification(memoryRepository(undefined).repository, target, input, settings, timing),
-      ).rejects.toBeInstanceOf(NotFoundError);
+      ).rejects.toThrow(new NotFoundError('Notification 700 of deployment 7'));
     }
   });
 
@@ -352,31 +347,6 @@ describe('updateNotification', () => {
 });
 
 describe('createNotification', () => {
-  it('refuses a create that names no dashboard, before anything is read or written', async () => {
-    const touched: string[] = [];
-    const repository = {
-      dashboardIdOf: async () => {
-        touched.push('dashboardIdOf');
-        return 70;
-      },
-      create: async () => {
-        touched.push('create');
-        throw new Error('not to be written');
-      },
-    };
-    const error = await createNotification(
-      repository,
-      7,
-      { scheduleType: 'DAILY', hour: 9 },
-      settings,
-      NOW,
-    ).catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(ValidationError);
-    expect((error as ValidationError).problems).toEqual([
-      { path: 'dashboardId', message: 'exactly one of dashboardId and dashboardPublicId is required' },
-    ]);
-    expect(touched).toEqual([]);
-  });
   /** A creation port whose deployment 7 has dashboard 70 (`sales`), recording what it is asked. */
   function creation() {
     const asked: { dashboards: DashboardRef[]; created: Parameters<NotificationCreation['create']>[] } = {
@@ -386,13 +356,8 @@ describe('createNotification', () => {
     const port: NotificationCreation = {
       async dashboardIdOf(_deploymentId, ref) {
         asked.dashboards.push(ref);
-        return 'dashboardId' in ref
-          ? ref.dashboardId === 70
-            ? 70
-            : undefined
-          : ref.dashboardPublicId === 'sales'
-            ? 70
-            : undefined;
+        const found = 'dashboardId' in ref ? ref.dashboardId === 70 : ref.dashboardPublicId === 'sales';
+        return found ? 70 : undefined;
       },
       async create(...args) {
         asked.created.push(args);
@@ -402,32 +367,34 @@ describe('createNotification', () => {
     return { port, asked };
   }
 
+  it('refuses a create that names no dashboard, before anything is read or written', async () => {
+    const { port, asked } = creation();
+    await expect(
+      createNotification(port, 7, { scheduleType: 'DAILY', hour: 9 }, settings, NOW),
+    ).rejects.toMatchObject({
+      name: 'ValidationError',
+      problems: [
+        { path: 'dashboardId', message: 'exactly one of dashboardId and dashboardPublicId is required' },
+      ],
+    });
+    expect(asked).toEqual({ dashboards: [], created: [] });
+  });
+
   it('creates the notification with the defaults and its schedule state, on the dashboard named', async () => {
     const { port, asked } = creation();
     const dto = await createNotification(
       port,
       7,
-      { scheduleType: 'DAILY', hour: 9, dashboardPublicId: 'sales' },
+      { scheduleType: 'DAILY', hour: 9, minute: 0, dashboardPublicId: 'sales' },
       settings,
       NOW,
     );
+    // UTC, enabled, PNG, no lists and no summary unless the request says otherwise.
+    const { id: _, ...draft } = dailyNotification();
     expect(asked.dashboards).toEqual([{ dashboardPublicId: 'sales' }]);
     expect(asked.created).toEqual([
       [
-        {
-          deploymentId: 7,
-          dashboardId: 70,
-          scheduleType: 'DAILY',
-          hour: 9,
-          timezone: 'UTC',
-          isEnabled: true,
-          notificationEnabled: true,
-          notificationFormat: 'png',
-          filters: null,
-          timeGrains: null,
-          memberSwitchers: null,
-          notificationAiSummary: false,
-        },
+        draft,
         {
           humanReadableSchedule: 'At 09:00',
           upcoming: expect.arrayContaining([Date.parse('2026-11-25T09:00:00Z')]),
@@ -470,44 +437,20 @@ describe('createNotification', () => {
 
   it('refuses an incomplete schedule before anything is read', async () => {
     const { port, asked } = creation();
-    const error = await createNotification(
-      port,
-      7,
-      { scheduleType: 'DAILY', dashboardId: 70 },
-      settings,
-      NOW,
-    ).catch((caught: unknown) => caught);
-    expect((error as ValidationError).problems.map((problem) => problem.path)).toEqual(['hour']);
+    const creating = createNotification(port, 7, { scheduleType: 'DAILY', dashboardId: 70 }, settings, NOW);
+    await expect(creating).rejects.toMatchObject({ name: 'ValidationError', problems: [{ path: 'hour' }] });
     expect(asked.dashboards).toEqual([]);
   });
 
   it('claims an Idempotency-Key with a fingerprint of the body that ignores the order of its fields', async () => {
     const { port, asked } = creation();
     const key = { caller: 'admin:1', key: 'k-1' };
-    await createNotification(
-      port,
-      7,
+    const bodies: CreateNotificationInput[] = [
       { scheduleType: 'DAILY', hour: 9, dashboardId: 70 },
-      settings,
-      NOW,
-      key,
-    );
-    await createNotification(
-      port,
-      7,
       { dashboardId: 70, hour: 9, scheduleType: 'DAILY' },
-      settings,
-      NOW,
-      key,
-    );
-    await createNotification(
-      port,
-      7,
       { scheduleType: 'DAILY', hour: 10, dashboardId: 70 },
-      settings,
-      NOW,
-      key,
-    );
+    ];
+    for (const body of bodies) await createNotification(port, 7, body, settings, NOW, key);
     const [first, reordered, other] = asked.created.map((args) => args[2]);
     expect(first).toEqual({ ...key, fingerprint: expect.stringMatching(/^[0-9a-f]{64}$/) });
     expect(reordered).toEqual(first);

@@ -3,7 +3,7 @@ import type { Dashboard } from '#lib/domain/entities';
 import { type RetryStore, retryRun } from '#lib/domain/retry';
 import { type Delivery, type DeliveryJob, noRecipients, type Run, scheduledRunId } from '#lib/domain/runs';
 import { ConflictError, NotFoundError } from '#lib/errors';
-import { dailyNotification, salesDashboard } from '#test/support/domain-fixtures';
+import { dailyNotification, dailyRun, salesDashboard } from '#test/support/domain-fixtures';
 
 /**
  * Retry against a store of one run held in memory: its failed deliveries in key order, a requeue that
@@ -36,19 +36,12 @@ function world(options: {
   deletedAfterPages?: number;
 }) {
   let failed = Array.from({ length: options.failed }, (_, i) => failedDelivery(i + 1));
-  const run: Run = {
-    runId,
-    deploymentId: 7,
-    notificationId: 700,
-    trigger: 'schedule',
-    scheduledFor: '2026-11-24T09:00:00.000Z',
-    createdAt: '2026-11-24T09:00:01.000Z',
+  const run = dailyRun({
     status: 'completed_with_failures',
-    skipReason: null,
     recipients: { ...noRecipients(), queued: options.failed, failed: options.failed },
     completedAt: '2026-11-24T09:02:00.000Z',
     ...options.run,
-  };
+  });
   const sent: DeliveryJob[][] = [];
   const runReads: string[] = [];
   const pageLimits: number[] = [];

@@ -1,9 +1,11 @@
 import type { ConsoleUser, Dashboard } from '#lib/domain/entities';
 import type { Notification } from '#lib/domain/notification';
+import { noRecipients, type Run, scheduledRunId } from '#lib/domain/runs';
 
 /**
  * The domain values the in-memory domain tests share: dashboard 70 of deployment 7, its daily
- * notification 700, and console users named by their id.
+ * notification 700 and that notification's run of 2026-11-24 09:00 UTC, and console users named by
+ * their id.
  */
 
 export const salesDashboard = (overrides: Partial<Dashboard> = {}): Dashboard => ({
@@ -43,5 +45,20 @@ export const consoleUser = (id: number, overrides: Partial<ConsoleUser> = {}): C
   username: `user${id}`,
   role: 'member',
   active: true,
+  ...overrides,
+});
+
+/** Notification 700's run of 2026-11-24 09:00 UTC, as a dispatcher pass claims it 20 s later. */
+export const dailyRun = (overrides: Partial<Run> = {}): Run => ({
+  runId: scheduledRunId(Date.UTC(2026, 10, 24, 9)),
+  deploymentId: 7,
+  notificationId: 700,
+  trigger: 'schedule',
+  scheduledFor: '2026-11-24T09:00:00.000Z',
+  createdAt: '2026-11-24T09:00:20.000Z',
+  status: 'dispatching',
+  skipReason: null,
+  recipients: noRecipients(),
+  completedAt: null,
   ...overrides,
 });
