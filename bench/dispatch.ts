@@ -1,7 +1,7 @@
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomHex } from '#lib/clock';
+import { deadlineIn, randomHex } from '#lib/clock';
 import { config } from '#lib/config';
 import { dispatchPass, sendNow } from '#lib/domain/dispatch';
 import type { Notification } from '#lib/domain/notification';
@@ -69,15 +69,13 @@ export async function sendAndDispatch(
       status = (await currentRun(ref))?.status ?? status
     ) {
       if (++passes > 1_000) throw new Error('The run was not dispatched after 1000 passes');
-      const deadline = performance.now() + INVOCATION_MS;
       const now = NINE + passes * INVOCATION_MS;
-      const remainingTimeMs = () => deadline - performance.now();
       await dispatchPass(dispatchStore, sink, {
         randomHex,
         now,
         planner: schedulePlanner,
         misfireGraceMinutes: 60,
-        remainingTimeMs,
+        deadline: deadlineIn(INVOCATION_MS),
       });
     }
   });

@@ -1,4 +1,5 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { deadlineIn } from '#lib/clock';
 import { purgePass } from '#lib/domain/purge';
 import { type Run, scheduledRunId } from '#lib/domain/runs';
 import { documentClient, tableName } from '#lib/store/client';
@@ -89,10 +90,7 @@ async function purgeUntilEmpty(notificationId: number) {
   });
   let deleted = 0;
   while (((await documentClient().send(query)).Items ?? []).length > 0) {
-    const deadline = Date.now() + 60_000;
-    deleted += (
-      await purgePass(purgeStore, { now: Date.now(), remainingTimeMs: () => deadline - Date.now() })
-    ).deleted;
+    deleted += (await purgePass(purgeStore, { now: Date.now(), deadline: deadlineIn(60_000) })).deleted;
     working(`purging: ${deleted} items`);
   }
   return deleted;

@@ -118,11 +118,8 @@ describe('the operation', () => {
     expect((await invoke(handler, event)).body).toBe('"https://api.example.com"');
   });
 
-  it("is handed the time left before Lambda's limit, less the reserve for answering", async () => {
-    const handler = createPublicHandler({
-      route,
-      operation: async ({ remainingTimeMs }) => remainingTimeMs(),
-    });
+  it("is handed the deadline of Lambda's limit, less the reserve for answering", async () => {
+    const handler = createPublicHandler({ route, operation: async ({ deadline }) => deadline.remainingMs() });
     const left = Number((await invoke(handler, apiEvent(), 3_000)).body);
     expect(left).toBeLessThanOrEqual(3_000 - TIMEOUT_RESERVE_MS);
     expect(left).toBeGreaterThan(3_000 - TIMEOUT_RESERVE_MS - 1_000);

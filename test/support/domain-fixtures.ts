@@ -1,8 +1,13 @@
 import type { ConsoleUser, Dashboard } from '#lib/domain/entities';
 import type { Notification } from '#lib/domain/notification';
 import type { Principal } from '#lib/domain/principal';
+import { noRecipients, type Run, scheduledRunId } from '#lib/domain/runs';
 
-/** The domain values the in-memory domain tests share: dashboard 70 of deployment 7 and its daily notification 700. */
+/**
+ * The domain values the in-memory domain tests share: dashboard 70 of deployment 7, its daily
+ * notification 700 and that notification's run of 2026-11-24 09:00 UTC, console users named by their
+ * id, and a caller of each kind.
+ */
 
 export const salesDashboard = (overrides: Partial<Dashboard> = {}): Dashboard => ({
   id: 70,
@@ -34,7 +39,32 @@ export const dailyNotification = (overrides: Partial<Notification> = {}): Notifi
   ...overrides,
 });
 
-const admin: ConsoleUser = { id: 1, email: 'a@x.example', username: 'a', role: 'admin', active: true };
+/** An active console user `user<id>` (`user<id>@example.com`). */
+export const consoleUser = (id: number, overrides: Partial<ConsoleUser> = {}): ConsoleUser => ({
+  id,
+  email: `user${id}@example.com`,
+  username: `user${id}`,
+  role: 'member',
+  active: true,
+  ...overrides,
+});
+
+/** Notification 700's run of 2026-11-24 09:00 UTC, as a dispatcher pass claims it 20 s later. */
+export const dailyRun = (overrides: Partial<Run> = {}): Run => ({
+  runId: scheduledRunId(Date.UTC(2026, 10, 24, 9)),
+  deploymentId: 7,
+  notificationId: 700,
+  trigger: 'schedule',
+  scheduledFor: '2026-11-24T09:00:00.000Z',
+  createdAt: '2026-11-24T09:00:20.000Z',
+  status: 'dispatching',
+  skipReason: null,
+  recipients: noRecipients(),
+  completedAt: null,
+  ...overrides,
+});
+
+const admin = consoleUser(1, { role: 'admin' });
 /** A caller of each kind the service knows, admin or not, active or not. */
 export const principals = {
   admin: { kind: 'console', user: admin },
