@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { type AddressInfo, createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import type { TrustedIssuer } from '#lib/config';
 import type { ConsoleUser, EmbedTenant } from '#lib/domain/entities';
@@ -7,6 +6,7 @@ import { type CredentialDirectory, isAdmin, isRenderer, type Principal } from '#
 import type { ServiceError } from '#lib/errors';
 import { KEYS_RETRY_AFTER_SECONDS } from '#lib/timeouts';
 import { freshForEachTest } from '#test/support/fresh-module';
+import { countingJwksEndpoint } from '#test/support/jwks-endpoint';
 import { freshClaims, generateSigningKey, nowSeconds, signJwt } from '#test/support/tokens';
 
 /**
@@ -305,40 +305,26 @@ describe('issuers whose keys are given', () => {
 });
 
 describe('issuers whose keys are fetched', () => {
-  it('fetch their keys ahead of the first request, from the URI configured', async () => {
-    // Not a JWKS endpoint: it only counts who connects, then hangs up (the fetch fails, unseen).
-    let connections = 0;
-    const endpoint = createServer((socket) => {
-      connections++;
-      socket.destroy();
-    });
-    await new Promise<void>((resolve) => endpoint.listen(0, '127.0.0.1', resolve));
-    const { port } = endpoint.address() as AddressInfo;
-    const authenticate = createAuthenticator({
+  /** An authenticator that trusts one console issuer, whose keys it fetches from `jwksUri`. */
+  const fetchingFrom = (jwksUri: string) =>
+    createAuthenticator({
       directory: directoryWith([]).directory,
-      trustedIssuers: [
-        { kind: 'console', issuer: CONSOLE, audience: 'console', jwksUri: `https://127.0.0.1:${port}/jwks` },
-      ],
+      trustedIssuers: [{ kind: 'console', issuer: CONSOLE, audience: 'console', jwksUri }],
       embedAudience: 'embed',
       principalCacheMs: 0,
       embedKeysCacheMs: 0,
     });
-    await authenticate.hydrate();
-    await new Promise((resolve) => endpoint.close(resolve));
-    expect(connections).toBeGreaterThan(0);
+
+  it('fetch their keys ahead of the first request, from the URI configured', async () => {
+    const jwksEndpoint = await countingJwksEndpoint();
+    await fetchingFrom(jwksEndpoint.uri).hydrate();
+    await jwksEndpoint.close();
+    expect(jwksEndpoint.connections()).toBeGreaterThan(0);
   });
 
   it('answers unavailable (retry later), not unauthorized, when the keys cannot be had', async () => {
-    const authenticate = createAuthenticator({
-      directory: directoryWith([]).directory,
-      // An http: URI is refused before any request: the keys never arrive.
-      trustedIssuers: [
-        { kind: 'console', issuer: CONSOLE, audience: 'console', jwksUri: 'http://127.0.0.1:9/jwks' },
-      ],
-      embedAudience: 'embed',
-      principalCacheMs: 0,
-      embedKeysCacheMs: 0,
-    });
+    // An http: URI is refused before any request: the keys never arrive.
+    const authenticate = fetchingFrom('http://127.0.0.1:9/jwks');
     // Fetching ahead of the first request leaves a failure for that request to meet.
     await expect(authenticate.hydrate()).resolves.toBeUndefined();
     const error = await authenticate(`Bearer ${consoleToken()}`).then(

@@ -3,7 +3,7 @@ import { vi } from 'vitest';
 export type LogLine = Record<string, unknown> & { level: string; message: string };
 
 /** An embedded-metric-format line: what CloudWatch turns into metrics. */
-export type MetricLine = Record<string, unknown> & {
+type MetricLine = Record<string, unknown> & {
   _aws: { CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string }[] }[] };
 };
 
