@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import * as z from 'zod/mini';
+import type { CallerPolicy } from '#lib/http/authorize';
 import { freshForEachTest } from '#test/support/fresh-module';
 import { countingJwksEndpoint } from '#test/support/jwks-endpoint';
 import { apiEvent, invoke, testRoute as route } from '#test/support/middleware';
@@ -39,6 +40,10 @@ const rendererToken = signJwt(
 const asRenderer = (parts: Parameters<typeof apiEvent>[0] = {}) =>
   apiEvent({ ...parts, headers: { authorization: `Bearer ${rendererToken}`, ...parts.headers } });
 
+/** A route that expects a JSON body: what reads the request refuses anything else. */
+const expectingBody = (access: CallerPolicy) =>
+  createHandler({ route, access, body: z.object({}), operation: async () => 'done' });
+
 describe('createHandler', () => {
   it("hands the operation the verified caller and the function's settings", async () => {
     const handler = createHandler({
@@ -54,23 +59,13 @@ describe('createHandler', () => {
   });
 
   it('refuses a caller without a credential 401, before it reads the request', async () => {
-    const handler = createHandler({
-      route,
-      access: 'renderer',
-      body: z.object({}),
-      operation: async () => 'done',
-    });
+    const handler = expectingBody('renderer');
     const response = await invoke(handler, apiEvent({ body: 'not JSON' }));
     expect(response).toMatchObject({ statusCode: 401, headers: { 'www-authenticate': 'Bearer' } });
   });
 
   it("refuses a caller the route's policy does not allow 403, before it reads the request", async () => {
-    const handler = createHandler({
-      route,
-      access: 'admin',
-      body: z.object({}),
-      operation: async () => 'done',
-    });
+    const handler = expectingBody('admin');
     const response = await invoke(handler, asRenderer({ body: 'not JSON' }));
     expect(JSON.parse(response.body ?? '')).toMatchObject({ code: 'forbidden' });
   });

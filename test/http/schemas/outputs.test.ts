@@ -1,13 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type * as z from 'zod/mini';
 import type { DashboardEmbeddingDto, EmbeddedDashboardDto } from '#lib/domain/embedding';
-import type { NotificationDto } from '#lib/domain/notification';
+import { toNotificationDto } from '#lib/domain/notification';
 import type { Page } from '#lib/domain/paging';
 import type { AddRecipientsResult, RecipientOutput } from '#lib/domain/recipients';
 import type { DeliveryDto, RunDto } from '#lib/domain/runs';
 import type { SchedulePreview } from '#lib/domain/schedule-preview';
 import type { UnsubscribeAnswer } from '#lib/domain/unsubscribe';
 import { check } from '#lib/http/schemas/common';
+import { dailyNotification } from '#test/support/domain-fixtures';
 import { freshForEachTest } from '#test/support/fresh-module';
 
 /**
@@ -22,6 +23,8 @@ const embedding = freshForEachTest(() => import('#lib/http/schemas/embedding-out
 const runs = freshForEachTest(() => import('#lib/http/schemas/runs'));
 const deliveries = freshForEachTest(() => import('#lib/http/schemas/deliveries'));
 const schedules = freshForEachTest(() => import('#lib/http/schemas/schedules'));
+
+const NEXT_RUN = Date.UTC(2026, 10, 25, 9);
 
 const user: RecipientOutput = { type: 'USER', userId: 11, email: 'ada@example.com', username: 'ada' };
 const embedUser: RecipientOutput = {
@@ -43,22 +46,14 @@ const recipientPage: Page<RecipientOutput> = {
   pageInfo: { startCursor: 'c1', endCursor: 'c2', hasNextPage: true, hasPreviousPage: false },
 };
 
-const notification: NotificationDto = {
-  id: 700,
-  dashboardId: 70,
-  deploymentId: 7,
-  cronExpression: '0 9 * * *',
-  timezone: 'UTC',
-  isEnabled: true,
-  humanReadableSchedule: 'At 09:00',
-  notificationEnabled: true,
-  notificationFormat: 'png',
-  filters: null,
-  timeGrains: null,
-  memberSwitchers: null,
-  notificationAiSummary: false,
-  nextRunAt: '2026-11-25T09:00:00Z',
-};
+/** Notification 700 as its answer shows it, its next 09:00 still to come. */
+const notification = toNotificationDto(
+  {
+    notification: dailyNotification(),
+    schedule: { humanReadableSchedule: 'At 09:00', upcoming: [NEXT_RUN] },
+  },
+  NEXT_RUN - 3_600_000,
+);
 
 const run: RunDto = {
   runId: '20261125T090000000Z-s',
