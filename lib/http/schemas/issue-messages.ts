@@ -7,8 +7,8 @@ import type * as z from 'zod/mini';
  * schemas check (URL, e-mail, ISO date-time, pattern) and names any other by its own name.
  */
 
+/** A pattern's issue names its pattern instead (below). */
 const formatNames: Record<string, string> = {
-  regex: 'input',
   email: 'email address',
   url: 'URL',
   datetime: 'ISO datetime',
