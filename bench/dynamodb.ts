@@ -7,7 +7,9 @@ import { documentClient } from '#lib/store/client';
  * (requests by operation, consumed capacity as DynamoDB Local reports it) and each call as the wire
  * sees it (a middleware at the build step, after the document client's marshalling), timed. Sending
  * the calls again with a bare low-level client gives the floor of a request: the same calls, in the
- * same order and with the same overlap, and nothing else.
+ * same order and with the same overlap, and nothing else. And the write units DynamoDB would bill
+ * for them, which DynamoDB Local does not report (2 units for a transaction of 4 small puts, where
+ * the service bills 2 per item: 8).
  */
 
 export interface Call {
@@ -35,8 +37,8 @@ function workOf(meter: DynamoMeter) {
     writeUnits: meter.writeCapacityUnits(),
   };
 }
-export type DynamoWork = ReturnType<typeof workOf>;
 
+/** `work`'s result, its DynamoDB work and its calls as recorded. */
 export async function watch<T>(work: () => Promise<T>) {
   const client = documentClient();
   const meter = meterDynamoDb(client);
@@ -66,12 +68,14 @@ export async function watch<T>(work: () => Promise<T>) {
   }
 }
 
+type Attributes = Record<string, Record<string, unknown>>;
+type Put = { Item?: Attributes; ConditionExpression?: string };
+
 /**
  * A put on the condition that its item is new goes to a key of its own in each replay (the recorded
  * key is taken by the request's own put), so that it is written as the request wrote it.
  */
 function freshPuts(input: Record<string, unknown>, tag: string): Record<string, unknown> {
-  type Put = { Item?: Record<string, { S?: string }>; ConditionExpression?: string };
   const fresh = (put: Put) =>
     put.Item && put.ConditionExpression
       ? { ...put, Item: { ...put.Item, pk: { S: `${put.Item.pk?.S}#${tag}` } } }
@@ -110,4 +114,91 @@ export async function replay(client: dynamodb.DynamoDBClient, calls: readonly Ca
     );
   }
   await Promise.all(done);
+}
+
+/** A value's size by DynamoDB's rules: strings in UTF-8, numbers a byte per two digits plus one, lists and maps 3. */
+function valueBytes(value: Record<string, unknown>): number {
+  const [type, inner] = Object.entries(value)[0] ?? ['NULL', true];
+  if (type === 'S') return Buffer.byteLength(inner as string);
+  if (type === 'N') return Math.ceil((inner as string).replace(/^-|\.|^0+/g, '').length / 2) + 1;
+  if (type === 'L') return 3 + (inner as Attributes[string][]).reduce((sum, v) => sum + 1 + valueBytes(v), 0);
+  if (type === 'M') return 3 + itemBytes(inner as Attributes) + Object.keys(inner as object).length;
+  return 1; // BOOL, NULL: the stores write no sets and no binary.
+}
+
+const itemBytes = (item: Attributes): number =>
+  Object.entries(item).reduce((sum, [name, value]) => sum + Buffer.byteLength(name) + valueBytes(value), 0);
+const itemUnits = (item: Attributes) => Math.max(1, Math.ceil(itemBytes(item) / 1024));
+
+/** One item written (or checked, in a transaction) by a call; transactions and batches unpacked. */
+interface WriteAction {
+  item?: Attributes;
+  key?: Attributes;
+  update?: { expression: string; names: Record<string, string> };
+  check?: boolean;
+  transactional?: boolean;
+}
+
+function action(kind: string, request: Record<string, unknown>, transactional = false): WriteAction {
+  const key = request.Key as Attributes | undefined;
+  if (kind === 'Put' || kind === 'PutRequest') return { item: request.Item as Attributes, transactional };
+  if (kind === 'Update') {
+    const names = (request.ExpressionAttributeNames ?? {}) as Record<string, string>;
+    return { key, update: { expression: String(request.UpdateExpression ?? ''), names }, transactional };
+  }
+  return { key, check: kind === 'ConditionCheck', transactional };
+}
+
+export function writeActions(calls: readonly Call[]): WriteAction[] {
+  return calls.flatMap(({ operation, input }): WriteAction[] => {
+    if (operation === 'TransactWriteItems')
+      return (input.TransactItems as Record<string, Record<string, unknown>>[]).flatMap((one) =>
+        Object.entries(one).map(([kind, request]) => action(kind, request, true)),
+      );
+    if (operation === 'BatchWriteItem')
+      return Object.values(input.RequestItems as Record<string, Record<string, Record<string, unknown>>[]>)
+        .flat()
+        .flatMap((one) => Object.entries(one).map(([kind, request]) => action(kind, request)));
+    const kind = operation.replace(/Item$/, '');
+    return ['Put', 'Update', 'Delete'].includes(kind) ? [action(kind, input)] : [];
+  });
+}
+
+/**
+ * Billed write units of the recorded calls: 1 per KB per item put, 1 per update or delete (the item's
+ * size before it is not in the request; ours are small), twice that inside a transaction.
+ */
+export const billedWriteUnits = (calls: readonly Call[]) =>
+  writeActions(calls).reduce(
+    (sum, a) => sum + (a.item ? itemUnits(a.item) : 1) * (a.transactional ? 2 : 1),
+    0,
+  );
+
+/**
+ * Index writes as DynamoDB bills them, per index: a put of an item with the index's key attributes
+ * writes 1; an update that sets them moves the entry (a delete and a put: 2), one that removes them
+ * writes 1; an update or delete of an item in a list index (projection ALL: the notification item, a
+ * recipient row) rewrites or removes its copy there (1 per list index).
+ */
+export function indexWriteUnits(calls: readonly Call[]): { due: number; lists: number } {
+  let [due, lists] = [0, 0];
+  for (const { item, key, update, check } of writeActions(calls)) {
+    if (check) continue;
+    if (item) {
+      due += item.gsi3pk ? 1 : 0;
+      lists += (item.gsi1pk ? 1 : 0) + (item.gsi2pk ? 1 : 0);
+      continue;
+    }
+    const sk = String(key?.sk?.S ?? '');
+    if (sk === 'NOTIFICATION' || sk.startsWith('RECIPIENT#')) lists += 2;
+    if (!update) continue;
+    const [setPart = '', removePart = ''] = update.expression.split(/\bREMOVE\b/);
+    const touches = (part: string) =>
+      Object.entries(update.names).some(
+        ([placeholder, name]) => name === 'gsi3sk' && part.includes(placeholder),
+      ) || /\bgsi3sk\b/.test(part);
+    if (touches(setPart)) due += 2;
+    else if (touches(removePart)) due += 1;
+  }
+  return { due, lists };
 }

@@ -1,17 +1,13 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { purgePass } from '#lib/domain/purge';
 import { type Run, scheduledRunId } from '#lib/domain/runs';
-import { documentClient, tableName } from '#lib/store/client';
 import { encodeRecipient } from '#lib/store/codecs/recipients';
 import { encodeDelivery, encodeRun } from '#lib/store/codecs/runs';
-import { keys } from '#lib/store/keys';
 import { PURGE_GRACE_MS } from '#lib/store/notification-guard';
 import { purgeStore } from '#lib/store/purge-store';
+import { embedRecipient, putItems } from '#test/support/stored-items';
 import { watch } from './dynamodb.ts';
-import { embedRecipient, putItems } from './fixture.ts';
-import { type Bench, note, part, section, working } from './report.ts';
+import { type Bench, note, part, section, timed, working } from './report.ts';
 import type { Stack } from './stack.ts';
-import { timed } from './stats.ts';
 
 /**
  * A year of history: one notification with 100 recipients fired hourly for a year (8,760 runs and
@@ -22,7 +18,6 @@ import { timed } from './stats.ts';
  */
 
 const HOUR_MS = 3_600_000;
-const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 const historyUser = (i: number) => embedRecipient('history', i, {}, 2_000_000);
 
 /** One run's items: the run and a delivery to each recipient, as the dispatcher writes them. */
@@ -31,7 +26,6 @@ function runItems(notificationId: number, instant: number, recipients: number) {
     new Date(instant).toISOString(),
     new Date(instant + 2_000).toISOString(),
   ];
-  const counts = { queued: recipients, skipped: 0, delivered: 0, failed: 0 };
   const run: Run = {
     runId: scheduledRunId(instant),
     deploymentId: 7,
@@ -41,7 +35,7 @@ function runItems(notificationId: number, instant: number, recipients: number) {
     createdAt,
     status: 'dispatched',
     skipReason: null,
-    recipients: counts,
+    recipients: { queued: recipients, skipped: 0, delivered: 0, failed: 0 },
     completedAt: null,
   };
   const delivery = (i: number) => {
@@ -65,34 +59,23 @@ function runItems(notificationId: number, instant: number, recipients: number) {
 async function fill(id: number, size: { recipients: number; runs: number }): Promise<number> {
   const recipient = (i: number) => encodeRecipient({ deploymentId: 7, id, dashboardId: 70 }, historyUser(i));
   await putItems(Array.from({ length: size.recipients }, (_, i) => recipient(i)));
-  const total = size.runs * (size.recipients + 1);
-  const now = Date.now();
+  const [total, now] = [size.runs * (size.recipients + 1), Date.now()];
   for (let first = 0; first < size.runs; first += 200) {
-    const instants = Array.from(
-      { length: Math.min(200, size.runs - first) },
-      (_, i) => now - (first + i + 1) * HOUR_MS,
-    );
-    await putItems(instants.flatMap((instant) => runItems(id, instant, size.recipients)));
-    working(`writing the history: ${(first + instants.length) * (size.recipients + 1)} of ${total} items`);
+    const runs = Array.from({ length: Math.min(200, size.runs - first) }, (_, i) => first + i + 1);
+    await putItems(runs.flatMap((hoursAgo) => runItems(id, now - hoursAgo * HOUR_MS, size.recipients)));
+    working(`writing the history: ${(first + runs.length) * (size.recipients + 1)} of ${total} items`);
   }
   return total + size.recipients;
 }
 
-/** Purge passes as the deployed function runs them (60 s each), until the partition is empty: the items deleted. */
-async function purgeUntilEmpty(notificationId: number) {
-  const query = new QueryCommand({
-    TableName: tableName(),
-    KeyConditionExpression: 'pk = :pk',
-    ExpressionAttributeValues: { ':pk': keys.notificationPartition(7, notificationId) },
-    ConsistentRead: true,
-    Limit: 1,
-  });
-  let deleted = 0;
-  while (((await documentClient().send(query)).Items ?? []).length > 0) {
+/** Purge passes as the deployed function runs them (60 s each), until a pass finds nothing: the items deleted. */
+async function purgeUntilEmpty() {
+  let [deleted, last] = [0, 1];
+  while (last > 0) {
     const deadline = Date.now() + 60_000;
-    deleted += (
-      await purgePass(purgeStore, { now: Date.now(), remainingTimeMs: () => deadline - Date.now() })
-    ).deleted;
+    last = (await purgePass(purgeStore, { now: Date.now(), remainingTimeMs: () => deadline - Date.now() }))
+      .deleted;
+    deleted += last;
     working(`purging: ${deleted} items`);
   }
   return deleted;
@@ -100,8 +83,8 @@ async function purgeUntilEmpty(notificationId: number) {
 
 async function measure(bench: Bench, stack: Stack, size: { recipients: number; runs: number }) {
   const base = '/v1/deployments/7/notifications';
-  const hourly = { dashboardId: 70, scheduleType: 'HOURLY', minute: 0 };
-  const create = async () => (await stack.call('POST', base, 201, hourly)).body.id;
+  const create = async () =>
+    (await stack.call('POST', base, 201, { dashboardId: 70, scheduleType: 'HOURLY', minute: 0 })).body.id;
   const [single, year, warmUp] = [await create(), await create(), await create()];
   // Each function's first request loads it and looks its caller up: not what is measured here.
   await stack.call('GET', `${base}/${warmUp}/runs`, 200);
@@ -127,19 +110,21 @@ async function measure(bench: Bench, stack: Stack, size: { recipients: number; r
   gate('first page of runs, requests more than 1 run', more('requests', firstPage), 0);
   gate('first page of runs, read units more than 1 run', more('readUnits', firstPage), 0);
   gate('delete, requests more than 1 run', more('requests', deleted), 0);
-  const purge = await timed(() => purgeUntilEmpty(year));
+  const purge = await timed(purgeUntilEmpty);
   // The tombstones go once the grace is over: a pass as of then.
   await purgePass(purgeStore, { now: Date.now() + PURGE_GRACE_MS + 1_000 });
-  const rate = (items: number, ms: number) => `${Math.round((items * 1000) / Math.max(ms, 1))} items/s`;
-  note(`Writing the ${filled.result} items took ${seconds(filled.ms)} (${rate(filled.result, filled.ms)}).`);
-  const purged = `${purge.result} items, ${rate(purge.result, purge.ms)}, DynamoDB Local on this machine`;
-  note(`The purge emptied the partition ${seconds(purge.ms)} after the delete's answer (${purged}).`);
+  const rate = ({ result, ms }: { result: number; ms: number }) =>
+    `${result} items in ${(ms / 1000).toFixed(1)} s (${Math.round((result * 1000) / Math.max(ms, 1))} items/s)`;
+  note(`Writing the history: ${rate(filled)}.`);
+  note(`The purge, from the delete's answer until the partition was empty: ${rate(purge)}, DynamoDB Local.`);
 }
 
 export async function historySection(bench: Bench, stack: Stack) {
   const runs = Number(process.env.BENCH_HISTORY_RUNS ?? 8_760);
   const size = bench.smoke ? { recipients: 20, runs: 50 } : { recipients: 100, runs };
-  const title = `A year of history: ${size.recipients} recipients × ${size.runs} hourly runs`;
-  section(bench, `${title}, its run list and its delete`, true);
+  section(
+    bench,
+    `A year of history: ${size.recipients} recipients × ${size.runs} hourly runs, its run list and its delete`,
+  );
   await part(bench, 'a year of history', () => measure(bench, stack, size));
 }

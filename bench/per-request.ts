@@ -8,16 +8,14 @@ import {
   embedToken,
   platformToken,
 } from './fixture.ts';
-import { type Bench, part, section } from './report.ts';
-import { type Scenario, scenarios } from './scenarios.ts';
+import { type Bench, ms, part, round, section, summarize, timed, times } from './report.ts';
+import { coldLookups, type Scenario, scenarios } from './scenarios.ts';
 import { expectStatus, type Stack } from './stack.ts';
-import { ms, round, type Summary, summarize, timed, times } from './stats.ts';
 
 /**
  * Per operation: its DynamoDB work (warm, and with the caller's lookup on an empty cache), then warm
  * requests over HTTP, each followed by the bare client sending the same DynamoDB calls and by the same
- * request to a do-nothing handler, so that all three see the same machine at the same moment. Then
- * what authenticating costs when the caller is not cached.
+ * request to a do-nothing handler, so that all three see the same machine at the same moment.
  */
 
 const unused = { admin: [...COLD_ADMIN_KEYS], embed: [...COLD_TENANTS] };
@@ -45,63 +43,51 @@ function requestOf(stack: Stack, operation: Operation, keys: BenchKeys) {
   const warm = callerOf(scenario, keys);
   let i = 0;
   const options = (authorization = warm) => ({ authorization, body: scenario.body?.(i++) });
-  const [status, what] = [scenario.status ?? 200, `${route.method} ${path}`];
   const send = async (prepared = options()) =>
-    expectStatus(await stack.request(route.method, path, prepared), status, what);
-  return { scenario, send, options, hop: (prepared = options()) => stack.hop(route.method, path, prepared) };
+    expectStatus(
+      await stack.request(route.method, path, prepared),
+      scenario.status ?? 200,
+      `${route.method} ${path}`,
+    );
+  const hop = (prepared = options()) => stack.hop(route.method, path, prepared);
+  const coldOptions = () => options(callerOf(scenario, keys, true));
+  return { scenario, send, options, coldOptions, hop };
 }
+type Request = ReturnType<typeof requestOf>;
 
 /** The scenario's DynamoDB work, warm and with a caller never seen, after the first request and the warm-up. */
-async function work(request: ReturnType<typeof requestOf>, keys: BenchKeys, warmup: number) {
+async function work(request: Request, warmup: number) {
   const { ms: firstRequestMs } = await timed(() => request.send());
   for (let n = 0; n < warmup; n++) await request.send();
   const warm = await watch(() => request.send());
-  const coldCache = await watch(() => request.send(request.options(callerOf(request.scenario, keys, true))));
+  const coldCache = await watch(() => request.send(request.coldOptions()));
   return { firstRequestMs, warm: warm.work, calls: warm.calls, coldCache: coldCache.work };
 }
 
 /** Warm requests, each followed by its bare calls and by the same request to the do-nothing handler. */
-async function timings(stack: Stack, request: ReturnType<typeof requestOf>, calls: Call[], requests: number) {
+async function timings(stack: Stack, request: Request, calls: Call[], requests: number) {
   const bare = () => replay(stack.bareClient, calls);
   await bare();
-  const samples: [number[], number[], number[]] = [[], [], []];
+  const samples: number[][] = [[], [], []];
   for (let n = 0; n < requests; n++) {
     const prepared = request.options();
-    const marks = [performance.now()];
-    for (const step of [() => request.send(prepared), bare, () => request.hop(prepared)]) {
-      await step();
-      marks.push(performance.now());
-    }
-    for (const [k, into] of samples.entries()) into.push((marks[k + 1] as number) - (marks[k] as number));
+    const steps = [() => request.send(prepared), bare, () => request.hop(prepared)];
+    for (const [k, step] of steps.entries()) samples[k]?.push((await timed<unknown>(step)).ms);
   }
-  return samples.map(summarize) as [Summary, Summary, Summary];
-}
-
-/** Requests with never-seen credentials against warm ones of the same operation, interleaved. */
-async function coldAuthentication(request: ReturnType<typeof requestOf>, keys: BenchKeys, samples: number) {
-  const [cold, warm]: [number[], number[]] = [[], []];
-  for (let n = 0; n < samples; n++)
-    for (const [into, isCold] of [
-      [cold, true],
-      [warm, false],
-    ] as const) {
-      const authorization = callerOf(request.scenario, keys, isCold);
-      into.push((await timed(() => request.send(request.options(authorization)))).ms);
-    }
-  return [summarize(cold), summarize(warm)];
+  return samples.map(summarize);
 }
 
 export async function perRequestSection(
   bench: Bench,
   stack: Stack,
   keys: BenchKeys,
-  settings: { requests: number; warmup: number; coldAuthSamples: number },
+  settings: { requests: number; warmup: number },
 ) {
-  section(bench, 'DynamoDB work per request (SDK meter; capacity as DynamoDB Local reports it)', true);
+  section(bench, 'DynamoDB work per request (SDK meter; capacity as DynamoDB Local reports it)');
   const measured = [];
-  for (const operation of bench.available) {
+  for (const { operation } of routes) {
     const request = requestOf(stack, operation, keys);
-    const w = await part(bench, operation, () => work(request, keys, settings.warmup));
+    const w = await part(bench, operation, () => work(request, settings.warmup));
     if (!w) continue;
     measured.push({ operation, request, ...w });
     const { show, gate } = bench.figures.about(operation);
@@ -111,19 +97,19 @@ export async function perRequestSection(
     show('by operation', describe(w.warm.byOperation));
     gate('read units, warm', w.warm.readUnits, budget.readUnits, 'RCU');
     gate('write units, warm', w.warm.writeUnits, budget.writeUnits, 'WCU');
-    gate('DynamoDB requests, cold cache', w.coldCache.requests, budget.coldRequests, 'requests');
+    const lookups = coldLookups[request.scenario.caller ?? 'admin'];
+    gate('DynamoDB requests, cold cache', w.coldCache.requests, budget.requests + lookups, 'requests');
     show('cold cache, by operation', describe(w.coldCache.byOperation));
   }
   const { requests } = settings;
   section(
     bench,
     `Per request, warm: ${requests} requests each, interleaved with the bare calls and the HTTP hop`,
-    true,
   );
   for (const { operation, request, calls, firstRequestMs } of measured) {
     const t = await part(bench, `${operation} timings`, () => timings(stack, request, calls, requests));
-    if (!t) continue;
-    const [requestMs, bareMs, hopMs] = t;
+    const [requestMs, bareMs, hopMs] = t ?? [];
+    if (!requestMs || !bareMs || !hopMs) continue;
     const { show, timing } = bench.figures.about(operation);
     // The first request of the process loads the function module and fills the caches: shown, not judged.
     show('first request', ms(firstRequestMs));
@@ -136,26 +122,5 @@ export async function perRequestSection(
     // The local HTTP hop is API Gateway's part in AWS: the handler's own time against the bare calls.
     show('× bare without the hop', times((requestMs.median - hopMs.median) / bareMs.median));
     show('bare calls', calls.map((call) => call.operation).join(' → '));
-  }
-  section(bench, 'Authentication on an empty cache (a credential never seen), against a warm one', true);
-  const admin = bench.available.includes('set-dashboard-embedding')
-    ? 'set-dashboard-embedding'
-    : 'update-notification';
-  for (const [credential, operation] of [
-    ['API key (link + user read)', admin],
-    ['embed JWT (tenant read + verifier)', 'get-embedded-dashboard'],
-  ] as const) {
-    if (!bench.available.includes(operation)) continue;
-    const request = requestOf(stack, operation, keys);
-    const a = await part(bench, credential, () =>
-      coldAuthentication(request, keys, settings.coldAuthSamples),
-    );
-    if (!a) continue;
-    const [coldMs, warmMs] = a as [Summary, Summary];
-    const { show } = bench.figures.about(credential);
-    show('operation', operation);
-    show('cold median', ms(coldMs.median));
-    show('warm median', ms(warmMs.median));
-    show('authentication', ms(coldMs.median - warmMs.median));
   }
 }
