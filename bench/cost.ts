@@ -9,7 +9,7 @@ import { tableDefinition } from '#lib/store/table-definition';
 import { embedRecipient, putItems } from '#test/support/stored-items';
 import { describe, watch, writeActions } from './dynamodb.ts';
 import { ADMIN } from './fixture.ts';
-import { type Bench, ms, part, round, section, summarize, timed } from './report.ts';
+import { type Bench, ms, round, section, summarize, timed } from './report.ts';
 import type { Stack } from './stack.ts';
 
 /**
@@ -62,10 +62,8 @@ async function atTheLimit(bench: Bench, stack: Stack, runs: number) {
     created.gate('DynamoDB requests', added.work.requests, 60, 'requests');
     created.show('by operation', describe(added.work.byOperation));
     created.show('write requests', added.work.writeRequests);
-    bench.figures.show(
-      `floor: its ${items.length} items, bare BatchWrite (25 per call, 4 in flight): requests`,
-      bare.requests,
-    );
+    const floor = `floor: its ${items.length} items, bare BatchWrite (25 per call, 4 in flight)`;
+    bench.figures.show(`${floor}: requests`, bare.requests);
     const replay = bench.figures.about('add-recipients replay');
     replay.gate('DynamoDB requests', again.work.requests, 13, 'requests');
     replay.show('by operation', describe(again.work.byOperation));
@@ -82,49 +80,41 @@ async function atTheLimit(bench: Bench, stack: Stack, runs: number) {
 async function atSize(bench: Bench, stack: Stack, sizes: readonly number[], runs: number) {
   // The caller's lookup and the function's first load stay out of the figures.
   await add(stack, 9202, [embed('warm-up@example.com')]);
-  const properties = (i: number) => ({
+  const team = (i: number) => ({
     groups: ['viewers'],
-    securityContext: { region: 'emea', team: `team-${i % 31}` },
+    securityContext: { region: 'emea', team: `t${i % 31}` },
   });
-  const cases: { stored: number; adding: number; id: number; times: number[] }[] = [];
-  for (const [index, stored] of sizes.entries()) {
-    const parent = { deploymentId: 7, id: 9100 + index, dashboardId: 70 };
-    const row = (i: number) => encodeRecipient(parent, embedRecipient('stored', i, properties(i)));
+  const cases = [];
+  for (const [k, stored] of sizes.entries()) {
+    const parent = { deploymentId: 7, id: 9100 + k, dashboardId: 70 };
+    const row = (i: number) => encodeRecipient(parent, embedRecipient('stored', i, team(i)));
     await putItems(Array.from({ length: stored }, (_, i) => row(i)));
-    for (const adding of [1, 10]) cases.push({ stored, adding, id: parent.id, times: [] });
+    for (const adding of [1, 10]) {
+      const added = (run: number) => (_: unknown, i: number) =>
+        embed(`added-${stored}-${adding}-${run}-${i}@x.example`);
+      const send = (run: number) => add(stack, parent.id, Array.from({ length: adding }, added(run)));
+      // Metered once; the meter's own work stays out of the timed runs.
+      cases.push({ stored, adding, send, work: (await watch(() => send(0))).work, times: [] as number[] });
+    }
   }
-  const send = ({ stored, adding, id }: (typeof cases)[number], run: number) =>
-    add(
-      stack,
-      id,
-      Array.from({ length: adding }, (_, i) => embed(`added-${stored}-${adding}-${run}-${i}@example.com`)),
-    );
-  // Metered once; the meter's own work stays out of the timed runs.
-  const works = [];
-  for (const c of cases) works.push((await watch(() => send(c, 0))).work);
   // Run by run, every case in turn, starting one further each run: no size is favoured by its place.
   for (let run = 1; run < runs; run++)
     for (const c of [...cases.slice(run % cases.length), ...cases.slice(0, run % cases.length)])
-      c.times.push((await timed(() => send(c, run))).ms);
-  const medians = cases.map((c) => summarize(c.times).median);
-  for (const [k, { stored, adding }] of cases.entries()) {
-    const empty = cases.findIndex((e) => e.adding === adding && e.stored === 0);
-    const [work, emptyWork, median = 0, emptyMedian = 0] = [
-      works[k],
-      works[empty],
-      medians[k],
-      medians[empty],
-    ];
-    if (!work || !emptyWork) continue;
-    const { show, gate, timing } = bench.figures.about(`add-recipients ${adding} new at ${stored} stored`);
-    show('requests', work.requests);
-    show('by operation', describe(work.byOperation));
-    show('RCU', work.readUnits);
-    show('time median', ms(median));
-    if (k === empty) continue;
-    gate('DynamoDB requests', work.requests - emptyWork.requests, 0, 'more than at 0');
-    gate('read units', work.readUnits - emptyWork.readUnits, 0, 'RCU more than at 0');
-    timing('time / time at 0', median / emptyMedian, 1.2);
+      c.times.push((await timed(() => c.send(run))).ms);
+  for (const c of cases) {
+    const empty = cases.find((e) => e.adding === c.adding && e.stored === 0) ?? c;
+    const median = (of: typeof c) => summarize(of.times).median;
+    const { show, gate, timing } = bench.figures.about(
+      `add-recipients ${c.adding} new at ${c.stored} stored`,
+    );
+    show('requests', c.work.requests);
+    show('by operation', describe(c.work.byOperation));
+    show('RCU', c.work.readUnits);
+    show('time median', ms(median(c)));
+    if (c === empty) continue;
+    gate('DynamoDB requests', c.work.requests - empty.work.requests, 0, 'more than at 0');
+    gate('read units', c.work.readUnits - empty.work.readUnits, 0, 'RCU more than at 0');
+    timing('time / time at 0', median(c) / median(empty), 1.2);
   }
 }
 
@@ -191,17 +181,15 @@ async function concurrency(bench: Bench, stack: Stack) {
 }
 
 export async function costSection(bench: Bench, stack: Stack, runs: number) {
-  section(bench, `Add recipients: 1000 new embed recipients, then the same again (medians of ${runs})`);
-  await part(bench, 'add-recipients 1000', () => atTheLimit(bench, stack, runs));
+  const title = `Add recipients: 1000 new embed recipients, then the same again (medians of ${runs})`;
+  await section(bench, title, () => atTheLimit(bench, stack, runs));
   // The smoke's sizes: enough to show growth (a partition past one Query page), cheap to fill.
-  const sizes = bench.smoke ? [0, 5_000] : [0, 1_000, 10_000, 50_000];
-  const sizeRuns = bench.smoke ? 2 : 11;
-  const title = `Add recipients at size: 1 and 10 new to notifications holding ${sizes.join(', ')}`;
-  section(bench, `${title} (time: median of ${sizeRuns - 1})`);
-  await part(bench, 'cost at size', () => atSize(bench, stack, sizes, sizeRuns));
-  section(
-    bench,
-    'Concurrency: 50 concurrent single-field PUTs on one notification; 20 concurrent identical adds',
+  const [sizes, sizeRuns] = bench.smoke ? [[0, 5_000], 2] : [[0, 1_000, 10_000, 50_000], 11];
+  const sized = `Add recipients at size: 1 and 10 new to notifications holding ${sizes.join(', ')}`;
+  await section(bench, `${sized} (time: median of ${sizeRuns - 1})`, () =>
+    atSize(bench, stack, sizes, sizeRuns),
   );
-  await part(bench, 'concurrency', () => concurrency(bench, stack));
+  const concurrent =
+    'Concurrency: 50 concurrent single-field PUTs on one notification; 20 concurrent identical adds';
+  await section(bench, concurrent, () => concurrency(bench, stack));
 }

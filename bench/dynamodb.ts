@@ -1,15 +1,12 @@
-import * as dynamodb from '@aws-sdk/client-dynamodb';
 import { type DynamoMeter, meterDynamoDb } from '#lib/local/dynamodb-meter';
 import { documentClient } from '#lib/store/client';
 
 /**
  * What a piece of work sends to DynamoDB through the handlers' own client: the tests' SDK meter
  * (requests by operation, consumed capacity as DynamoDB Local reports it) and each call as the wire
- * sees it (a middleware at the build step, after the document client's marshalling), timed. Sending
- * the calls again with a bare low-level client gives the floor of a request: the same calls, in the
- * same order and with the same overlap, and nothing else. And the write units DynamoDB would bill
- * for them, which DynamoDB Local does not report (2 units for a transaction of 4 small puts, where
- * the service bills 2 per item: 8).
+ * sees it (a middleware at the build step, after the document client's marshalling), timed: the time
+ * with one of them in flight is a request's floor. And the write units DynamoDB would bill for them,
+ * which DynamoDB Local does not report (2 units for a transaction of 4 small puts; the service bills 8).
  */
 
 export interface Call {
@@ -46,10 +43,7 @@ export async function watch<T>(work: () => Promise<T>) {
   const name = `bench-recorder-${Math.random().toString(36).slice(2)}`;
   client.middlewareStack.add(
     (next, context) => async (args) => {
-      // The meter asks for the capacity; the recording keeps the call as the code made it.
-      const { ReturnConsumedCapacity: _metered, ...input } = structuredClone(
-        args.input as Record<string, unknown>,
-      );
+      const input = args.input as Record<string, unknown>;
       const operation = (context.commandName ?? 'Unknown').replace(/Command$/, '');
       const call = { operation, input, startedAt: performance.now(), endedAt: Number.NaN };
       calls.push(call);
@@ -68,53 +62,17 @@ export async function watch<T>(work: () => Promise<T>) {
   }
 }
 
-type Attributes = Record<string, Record<string, unknown>>;
-type Put = { Item?: Attributes; ConditionExpression?: string };
-
-/**
- * A put on the condition that its item is new goes to a key of its own in each replay (the recorded
- * key is taken by the request's own put), so that it is written as the request wrote it.
- */
-function freshPuts(input: Record<string, unknown>, tag: string): Record<string, unknown> {
-  const fresh = (put: Put) =>
-    put.Item && put.ConditionExpression
-      ? { ...put, Item: { ...put.Item, pk: { S: `${put.Item.pk?.S}#${tag}` } } }
-      : put;
-  const actions = input.TransactItems as { Put?: Put }[] | undefined;
-  if (!actions) return input.Item ? fresh(input) : input;
-  return {
-    ...input,
-    TransactItems: actions.map((action) => (action.Put ? { ...action, Put: fresh(action.Put) } : action)),
-  };
-}
-
-let replays = 0;
-type CommandClass = new (input: never) => Parameters<dynamodb.DynamoDBClient['send']>[0];
-const commands = dynamodb as unknown as Record<string, CommandClass | undefined>;
-
-/**
- * Sends the recorded calls again with `client`. A call starts once every call that had ended before it
- * started in the recording has ended here too: parallel batches stay parallel, dependent reads in order.
- */
-export async function replay(client: dynamodb.DynamoDBClient, calls: readonly Call[]): Promise<void> {
-  const tag = `replay-${++replays}`;
-  const done: Promise<unknown>[] = [];
-  for (const [i, call] of calls.entries()) {
-    const Command = commands[`${call.operation}Command`];
-    if (!Command) throw new Error(`No client-dynamodb command for ${call.operation}`);
-    const before = calls.flatMap((earlier, j) =>
-      j < i && earlier.endedAt <= call.startedAt ? [done[j]] : [],
-    );
-    done[i] = Promise.all(before).then(() =>
-      client.send(new Command(freshPuts(call.input, tag) as never)).catch((error: Error) => {
-        // A condition the request saw refused (a 404's delete, a report of an unknown job) is refused
-        // for the bare client too: the same call, the same answer.
-        if (!/ConditionalCheckFailed|TransactionCanceled/.test(error.name)) throw error;
-      }),
-    );
+/** The time during which at least one of the calls was in flight: a request's floor, its DynamoDB calls alone. */
+export function inFlight(calls: readonly Call[]): number {
+  let [total, until] = [0, Number.NEGATIVE_INFINITY];
+  for (const { startedAt, endedAt } of [...calls].sort((x, y) => x.startedAt - y.startedAt)) {
+    total += Math.max(0, endedAt - Math.max(startedAt, until));
+    until = Math.max(until, endedAt);
   }
-  await Promise.all(done);
+  return total;
 }
+
+type Attributes = Record<string, Record<string, unknown>>;
 
 /** A value's size by DynamoDB's rules: strings in UTF-8, numbers a byte per two digits plus one, lists and maps 3. */
 function valueBytes(value: Record<string, unknown>): number {

@@ -1,24 +1,18 @@
 import { type Operation, routes } from '#lib/routes';
-import { type Call, describe, replay, watch } from './dynamodb.ts';
-import {
-  ADMIN,
-  type BenchKeys,
-  COLD_ADMIN_KEYS,
-  COLD_TENANTS,
-  embedToken,
-  platformToken,
-} from './fixture.ts';
+import { describe, inFlight, watch } from './dynamodb.ts';
+import * as fixture from './fixture.ts';
 import { type Bench, ms, part, round, section, summarize, timed, times } from './report.ts';
 import { coldLookups, type Scenario, scenarios } from './scenarios.ts';
 import { expectStatus, type Stack } from './stack.ts';
 
 /**
  * Per operation: its DynamoDB work (warm, and with the caller's lookup on an empty cache), then warm
- * requests over HTTP, each followed by the bare client sending the same DynamoDB calls and by the same
- * request to a do-nothing handler, so that all three see the same machine at the same moment.
+ * requests over HTTP, each timed whole and in its DynamoDB calls (the time with one in flight, the
+ * bare calls: its floor), and the same request to a do-nothing handler (the HTTP hop), so that all
+ * three see the same machine at the same moment.
  */
 
-const unused = { admin: [...COLD_ADMIN_KEYS], embed: [...COLD_TENANTS] };
+const unused = { admin: [...fixture.COLD_ADMIN_KEYS], embed: [...fixture.COLD_TENANTS] };
 const neverSeen = (kind: 'admin' | 'embed') => {
   const value = unused[kind].shift();
   if (value === undefined) throw new Error(`The bench fixture has too few cold ${kind} credentials`);
@@ -26,32 +20,28 @@ const neverSeen = (kind: 'admin' | 'embed') => {
 };
 
 /** The caller's Authorization header: a warm one (its lookup cached after the first), or one never seen. */
-function callerOf({ caller = 'admin' }: Scenario, keys: BenchKeys, cold = false): string | undefined {
-  if (caller === 'admin') return cold ? `Bearer ${neverSeen('admin')}` : ADMIN;
-  if (caller === 'embed') return `Bearer ${embedToken(keys, cold ? neverSeen('embed') : 'acme')}`;
-  return caller === 'platform' ? `Bearer ${platformToken(keys)}` : undefined;
+function callerOf({ caller = 'admin' }: Scenario, keys: fixture.BenchKeys, cold = false) {
+  if (caller === 'admin') return cold ? `Bearer ${neverSeen('admin')}` : fixture.ADMIN;
+  if (caller === 'embed') return `Bearer ${fixture.embedToken(keys, cold ? neverSeen('embed') : 'acme')}`;
+  return caller === 'platform' ? `Bearer ${fixture.platformToken(keys)}` : undefined;
 }
 
 /** A scenario's request, to send as often as needed; its caller signed once (signing is the client's cost). */
-function requestOf(stack: Stack, operation: Operation, keys: BenchKeys) {
+function requestOf(stack: Stack, operation: Operation, keys: fixture.BenchKeys) {
   const scenario = scenarios[operation];
   const route = routes.find((r) => r.operation === operation);
   if (!route) throw new Error(`No route for ${operation}`);
+  const { method, path: template } = route;
   const params = scenario.params ?? {};
   const query = scenario.query ? `?${scenario.query}` : '';
-  const path = `${route.path.replace(/\{(\w+)\}/g, (_, name: string) => params[name] ?? '')}${query}`;
+  const path = `${template.replace(/\{(\w+)\}/g, (_, name: string) => params[name] ?? '')}${query}`;
   const warm = callerOf(scenario, keys);
   let i = 0;
   const options = (authorization = warm) => ({ authorization, body: scenario.body?.(i++) });
   const send = async (prepared = options()) =>
-    expectStatus(
-      await stack.request(route.method, path, prepared),
-      scenario.status ?? 200,
-      `${route.method} ${path}`,
-    );
-  const hop = (prepared = options()) => stack.hop(route.method, path, prepared);
-  const coldOptions = () => options(callerOf(scenario, keys, true));
-  return { scenario, send, options, coldOptions, hop };
+    expectStatus(await stack.request(method, path, prepared), scenario.status ?? 200, `${method} ${path}`);
+  const hop = (prepared = options()) => stack.hop(method, path, prepared);
+  return { scenario, send, options, coldOptions: () => options(callerOf(scenario, keys, true)), hop };
 }
 type Request = ReturnType<typeof requestOf>;
 
@@ -64,26 +54,26 @@ async function work(request: Request, warmup: number) {
   return { firstRequestMs, warm: warm.work, calls: warm.calls, coldCache: coldCache.work };
 }
 
-/** Warm requests, each followed by its bare calls and by the same request to the do-nothing handler. */
-async function timings(stack: Stack, request: Request, calls: Call[], requests: number) {
-  const bare = () => replay(stack.bareClient, calls);
-  await bare();
-  const samples: number[][] = [[], [], []];
+/** Warm requests, each timed whole and in its DynamoDB calls, then the same request to the do-nothing handler. */
+async function timings(request: Request, requests: number) {
+  const [whole, calls, hop] = [[] as number[], [] as number[], [] as number[]];
   for (let n = 0; n < requests; n++) {
     const prepared = request.options();
-    const steps = [() => request.send(prepared), bare, () => request.hop(prepared)];
-    for (const [k, step] of steps.entries()) samples[k]?.push((await timed<unknown>(step)).ms);
+    const sent = await watch(() => timed(() => request.send(prepared)));
+    whole.push(sent.result.ms);
+    calls.push(inFlight(sent.calls));
+    hop.push((await timed(() => request.hop(prepared))).ms);
   }
-  return samples.map(summarize);
+  return [whole, calls, hop].map(summarize);
 }
 
 export async function perRequestSection(
   bench: Bench,
   stack: Stack,
-  keys: BenchKeys,
+  keys: fixture.BenchKeys,
   settings: { requests: number; warmup: number },
 ) {
-  section(bench, 'DynamoDB work per request (SDK meter; capacity as DynamoDB Local reports it)');
+  await section(bench, 'DynamoDB work per request (SDK meter; capacity as DynamoDB Local reports it)');
   const measured = [];
   for (const { operation } of routes) {
     const request = requestOf(stack, operation, keys);
@@ -91,24 +81,23 @@ export async function perRequestSection(
     if (!w) continue;
     measured.push({ operation, request, ...w });
     const { show, gate } = bench.figures.about(operation);
-    const { budget, description } = request.scenario;
+    const { budget, description, caller = 'admin' } = request.scenario;
     show('request', description);
     gate('DynamoDB requests, warm', w.warm.requests, budget.requests, 'requests');
     show('by operation', describe(w.warm.byOperation));
     gate('read units, warm', w.warm.readUnits, budget.readUnits, 'RCU');
     gate('write units, warm', w.warm.writeUnits, budget.writeUnits, 'WCU');
-    const lookups = coldLookups[request.scenario.caller ?? 'admin'];
-    gate('DynamoDB requests, cold cache', w.coldCache.requests, budget.requests + lookups, 'requests');
+    const coldRequests = budget.requests + coldLookups[caller];
+    gate('DynamoDB requests, cold cache', w.coldCache.requests, coldRequests, 'requests');
     show('cold cache, by operation', describe(w.coldCache.byOperation));
   }
   const { requests } = settings;
-  section(
+  await section(
     bench,
-    `Per request, warm: ${requests} requests each, interleaved with the bare calls and the HTTP hop`,
+    `Per request, warm: ${requests} requests each, against their DynamoDB calls and the HTTP hop`,
   );
   for (const { operation, request, calls, firstRequestMs } of measured) {
-    const t = await part(bench, `${operation} timings`, () => timings(stack, request, calls, requests));
-    const [requestMs, bareMs, hopMs] = t ?? [];
+    const [requestMs, bareMs, hopMs] = (await part(bench, operation, () => timings(request, requests))) ?? [];
     if (!requestMs || !bareMs || !hopMs) continue;
     const { show, timing } = bench.figures.about(operation);
     // The first request of the process loads the function module and fills the caches: shown, not judged.

@@ -31,18 +31,15 @@ function grid(figures: Figure[]): string {
     return at < 0 ? [figure, 'value'] : [figure.slice(0, at), figure.slice(at + 2)];
   };
   const cells = new Map(figures.map((f) => [split(f).join(': '), f]));
-  const [rows, columns] = [0, 1].map((k) => [...new Set(figures.map((f) => split(f)[k] as string))]);
+  const names = (k: number) => [...new Set(figures.map((f) => split(f)[k] ?? ''))];
+  const [rows, columns] = [names(0), names(1)];
   const cell = (f?: Figure) =>
     !f ? '' : `${shown(f)}${f.limit === undefined ? '' : ` (≤ ${f.limit})${f.met ? '' : ` ${verdict(f)}`}`}`;
-  const table = [
-    ['', ...(columns ?? [])],
-    ...(rows ?? []).map((r) => [r, ...(columns ?? []).map((c) => cell(cells.get(`${r}: ${c}`)))]),
-  ];
-  const widths = (table[0] ?? []).map((_, c) => Math.max(3, ...table.map((row) => row[c]?.length ?? 0)));
+  const head = ['', ...columns];
+  const body = rows.map((row) => [row, ...columns.map((column) => cell(cells.get(`${row}: ${column}`)))]);
+  const widths = head.map((_, c) => Math.max(3, ...[head, ...body].map((row) => row[c]?.length ?? 0)));
   const line = (row: string[]) => `| ${row.map((text, c) => text.padEnd(widths[c] ?? 0)).join(' | ')} |`;
-  return [line(table[0] ?? []), line(widths.map((w) => '-'.repeat(w))), ...table.slice(1).map(line)].join(
-    '\n',
-  );
+  return [line(head), line(widths.map((w) => '-'.repeat(w))), ...body.map(line)].join('\n');
 }
 
 let current: { bench: Bench; from: number; notes: string[] } | undefined;
@@ -50,14 +47,17 @@ let current: { bench: Bench; from: number; notes: string[] } | undefined;
 /** A line printed below the current section's table. */
 export const note = (line: string) => current?.notes.push(line);
 
-/** Prints the figures of the section before, then starts one: its figures are those measured until the next. */
-export function section(bench: Bench, title: string): void {
+/**
+ * Prints the figures of the section before, then starts one: its figures are those measured until the
+ * next. With `work`, runs it as the section's part.
+ */
+export async function section(bench: Bench, title: string, work?: () => Promise<unknown>): Promise<void> {
   const figures = current?.bench.figures.all.slice(current.from) ?? [];
   if (figures.length > 0) log(grid(figures));
   if (current?.notes.length) log(`\n${current.notes.map((line) => `- ${line}`).join('\n')}`);
   current = { bench, from: bench.figures.all.length, notes: [] };
-  doing = title;
   log(`\n### ${title}\n`);
+  if (work) await part(bench, title, work);
 }
 
 /** Prints `… <part>: <s> s so far` to stderr every 20 s: a run of several minutes is never silent for long. */
