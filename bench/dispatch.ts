@@ -1,7 +1,7 @@
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomHex } from '#lib/clock';
+import { deadlineIn, randomHex } from '#lib/clock';
 import { config } from '#lib/config';
 import { dispatchPass, sendNow } from '#lib/domain/dispatch';
 import type { Notification } from '#lib/domain/notification';
@@ -61,12 +61,8 @@ async function sendAndDispatch(notification: Notification, count: number, sink: 
   const { work: background } = await watch(async () => {
     for (let status = run.status; status === 'dispatching'; ) {
       if (++passes > 1_000) throw new Error('The run was not dispatched after 1000 passes');
-      const [now, deadline] = [NINE + passes * INVOCATION_MS, performance.now() + INVOCATION_MS];
-      await dispatchPass(dispatchStore, sink, {
-        ...settings,
-        now,
-        remainingTimeMs: () => deadline - performance.now(),
-      });
+      const deadline = deadlineIn(INVOCATION_MS);
+      await dispatchPass(dispatchStore, sink, { ...settings, now: NINE + passes * INVOCATION_MS, deadline });
       status = (await currentRun(ref))?.status ?? status;
     }
   });

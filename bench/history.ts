@@ -1,3 +1,4 @@
+import { deadlineIn } from '#lib/clock';
 import { purgePass } from '#lib/domain/purge';
 import { type Run, scheduledRunId } from '#lib/domain/runs';
 import { encodeRecipient } from '#lib/store/codecs/recipients';
@@ -72,9 +73,7 @@ async function fill(id: number, size: { recipients: number; runs: number }): Pro
 async function purgeUntilEmpty() {
   let [deleted, last] = [0, 1];
   while (last > 0) {
-    const deadline = Date.now() + 60_000;
-    last = (await purgePass(purgeStore, { now: Date.now(), remainingTimeMs: () => deadline - Date.now() }))
-      .deleted;
+    last = (await purgePass(purgeStore, { now: Date.now(), deadline: deadlineIn(60_000) })).deleted;
     deleted += last;
     working(`purging: ${deleted} items`);
   }

@@ -4,7 +4,7 @@ import { notificationPath } from '#lib/http/schemas/paths';
 import { addRecipientsOutput } from '#lib/http/schemas/recipient-outputs';
 import { addRecipientsInput } from '#lib/http/schemas/recipients';
 import { addRecipientsRoute } from '#lib/routes';
-import { recipientRepository } from '#lib/store/recipients';
+import { addRecipientsStore } from '#lib/store/recipients';
 
 /** POST /v1/deployments/{deploymentId}/notifications/{id}/recipients: subscribe console and embed users. */
 export const handler = createHandler({
@@ -13,8 +13,8 @@ export const handler = createHandler({
   params: notificationPath,
   body: addRecipientsInput,
   response: addRecipientsOutput,
-  operation: async ({ params, body, remainingTimeMs, recordMetric }) => {
-    const result = await addRecipients(recipientRepository, params, body.recipients, { remainingTimeMs });
+  operation: async ({ params, body, deadline, recordMetric }) => {
+    const result = await addRecipients(addRecipientsStore, params, body.recipients, { deadline });
     recordMetric('RecipientsCreated', result.createdRecipients.length);
     recordMetric('RecipientsUpdated', result.updatedRecipients.length);
     return result;

@@ -2,6 +2,7 @@ import type { Context } from 'aws-lambda';
 import * as z from 'zod/mini';
 import { clockFrom, randomHex } from '#lib/clock';
 import { config } from '#lib/config';
+import { invocationDeadline } from '#lib/deadline';
 import { dispatchPass } from '#lib/domain/dispatch';
 import { FIRES_PER_SECOND_PER_SHARD } from '#lib/domain/dispatch-fanout';
 import { passCounts, summaryLine } from '#lib/domain/dispatch-summary';
@@ -42,7 +43,7 @@ export async function handler(event: unknown, context: Pick<Context, 'getRemaini
       maxPerSecondPerShard: FIRES_PER_SECOND_PER_SHARD,
       // The coordinator names each invocation's shards; anything else (a test event) reads them all.
       shards: shards.success ? shards.data.shards : undefined,
-      remainingTimeMs: () => context.getRemainingTimeInMillis(),
+      deadline: invocationDeadline(context),
     },
     (error, entry) => logger.error('dispatch entry failed', { entry, error: (error as Error).name }),
   );

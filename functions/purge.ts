@@ -1,5 +1,6 @@
 import type { Context } from 'aws-lambda';
 import { clockFrom } from '#lib/clock';
+import { invocationDeadline } from '#lib/deadline';
 import { purgePass, purgeSummaryLine } from '#lib/domain/purge';
 import { logger } from '#lib/log';
 import { purgeStore } from '#lib/store/purge-store';
@@ -13,7 +14,7 @@ export async function handler(_event: unknown, context: Pick<Context, 'getRemain
   const now = Date.now();
   const summary = await purgePass(
     purgeStore,
-    { now, clock: clockFrom(now), remainingTimeMs: () => context.getRemainingTimeInMillis() },
+    { now, clock: clockFrom(now), deadline: invocationDeadline(context) },
     (error, purge) =>
       logger.error('purge failed', {
         purge: { deploymentId: purge.deploymentId, notificationId: purge.id },

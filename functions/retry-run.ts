@@ -13,10 +13,10 @@ export const handler = createHandler({
   params: runPath,
   success: { status: 202 },
   response: runOutput,
-  operation: async ({ params, remainingTimeMs, recordMetric }) => {
+  operation: async ({ params, deadline, recordMetric }) => {
     const { run, queued } = await retryRun(retryStore, jobSink(), params, {
       now: Date.now(),
-      remainingTimeMs,
+      deadline,
     });
     recordMetric('DeliveriesRetried', queued);
     return run;

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { sleep } from '#lib/concurrency';
+import type { Deadline } from '#lib/deadline';
 
 /**
  * The machine's time and chance, in the shapes the domain's ports take (lib/domain/clock.ts): the
@@ -14,3 +15,9 @@ export function clockFrom(instant: number) {
 }
 
 export const randomHex = (bytes: number) => randomBytes(bytes).toString('hex');
+
+/** A deadline `ms` from now on the machine's clock: a local stand-in for an invocation's end. */
+export function deadlineIn(ms: number): Deadline {
+  const end = Date.now() + ms;
+  return { remainingMs: () => end - Date.now() };
+}

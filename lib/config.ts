@@ -28,7 +28,19 @@ export const trustedIssuerSchema = z.strictObject({
 });
 export type TrustedIssuer = z.infer<typeof trustedIssuerSchema>;
 
-const wholeNumber = (fallback: number) => z._default(z.coerce.number().check(z.int(), z.gte(0)), fallback);
+/**
+ * A whole number at least `min` (and below `below`), given as digits: the environment holds text.
+ * Parsed from digits rather than with `z.coerce`, which would also accept `''` (as 0) and `1e3`, and
+ * whose namespace would bundle zod's BigInt and Date types into every function.
+ */
+const wholeNumber = (fallback: number, min = 0, below = Number.MAX_SAFE_INTEGER) =>
+  z._default(
+    z.pipe(
+      z.pipe(z.string().check(z.regex(/^\d{1,15}$/)), z.transform(Number)),
+      z.number().check(z.gte(min), z.lt(below)),
+    ),
+    fallback,
+  );
 
 const environment = z.object({
   TABLE_NAME: z.string().check(z.minLength(1)),
@@ -41,11 +53,8 @@ const environment = z.object({
   EMBED_KEYS_CACHE_SECONDS: wholeNumber(300),
   MISFIRE_GRACE_MINUTES: wholeNumber(60),
   DISPATCH_CONCURRENCY: wholeNumber(32),
-  DISPATCH_WORKER_SECONDS: z._default(
-    z.coerce.number().check(z.int(), z.gte(1), z.lt(DISPATCHER_TIMEOUT_SECONDS)),
-    20,
-  ),
-  RUN_RETENTION_DAYS: z._default(z.coerce.number().check(z.int(), z.gte(1)), 90),
+  DISPATCH_WORKER_SECONDS: wholeNumber(20, 1, DISPATCHER_TIMEOUT_SECONDS),
+  RUN_RETENTION_DAYS: wholeNumber(90, 1),
   SEND_NOW_MIN_INTERVAL_SECONDS: wholeNumber(10),
   DELIVERY_QUEUE_URL: z.optional(z.url()),
   OUTBOX_DIR: z._default(z.string().check(z.minLength(1)), '.local/outbox'),

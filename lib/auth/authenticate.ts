@@ -5,12 +5,7 @@ import { readCredential } from '#lib/auth/credentials';
 import { createTokenVerifier, type VerifyToken } from '#lib/auth/token-verifier';
 import type { TrustedIssuer } from '#lib/config';
 import type { ConsoleUser } from '#lib/domain/entities';
-import {
-  type CredentialDirectory,
-  type PlatformSession,
-  type Principal,
-  platformSessions,
-} from '#lib/domain/principal';
+import { type CredentialDirectory, isPlatformSession, type Principal } from '#lib/domain/principal';
 import { UnauthorizedError } from '#lib/errors';
 import { fitsKeyPart } from '#lib/limits';
 import { TtlCache } from '#lib/ttl-cache';
@@ -78,9 +73,8 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
 
   function platformPrincipal(payload: JwtPayload): Principal {
     const session = payload.session;
-    if (!platformSessions.includes(session as PlatformSession))
-      throw new UnauthorizedError('The token is not valid');
-    return { kind: 'platform', session: session as PlatformSession };
+    if (!isPlatformSession(session)) throw new UnauthorizedError('The token is not valid');
+    return { kind: 'platform', session };
   }
 
   async function authenticate(authorization: string | undefined): Promise<Principal> {

@@ -1,3 +1,4 @@
+import { type Deadline, hasTimeFor, NO_DEADLINE } from '#lib/deadline';
 import { type Clock, type RandomHex, stoppedClock } from '#lib/domain/clock';
 import type { ConsoleUser, Dashboard } from '#lib/domain/entities';
 import type { Notification, NotificationRef } from '#lib/domain/notification';
@@ -95,7 +96,36 @@ export type ManualRunClaim =
   | { created: false; reason: 'dispatching' }
   | { created: false; reason: 'gone' };
 
-export interface DispatchStore {
+/**
+ * What delivering a run's recipients page by page needs, under the run's lease: shared by a
+ * dispatcher pass and a send-now.
+ */
+export interface RunDeliveryStore {
+  recipientsPage(
+    ref: NotificationRef,
+    after: string | undefined,
+    limit: number,
+  ): Promise<{ rows: RecipientRow[]; last: string | undefined }>;
+  users(ids: readonly number[]): Promise<Map<number, ConsoleUser>>;
+  putDeliveries(run: Run, deliveries: readonly Delivery[]): Promise<void>;
+  /** Records a delivered page, renewing the lease; false when the lease is no longer ours. */
+  saveProgress(
+    ref: RunRef,
+    lease: Lease,
+    cursor: string,
+    counts: RecipientCounts,
+    renewed: number,
+  ): Promise<boolean>;
+  /** Marks the run dispatched with its counts and takes it out of the index; false when the lease is no longer ours. */
+  finishRun(ref: RunRef, lease: Lease, counts: Pick<RecipientCounts, 'queued' | 'skipped'>): Promise<boolean>;
+  /** Ends the lease now, so the next pass resumes the run at once. */
+  releaseLease(ref: RunRef, lease: Lease, now: number): Promise<void>;
+  /** Whether the notification still exists (a strongly consistent read): lib/store/notification-guard.ts. */
+  notificationIsLive(ref: NotificationRef): Promise<boolean>;
+}
+
+/** A dispatcher pass's storage: the due index and its entries, and a run's deliveries. */
+export interface DispatchStore extends RunDeliveryStore {
   /** Every due-index entry at or before `now`, in the given shards of the index (every shard when absent). */
   dueEntries(now: number, shards?: readonly number[]): Promise<DueEntry[]>;
   findNotification(ref: NotificationRef): Promise<StoredNotification | undefined>;
@@ -127,31 +157,12 @@ export interface DispatchStore {
   createRun(run: Run, lease: Lease | undefined): Promise<boolean>;
   /** Takes over a pending run whose lease ended by `now`; undefined when it is finished, gone or held. */
   takeOver(ref: RunRef, now: number, lease: Lease): Promise<RunProgress | undefined>;
-  recipientsPage(
-    ref: NotificationRef,
-    after: string | undefined,
-    limit: number,
-  ): Promise<{ rows: RecipientRow[]; last: string | undefined }>;
-  users(ids: readonly number[]): Promise<Map<number, ConsoleUser>>;
-  putDeliveries(run: Run, deliveries: readonly Delivery[]): Promise<void>;
-  /** Records a delivered page, renewing the lease; false when the lease is no longer ours. */
-  saveProgress(
-    ref: RunRef,
-    lease: Lease,
-    cursor: string,
-    counts: RecipientCounts,
-    renewed: number,
-  ): Promise<boolean>;
-  /** Marks the run dispatched with its counts and takes it out of the index; false when the lease is no longer ours. */
-  finishRun(ref: RunRef, lease: Lease, counts: Pick<RecipientCounts, 'queued' | 'skipped'>): Promise<boolean>;
-  /** Ends the lease now, so the next pass resumes the run at once. */
-  releaseLease(ref: RunRef, lease: Lease, now: number): Promise<void>;
-  /** Whether the notification still exists (a strongly consistent read): lib/store/notification-guard.ts. */
-  notificationIsLive(ref: NotificationRef): Promise<boolean>;
 }
 
-/** Send-now's storage: the dispatcher's, and the write that decides the send-now limit. */
-export interface SendNowStore extends DispatchStore {
+/** Send-now's storage: the notification, its dashboard, the write that decides the send-now limit, and the run's deliveries. */
+export interface SendNowStore extends RunDeliveryStore {
+  findNotification: DispatchStore['findNotification'];
+  findDashboard: DispatchStore['findDashboard'];
   /**
    * Creates a manual run and records it as the notification's latest send-now, in one atomic write,
    * unless the previous send-now was after `previousNoLaterThan` or its run is still dispatching.
@@ -179,8 +190,8 @@ export interface DispatchOptions {
   /** The cron code a pass needs (lib/domain/schedule-planning.ts); send-now needs none. */
   planner?: SchedulePlanner;
   misfireGraceMinutes: number;
-  /** Milliseconds left before the invocation ends; work stops in time and a later pass resumes it. */
-  remainingTimeMs?: () => number;
+  /** The invocation's end; work stops in time and a later pass resumes it. */
+  deadline?: Deadline;
   leaseMs?: number;
   pageSize?: number;
   concurrency?: number;
@@ -222,8 +233,8 @@ const CLAIM_DELIVERIES_MAX = 25;
 /** Less than this left and no new page or entry is started. */
 const TIME_RESERVE_MS = 5_000;
 
-interface Context {
-  store: DispatchStore;
+interface Context<Store extends RunDeliveryStore = DispatchStore> {
+  store: Store;
   sink: JobSink;
   clock: Clock;
   options: DispatchOptions;
@@ -239,7 +250,11 @@ interface Context {
 }
 
 /** A pass's (or a send-now's) working state: its clock runs on from `options.now`, its lease owner is its own. */
-function newContext(store: DispatchStore, sink: JobSink, options: DispatchOptions): Context {
+function newContext<Store extends RunDeliveryStore>(
+  store: Store,
+  sink: JobSink,
+  options: DispatchOptions,
+): Context<Store> {
   const clock = options.clock ?? stoppedClock(options.now);
   return {
     store,
@@ -277,10 +292,10 @@ function dashboardOf(
   return dashboard;
 }
 
-const timeLeft = (context: Context) =>
-  (context.options.remainingTimeMs?.() ?? Number.POSITIVE_INFINITY) > TIME_RESERVE_MS;
+const timeLeft = (context: Context<RunDeliveryStore>) =>
+  hasTimeFor(context.options.deadline ?? NO_DEADLINE, TIME_RESERVE_MS);
 
-const leaseFrom = (context: Context): Lease => ({
+const leaseFrom = (context: Context<RunDeliveryStore>): Lease => ({
   owner: context.owner,
   until: context.clock.now() + (context.options.leaseMs ?? DEFAULT_LEASE_MS),
 });
@@ -313,7 +328,7 @@ const newRun = (
  * once, so the next pass takes it over from there.
  */
 async function deliver(
-  context: Context,
+  context: Context<RunDeliveryStore>,
   progress: RunProgress,
   lease: Lease,
   notification: Notification,
@@ -449,7 +464,7 @@ async function settleChange(
 
 /** Who of a page of recipients gets a delivery, reading the console users among them. */
 async function decide(
-  context: Context,
+  context: Context<RunDeliveryStore>,
   run: Run,
   notification: Notification,
   dashboard: Dashboard,

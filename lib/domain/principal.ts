@@ -6,8 +6,10 @@ export type Principal =
   | { kind: 'platform'; session: PlatformSession }
   | { kind: 'embed'; tenant: string; externalId: string };
 
-export const platformSessions = ['screenshot', 'creator'] as const;
+const platformSessions = ['screenshot', 'creator'] as const;
 export type PlatformSession = (typeof platformSessions)[number];
+export const isPlatformSession = (value: unknown): value is PlatformSession =>
+  platformSessions.some((session) => session === value);
 
 /** An active console user with the admin role: the only principal the admin routes accept. */
 export function isAdmin(principal: Principal): boolean {

@@ -1,3 +1,4 @@
+import { type Deadline, hasTimeFor, NO_DEADLINE } from '#lib/deadline';
 import { type Clock, stoppedClock } from '#lib/domain/clock';
 import type { NotificationRef } from '#lib/domain/notification';
 
@@ -36,8 +37,8 @@ export interface PurgeOptions {
   now: number;
   /** The pass's clock, running on from `now` (lib/clock.ts's `clockFrom`); without one, time stands at `now`. */
   clock?: Clock;
-  /** Milliseconds left before the invocation ends; no step starts with less than a reserve left. */
-  remainingTimeMs?: () => number;
+  /** The invocation's end; no step starts with less than a reserve left. */
+  deadline?: Deadline;
   /** Items deleted per step (one Query of keys and its BatchWrites). */
   itemsPerStep?: number;
   /** Pending purges read per pass. */
@@ -74,9 +75,9 @@ async function purgeOne(
   clock: Clock,
   summary: PurgeSummary,
 ): Promise<void> {
-  const timeLeft = () => (options.remainingTimeMs?.() ?? Number.POSITIVE_INFINITY) > TIME_RESERVE_MS;
+  const { deadline = NO_DEADLINE } = options;
   for (;;) {
-    if (!timeLeft()) {
+    if (!hasTimeFor(deadline, TIME_RESERVE_MS)) {
       summary.unfinished += 1;
       return;
     }

@@ -1,4 +1,15 @@
 import * as z from 'zod/mini';
+import {
+  type ConsoleUserDirectory,
+  duplicateProblems,
+  indexUsers,
+  noteSameUser,
+  type Problems,
+  refuseProblems,
+  resolveUser,
+  type UserIndex,
+  userItemNames,
+} from '#lib/domain/console-user-resolution';
 import type { ConsoleUser, EmbedUser } from '#lib/domain/entities';
 import {
   type EmbedRecipientInput,
@@ -7,13 +18,7 @@ import {
   type RecipientProperties,
   type UserRecipientInput,
 } from '#lib/domain/recipients-input';
-import {
-  type FieldProblem,
-  UnavailableError,
-  UnresolvableRecipientError,
-  UnsupportedRecipientError,
-  ValidationError,
-} from '#lib/errors';
+import { UnavailableError, UnsupportedRecipientError, ValidationError } from '#lib/errors';
 
 /**
  * The checks of an add-recipients request, all made before anything is written: Slack items and
@@ -50,11 +55,8 @@ export interface StoredEmbedRecipient extends EmbedUserRef {
 export type StoredRecipient = StoredUserRecipient | StoredEmbedRecipient;
 
 /** What the store holds about the names a request uses; absent names are simply missing. */
-export interface Directory {
+export interface Directory extends ConsoleUserDirectory {
   tenants: string[];
-  users: ConsoleUser[];
-  /** Lower-cased e-mail → console user id. */
-  emailLinks: { email: string; userId: number }[];
   embedUsers: EmbedUser[];
 }
 
@@ -140,26 +142,11 @@ export function refuseSlack(items: readonly RecipientInput[]): SupportedRecipien
   return items.flatMap((item) => (item.type === 'SLACK' ? [] : [item]));
 }
 
-function sameRecipientProblem(index: number, earlier: number): FieldProblem {
-  return { path: `recipients.${index}`, message: `is the same recipient as recipients[${earlier}]` };
-}
-
 /** The same recipient twice, as far as the request alone tells: same userId, same e-mail, same embed user. */
 export function refuseDuplicates(items: readonly SupportedRecipientInput[]): void {
-  const firstIndex = new Map<string, number>();
-  const problems: FieldProblem[] = [];
-  items.forEach((item, index) => {
-    const names =
-      item.type === 'USER'
-        ? [
-            ...(item.userId !== undefined ? [`USER\u0000${item.userId}`] : []),
-            ...(item.email !== undefined ? [`EMAIL\u0000${item.email.toLowerCase()}`] : []),
-          ]
-        : [identityOf(embedUserRefOf(item))];
-    const earlier = names.map((name) => firstIndex.get(name)).find((found) => found !== undefined);
-    if (earlier !== undefined) problems.push(sameRecipientProblem(index, earlier));
-    for (const name of names) if (!firstIndex.has(name)) firstIndex.set(name, index);
-  });
+  const problems = duplicateProblems(items, (item) =>
+    item.type === 'USER' ? userItemNames(item) : [identityOf(embedUserRefOf(item))],
+  );
   if (problems.length > 0) throw new ValidationError(problems);
 }
 
@@ -213,10 +200,8 @@ const indexEmbedUsers = (embedUsers: readonly EmbedUser[]): ReadonlyMap<string, 
     ]),
   );
 
-interface Indexed {
+interface Indexed extends UserIndex {
   tenants: ReadonlySet<string>;
-  users: ReadonlyMap<number, ConsoleUser>;
-  userIdsByEmail: ReadonlyMap<string, number>;
   embedUsers: ReadonlyMap<string, EmbedUser>;
   rows: RowsRead;
 }
@@ -224,8 +209,7 @@ interface Indexed {
 function indexDirectory(directory: Directory, rows: readonly StoredRecipient[]): Indexed {
   return {
     tenants: new Set(directory.tenants),
-    users: new Map(directory.users.map((user) => [user.id, user])),
-    userIdsByEmail: new Map(directory.emailLinks.map((link) => [link.email, link.userId])),
+    ...indexUsers(directory),
     embedUsers: indexEmbedUsers(directory.embedUsers),
     rows: indexRows(rows),
   };
@@ -250,45 +234,6 @@ function storedEmbedUserCase(
   const embedUser = embedUsers.get(identity);
   if (embedUser) return { kind: 'existing-embed-user', ref, supplied, embedUser };
   return undefined;
-}
-
-type Problems = { unresolvable: FieldProblem[]; invalid: FieldProblem[] };
-
-function resolveUser(
-  item: UserRecipientInput,
-  path: string,
-  directory: Indexed,
-  problems: Problems,
-): ConsoleUser | undefined {
-  const active = (user: ConsoleUser | undefined) => (user?.active ? user : undefined);
-  let byId: ConsoleUser | undefined;
-  let byEmail: ConsoleUser | undefined;
-  if (item.userId === undefined && item.email === undefined) {
-    problems.unresolvable.push({ path, message: 'needs userId or email to identify a USER recipient' });
-  }
-  if (item.userId !== undefined) {
-    byId = active(directory.users.get(item.userId));
-    if (!byId)
-      problems.unresolvable.push({ path: `${path}.userId`, message: 'does not name an active console user' });
-  }
-  if (item.email !== undefined) {
-    const email = item.email.toLowerCase();
-    const linked = directory.userIdsByEmail.get(email);
-    const user = linked === undefined ? undefined : active(directory.users.get(linked));
-    // A link left behind by an e-mail change must not resolve to the user who gave that address up.
-    byEmail = user?.email.toLowerCase() === email ? user : undefined;
-    if (!byEmail) {
-      problems.unresolvable.push({
-        path: `${path}.email`,
-        message: "does not match an active console user's e-mail",
-      });
-    }
-  }
-  if (byId && byEmail && byId.id !== byEmail.id) {
-    problems.unresolvable.push({ path, message: 'userId and email name different console users' });
-    return undefined;
-  }
-  return byId ?? byEmail;
 }
 
 function resolveEmbedUser(
@@ -345,16 +290,10 @@ export function resolveRecipients(
     if (item.type === 'EMBED_USER') return resolveEmbedUser(item, path, indexed, problems);
     const user = resolveUser(item, path, indexed, problems);
     if (!user) return undefined;
-    // By id in one item and by e-mail in another: the same recipient only shows once resolved.
-    const earlier = firstIndexOfUser.get(user.id);
-    if (earlier !== undefined) problems.invalid.push(sameRecipientProblem(index, earlier));
-    else firstIndexOfUser.set(user.id, index);
+    noteSameUser(user, index, firstIndexOfUser, problems);
     return consoleUserCase(user, indexed.rows);
   });
-  if (problems.unresolvable.length > 0) {
-    throw new UnresolvableRecipientError([...problems.unresolvable, ...problems.invalid].sort(byItemIndex));
-  }
-  if (problems.invalid.length > 0) throw new ValidationError(problems.invalid);
+  refuseProblems(problems);
   // Every item that did not resolve has reported its problem above.
   return resolved.flatMap((item) => item ?? []);
 }
@@ -378,6 +317,3 @@ export function resolveAgain(found: {
     return stored;
   };
 }
-
-const indexIn = (path: string) => Number(path.split('.')[1]);
-const byItemIndex = (a: FieldProblem, b: FieldProblem) => indexIn(a.path) - indexIn(b.path);

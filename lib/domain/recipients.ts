@@ -1,3 +1,4 @@
+import type { Deadline } from '#lib/deadline';
 import type { ConsoleUser, EmbedUser } from '#lib/domain/entities';
 import type { NotificationRef } from '#lib/domain/notification';
 import type { RecipientInput, RecipientProperties } from '#lib/domain/recipients-input';
@@ -35,8 +36,8 @@ export interface RecipientParent extends NotificationRef {
 }
 
 export interface StorageOptions {
-  /** Milliseconds left for the request; storage stops with 503 rather than be cut off mid-batch. */
-  remainingTimeMs?: () => number;
+  /** The request's end; storage stops with 503 rather than be cut off mid-batch. */
+  deadline?: Deadline;
 }
 
 export interface NewEmbedRecipient {
@@ -76,7 +77,7 @@ interface RecipientUpdate {
  * Every write is conditional on what the request read, so that each answer tells what its own request
  * did: a row another request created or changed in between fails the condition and is read again.
  */
-export interface RecipientRepository {
+export interface AddRecipientsStore {
   /** One round of reads (BatchGet) for any mix of keys the request names; never a whole partition. */
   lookUp(request: DirectoryRequest, options: StorageOptions): Promise<Found>;
   /**
@@ -257,13 +258,13 @@ interface WhatTheRequestNames {
  * users (with their rows) found through an e-mail link.
  */
 async function readWhatTheRequestNames(
-  repository: RecipientRepository,
+  store: AddRecipientsStore,
   notification: NotificationRef,
   items: readonly SupportedRecipientInput[],
   options: StorageOptions,
 ): Promise<WhatTheRequestNames> {
   const names = namesToLookUp(items);
-  const first = await repository.lookUp(
+  const first = await store.lookUp(
     {
       notification,
       recipients: { of: notification, refs: items.flatMap((item) => requestedRowOf(item) ?? []) },
@@ -282,7 +283,7 @@ async function readWhatTheRequestNames(
   if (linked.length === 0 && embedUsers.length === 0) {
     return { parent, rows: first.recipients, directory: first };
   }
-  const second = await repository.lookUp(
+  const second = await store.lookUp(
     {
       userIds: linked,
       embedUsers,
@@ -315,7 +316,7 @@ const MAX_WRITE_ROUNDS = 4;
  * that nothing keeps running after the answer is sent.
  */
 async function writeRound(
-  repository: RecipientRepository,
+  store: AddRecipientsStore,
   notification: RecipientParent,
   planned: readonly PlannedItem[],
   options: StorageOptions,
@@ -326,9 +327,9 @@ async function writeRound(
     write.kind === 'create-embed-user' ? [write.created] : [],
   );
   const [ids, existed, stale] = await Promise.allSettled([
-    provisions.length > 0 ? repository.createEmbedUsers(notification, provisions, options) : [],
-    creates.length > 0 ? repository.createRecipients(notification, creates, options) : [],
-    updates.length > 0 ? repository.updateRecipients(notification, updates, options) : [],
+    provisions.length > 0 ? store.createEmbedUsers(notification, provisions, options) : [],
+    creates.length > 0 ? store.createRecipients(notification, creates, options) : [],
+    updates.length > 0 ? store.updateRecipients(notification, updates, options) : [],
   ]);
   const createdIds = fulfilled(ids);
   const idOf = new Map(provisions.map((created, i) => [created, createdIds[i]]));
@@ -363,7 +364,7 @@ async function writeRound(
  * property another request set is compared with what is stored now.
  */
 async function writePlan(
-  repository: RecipientRepository,
+  store: AddRecipientsStore,
   notification: RecipientParent,
   planned: readonly PlannedItem[],
   options: StorageOptions,
@@ -372,9 +373,9 @@ async function writePlan(
   if (round > MAX_WRITE_ROUNDS && planned.some(({ write }) => write.kind !== 'nothing')) {
     throw new ConflictError('The recipients are being changed by others; retry the request');
   }
-  const { answered, contested } = await writeRound(repository, notification, planned, options);
+  const { answered, contested } = await writeRound(store, notification, planned, options);
   if (contested.length === 0) return answered;
-  const found = await repository.lookUp(
+  const found = await store.lookUp(
     {
       recipients: { of: notification, refs: contested.map(({ item }) => rowOf(item)) },
       embedUsers: contested.flatMap(({ item }) => (isConsoleUserCase(item) ? [] : [item.ref])),
@@ -383,28 +384,23 @@ async function writePlan(
   );
   const resolve = resolveAgain(found);
   const replanned = planItems(contested.map(({ index, item }) => ({ index, item: resolve(item) })));
-  return [...answered, ...(await writePlan(repository, notification, replanned, options, round + 1))];
+  return [...answered, ...(await writePlan(store, notification, replanned, options, round + 1))];
 }
 
 export async function addRecipients(
-  repository: RecipientRepository,
+  store: AddRecipientsStore,
   notification: NotificationRef,
   items: readonly RecipientInput[],
   options: StorageOptions = {},
 ): Promise<AddRecipientsResult> {
   const supported = refuseSlack(items);
   refuseDuplicates(supported);
-  const { parent, rows, directory } = await readWhatTheRequestNames(
-    repository,
-    notification,
-    supported,
-    options,
-  );
+  const { parent, rows, directory } = await readWhatTheRequestNames(store, notification, supported, options);
   const resolved = resolveRecipients(supported, rows, directory);
   const planned = planItems(resolved.map((item, index) => ({ index, item })));
-  const answered = await writePlan(repository, parent, planned, options);
+  const answered = await writePlan(store, parent, planned, options);
   // Raced by a delete: what this request wrote is the purge's; the answer is the delete's 404.
   const wrote = planned.some(({ write }) => write.kind !== 'nothing');
-  if (wrote && !(await repository.notificationIsLive(notification))) throw notFound(notification);
+  if (wrote && !(await store.notificationIsLive(notification))) throw notFound(notification);
   return toResult(answered);
 }

@@ -1,3 +1,4 @@
+import { type Deadline, hasTimeFor, NO_DEADLINE } from '#lib/deadline';
 import type { JobSink } from '#lib/domain/dispatch';
 import type { Dashboard } from '#lib/domain/entities';
 import type { Notification, NotificationRef } from '#lib/domain/notification';
@@ -62,7 +63,7 @@ export async function retryRun(
   store: RetryStore,
   sink: JobSink,
   ref: RunRef,
-  options: { now: number; remainingTimeMs?: () => number },
+  options: { now: number; deadline?: Deadline },
 ): Promise<RetryResult> {
   const notFound = () => new NotFoundError(`Run ${ref.runId} of notification ${ref.id}`);
   // Run ids are opaque to clients: one of a form the service never issues names no run.
@@ -79,7 +80,7 @@ export async function retryRun(
       'The dashboard is unpublished or gone: nothing can be delivered until it is back',
     );
   }
-  const timeLeft = () => (options.remainingTimeMs?.() ?? Number.POSITIVE_INFINITY) > TIME_RESERVE_MS;
+  const { deadline = NO_DEADLINE } = options;
   let after: string | undefined;
   let queued = 0;
   do {
@@ -104,6 +105,6 @@ export async function retryRun(
     await sink.send(jobs);
     queued += await store.requeue(ref, page.deliveries, options.now);
     after = page.last;
-  } while (after !== undefined && queued < RETRY_LIMIT_PER_REQUEST && timeLeft());
+  } while (after !== undefined && queued < RETRY_LIMIT_PER_REQUEST && hasTimeFor(deadline, TIME_RESERVE_MS));
   return { run: toRunDto((await store.settle(ref, options.now)) ?? run), queued };
 }

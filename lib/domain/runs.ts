@@ -39,6 +39,16 @@ export const runStatuses = [
 ] as const;
 export type RunStatus = (typeof runStatuses)[number];
 
+/** Whether every queued delivery of a run with this status has its outcome. */
+export const isComplete = (status: RunStatus) =>
+  status === 'completed' || status === 'completed_with_failures';
+
+/** Whom a delivery goes to: a console user or an embed user (a Slack channel gets no delivery). */
+export const deliveryRecipientTypes = [
+  'USER',
+  'EMBED_USER',
+] as const satisfies readonly RecipientOutput['type'][];
+
 export const deliveryStatuses = ['queued', 'delivered', 'failed', 'skipped'] as const;
 export type DeliveryStatus = (typeof deliveryStatuses)[number];
 

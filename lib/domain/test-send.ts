@@ -1,13 +1,12 @@
+import {
+  type ConsoleUserDirectory,
+  refuseDuplicateUsers,
+  resolveConsoleUsers,
+} from '#lib/domain/console-user-resolution';
 import { type JobSink, type ManualRunClaim, refusalOf, type SendNowOptions } from '#lib/domain/dispatch';
 import type { ConsoleUser, Dashboard } from '#lib/domain/entities';
 import type { Notification, NotificationRef } from '#lib/domain/notification';
 import type { UserRecipientInput } from '#lib/domain/recipients-input';
-import {
-  type Directory,
-  isConsoleUserCase,
-  refuseDuplicates,
-  resolveRecipients,
-} from '#lib/domain/recipients-resolution';
 import {
   countDeliveries,
   type Delivery,
@@ -32,7 +31,7 @@ export interface TestSendStore {
   findNotification(ref: NotificationRef): Promise<{ notification: Notification } | undefined>;
   findDashboard(deploymentId: number, dashboardId: number): Promise<Dashboard | undefined>;
   /** The console users and e-mail links the items name, in one round of reads. */
-  consoleUsers(userIds: readonly number[], emails: readonly string[]): Promise<Directory>;
+  consoleUsers(userIds: readonly number[], emails: readonly string[]): Promise<ConsoleUserDirectory>;
   /** The identity a console user's recipient row has in the notification (what a delivery is keyed by). */
   userRowKey(ref: NotificationRef, userId: number): string;
   putDeliveries(run: Run, deliveries: readonly Delivery[]): Promise<void>;
@@ -54,16 +53,14 @@ export async function testSend(
 ): Promise<RunDto> {
   const { now } = options;
   const inputs: UserRecipientInput[] = items.map((item) => ({ ...item, type: 'USER' }));
-  refuseDuplicates(inputs);
+  refuseDuplicateUsers(inputs);
   const stored = await store.findNotification(ref);
   if (!stored) throw new NotFoundError(`Notification ${ref.id} of deployment ${ref.deploymentId}`);
   const directory = await store.consoleUsers(
     inputs.flatMap((item) => (item.userId === undefined ? [] : [item.userId])),
     inputs.flatMap((item) => (item.email === undefined ? [] : [item.email.toLowerCase()])),
   );
-  const users = resolveRecipients(inputs, [], directory).flatMap((resolved) =>
-    isConsoleUserCase(resolved) ? [resolved.user] : [],
-  );
+  const users = resolveConsoleUsers(inputs, directory);
   const { notification } = stored;
   const dashboard = await store.findDashboard(notification.deploymentId, notification.dashboardId);
   const skipReason = runSkipReason('test', notification, dashboard);

@@ -1,6 +1,7 @@
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type * as z from 'zod/mini';
+import { type Deadline, invocationDeadline } from '#lib/deadline';
 import { UnavailableError } from '#lib/errors';
 import type { AccessPolicy, AuthorizedContext } from '#lib/http/authorize';
 import { baseUrlOf } from '#lib/http/base-url';
@@ -45,8 +46,8 @@ interface OperationInput<Route extends RouteFacts, P, Q, H, B> {
   query: Checked<Q>;
   headers: Checked<H>;
   body: Checked<B>;
-  /** Milliseconds left before Lambda stops this invocation; long work stops early and says so. */
-  remainingTimeMs: () => number;
+  /** When Lambda stops this invocation, less the time kept to answer; long work stops early and says so. */
+  deadline: Deadline;
   /** The base URL the request reached the API at (`https://host[/stage]`), or `/` when unknown. */
   baseUrl: string;
   /** Counts a business event of this request (nothing is emitted for zero). */
@@ -154,7 +155,7 @@ export function composeHandler<
     if (!input) throw new Error('The chain lost its validate middleware');
     const result = await declaration.operation({
       ...input,
-      remainingTimeMs: () => context.getRemainingTimeInMillis() - TIMEOUT_RESERVE_MS,
+      deadline: invocationDeadline(context, TIMEOUT_RESERVE_MS),
       baseUrl: baseUrlOf(event),
       recordMetric: recordBusinessMetric,
       ...added(context),

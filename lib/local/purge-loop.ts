@@ -1,4 +1,4 @@
-import { clockFrom } from '#lib/clock';
+import { clockFrom, deadlineIn } from '#lib/clock';
 import { type PurgeSummary, purgePass, purgeSummaryLine } from '#lib/domain/purge';
 import { purgeStore } from '#lib/store/purge-store';
 
@@ -9,11 +9,10 @@ const INTERVAL_MS = 5_000;
 
 /** One purge pass against the configured table, with its one-line summary. */
 async function purgeOnce(now: number): Promise<{ summary: PurgeSummary; line: string }> {
-  const deadline = Date.now() + PASS_BUDGET_MS;
   const summary = await purgePass(purgeStore, {
     now,
     clock: clockFrom(now),
-    remainingTimeMs: () => deadline - Date.now(),
+    deadline: deadlineIn(PASS_BUDGET_MS),
   });
   return { summary, line: purgeSummaryLine(now, summary) };
 }

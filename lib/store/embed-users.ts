@@ -39,7 +39,7 @@ const DEFAULT_CONCURRENCY = 4;
 
 /** One atomic ADD on the sequence's counter: `count` ids in a row, whatever other requests reserve. */
 export async function reserveEmbedUserIds(count: number, options: StorageOptions = {}): Promise<number> {
-  ensureTimeLeft(options.remainingTimeMs);
+  ensureTimeLeft(options.deadline);
   const { Attributes } = await documentClient().send(
     new UpdateCommand({
       TableName: tableName(),
@@ -115,7 +115,7 @@ async function createInOneTransaction(
   let seen = options.numbered ? await counterValue() : 0;
   let retries = 0;
   while (pending.length > 0) {
-    ensureTimeLeft(options.remainingTimeMs);
+    ensureTimeLeft(options.deadline);
     const sent = options.numbered ? pending.map((item, i) => withId(item, seen + 1 + i)) : pending;
     const offset = options.numbered ? 1 : 0;
     try {

@@ -1,5 +1,6 @@
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { OutcomeStore, RecordResult } from '#lib/domain/outcomes';
+import { isComplete } from '#lib/domain/runs';
 import { documentClient, tableName } from '#lib/store/client';
 import { decodeDeliveryState } from '#lib/store/codecs/runs';
 import { contendedRetries, transact } from '#lib/store/conditional';
@@ -86,7 +87,6 @@ export const outcomeStore: OutcomeStore = {
     const run = await currentRun(ref);
     if (!run) return undefined;
     const settled = await settleRun(run, now);
-    const completes = (status: string) => status === 'completed' || status === 'completed_with_failures';
-    return completes(settled.status) && !completes(run.status) ? settled : undefined;
+    return isComplete(settled.status) && !isComplete(run.status) ? settled : undefined;
   },
 };

@@ -1,6 +1,6 @@
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { inParallel } from '#lib/concurrency';
-import type { Found, RecipientRepository } from '#lib/domain/recipients';
+import type { AddRecipientsStore, Found } from '#lib/domain/recipients';
 import { batchGetAll } from '#lib/store/batch';
 import { documentClient, tableName } from '#lib/store/client';
 import { decodeEmbedUser } from '#lib/store/codecs/embed-users';
@@ -29,7 +29,7 @@ const TRANSACTION_CONCURRENCY = 8;
 /** A key, or an item read by it, as one string. */
 const keyId = (key: Key | Item) => `${key.pk}\u0000${key.sk}`;
 
-export const recipientRepository: RecipientRepository = {
+export const addRecipientsStore: AddRecipientsStore = {
   /**
    * The notification, its rows for the recipients named, tenants, users, e-mail links and embed
    * users, all in the same BatchGet calls (100 keys each): the cost follows the request, never the
@@ -70,7 +70,7 @@ export const recipientRepository: RecipientRepository = {
     }
     const items = await batchGetAll(
       [...wanted.values()].map(({ key }) => key),
-      { remainingTimeMs: options.remainingTimeMs, concurrency: READ_CONCURRENCY },
+      { deadline: options.deadline, concurrency: READ_CONCURRENCY },
     );
     for (const item of items) wanted.get(keyId(item))?.take(item);
     return found;
@@ -82,7 +82,7 @@ export const recipientRepository: RecipientRepository = {
   /** One conditional PutItem per row (1 WCU each; BatchWrite takes no condition), several in flight. */
   async createRecipients(notification, recipients, options) {
     const created = await inParallel(recipients, WRITE_CONCURRENCY, (recipient) => {
-      ensureTimeLeft(options.remainingTimeMs);
+      ensureTimeLeft(options.deadline);
       return conditionHeld(() =>
         documentClient().send(
           new PutCommand({
@@ -102,7 +102,7 @@ export const recipientRepository: RecipientRepository = {
    */
   async updateRecipients(notification, updates, options) {
     const applied = await inParallel(updates, WRITE_CONCURRENCY, ({ previous, next }) => {
-      ensureTimeLeft(options.remainingTimeMs);
+      ensureTimeLeft(options.deadline);
       const before = propertyAttributes(previous.properties);
       const after = propertyAttributes(next.properties);
       const names: Record<string, string> = {};

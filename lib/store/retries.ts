@@ -10,8 +10,8 @@ import { findDashboard } from '#lib/store/dashboards';
 import { awaitingOutcomesIndex, indexes, indexPartitions, keys } from '#lib/store/keys';
 import { notificationIsLive } from '#lib/store/notification-guard';
 import { queryPage, stringAttribute } from '#lib/store/query';
+import { findNotification } from '#lib/store/run-delivery';
 import { currentRun, settleRun } from '#lib/store/run-status';
-import { findNotification } from '#lib/store/runs';
 
 /**
  * Retry in storage. A run's failed deliveries are the only items of their gsi1 partition, so a retry

@@ -1,5 +1,5 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { type Run, settledStatus } from '#lib/domain/runs';
+import { isComplete, type Run, settledStatus } from '#lib/domain/runs';
 import { documentClient, tableName } from '#lib/store/client';
 import { decodeRun } from '#lib/store/codecs/runs';
 import { conditionHeld } from '#lib/store/conditional';
@@ -28,7 +28,7 @@ export async function currentRun(ref: {
 export async function settleRun(run: Run, now: number = Date.now()): Promise<Run> {
   const status = settledStatus(run);
   if (status === run.status) return run;
-  const complete = status === 'completed' || status === 'completed_with_failures';
+  const complete = isComplete(status);
   const completedAt = complete ? new Date(now).toISOString() : null;
   const awaiting = awaitingOutcomesIndex.run(run.deploymentId, run.notificationId, run.runId, now);
   const settled = await conditionHeld(() =>

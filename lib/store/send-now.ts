@@ -4,16 +4,20 @@ import { documentClient, tableName } from '#lib/store/client';
 import { decodeSendNowMarker, encodeSendNowMarker } from '#lib/store/codecs/dispatch';
 import { STORED_DISPATCHING } from '#lib/store/codecs/runs';
 import { transact } from '#lib/store/conditional';
+import { findDashboard } from '#lib/store/dashboards';
 import { getItem } from '#lib/store/items';
 import { keys } from '#lib/store/keys';
-import { dispatchStore, runClaim } from '#lib/store/runs';
+import { findNotification, runClaim, runDeliveryStore } from '#lib/store/run-delivery';
 
 /**
- * Send-now's storage: the dispatcher's, plus the one write that decides the send-now limit and makes
- * the run. Kept apart so that the dispatcher's bundle (and its grants) carry no transaction.
+ * Send-now's storage: a run's deliveries as the dispatcher writes them, plus the one write that decides
+ * the send-now limit and makes the run. Kept apart so that the dispatcher's bundle (and its grants)
+ * carry no send-now transaction, and this one none of the due index.
  */
 export const sendNowStore: SendNowStore = {
-  ...dispatchStore,
+  ...runDeliveryStore,
+  findNotification,
+  findDashboard,
 
   async createManualRun(run, lease, previousNoLaterThan) {
     const ref = { deploymentId: run.deploymentId, id: run.notificationId };

@@ -6,7 +6,7 @@ import { decodeConsoleUser, decodeUserLink } from '#lib/store/codecs/users';
 import { findDashboard } from '#lib/store/dashboards';
 import { keys } from '#lib/store/keys';
 import { notificationIsLive } from '#lib/store/notification-guard';
-import { findNotification, putDeliveries } from '#lib/store/runs';
+import { findNotification, putDeliveries } from '#lib/store/run-delivery';
 import { sendNowStore } from '#lib/store/send-now';
 
 /** A test send reads and writes as send-now does; its console users are read by key, as add-recipients reads them. */
@@ -27,7 +27,7 @@ export const testSendStore: TestSendStore = {
     // An e-mail names its user through a link item: the users it links to are a second round of reads.
     const linked = emailLinks.map((link) => link.userId).filter((id) => !userIds.includes(id));
     if (linked.length > 0) users.push(...(await batchGetAll(linked.map(keys.user))).map(decodeConsoleUser));
-    return { tenants: [], users, emailLinks, embedUsers: [] };
+    return { users, emailLinks };
   },
   userRowKey: (ref, userId) => keys.userRecipient(ref.deploymentId, ref.id, userId).sk,
   putDeliveries,

@@ -100,9 +100,11 @@ describe('purgePass', () => {
     let left = 7_000;
     const summary = await purgePass(store, {
       now,
-      remainingTimeMs: () => {
-        left -= 1_000;
-        return left;
+      deadline: {
+        remainingMs: () => {
+          left -= 1_000;
+          return left;
+        },
       },
     });
     // 6,000 then 5,000 ms left: one step only.

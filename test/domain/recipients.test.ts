@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ConsoleUser, EmbedUser } from '#lib/domain/entities';
-import { addRecipients, type DirectoryRequest, type RecipientRepository } from '#lib/domain/recipients';
+import { type AddRecipientsStore, addRecipients, type DirectoryRequest } from '#lib/domain/recipients';
 import { normalizeExternalId, type RecipientInput } from '#lib/domain/recipients-input';
 import { type EmbedUserRef, identityOf, type StoredRecipient } from '#lib/domain/recipients-resolution';
 import {
@@ -46,7 +46,7 @@ function memoryRepository(options: { beforeCreate?: (embedUsers: Map<string, Emb
   const calls: { method: string; detail?: unknown }[] = [];
   let counter = 0;
 
-  const repository: RecipientRepository = {
+  const repository: AddRecipientsStore = {
     notificationIsLive: async () => true,
     async lookUp(request: DirectoryRequest) {
       calls.push({ method: 'lookUp', detail: request });

@@ -124,9 +124,11 @@ describe('retryRun', () => {
     const { store, sink, sent } = world({ failed: 300 });
     const result = await retryRun(store, sink, ref, {
       now,
-      remainingTimeMs: () => {
-        left -= 3_500;
-        return left;
+      deadline: {
+        remainingMs: () => {
+          left -= 3_500;
+          return left;
+        },
       },
     });
     // 6,500 ms left after the first page, 3,000 after the second: no third.

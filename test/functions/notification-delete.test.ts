@@ -223,7 +223,7 @@ describe('the background purge', () => {
     const short = await purgePass(oneStep, {
       now: Date.now() + PURGE_GRACE_MS + 1_000,
       itemsPerStep: 1_000,
-      remainingTimeMs: () => (calls++ === 0 ? 6_000 : 1_000),
+      deadline: { remainingMs: () => (calls++ === 0 ? 6_000 : 1_000) },
     });
     expect(steps).toBe(1);
     expect(short).toMatchObject({ deleted: 1_000, unfinished: 1, finished: 0 });

@@ -11,8 +11,11 @@ import type { Key } from '#lib/store/keys';
  * values come back exactly). `expiresAt` is the table's TTL attribute, in epoch seconds.
  */
 
+/** Claimed by a request still creating, or done with what it created. */
+const idempotencyStates = ['pending', 'done'] as const;
+
 export interface IdempotencyRecord {
-  state: 'pending' | 'done';
+  state: (typeof idempotencyStates)[number];
   fingerprint: string;
   owner: string;
   /** Epoch ms; gone once the record is done. */
@@ -49,7 +52,7 @@ export function encodeIdempotencyClaim(
 export const encodeIdempotencyResult = (notification: Notification) => JSON.stringify(notification);
 
 const idempotencyItem = z.looseObject({
-  state: z.enum(['pending', 'done']),
+  state: z.enum(idempotencyStates),
   fingerprint: z.string(),
   owner: z.string(),
   leaseUntil: z.optional(z.number()),

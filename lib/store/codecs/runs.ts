@@ -3,6 +3,7 @@ import { config } from '#lib/config';
 import { runExpiresAt, runInstant } from '#lib/domain/retention';
 import {
   type Delivery,
+  deliveryRecipientTypes,
   deliverySkipReasons,
   deliveryStatuses,
   type Run,
@@ -126,7 +127,7 @@ const deliveryItem = z.looseObject({
   sk: z.string(),
   recipientKey: z.string(),
   // The recipient as the run's output showed it, copied from the checked row and user.
-  recipient: z.looseObject({ type: z.enum(['USER', 'EMBED_USER']) }),
+  recipient: z.looseObject({ type: z.enum(deliveryRecipientTypes) }),
   status: z.enum(deliveryStatuses),
   reason: z.optional(z.nullable(z.enum(deliverySkipReasons))),
   jobId: z.optional(z.nullable(z.string())),
@@ -139,7 +140,7 @@ const deliveryItem = z.looseObject({
 /** The recipient of each kind, checked once its kind is known (one schema each: no union to bundle). */
 const userDelivery = z.looseObject({
   recipient: z.looseObject({
-    type: z.enum(['USER']),
+    type: z.literal('USER'),
     userId: z.int(),
     email: z.string(),
     username: z.string(),
@@ -147,7 +148,7 @@ const userDelivery = z.looseObject({
 });
 const embedUserDelivery = z.looseObject({
   recipient: z.looseObject({
-    type: z.enum(['EMBED_USER']),
+    type: z.literal('EMBED_USER'),
     embedTenantName: z.string(),
     externalId: z.string(),
     embedUserId: z.int(),
