@@ -7,7 +7,7 @@ import { getItem } from '#lib/store/items';
 import { keys } from '#lib/store/keys';
 import { tableDefinition } from '#lib/store/table-definition';
 import { embedRecipient, putItems } from '#test/support/stored-items';
-import { describe, watch, writeActions } from './dynamodb.ts';
+import { describe, watch, writes } from './dynamodb.ts';
 import { ADMIN } from './fixture.ts';
 import { type Bench, ms, round, section, summarize, timed } from './report.ts';
 import type { Stack } from './stack.ts';
@@ -53,7 +53,7 @@ async function atTheLimit(bench: Bench, stack: Stack, runs: number) {
       return ms;
     };
     const added = await watch(() => send('createdRecipients'));
-    const items = writeActions(added.calls).flatMap((a) => (a.item ? [a.item] : []));
+    const items = writes(added.calls).flatMap((w) => (w.item ? [w.item] : []));
     const bare = await bareWrite(stack, items, `${process.env.TABLE_NAME}-bare-${run}`);
     const again = await watch(() => send('unchangedRecipients'));
     for (const [k, ms] of [added.result, bare.ms, again.result].entries()) times[k]?.push(ms);

@@ -88,49 +88,36 @@ const itemBytes = (item: Attributes): number =>
   Object.entries(item).reduce((sum, [name, value]) => sum + Buffer.byteLength(name) + valueBytes(value), 0);
 const itemUnits = (item: Attributes) => Math.max(1, Math.ceil(itemBytes(item) / 1024));
 
-/** One item written (or checked, in a transaction) by a call; transactions and batches unpacked. */
-interface WriteAction {
-  item?: Attributes;
-  key?: Attributes;
-  update?: { expression: string; names: Record<string, string> };
-  check?: boolean;
-  transactional?: boolean;
-}
-
-function action(kind: string, request: Record<string, unknown>, transactional = false): WriteAction {
-  const key = request.Key as Attributes | undefined;
-  if (kind === 'Put' || kind === 'PutRequest') return { item: request.Item as Attributes, transactional };
-  if (kind === 'Update') {
-    const names = (request.ExpressionAttributeNames ?? {}) as Record<string, string>;
-    return { key, update: { expression: String(request.UpdateExpression ?? ''), names }, transactional };
-  }
-  return { key, check: kind === 'ConditionCheck', transactional };
-}
-
-export function writeActions(calls: readonly Call[]): WriteAction[] {
-  return calls.flatMap(({ operation, input }): WriteAction[] => {
+type Request = Record<string, unknown>;
+/** Each item a call writes (or checks, in a transaction): transactions and batches unpacked. */
+export function writes(calls: readonly Call[]) {
+  const write = (kind: string, request: Request, transactional = false) => ({
+    kind: kind.replace(/Request$/, ''),
+    item: request.Item as Attributes | undefined,
+    sk: String((request.Key as Attributes | undefined)?.sk?.S ?? ''),
+    update: String(request.UpdateExpression ?? ''),
+    names: (request.ExpressionAttributeNames ?? {}) as Record<string, string>,
+    transactional,
+  });
+  const each = (actions: Record<string, Request>[], transactional = false) =>
+    actions.flatMap((action) =>
+      Object.entries(action).map(([kind, request]) => write(kind, request, transactional)),
+    );
+  return calls.flatMap(({ operation, input }) => {
     if (operation === 'TransactWriteItems')
-      return (input.TransactItems as Record<string, Record<string, unknown>>[]).flatMap((one) =>
-        Object.entries(one).map(([kind, request]) => action(kind, request, true)),
-      );
-    if (operation === 'BatchWriteItem')
-      return Object.values(input.RequestItems as Record<string, Record<string, Record<string, unknown>>[]>)
-        .flat()
-        .flatMap((one) => Object.entries(one).map(([kind, request]) => action(kind, request)));
+      return each(input.TransactItems as Record<string, Request>[], true);
+    if (operation === 'BatchWriteItem') return each(Object.values(input.RequestItems as object).flat());
     const kind = operation.replace(/Item$/, '');
-    return ['Put', 'Update', 'Delete'].includes(kind) ? [action(kind, input)] : [];
+    return ['Put', 'Update', 'Delete'].includes(kind) ? [write(kind, input)] : [];
   });
 }
 
 /**
- * Billed write units of the recorded calls: 1 per KB per item put, 1 per update or delete (the item's
- * size before it is not in the request; ours are small), twice that inside a transaction.
+ * Billed write units of the recorded calls: 1 per KB per item put, 1 per update, delete or condition
+ * check (the item's size before it is not in the request; ours are small), twice that in a transaction.
  */
 export const billedWriteUnits = (calls: readonly Call[]) =>
-  writeActions(calls).reduce(
-    (sum, a) => sum + (a.item ? itemUnits(a.item) : 1) * (a.transactional ? 2 : 1),
-    0,
-  );
+  writes(calls).reduce((sum, w) => sum + (w.item ? itemUnits(w.item) : 1) * (w.transactional ? 2 : 1), 0);
 
 /**
  * Index writes as DynamoDB bills them, per index: a put of an item with the index's key attributes
@@ -140,21 +127,19 @@ export const billedWriteUnits = (calls: readonly Call[]) =>
  */
 export function indexWriteUnits(calls: readonly Call[]): { due: number; lists: number } {
   let [due, lists] = [0, 0];
-  for (const { item, key, update, check } of writeActions(calls)) {
-    if (check) continue;
+  for (const { kind, item, sk, update, names } of writes(calls)) {
     if (item) {
       due += item.gsi3pk ? 1 : 0;
       lists += (item.gsi1pk ? 1 : 0) + (item.gsi2pk ? 1 : 0);
       continue;
     }
-    const sk = String(key?.sk?.S ?? '');
+    if (kind === 'ConditionCheck') continue;
     if (sk === 'NOTIFICATION' || sk.startsWith('RECIPIENT#')) lists += 2;
-    if (!update) continue;
-    const [setPart = '', removePart = ''] = update.expression.split(/\bREMOVE\b/);
-    const touches = (part: string) =>
-      Object.entries(update.names).some(
-        ([placeholder, name]) => name === 'gsi3sk' && part.includes(placeholder),
-      ) || /\bgsi3sk\b/.test(part);
+    const [setPart = '', removePart = ''] = update.split(/\bREMOVE\b/);
+    const named = Object.entries(names).flatMap(([placeholder, name]) =>
+      name === 'gsi3sk' ? [placeholder] : [],
+    );
+    const touches = (part: string) => /\bgsi3sk\b/.test(part) || named.some((p) => part.includes(p));
     if (touches(setPart)) due += 2;
     else if (touches(removePart)) due += 1;
   }

@@ -63,18 +63,14 @@ export function benchFixture(keys: BenchKeys): unknown {
   };
 }
 
-export const consoleToken = (keys: BenchKeys) =>
-  signJwt(freshClaims({ iss: ISSUERS.console, aud: 'console', sub: 'idp-sub-ada' }), keys.console);
-export const platformToken = (keys: BenchKeys) =>
-  signJwt(
-    freshClaims({ iss: ISSUERS.platform, aud: 'platform', sub: 'screenshot-service', session: 'screenshot' }),
-    keys.platform,
-  );
-export const embedToken = (keys: BenchKeys, tenant = 'acme') =>
-  signJwt(
-    freshClaims({ iss: ISSUERS.embed, aud: EMBED_AUDIENCE, sub: 'user-1@example.com', tenant }),
-    keys.embed,
-  );
+const claims = {
+  console: { aud: 'console', sub: 'idp-sub-ada' },
+  platform: { aud: 'platform', sub: 'screenshot-service', session: 'screenshot' },
+  embed: { aud: EMBED_AUDIENCE, sub: 'user-1@example.com', tenant: 'acme' },
+};
+/** A token of `kind`, signed now with this run's key, valid for an hour. */
+export const tokenOf = (keys: BenchKeys, kind: keyof typeof ISSUERS, more = {}) =>
+  signJwt(freshClaims({ iss: ISSUERS[kind], ...claims[kind], ...more }), keys[kind]);
 
 /** A DAILY 09:00 UTC notification on dashboard 70 of deployment 7, disabled unless `fields` say otherwise. */
 export const notificationOf = (id: number, fields: Partial<Notification> = {}): Notification =>

@@ -22,8 +22,9 @@ const neverSeen = (kind: 'admin' | 'embed') => {
 /** The caller's Authorization header: a warm one (its lookup cached after the first), or one never seen. */
 function callerOf({ caller = 'admin' }: Scenario, keys: fixture.BenchKeys, cold = false) {
   if (caller === 'admin') return cold ? `Bearer ${neverSeen('admin')}` : fixture.ADMIN;
-  if (caller === 'embed') return `Bearer ${fixture.embedToken(keys, cold ? neverSeen('embed') : 'acme')}`;
-  return caller === 'platform' ? `Bearer ${fixture.platformToken(keys)}` : undefined;
+  if (caller === 'embed')
+    return `Bearer ${fixture.tokenOf(keys, 'embed', cold ? { tenant: neverSeen('embed') } : {})}`;
+  return caller === 'platform' ? `Bearer ${fixture.tokenOf(keys, 'platform')}` : undefined;
 }
 
 /** A scenario's request, to send as often as needed; its caller signed once (signing is the client's cost). */

@@ -1,7 +1,7 @@
 import './quiet.ts';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
-import { Figures } from './budgets.ts';
+import { type Figure, Figures } from './budgets.ts';
 import { costSection } from './cost.ts';
 import { dispatchSection } from './dispatch.ts';
 import { benchFixture, generateKeys } from './fixture.ts';
@@ -27,61 +27,48 @@ const settings = smoke
   ? { imports: 1, requests: 1, warmup: 1, recipientRuns: 1, tokenBatches: 1 }
   : { imports: 20, requests: 500, warmup: 50, recipientRuns: 7, tokenBatches: 20 };
 
-async function main(): Promise<number> {
-  const startedAt = new Date();
-  const stopProgress = startProgress(startedAt.getTime());
-  const bench: Bench = { smoke, figures: new Figures(), errors: [], workDirectory };
-  const { figures, errors } = bench;
-  const machine = `${cpus().length} × ${cpus()[0]?.model}, load average ${loadavg()
-    .map((l) => l.toFixed(2))
-    .join(' ')}`;
-  const mode = smoke ? 'smoke: one iteration; only deterministic budgets can fail it' : 'full run';
-  const at = startedAt.toISOString().slice(0, 16).replace('T', ' ');
-  log(`Run of ${at} UTC (${mode}): Node ${process.versions.node}, ${machine}.`);
-
-  await coldStartSection(bench, settings.imports);
-  const keys = generateKeys();
-  await tokensSection(bench, keys, settings.tokenBatches);
-  const stack = await part(bench, 'DynamoDB Local', () => startStack(benchFixture(keys)));
-  try {
-    if (stack) {
-      await perRequestSection(bench, stack, keys, settings);
-      await costSection(bench, stack, settings.recipientRuns);
-      await dispatchSection(bench);
-      await historySection(bench, stack);
-      await listWalksSection(bench, stack);
-    }
-  } finally {
-    await stack?.close();
-  }
-  section(bench, 'Budgets');
-  const budgets = figures.all.filter((f) => f.limit !== undefined);
-  const timings = budgets.filter((b) => !b.met && !b.deterministic).length;
-  const [met, waived] = [budgets.filter((b) => b.met).length, budgets.filter((b) => b.waived).length];
-  log(
-    `${budgets.length} budgets: ${met} met, ${waived} known misses, ${timings} timings missed (reported, not gating).`,
-  );
-  stopProgress();
-  const durationSeconds = Math.round((Date.now() - startedAt.getTime()) / 1000);
-  log(`\nThe run took ${durationSeconds} s.`);
-  const results = { mode, startedAt, node: process.versions.node, machine, settings, durationSeconds };
-  await mkdir(workDirectory, { recursive: true });
-  await writeFile(
-    `${workDirectory}results${smoke ? '-smoke' : ''}.json`,
-    `${JSON.stringify({ ...results, figures: figures.all, errors }, null, 2)}\n`,
-  );
-  for (const figure of figures.unneededWaivers())
-    console.log(`NOTE: "${figure}" now meets its target; remove it from knownMisses in bench/budgets.ts.`);
-  for (const f of figures.failures())
-    console.log(`BUDGET MISSED: ${f.figure}: ${f.value} > ${f.limit} ${f.unit}`);
-  for (const error of errors) console.log(`FAILED: ${error}`);
-  return figures.failures().length > 0 || errors.length > 0 ? 1 : 0;
-}
-
-main().then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    console.error(error);
-    process.exit(1);
-  },
+const startedAt = new Date();
+const stopProgress = startProgress(startedAt.getTime());
+const bench: Bench = { smoke, figures: new Figures(), errors: [], workDirectory };
+const { figures, errors } = bench;
+const machine = `${cpus().length} × ${cpus()[0]?.model}, load average ${loadavg().map((l) => l.toFixed(2))}`;
+const mode = smoke ? 'smoke: one iteration; only deterministic budgets can fail it' : 'full run';
+log(
+  `Run of ${startedAt.toISOString().slice(0, 16)} UTC (${mode}): Node ${process.versions.node}, ${machine}.`,
 );
+
+await coldStartSection(bench, settings.imports);
+const keys = generateKeys();
+await tokensSection(bench, keys, settings.tokenBatches);
+const stack = await part(bench, 'DynamoDB Local', () => startStack(benchFixture(keys)));
+try {
+  if (stack) {
+    await perRequestSection(bench, stack, keys, settings);
+    await costSection(bench, stack, settings.recipientRuns);
+    await dispatchSection(bench);
+    await historySection(bench, stack);
+    await listWalksSection(bench, stack);
+  }
+} finally {
+  await stack?.close();
+}
+await section(bench, 'Budgets');
+const budgets = figures.all.filter((f) => f.limit !== undefined);
+const count = (which: (budget: Figure) => unknown) => budgets.filter(which).length;
+const misses = `${count((b) => b.waived)} known misses, ${count((b) => !b.met && !b.deterministic)} timings missed`;
+log(`${budgets.length} budgets: ${count((b) => b.met)} met, ${misses} (reported, not gating).`);
+stopProgress();
+const durationSeconds = Math.round((Date.now() - startedAt.getTime()) / 1000);
+log(`\nThe run took ${durationSeconds} s.`);
+const results = { mode, startedAt, node: process.versions.node, machine, settings, durationSeconds };
+await mkdir(workDirectory, { recursive: true });
+await writeFile(
+  `${workDirectory}results${smoke ? '-smoke' : ''}.json`,
+  `${JSON.stringify({ ...results, figures: figures.all, errors }, null, 2)}\n`,
+);
+for (const figure of figures.unneededWaivers())
+  console.log(`NOTE: "${figure}" now meets its target; remove it from knownMisses in bench/budgets.ts.`);
+for (const f of figures.failures())
+  console.log(`BUDGET MISSED: ${f.figure}: ${f.value} > ${f.limit} ${f.unit}`);
+for (const error of errors) console.log(`FAILED: ${error}`);
+process.exit(figures.failures().length > 0 || errors.length > 0 ? 1 : 0);

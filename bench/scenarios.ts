@@ -11,12 +11,11 @@ import { BENCH_UNSUBSCRIBE_KEY } from './fixture.ts';
 export interface Scenario {
   description: string;
   params?: Record<string, string>;
-  /** A query string, without the `?`. */
   query?: string;
   /** Who calls: an admin's API key (unless said), a token of an embed tenant or of the platform, or nobody. */
   caller?: 'admin' | 'embed' | 'platform' | 'public';
   body?: (i: number) => unknown;
-  /** The status expected (unless said, 200). */
+  /** Unless said, 200. */
   status?: number;
   budget: { requests: number; readUnits: number; writeUnits: number };
 }
@@ -29,26 +28,24 @@ const notification700 = { deploymentId: '7', id: '700' };
 const noRun = { ...notification700, runId: '20261123T080000000Z-s' };
 const unsubscribe = { deploymentId: 7, id: 700, recipient: { type: 'USER', userId: 999 } } as const;
 const unsubscribeQuery = `token=${unsubscribeToken(unsubscribe, BENCH_UNSUBSCRIBE_KEY)}`;
+const resent = Array.from({ length: 10 }, (_, k) => ({
+  embedTenantName: 'acme',
+  externalId: `re-${k}@x.example`,
+}));
 
 export const scenarios: Record<Operation, Scenario> = {
   'update-notification': {
     description: 'set the hour of a DAILY notification',
     params: notification700,
     body: (i) => ({ hour: 6 + (i % 12) }),
-    // One conditional write (< 1 KB) without a read, then the schedule entry with the new hour's instants.
-    // Each write of the item rewrites its gsi1 and gsi2 entries (projection ALL) and marks it in the due index.
+    // A conditional write without a read (its gsi1, gsi2 and due entries too), then the schedule entry.
     budget: { requests: 2, readUnits: 0, writeUnits: 8 },
   },
   'add-recipients': {
     // The steady state of a client that re-sends its recipient list.
     description: 're-send 10 embed recipients (all unchanged)',
     params: { deploymentId: '7', id: '701' },
-    body: () => ({
-      recipients: Array.from({ length: 10 }, (_, k) => ({
-        embedTenantName: 'acme',
-        externalId: `overhead-${k + 1}@example.com`,
-      })),
-    }),
+    body: () => ({ recipients: resent }),
     // One BatchGet: the notification, its 10 rows, the tenant.
     budget: { requests: 1, readUnits: 13, writeUnits: 0 },
   },
@@ -78,8 +75,7 @@ export const scenarios: Record<Operation, Scenario> = {
     params: { deploymentId: '7' },
     body: (i) => ({ dashboardId: 70, scheduleType: 'DAILY', hour: i % 24 }),
     status: 201,
-    // The dashboard link, the id counter's ADD, the transaction of the item (with its two list-index
-    // entries) and its schedule entry (with its due entry), as DynamoDB Local counts a transaction.
+    // The dashboard link, the id counter's ADD, the transaction of the item and its schedule entry.
     budget: { requests: 3, readUnits: 1, writeUnits: 11 },
   },
   'get-notification': {
@@ -107,8 +103,7 @@ export const scenarios: Record<Operation, Scenario> = {
     params: notification700,
     body: () => ({ recipients: [{ type: 'USER', id: 999 }] }),
     status: 204,
-    // The notification (the 404), one BatchWriteItem of one delete (billed with the index's), the
-    // notification again (the race guard with a delete).
+    // The notification (the 404), a BatchWriteItem of one delete, the notification again (the race guard).
     budget: { requests: 3, readUnits: 2, writeUnits: 2 },
   },
   'get-api-spec': {
@@ -121,19 +116,17 @@ export const scenarios: Record<Operation, Scenario> = {
     description: 'send a notification now (demo recipients, jobs to the outbox)',
     params: notification700,
     status: 202,
-    // The notification, its dashboard link, the dashboard, the last send-now; the run and the send-now
-    // marker (a transaction: writes cost double, its condition checks bill as writes); the recipients
-    // (Query), their console users (BatchGet), the deliveries (BatchWrite); the notification again (the
-    // race guard with a delete); the run finished, with its entry among the runs awaiting outcomes.
+    // The notification, its dashboard link and dashboard, the last send-now; the run and the send-now marker
+    // (a transaction: writes cost double); the recipients, their console users, the deliveries; the
+    // notification again (the race guard with a delete); the run finished, awaiting outcomes.
     budget: { requests: 10, readUnits: 8, writeUnits: 12 },
   },
   'list-runs': {
     description: 'first page (first=10) of the runs of a notification',
     params: notification700,
     query: 'first=10',
-    // One Query of eleven runs (one says whether a next page exists), eventually consistent; the page is
-    // named, as send-notification has left hundreds of runs by then. Then the notification: a deleted
-    // one's runs stay until the purge, and are 404 from the delete's answer on.
+    // One Query of eleven runs (one tells if a next page exists; the page is named: send-notification
+    // leaves hundreds); then the notification: a deleted one's runs are 404 until the purge removes them.
     budget: { requests: 2, readUnits: 2, writeUnits: 0 },
   },
   'list-deliveries': {

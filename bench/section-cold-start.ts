@@ -23,88 +23,64 @@ async function bundle(entry: string, outDir: string) {
   const file = `${outDir}/index.mjs`;
   const { code, parts } = await bundleAsDeployed(new URL(entry, root).pathname, file);
   await writeFile(file, code.contents);
-  return {
-    file,
-    bytes: code.contents.length,
-    gzipBytes: gzipSync(code.contents, { level: 9 }).length,
-    parts,
-  };
+  const [bytes, gzipBytes] = [code.contents.length, gzipSync(code.contents, { level: 9 }).length];
+  return { file, bytes, gzipBytes, parts, importMs: [] as number[], processMs: [] as number[] };
 }
 
 /**
  * `await import(bundle)` timed in a fresh Node process (the Node running the bench: Node 24 under npm),
  * `iterations` times per bundle, in rounds over all bundles so that a burst of load hits all alike.
  */
-async function importTimes(files: string[], iterations: number) {
-  const samples = files.map(() => ({ importMs: [] as number[], processMs: [] as number[] }));
+async function importTimes(bundles: Awaited<ReturnType<typeof bundle>>[], iterations: number) {
   // Nothing from the caller's environment may change how Node loads the bundle.
   const { NODE_OPTIONS: _options, ...env } = process.env;
   for (let round = 0; round < iterations; round++)
-    for (let i = 0; i < files.length; i++) {
-      const k = (i + round) % files.length;
-      const { stdout } = await run(process.execPath, [probe, pathToFileURL(files[k] ?? '').href], { env });
+    for (const b of [...bundles.slice(round % bundles.length), ...bundles.slice(0, round % bundles.length)]) {
+      const { stdout } = await run(process.execPath, [probe, pathToFileURL(b.file).href], { env });
       // `processMs`: from the process's start to the import's end, Node's own start-up included.
       const { importMs, processMs } = JSON.parse(stdout);
-      samples[k]?.importMs.push(importMs);
-      samples[k]?.processMs.push(processMs);
+      b.importMs.push(importMs);
+      b.processMs.push(processMs);
     }
-  return samples.map(({ importMs, processMs }) => ({
-    importMs: summarize(importMs),
-    processMs: summarize(processMs),
-  }));
 }
 
 export async function coldStartSection(bench: Bench, iterations: number) {
-  section(
-    bench,
-    '1. Cold start: each function bundled as the CDK stack bundles it, imported in fresh processes',
-  );
+  const title =
+    '1. Cold start: each function bundled as the CDK stack bundles it, imported in fresh processes';
+  await section(bench, title);
   // Every function the stack deploys: one per route, the dispatcher, its coordinator and the purge.
-  const functions = readdirSync(new URL('functions/', root)).filter((file) => file.endsWith('.ts'));
-  const entries = [
-    ['floor', 'bench/entries/floor.ts'],
-    ...functions.sort().map((file) => [file.slice(0, -3), `functions/${file}`]),
-  ];
+  const names = readdirSync(new URL('functions/', root)).flatMap(
+    (file) => /^(.*)\.ts$/.exec(file)?.[1] ?? [],
+  );
   const bundles: ({ name: string } & Awaited<ReturnType<typeof bundle>>)[] = [];
-  for (const [name = '', entry = ''] of entries) {
-    const figures = await part(bench, `bundle ${name}`, () =>
-      bundle(entry, `${bench.workDirectory}bundles/${name}`),
-    );
-    if (figures) bundles.push({ name, ...figures });
+  for (const name of ['floor', ...names.sort()]) {
+    const entry = name === 'floor' ? 'bench/entries/floor.ts' : `functions/${name}.ts`;
+    const outDir = `${bench.workDirectory}bundles/${name}`;
+    const bundled = await part(bench, `bundle ${name}`, () => bundle(entry, outDir));
+    if (bundled) bundles.push({ name, ...bundled });
   }
   // First in the run: nothing else (DynamoDB Local's JVM above all) competes for the CPU yet.
-  const times = await part(bench, 'cold starts', () =>
-    importTimes(
-      bundles.map((b) => b.file),
-      iterations,
-    ),
-  );
-  const measured = bundles.map((b, k) => ({
-    ...b,
-    ...(times?.[k] ?? { importMs: summarize([]), processMs: summarize([]) }),
-  }));
-  const floor = measured.find((b) => b.name === 'floor');
-  for (const b of measured) {
+  await part(bench, 'cold starts', () => importTimes(bundles, iterations));
+  const floor = bundles.find((b) => b.name === 'floor');
+  const floorImport = summarize(floor?.importMs ?? []).median;
+  for (const b of bundles) {
     const { show, gate, timing } = bench.figures.about(b.name);
-    const isFunction = b !== floor;
-    const overFloor = b.bytes - (floor?.bytes ?? Number.NaN);
-    if (isFunction) gate('bundle bytes', b.bytes, (floor?.bytes ?? 0) + bytesOverFloorOf(b.name), 'bytes');
+    const [importMs, overFloor] = [summarize(b.importMs), b.bytes - (floor?.bytes ?? Number.NaN)];
+    if (b !== floor) gate('bundle bytes', b.bytes, (floor?.bytes ?? 0) + bytesOverFloorOf(b.name), 'bytes');
     else show('bundle bytes', b.bytes, 'bytes');
     show('gzip', kb(b.gzipBytes));
     show('over floor', kb(overFloor));
     // Only the schedule writers compute a schedule's reading and instants.
     const cronBytes = CRON_PACKAGES.reduce((sum, name) => sum + (b.parts.get(name) ?? 0), 0);
-    if (isFunction && !isScheduleWriter(b.name)) gate('cron library bytes', cronBytes, 0, 'bytes');
-    show(`import median (${iterations})`, ms(b.importMs.median));
-    show('import p99', ms(b.importMs.p99));
-    show('process median', ms(b.processMs.median));
-    if (!isFunction || !floor) continue;
-    timing('import / floor', round(b.importMs.median / floor.importMs.median, 3), importRatioOf(b.name));
+    if (b !== floor && !isScheduleWriter(b.name)) gate('cron library bytes', cronBytes, 0, 'bytes');
+    show(`import median (${iterations})`, ms(importMs.median));
+    show('import p99', ms(importMs.p99));
+    show('process median', ms(summarize(b.processMs).median));
+    if (b === floor || !floor) continue;
+    timing('import / floor', round(importMs.median / floorImport, 3), importRatioOf(b.name));
     if (overFloor <= bytesOverFloorOf(b.name)) continue;
     const beyond = [...b.parts].map(([name, bytes]) => [name, bytes - (floor.parts.get(name) ?? 0)] as const);
     const largest = beyond.sort((x, y) => y[1] - x[1]).slice(0, 6);
-    note(
-      `${b.name} holds beyond the floor: ${largest.map(([name, bytes]) => `${name} ${kb(bytes)}`).join(', ')}`,
-    );
+    note(`${b.name} holds beyond the floor: ${largest.map(([name, n]) => `${name} ${kb(n)}`).join(', ')}`);
   }
 }
