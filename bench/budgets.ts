@@ -1,8 +1,7 @@
 /**
- * The performance targets, checked against this run's figures as they come, and every other figure of
- * the run. Deterministic figures (bytes, DynamoDB requests, capacity units) fail the run when missed;
- * timings are judged against their floor from the same run and reported, never failing it (a shared
- * CI machine's load would make them flaky). BENCHMARKS.md says what each target holds and why.
+ * The figures of a run and its budgets: a deterministic one (bytes, DynamoDB requests, capacity units)
+ * fails the run when missed; a timing, a ratio to its floor from the same run, is reported, never failing
+ * it (a shared CI machine's load would make it flaky). BENCHMARKS.md says what each target holds and why.
  */
 
 export interface Figure {
@@ -19,19 +18,11 @@ export interface Figure {
 }
 
 const KB = 1024;
-/**
- * The functions that write a schedule compute its reading and upcoming instants, so they alone may
- * hold the cron code (cron-parser with luxon, cronstrue) and nothing else beyond the others' budget.
- */
+/** The functions that write a schedule compute its reading and instants: they alone may hold the cron code. */
 const SCHEDULE_WRITERS = ['create-notification', 'update-notification', 'dispatch', 'preview-schedule'];
 export const CRON_PACKAGES = ['luxon', 'cron-parser', 'cronstrue'];
 export const isScheduleWriter = (operation: string) => SCHEDULE_WRITERS.includes(operation);
-/**
- * Functions that hold one more AWS client for their job: send-now and retry queue delivery jobs with
- * the SQS client (27 KB over the floor); the dispatch coordinator starts its workers with the Lambda
- * client (70 KB) but holds none of the request chain (schemas, authentication, Middy), and meets the
- * same allowance with room.
- */
+/** Functions with one more AWS client for their job: SQS to queue delivery jobs, Lambda to start workers. */
 const EXTRA_CLIENT = ['send-notification', 'retry-run', 'dispatch-coordinator'];
 /** Bytes a function may hold beyond the floor: +100 KB; +125 KB with one more client; +250 KB with the cron code. */
 export const bytesOverFloorOf = (operation: string) =>
@@ -61,7 +52,6 @@ type Check = (figure: string, value: number, limit: number, unit?: string) => vo
 export class Figures {
   readonly all: Figure[] = [];
 
-  /** A figure shown without a target. */
   show = (figure: string, value: number | string, unit = '') => {
     this.all.push({ figure, value, unit });
   };

@@ -6,18 +6,17 @@ import { encodeRecipient } from '#lib/store/codecs/recipients';
 import { getItem } from '#lib/store/items';
 import { keys } from '#lib/store/keys';
 import { tableDefinition } from '#lib/store/table-definition';
+import { singleFieldUpdates } from '#test/support/single-field-updates';
 import { embedRecipient, putItems } from '#test/support/stored-items';
 import { describe, watch, writes } from './dynamodb.ts';
 import { ADMIN } from './fixture.ts';
-import { type Bench, ms, round, section, summarize, timed } from './report.ts';
+import { type Bench, median, ms, round, section, timed } from './report.ts';
 import type { Stack } from './stack.ts';
 
 /**
- * What adding recipients costs follows the request, not what is stored: 1000 new embed recipients in
- * one request against the floor of writing its items (then the same request again, which must write
- * nothing), and 1 and 10 new on notifications that already hold 0 to 50,000, compared across sizes.
- * And answers that stay true under concurrency: 50 concurrent single-field PUTs on one notification, 20
- * concurrent identical adds of the same 7 recipients. The fixture's notifications 9000 onwards serve.
+ * Adding recipients costs what the request asks, not what is stored: 1000 new against the floor of writing
+ * their items, the same again (nothing to write), 1 and 10 new beside 0 to 50,000 stored. And answers that
+ * stay true under concurrency. The fixture's notifications 9000 onwards serve (BENCHMARKS.md, "Cost").
  */
 
 const notification = (id: number) => `/v1/deployments/7/notifications/${id}`;
@@ -70,7 +69,7 @@ async function atTheLimit(bench: Bench, stack: Stack, runs: number) {
     replay.gate('write requests', again.work.writeRequests, 0, 'requests');
     replay.gate('write units', again.work.writeUnits, 0, 'WCU');
   }
-  const [newMs = 0, bareMs = 0, replayMs = 0] = times.map((t) => summarize(t).median);
+  const [newMs = 0, bareMs = 0, replayMs = 0] = times.map(median);
   bench.figures.show('add-recipients 1000 new: time median', ms(newMs));
   bench.figures.timing('add-recipients 1000 new: time / bare BatchWrite', round(newMs / bareMs, 3), 1.5);
   bench.figures.show('floor, bare BatchWrite: time median', ms(bareMs));
@@ -103,18 +102,17 @@ async function atSize(bench: Bench, stack: Stack, sizes: readonly number[], runs
       c.times.push((await timed(() => c.send(run))).ms);
   for (const c of cases) {
     const empty = cases.find((e) => e.adding === c.adding && e.stored === 0) ?? c;
-    const median = (of: typeof c) => summarize(of.times).median;
     const { show, gate, timing } = bench.figures.about(
       `add-recipients ${c.adding} new at ${c.stored} stored`,
     );
     show('requests', c.work.requests);
     show('by operation', describe(c.work.byOperation));
     show('RCU', c.work.readUnits);
-    show('time median', ms(median(c)));
+    show('time median', ms(median(c.times)));
     if (c === empty) continue;
     gate('DynamoDB requests', c.work.requests - empty.work.requests, 0, 'more than at 0');
     gate('read units', c.work.readUnits - empty.work.readUnits, 0, 'RCU more than at 0');
-    timing('time / time at 0', median(c) / median(empty), 1.2);
+    timing('time / time at 0', median(c.times) / median(empty.times), 1.2);
   }
 }
 
@@ -131,18 +129,10 @@ async function embedUsersStored(recipients: object[]) {
 
 async function concurrency(bench: Bench, stack: Stack) {
   // 50 PUTs on notification 9200, each setting one field (5 fields, 10 times each), all at once.
-  const fields = [
-    (i: number) => ({ minute: i }),
-    (i: number) => ({ hour: i % 24 }),
-    (i: number) => ({ isEnabled: i % 2 === 0 }),
-    (i: number) => ({ notificationFormat: i % 2 === 0 ? 'pdf' : 'png' }),
-    (i: number) => ({ timezone: i % 2 === 0 ? 'Asia/Tokyo' : 'UTC' }),
-  ];
   const version = async () => Number((await getItem(keys.notification(7, 9200)))?.version ?? 0);
   const versionBefore = await version();
-  const put = (i: number) =>
-    stack.request('PUT', notification(9200), { authorization: ADMIN, body: fields[i % 5]?.(i) });
-  const puts = await watch(() => Promise.all(Array.from({ length: 50 }, (_, i) => put(i))));
+  const put = (body: unknown) => stack.request('PUT', notification(9200), { authorization: ADMIN, body });
+  const puts = await watch(() => Promise.all(singleFieldUpdates(50).map(put)));
   const answered = (status: number) => puts.result.filter((reply) => reply.status === status).length;
   const p = bench.figures.about('50 concurrent PUTs');
   p.show('answers', `${answered(200)} × 200, ${answered(409)} × 409`);

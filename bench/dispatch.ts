@@ -21,15 +21,12 @@ import { embedRecipient, putItems } from '#test/support/stored-items';
 import type { Figures } from './budgets.ts';
 import { billedWriteUnits, type Call, describe, indexWriteUnits, watch } from './dynamodb.ts';
 import { notificationOf } from './fixture.ts';
-import { type Bench, ms, part, round, section, timed } from './report.ts';
+import { type Bench, ms, round, section, timed } from './report.ts';
 
 /**
- * The dispatcher at scale, through the domain and the stores the worker uses: one pass with many
- * notifications due in the same minute (each with three recipients: a console user and two embed
- * users) at the deployed concurrency, and send-nows of many recipients finished by passes. Then the
- * deliveries' outcomes and retry, through the domain and the stores the functions use (the HTTP chain
- * in front is measured per request): a report's requests and write units must not grow with its run;
- * many reports of one run at once must leave its counts exact; a retry takes requests per page.
+ * The dispatcher at scale through the domain and the stores the worker uses: a busy minute, send-nows of
+ * many recipients finished by passes; then delivery outcomes and retry, whose cost must not grow with
+ * their run (BENCHMARKS.md, "Dispatch" and "Delivery outcomes").
  */
 
 /** Monday 2026-11-23, 09:00 UTC: the minute every notification of the pass is due. */
@@ -128,11 +125,8 @@ async function deliveries({ figures }: Bench, n: number, outbox: string) {
   /** A notification with `size` recipients, sent now and dispatched: its run and its jobs' ids (`<run>.<delivery>`). */
   const sentRun = async (k: number, size: number) => {
     const ref = await sendAndDispatch(notificationOf(FIRST_ID + 100_000 + k), size, sink);
-    const prefix = `${ref.deploymentId}.${ref.notificationId}.${ref.runId}.`;
-    const jobIds = (await readdir(outbox))
-      .filter((file) => file.startsWith(prefix))
-      .map((file) => file.slice(0, -5));
-    return { ref, jobIds };
+    const ofRun = new RegExp(`^(${ref.deploymentId}\\.${ref.notificationId}\\.${ref.runId}\\..*)\\.json$`);
+    return { ref, jobIds: (await readdir(outbox)).flatMap((file) => ofRun.exec(file)?.[1] ?? []) };
   };
   const [small, large] = [await sentRun(0, 1), await sentRun(1, n)];
   // A report that completes its run settles it too (one more write): the small run's only report does.
@@ -141,33 +135,25 @@ async function deliveries({ figures }: Bench, n: number, outbox: string) {
   gate('outcome report: DynamoDB requests', one.work.requests, 2, 'requests');
   gate('outcome report completing its run: DynamoDB requests', completing.work.requests, 3, 'requests');
   gate('outcome report: write units', billedWriteUnits(one.calls), 4, 'WCU');
-  gate(
-    `outcome report: requests in a run of ${n} beyond a run of 1`,
-    one.work.requests - (completing.work.requests - 1),
-    0,
-  );
+  const beyond = one.work.requests - (completing.work.requests - 1);
+  gate(`outcome report: requests in a run of ${n} beyond a run of 1`, beyond, 0);
 
   // Every other report of the large run at once: a quarter failed, the rest delivered.
-  const outcomes = large.jobIds
-    .slice(1)
-    .map((jobId, i) => [jobId, i % 4 === 0 ? failed : delivered] as const);
+  const outcomes = large.jobIds.slice(1).map((jobId, i) => [jobId, i % 4 ? delivered : failed] as const);
   const all = await timed(() => Promise.all(outcomes.map(([jobId, outcome]) => report(jobId, outcome))));
   const failures = outcomes.filter(([, outcome]) => outcome === failed).length;
   const { status, recipients } = (await currentRun(large.ref)) ?? {};
-  const exact =
-    status === 'completed_with_failures' &&
-    recipients?.failed === failures &&
-    recipients.delivered === n - failures;
+  const counts = status === 'completed_with_failures' ? [recipients?.failed, recipients?.delivered] : [];
   show(`${outcomes.length} concurrent reports: time for all of them`, ms(all.ms));
+  const exact = counts[0] === failures && counts[1] === n - failures;
   gate(`${outcomes.length} concurrent reports: counts wrong`, exact ? 0 : 1, 0);
 
   // A run whose every delivery failed, retried in one request.
   const failing = await sentRun(2, n);
   await Promise.all(failing.jobIds.map((jobId) => report(jobId, failed)));
   const { deploymentId, notificationId: id, runId } = failing.ref;
-  const retry = await watch(() =>
-    timed(() => retryRun(retryStore, sink, { deploymentId, id, runId }, { now: Date.now() })),
-  );
+  const retried = () => retryRun(retryStore, sink, { deploymentId, id, runId }, { now: Date.now() });
+  const retry = await watch(() => timed(retried));
   // Per page of 99 failed deliveries: the page, the embed rows, the race guard's read, a transaction.
   gate(`retry of ${n} failed deliveries: DynamoDB requests`, retry.work.requests, 6 + 4 * Math.ceil(n / 99));
   show(`retry of ${n}: write units (meter)`, round(retry.work.writeUnits, 1), 'WCU');
@@ -181,23 +167,14 @@ export async function dispatchSection(bench: Bench) {
   const outbox = await mkdtemp(join(tmpdir(), 'bench-outbox-'));
   const sink = outboxSink(outbox);
   try {
-    section(bench, `Dispatch: ${due} notifications due in one minute; send-now of many recipients`);
-    await part(bench, 'dispatch', async () => {
+    const busy = `Dispatch: ${due} notifications due in one minute; send-now of many recipients`;
+    await section(bench, busy, async () => {
       await busyMinute(bench, due, sink);
-      for (const [i, count] of sizes.entries()) {
-        const jobsBefore = (await readdir(outbox)).length;
+      for (const [i, count] of sizes.entries())
         await sendAndDispatch(notificationOf(FIRST_ID + due + i), count, sink, bench.figures);
-        bench.figures.show(
-          `send-now of ${count} recipients: jobs written`,
-          (await readdir(outbox)).length - jobsBefore,
-        );
-      }
     });
-    section(
-      bench,
-      'Delivery outcomes and retry: one report, many reports of one run at once, a retry of many',
-    );
-    await part(bench, 'deliveries', () => deliveries(bench, bench.smoke ? 200 : 1000, outbox));
+    const title = 'Delivery outcomes and retry: one report, many reports of one run at once, a retry of many';
+    await section(bench, title, () => deliveries(bench, bench.smoke ? 200 : 1000, outbox));
   } finally {
     await rm(outbox, { recursive: true, force: true });
   }

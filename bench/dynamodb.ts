@@ -2,15 +2,12 @@ import { type DynamoMeter, meterDynamoDb } from '#lib/local/dynamodb-meter';
 import { documentClient } from '#lib/store/client';
 
 /**
- * What a piece of work sends to DynamoDB through the handlers' own client: the tests' SDK meter
- * (requests by operation, consumed capacity as DynamoDB Local reports it) and each call as the wire
- * sees it (a middleware at the build step, after the document client's marshalling), timed: the time
- * with one of them in flight is a request's floor. And the write units DynamoDB would bill for them,
- * which DynamoDB Local does not report (2 units for a transaction of 4 small puts; the service bills 8).
+ * What a piece of work sends to DynamoDB through the handlers' own client: the tests' SDK meter and each
+ * call as the wire sees it (the build step, after marshalling), timed; and the write units DynamoDB would
+ * bill for them, which DynamoDB Local does not report (2 for a transaction of 4 small puts, billed 8).
  */
 
 export interface Call {
-  /** `GetItem`, `UpdateItem`, `BatchWriteItem`, ... */
   operation: string;
   input: Record<string, unknown>;
   startedAt: number;
@@ -23,7 +20,6 @@ export const describe = (byOperation: Record<string, number>) =>
     .map(([name, count]) => `${count} ${name}`)
     .join(', ');
 
-/** DynamoDB work as the meter counted it. */
 function workOf(meter: DynamoMeter) {
   const counts = Object.entries(meter.byOperation);
   return {

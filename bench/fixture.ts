@@ -5,10 +5,9 @@ import { freshClaims } from '#test/support/tokens';
 import demo from '../fixtures/demo.json' with { type: 'json' };
 
 /**
- * The bench's data: the demo fixture (deployments 7 and 8, dashboards shared with embed tenant `acme`,
- * notifications 700, 701, 800), signing keys made for this run, credentials set aside for the cold
- * authentication path (each used once, so each meets an empty cache), and notifications of deployment 7
- * for the sections that add recipients: 9000–9011 (runs of 1000), 9100–9103 (sizes), 9200–9202 (concurrency).
+ * The demo fixture, signing keys of this run's own, credentials each used once (so each meets an empty
+ * cache) and notifications of deployment 7 for the sections that add recipients: 9000–9011 (runs of
+ * 1000), 9100–9103 (sizes), 9200–9202 (concurrency).
  */
 
 export const ADMIN_KEY = 'sk-demo-admin';
@@ -33,13 +32,13 @@ export const generateKeys = (): BenchKeys => ({
   embed: generateSigningKey('bench-embed'),
 });
 
-/** The console and platform issuers the bench's tokens come from. */
+export const jwksOf = (key: SigningKey) => ({ keys: [key.publicJwk] });
 export const trustedIssuers = (keys: BenchKeys) =>
   (['console', 'platform'] as const).map((kind) => ({
     kind,
     issuer: ISSUERS[kind],
     audience: kind,
-    jwks: { keys: [keys[kind].publicJwk] },
+    jwks: jwksOf(keys[kind]),
   }));
 
 export function benchFixture(keys: BenchKeys): unknown {
@@ -53,11 +52,7 @@ export function benchFixture(keys: BenchKeys): unknown {
     dashboards: demo.dashboards.map((dashboard) =>
       dashboard.sharedWithTenants.includes('acme') ? { ...dashboard, sharedWithTenants: tenants } : dashboard,
     ),
-    embedTenants: tenants.map((name) => ({
-      name,
-      issuer: ISSUERS.embed,
-      jwks: { keys: [keys.embed.publicJwk] },
-    })),
+    embedTenants: tenants.map((name) => ({ name, issuer: ISSUERS.embed, jwks: jwksOf(keys.embed) })),
     trustedIssuers: trustedIssuers(keys),
     notifications: [...demo.notifications, ...ids.map((id) => ({ id, ...daily }))],
   };

@@ -9,14 +9,12 @@ import { walkList } from '#test/support/list-walk';
 import { embedRecipient, putItems } from '#test/support/stored-items';
 import { watch } from './dynamodb.ts';
 import { notificationOf } from './fixture.ts';
-import { type Bench, section, working } from './report.ts';
+import { type Bench, section } from './report.ts';
 import type { Stack } from './stack.ts';
 
 /**
- * Every list walked to its end over the largest items the limits allow, through HTTP: items reached
- * against items stored, the largest page's bytes, the most DynamoDB requests of a page. And the
- * notifications of a recipient on one dashboard, with few and with very many other notifications of
- * that recipient: a page's requests and read units must not differ. All figures are deterministic.
+ * Every list walked to its end over the largest items the limits allow, and the notifications of a
+ * recipient on one dashboard with few and very many others: all figures deterministic.
  */
 
 /** A deployment of its own, far from the fixture's and the other sections' items. */
@@ -27,7 +25,6 @@ const notificationOn = (id: number, dashboardId: number, lists: Partial<Notifica
   encodeNotification(notificationOf(id, { deploymentId: DEPLOYMENT, dashboardId, ...lists }));
 const rowOf = (id: number, dashboardId: number, recipient: Parameters<typeof encodeRecipient>[1]) =>
   encodeRecipient({ deploymentId: DEPLOYMENT, id, dashboardId }, recipient);
-/** The console user (of the demo fixture) the recipient filters name. */
 const user = (userId: number) => ({ type: 'USER', userId }) as const;
 
 async function walks(bench: Bench, stack: Stack) {
@@ -85,7 +82,6 @@ async function subscribed(stack: Stack, stored: number, firstId: number, userId:
   for (let from = 1; from <= stored; from += 10_000) {
     const ids = Array.from({ length: Math.min(10_000, stored - from + 1) }, (_, i) => firstId + from + i);
     await putItems(ids.flatMap((id) => [notificationOn(id, DASHBOARD), rowOf(id, DASHBOARD, user(userId))]));
-    working(`recipient on a dashboard: ${Math.min(from + 9_999, stored)} of ${stored} notifications written`);
   }
   const path = `${base}?recipientUserId=${userId}&dashboardId=${OTHER_DASHBOARD}&first=1`;
   await stack.call('GET', path, 200);

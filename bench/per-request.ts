@@ -1,15 +1,13 @@
 import { type Operation, routes } from '#lib/routes';
 import { describe, inFlight, watch } from './dynamodb.ts';
 import * as fixture from './fixture.ts';
-import { type Bench, ms, part, round, section, summarize, timed, times } from './report.ts';
+import { type Bench, median, ms, part, round, section, timed } from './report.ts';
 import { coldLookups, type Scenario, scenarios } from './scenarios.ts';
 import { expectStatus, type Stack } from './stack.ts';
 
 /**
- * Per operation: its DynamoDB work (warm, and with the caller's lookup on an empty cache), then warm
- * requests over HTTP, each timed whole and in its DynamoDB calls (the time with one in flight, the
- * bare calls: its floor), and the same request to a do-nothing handler (the HTTP hop), so that all
- * three see the same machine at the same moment.
+ * Per operation: its DynamoDB work, warm and with the caller's lookup on an empty cache; then warm
+ * requests timed whole and in their DynamoDB calls (the time with one in flight: the floor, "bare calls").
  */
 
 const unused = { admin: [...fixture.COLD_ADMIN_KEYS], embed: [...fixture.COLD_TENANTS] };
@@ -41,8 +39,7 @@ function requestOf(stack: Stack, operation: Operation, keys: fixture.BenchKeys) 
   const options = (authorization = warm) => ({ authorization, body: scenario.body?.(i++) });
   const send = async (prepared = options()) =>
     expectStatus(await stack.request(method, path, prepared), scenario.status ?? 200, `${method} ${path}`);
-  const hop = (prepared = options()) => stack.hop(method, path, prepared);
-  return { scenario, send, options, coldOptions: () => options(callerOf(scenario, keys, true)), hop };
+  return { scenario, send, options, coldOptions: () => options(callerOf(scenario, keys, true)) };
 }
 type Request = ReturnType<typeof requestOf>;
 
@@ -55,17 +52,16 @@ async function work(request: Request, warmup: number) {
   return { firstRequestMs, warm: warm.work, calls: warm.calls, coldCache: coldCache.work };
 }
 
-/** Warm requests, each timed whole and in its DynamoDB calls, then the same request to the do-nothing handler. */
+/** Warm requests, each timed whole and in its DynamoDB calls: the medians. */
 async function timings(request: Request, requests: number) {
-  const [whole, calls, hop] = [[] as number[], [] as number[], [] as number[]];
+  const [whole, calls] = [[] as number[], [] as number[]];
   for (let n = 0; n < requests; n++) {
     const prepared = request.options();
     const sent = await watch(() => timed(() => request.send(prepared)));
     whole.push(sent.result.ms);
     calls.push(inFlight(sent.calls));
-    hop.push((await timed(() => request.hop(prepared))).ms);
   }
-  return [whole, calls, hop].map(summarize);
+  return [median(whole), median(calls)] as const;
 }
 
 export async function perRequestSection(
@@ -95,22 +91,18 @@ export async function perRequestSection(
   const { requests } = settings;
   await section(
     bench,
-    `Per request, warm: ${requests} requests each, against their DynamoDB calls and the HTTP hop`,
+    `Per request, warm: ${requests} requests each, against the time of their DynamoDB calls`,
   );
   for (const { operation, request, calls, firstRequestMs } of measured) {
-    const [requestMs, bareMs, hopMs] = (await part(bench, operation, () => timings(request, requests))) ?? [];
-    if (!requestMs || !bareMs || !hopMs) continue;
+    const medians = await part(bench, operation, () => timings(request, requests));
+    if (!medians) continue;
+    const [requestMs, bareMs] = medians;
     const { show, timing } = bench.figures.about(operation);
     // The first request of the process loads the function module and fills the caches: shown, not judged.
     show('first request', ms(firstRequestMs));
-    show('request median', ms(requestMs.median));
-    show('request p99', ms(requestMs.p99));
-    show('bare median', ms(bareMs.median));
-    show('bare p99', ms(bareMs.p99));
-    timing('request / bare calls (median)', round(requestMs.median / bareMs.median, 3), 1.3);
-    show('HTTP hop', ms(hopMs.median));
-    // The local HTTP hop is API Gateway's part in AWS: the handler's own time against the bare calls.
-    show('× bare without the hop', times((requestMs.median - hopMs.median) / bareMs.median));
+    show('request median', ms(requestMs));
+    show('bare median', ms(bareMs));
+    timing('request / bare calls (median)', round(requestMs / bareMs, 3), 1.3);
     show('bare calls', calls.map((call) => call.operation).join(' → '));
   }
 }

@@ -1,25 +1,15 @@
 import { type Figure, type Figures, verdict } from './budgets.ts';
 
-/**
- * What every section shares, and how the bench prints: each section's figures as one Markdown table on
- * stdout, so that the text of a full run is also what BENCHMARKS.md shows under "Latest figures".
- */
+/** What every section shares, and how the bench prints: each section's figures as one Markdown table. */
 
 export interface Bench {
   smoke: boolean;
   figures: Figures;
   errors: string[];
-  /** Scratch space for bundles (.local/bench, ignored by git). */
   workDirectory: string;
 }
 
 export const log = (line = '') => process.stdout.write(`${line}\n`);
-
-/** What the bench is doing now, for the progress lines. */
-let doing = 'starting';
-export const working = (what: string) => {
-  doing = what;
-};
 
 const shown = ({ value, unit }: Figure) =>
   `${typeof value === 'number' ? Math.round(value * 1000) / 1000 : value.replaceAll('|', '\\|')} ${unit}`.trim();
@@ -44,7 +34,6 @@ function grid(figures: Figure[]): string {
 
 let current: { bench: Bench; from: number; notes: string[] } | undefined;
 
-/** A line printed below the current section's table. */
 export const note = (line: string) => current?.notes.push(line);
 
 /**
@@ -60,17 +49,8 @@ export async function section(bench: Bench, title: string, work?: () => Promise<
   if (work) await part(bench, title, work);
 }
 
-/** Prints `… <part>: <s> s so far` to stderr every 20 s: a run of several minutes is never silent for long. */
-export function startProgress(startedAt: number): () => void {
-  const seconds = () => Math.round((Date.now() - startedAt) / 1000);
-  const timer = setInterval(() => process.stderr.write(`… ${doing}: ${seconds()} s so far\n`), 20_000);
-  timer.unref();
-  return () => clearInterval(timer);
-}
-
 /** Runs one part of the bench; a failure is reported and fails the run, and the rest still runs. */
 export async function part<T>(bench: Bench, name: string, work: () => Promise<T>): Promise<T | undefined> {
-  doing = name;
   try {
     return await work();
   } catch (error) {
@@ -80,15 +60,10 @@ export async function part<T>(bench: Bench, name: string, work: () => Promise<T>
   }
 }
 
-/** Order statistics for timings: medians resist the odd slow sample that a shared machine produces. */
-export function summarize(values: readonly number[]) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const at = (q: number) =>
-    sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
-  return { median: at(0.5) ?? Number.NaN, p99: at(0.99) ?? Number.NaN };
-}
+/** Timings are medians: they resist the odd slow sample that a shared machine produces. */
+export const median = (values: readonly number[]) =>
+  [...values].sort((a, b) => a - b)[Math.ceil(values.length / 2) - 1] ?? Number.NaN;
 
-/** `work`'s result and how long it took, in ms. */
 export async function timed<T>(work: () => Promise<T>): Promise<{ result: T; ms: number }> {
   const started = performance.now();
   return { result: await work(), ms: performance.now() - started };
@@ -98,4 +73,3 @@ export const round = (value: number, digits = 2) => Math.round(value * 10 ** dig
 export const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
 export const ms = (value: number) => `${value.toFixed(value < 10 ? 2 : 1)} ms`;
 export const us = (value: number) => `${value.toFixed(1)} µs`;
-export const times = (value: number) => `${value.toFixed(2)}×`;

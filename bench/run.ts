@@ -8,17 +8,15 @@ import { benchFixture, generateKeys } from './fixture.ts';
 import { historySection } from './history.ts';
 import { listWalksSection } from './list-walks.ts';
 import { perRequestSection } from './per-request.ts';
-import { type Bench, log, part, section, startProgress } from './report.ts';
+import { type Bench, log, part, section } from './report.ts';
 import { coldStartSection } from './section-cold-start.ts';
 import { startStack } from './stack.ts';
 import { tokensSection } from './tokens.ts';
 
 /**
- * `npm run bench`: cold start, per-request overhead, DynamoDB work and token verification, each next
- * to its floor from the same run, and the scenarios at scale; prints the figures as Markdown and writes
- * them to .local/bench/results.json. `npm run bench:smoke` (or `--smoke`): one iteration of everything,
- * for CI; fails on a missed deterministic budget (bytes, DynamoDB requests, capacity) or an error,
- * never on a timing.
+ * `npm run bench`: every section (BENCHMARKS.md), its figures printed as Markdown and written to
+ * .local/bench/results.json. `--smoke` (`npm run bench:smoke`): one iteration of everything, for CI;
+ * fails on an error or a missed deterministic budget (bytes, DynamoDB requests, capacity), never a timing.
  */
 
 const smoke = process.argv.includes('--smoke');
@@ -28,7 +26,6 @@ const settings = smoke
   : { imports: 20, requests: 500, warmup: 50, recipientRuns: 7, tokenBatches: 20 };
 
 const startedAt = new Date();
-const stopProgress = startProgress(startedAt.getTime());
 const bench: Bench = { smoke, figures: new Figures(), errors: [], workDirectory };
 const { figures, errors } = bench;
 const machine = `${cpus().length} × ${cpus()[0]?.model}, load average ${loadavg().map((l) => l.toFixed(2))}`;
@@ -57,7 +54,6 @@ const budgets = figures.all.filter((f) => f.limit !== undefined);
 const count = (which: (budget: Figure) => unknown) => budgets.filter(which).length;
 const misses = `${count((b) => b.waived)} known misses, ${count((b) => !b.met && !b.deterministic)} timings missed`;
 log(`${budgets.length} budgets: ${count((b) => b.met)} met, ${misses} (reported, not gating).`);
-stopProgress();
 const durationSeconds = Math.round((Date.now() - startedAt.getTime()) / 1000);
 log(`\nThe run took ${durationSeconds} s.`);
 const results = { mode, startedAt, node: process.versions.node, machine, settings, durationSeconds };

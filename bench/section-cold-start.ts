@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { bundleAsDeployed } from '#test/support/bundle';
 import { bytesOverFloorOf, CRON_PACKAGES, importRatioOf, isScheduleWriter } from './budgets.ts';
-import { type Bench, kb, ms, note, part, round, section, summarize } from './report.ts';
+import { type Bench, kb, median, ms, note, part, round, section } from './report.ts';
 
 /**
  * Each function bundled exactly as the CDK stack bundles it (cdk/bundling.ts), and imported in fresh
@@ -24,7 +24,7 @@ async function bundle(entry: string, outDir: string) {
   const { code, parts } = await bundleAsDeployed(new URL(entry, root).pathname, file);
   await writeFile(file, code.contents);
   const [bytes, gzipBytes] = [code.contents.length, gzipSync(code.contents, { level: 9 }).length];
-  return { file, bytes, gzipBytes, parts, importMs: [] as number[], processMs: [] as number[] };
+  return { file, bytes, gzipBytes, parts, importMs: [] as number[] };
 }
 
 /**
@@ -37,10 +37,7 @@ async function importTimes(bundles: Awaited<ReturnType<typeof bundle>>[], iterat
   for (let round = 0; round < iterations; round++)
     for (const b of [...bundles.slice(round % bundles.length), ...bundles.slice(0, round % bundles.length)]) {
       const { stdout } = await run(process.execPath, [probe, pathToFileURL(b.file).href], { env });
-      // `processMs`: from the process's start to the import's end, Node's own start-up included.
-      const { importMs, processMs } = JSON.parse(stdout);
-      b.importMs.push(importMs);
-      b.processMs.push(processMs);
+      b.importMs.push(Number(stdout));
     }
 }
 
@@ -62,22 +59,19 @@ export async function coldStartSection(bench: Bench, iterations: number) {
   // First in the run: nothing else (DynamoDB Local's JVM above all) competes for the CPU yet.
   await part(bench, 'cold starts', () => importTimes(bundles, iterations));
   const floor = bundles.find((b) => b.name === 'floor');
-  const floorImport = summarize(floor?.importMs ?? []).median;
+  const floorImport = median(floor?.importMs ?? []);
   for (const b of bundles) {
     const { show, gate, timing } = bench.figures.about(b.name);
-    const [importMs, overFloor] = [summarize(b.importMs), b.bytes - (floor?.bytes ?? Number.NaN)];
+    const [importMs, overFloor] = [median(b.importMs), b.bytes - (floor?.bytes ?? Number.NaN)];
     if (b !== floor) gate('bundle bytes', b.bytes, (floor?.bytes ?? 0) + bytesOverFloorOf(b.name), 'bytes');
     else show('bundle bytes', b.bytes, 'bytes');
     show('gzip', kb(b.gzipBytes));
     show('over floor', kb(overFloor));
-    // Only the schedule writers compute a schedule's reading and instants.
     const cronBytes = CRON_PACKAGES.reduce((sum, name) => sum + (b.parts.get(name) ?? 0), 0);
     if (b !== floor && !isScheduleWriter(b.name)) gate('cron library bytes', cronBytes, 0, 'bytes');
-    show(`import median (${iterations})`, ms(importMs.median));
-    show('import p99', ms(importMs.p99));
-    show('process median', ms(summarize(b.processMs).median));
+    show(`import median (${iterations})`, ms(importMs));
     if (b === floor || !floor) continue;
-    timing('import / floor', round(importMs.median / floorImport, 3), importRatioOf(b.name));
+    timing('import / floor', round(importMs / floorImport, 3), importRatioOf(b.name));
     if (overFloor <= bytesOverFloorOf(b.name)) continue;
     const beyond = [...b.parts].map(([name, bytes]) => [name, bytes - (floor.parts.get(name) ?? 0)] as const);
     const largest = beyond.sort((x, y) => y[1] - x[1]).slice(0, 6);
