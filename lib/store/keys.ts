@@ -82,7 +82,7 @@ const AWAITING_OUTCOMES_UNSHARDED = 'AWAITING_OUTCOMES';
  * pace of its due shard's fires.
  */
 export const awaitingOutcomesIndex = {
-  partitions: [
+  partitions: () => [
     ...Array.from({ length: DUE_INDEX_SHARDS }, (_, shard) => `${AWAITING_OUTCOMES_UNSHARDED}#${shard}`),
     AWAITING_OUTCOMES_UNSHARDED,
   ],

@@ -66,7 +66,7 @@ export async function settleRun(run: Run, now: number = Date.now()): Promise<Run
 export async function countRunsAwaitingSince(instant: number): Promise<number> {
   const bound = awaitingOutcomesIndex.before(instant);
   const counts = await Promise.all(
-    awaitingOutcomesIndex.partitions.map((partition) => countAll(belowInIndex(DUE_INDEX, partition, bound))),
+    awaitingOutcomesIndex.partitions().map((partition) => countAll(belowInIndex(DUE_INDEX, partition, bound))),
   );
   return counts.reduce((sum, count) => sum + count, 0);
 }

@@ -7,7 +7,7 @@ import { config } from '#lib/config';
 import { dispatchPass } from '#lib/domain/dispatch';
 import { purgePass } from '#lib/domain/purge';
 import { schedulePlanner } from '#lib/domain/schedule-planning';
-import { deliveryPage, runOutput, runPage } from '#lib/http/schemas/runs';
+import { deliveryPage, runOutput, runPage } from '#lib/http/schemas/run-outputs';
 import { outboxSink } from '#lib/jobs/outbox-sink';
 import { documentClient, tableName } from '#lib/store/client';
 import { keys } from '#lib/store/keys';
