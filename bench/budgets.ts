@@ -47,7 +47,7 @@ export const importRatioOf = (operation: string) => (isScheduleWriter(operation)
 const knownMisses: Record<string, { ceiling: number; fix: string }> = {
   'send-notification: bundle bytes': {
     ceiling: 482_500,
-    fix: 'send-now delivers its first page itself (the dispatch domain and a run\'s delivery writes, 12 KB) and resolves a test send\'s console users (4 KB) on the same 84 KB chain as every function: a test send resolved without the embed-user cases, and the local outbox out of the Lambda bundles, take 4 KB; the rest needs the common chain smaller',
+    fix: "send-now delivers its first page itself (the dispatch domain and a run's delivery writes, 12 KB) and resolves a test send's console users (4 KB) on the same 84 KB chain as every function: a test send resolved without the embed-user cases, and the local outbox out of the Lambda bundles, take 4 KB; the rest needs the common chain smaller",
   },
   'add-recipients: bundle bytes': {
     ceiling: 451_500,

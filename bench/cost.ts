@@ -3,7 +3,7 @@ import { normalizeExternalId } from '#lib/domain/recipients-input';
 import { batchGetAll } from '#lib/store/batch';
 import { documentClient, tableName } from '#lib/store/client';
 import { encodeRecipient } from '#lib/store/codecs/recipients';
-import { keys } from '#lib/store/keys';
+import * as keys from '#lib/store/item-keys';
 import { type DynamoWork, describe, watch } from './dynamodb.ts';
 import {
   ADMIN,

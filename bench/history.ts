@@ -5,7 +5,7 @@ import { type Run, scheduledRunId } from '#lib/domain/runs';
 import { documentClient, tableName } from '#lib/store/client';
 import { encodeRecipient } from '#lib/store/codecs/recipients';
 import { encodeDelivery, encodeRun } from '#lib/store/codecs/runs';
-import { keys } from '#lib/store/keys';
+import * as keys from '#lib/store/item-keys';
 import { PURGE_GRACE_MS } from '#lib/store/notification-guard';
 import { purgeStore } from '#lib/store/purge-store';
 import { watch } from './dynamodb.ts';

@@ -10,7 +10,7 @@ import { schedulePlanner } from '#lib/domain/schedule-planning';
 import { deliveryPage, runOutput, runPage } from '#lib/http/schemas/run-outputs';
 import { outboxSink } from '#lib/jobs/outbox-sink';
 import { documentClient, tableName } from '#lib/store/client';
-import { keys } from '#lib/store/keys';
+import * as keys from '#lib/store/item-keys';
 import { PURGE_GRACE_MS } from '#lib/store/notification-guard';
 import { purgeStore } from '#lib/store/purge-store';
 import { dispatchStore } from '#lib/store/runs';

@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeCron } from '#lib/domain/cron';
 import { meterDynamoDb } from '#lib/local/dynamodb-meter';
 import { documentClient, tableName } from '#lib/store/client';
+import * as keys from '#lib/store/item-keys';
 import { getItem } from '#lib/store/items';
-import { keys } from '#lib/store/keys';
 import { ADMIN_KEY, consoleUsers, MEMBER_KEY } from '#test/support/fixtures';
 import { type LocalApi, startLocalApi } from '#test/support/local-api';
 
