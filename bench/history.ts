@@ -1,17 +1,11 @@
 import { deadlineIn } from '#lib/clock';
 import { purgePass } from '#lib/domain/purge';
-import {
-  decideDeliveries,
-  noRecipients,
-  type RecipientRow,
-  type Run,
-  scheduledRunId,
-} from '#lib/domain/runs';
+import { decideDeliveries, noRecipients, type RecipientRow, scheduledRunId } from '#lib/domain/runs';
 import { encodeRecipient } from '#lib/store/codecs/recipients';
 import { encodeDelivery, encodeRun } from '#lib/store/codecs/runs';
 import { PURGE_GRACE_MS } from '#lib/store/notification-guard';
 import { purgeStore } from '#lib/store/purge-store';
-import { salesDashboard } from '#test/support/domain-fixtures';
+import { dailyRun, salesDashboard } from '#test/support/domain-fixtures';
 import { embedRecipient, putItems } from '#test/support/stored-items';
 import { watch } from './dynamodb.ts';
 import { notificationOf } from './fixture.ts';
@@ -24,27 +18,15 @@ import type { Stack } from './stack.ts';
  */
 
 const HOUR_MS = 3_600_000;
+const iso = (instant: number) => new Date(instant).toISOString();
 /** Dashboard 70 of the demo fixture, shared with the recipients' tenant: every delivery is queued. */
 const dashboard = salesDashboard({ sharedWithTenants: ['acme'] });
 
 /** One run's items: the run and a delivery to each recipient row, as the dispatcher writes them. */
 function runItems(notificationId: number, instant: number, rows: RecipientRow[]) {
-  const [scheduledFor, createdAt] = [
-    new Date(instant).toISOString(),
-    new Date(instant + 2_000).toISOString(),
-  ];
-  const run: Run = {
-    runId: scheduledRunId(instant),
-    deploymentId: 7,
-    notificationId,
-    trigger: 'schedule',
-    scheduledFor,
-    createdAt,
-    status: 'dispatched',
-    skipReason: null,
-    recipients: { ...noRecipients(), queued: rows.length },
-    completedAt: null,
-  };
+  const [runId, scheduledFor, createdAt] = [scheduledRunId(instant), iso(instant), iso(instant + 2_000)];
+  const recipients = { ...noRecipients(), queued: rows.length };
+  const run = dailyRun({ runId, notificationId, scheduledFor, createdAt, status: 'dispatched', recipients });
   const { deliveries } = decideDeliveries(run, notificationOf(notificationId), dashboard, rows, new Map());
   return [encodeRun(run), ...deliveries.map((delivery) => encodeDelivery(run, delivery))];
 }

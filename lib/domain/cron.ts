@@ -40,8 +40,9 @@ const standardFields = [
  * Returns the problem in words, or undefined when the expression is acceptable.
  */
 export function customCronProblem(expression: string, minIntervalMinutes: number): string | undefined {
+  // A blank expression splits into one empty field.
   const fields = expression.trim().split(/\s+/);
-  if (expression.trim() === '' || fields.length !== CRON_FIELDS) {
+  if (fields.length !== CRON_FIELDS) {
     return 'must be a cron expression of 5 fields (minute hour day-of-month month day-of-week)';
   }
   const nonStandard = fields.findIndex((field, i) => !standardFields[i]?.test(field));

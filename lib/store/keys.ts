@@ -1,5 +1,5 @@
 /**
- * Every key shape of the single table, in one place. A key is `pk` + `sk`; free-text parts are
+ * Every key shape of the single table: the index keys here, the items' own keys in item-keys.ts. A key is `pk` + `sk`; free-text parts are
  * percent-encoded so that a `#` inside a name cannot collide with the separator. The access pattern
  * each one serves is listed in docs/data-model.md.
  */
@@ -10,16 +10,16 @@ export type Key = { pk: string; sk: string };
  * A free-text part as it appears in a key. Callers pass only text that `fitsKeyPart` (lib/limits.ts) accepts:
  * text that is not well-formed Unicode cannot be encoded (encodeURIComponent throws).
  */
-const part = (value: string) => encodeURIComponent(value);
+export const part = (value: string) => encodeURIComponent(value);
 
-const notificationPartition = (deploymentId: number, notificationId: number) =>
+export const notificationPartition = (deploymentId: number, notificationId: number) =>
   `DEPLOYMENT#${deploymentId}#NOTIFICATION#${notificationId}`;
 
 /** The notification item and its schedule entry both start with it: one Query reads the pair. */
 export const NOTIFICATION_ITEMS_PREFIX = 'NOTIFICATION';
 export const RECIPIENT_PREFIX = 'RECIPIENT#';
 export const RUN_PREFIX = 'RUN#';
-const deliveryPrefix = (runId: string) => `DELIVERY#${runId}#`;
+export const deliveryPrefix = (runId: string) => `DELIVERY#${runId}#`;
 
 /** A secondary index: its name and its two key attributes, `<name>pk` and `<name>sk`. */
 export interface SecondaryIndex {
@@ -82,7 +82,7 @@ const AWAITING_OUTCOMES_UNSHARDED = 'AWAITING_OUTCOMES';
  * pace of its due shard's fires.
  */
 export const awaitingOutcomesIndex = {
-  partitions: [
+  partitions: () => [
     ...Array.from({ length: DUE_INDEX_SHARDS }, (_, shard) => `${AWAITING_OUTCOMES_UNSHARDED}#${shard}`),
     AWAITING_OUTCOMES_UNSHARDED,
   ],
@@ -131,100 +131,6 @@ export type RecipientIdentity =
   | { type: 'EMBED_USER'; embedUserId: number };
 const recipientIdentityPart = (identity: RecipientIdentity) =>
   identity.type === 'USER' ? `USER#${identity.userId}` : `EMBED_USER#${identity.embedUserId}`;
-
-export const keys = {
-  deployment: (deploymentId: number): Key => ({ pk: `DEPLOYMENT#${deploymentId}`, sk: 'DEPLOYMENT' }),
-
-  /** The notification shares its partition with its recipients: one Query reads both. */
-  notification: (deploymentId: number, notificationId: number): Key => ({
-    pk: notificationPartition(deploymentId, notificationId),
-    sk: NOTIFICATION_ITEMS_PREFIX,
-  }),
-  notificationPartition,
-  /**
-   * The notification's schedule entry: its upcoming instants and its due-index entry, the state the
-   * dispatcher moves at each instant. Kept apart from the notification item so that a fire never
-   * rewrites that item, nor its copies in the list indexes.
-   */
-  scheduleEntry: (deploymentId: number, notificationId: number): Key => ({
-    pk: notificationPartition(deploymentId, notificationId),
-    sk: `${NOTIFICATION_ITEMS_PREFIX}#SCHEDULE`,
-  }),
-  userRecipient: (deploymentId: number, notificationId: number, userId: number): Key => ({
-    pk: notificationPartition(deploymentId, notificationId),
-    sk: `${RECIPIENT_PREFIX}USER#${userId}`,
-  }),
-  /** Keyed by tenant and normalized externalId, so the key is known before the embed user is resolved. */
-  embedRecipient: (
-    deploymentId: number,
-    notificationId: number,
-    tenantName: string,
-    normalizedExternalId: string,
-  ): Key => ({
-    pk: notificationPartition(deploymentId, notificationId),
-    sk: `${RECIPIENT_PREFIX}EMBED_USER#${part(tenantName)}#${part(normalizedExternalId)}`,
-  }),
-
-  user: (userId: number): Key => ({ pk: `USER#${userId}`, sk: 'USER' }),
-  userByEmail: (email: string): Key => ({ pk: `USER_EMAIL#${part(email.toLowerCase())}`, sk: 'USER_EMAIL' }),
-  userBySubject: (subject: string): Key => ({ pk: `USER_SUBJECT#${part(subject)}`, sk: 'USER_SUBJECT' }),
-  apiKey: (sha256Hex: string): Key => ({ pk: `API_KEY#${sha256Hex}`, sk: 'API_KEY' }),
-
-  dashboard: (publicId: string): Key => ({ pk: `DASHBOARD#${part(publicId)}`, sk: 'DASHBOARD' }),
-
-  embedTenant: (tenantName: string): Key => ({ pk: `EMBED_TENANT#${part(tenantName)}`, sk: 'EMBED_TENANT' }),
-  embedUser: (tenantName: string, normalizedExternalId: string): Key => ({
-    pk: `EMBED_USER#${part(tenantName)}#${part(normalizedExternalId)}`,
-    sk: 'EMBED_USER',
-  }),
-
-  /** Dashboards by their integer id, per deployment: a link to the `publicId` that keys the dashboard. */
-  dashboardById: (deploymentId: number, dashboardId: number): Key => ({
-    pk: `DEPLOYMENT#${deploymentId}#DASHBOARD#${dashboardId}`,
-    sk: 'DASHBOARD_LINK',
-  }),
-
-  /**
-   * A run and its deliveries live in their notification's partition, so deleting the partition
-   * deletes them. A run id starts with its instant, so runs sort by it; deliveries by their id.
-   */
-  run: (deploymentId: number, notificationId: number, runId: string): Key => ({
-    pk: notificationPartition(deploymentId, notificationId),
-    sk: `${RUN_PREFIX}${runId}`,
-  }),
-  /** Keyed by the delivery's id (which the job id ends with), so an outcome report finds it with one read. */
-  delivery: (deploymentId: number, notificationId: number, runId: string, deliveryId: string): Key => ({
-    pk: notificationPartition(deploymentId, notificationId),
-    sk: `${deliveryPrefix(runId)}${deliveryId}`,
-  }),
-  deliveryPrefix,
-  /**
-   * The notification's latest send-now (its time and run): a small item of its own beside the
-   * notification, so that the limit's conditional write neither rewrites the notification item (and
-   * its list-index copies) nor races the writes of its schedule.
-   */
-  sendNowMarker: (deploymentId: number, notificationId: number): Key => ({
-    pk: notificationPartition(deploymentId, notificationId),
-    sk: 'SEND_NOW',
-  }),
-  /** A create's Idempotency-Key, scoped to the deployment and the caller. */
-  idempotencyRecord: (deploymentId: number, caller: string, key: string): Key => ({
-    pk: `DEPLOYMENT#${deploymentId}#IDEMPOTENCY#${part(caller)}#${part(key)}`,
-    sk: 'IDEMPOTENCY',
-  }),
-
-  /**
-   * A deleted notification whose partition is still being emptied (its tombstone): outside that
-   * partition, so the partition can be emptied to the last item.
-   */
-  purge: (deploymentId: number, notificationId: number): Key => ({
-    pk: `PURGE#${deploymentId}#${notificationId}`,
-    sk: 'PURGE',
-  }),
-
-  /** Integer id sequences (`embedUser`, …): one item per sequence, advanced with an atomic ADD. */
-  counter: (sequence: string): Key => ({ pk: `COUNTER#${sequence}`, sk: 'COUNTER' }),
-};
 
 const recipientSortKey = (subscribedAt: string, rowSk: string) => `${subscribedAt}#${rowSk}`;
 

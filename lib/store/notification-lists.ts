@@ -10,8 +10,9 @@ import { batchGetAll } from '#lib/store/batch';
 import { decodeEmbedUser } from '#lib/store/codecs/embed-users';
 import { decodeUserLink } from '#lib/store/codecs/users';
 import { dashboardByPublicId } from '#lib/store/dashboards';
+import * as keys from '#lib/store/item-keys';
 import { getItem, type Item } from '#lib/store/items';
-import { indexes, indexPartitions, isSortableId, keys, type RecipientIdentity } from '#lib/store/keys';
+import { indexes, indexPartitions, isSortableId, type RecipientIdentity } from '#lib/store/keys';
 import { keyNamesOf, type ListReader, type ListSource, readPage } from '#lib/store/paging';
 import { withSchedules } from '#lib/store/scheduled-notifications';
 

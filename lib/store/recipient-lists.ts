@@ -7,12 +7,12 @@ import { dynamoDbLimits } from '#lib/limits';
 import { batchGetAll, batchWriteAll } from '#lib/store/batch';
 import { decodeRecipient, recipientKey } from '#lib/store/codecs/recipients';
 import { decodeConsoleUser } from '#lib/store/codecs/users';
+import * as keys from '#lib/store/item-keys';
 import type { Item } from '#lib/store/items';
 import {
   indexes,
   indexPartitions,
   isRecipientSortKey,
-  keys,
   rowSkOfRecipientSortKey,
   sortableId,
 } from '#lib/store/keys';

@@ -24,6 +24,16 @@ describe('sharing a minute out among dispatcher workers', () => {
     expect(planWorkers(new Array(DUE_INDEX_SHARDS).fill(0), settings).workers).toEqual([]);
   });
 
+  it('packs the shards, largest first, into the first worker they fit, each worker’s shards in order', () => {
+    // 5 fires a second for 2 seconds: 10 entries a worker.
+    const plan = planWorkers([3, 8, 0, 2, 7], { workerFiresPerSecond: 5, workerSeconds: 2 });
+    expect(plan.workers).toEqual([
+      [1, 3],
+      [0, 4],
+    ]);
+    expect(plan.slowestShardSeconds).toBe(8 / FIRES_PER_SECOND_PER_SHARD);
+  });
+
   it('takes a worker’s pace from its concurrency, up to what its CPU fires', () => {
     // 40 ms a fire: 8 at once fire 200 a second; 2.5 ms of CPU a fire: never more than 400.
     expect(workerFiresPerSecond(8)).toBe(200);

@@ -146,8 +146,17 @@ describe('getEmbeddedDashboard', () => {
   it('gives not found for an unknown dashboard to every caller that may read', async () => {
     const { repository } = repositoryOf([]);
     for (const principal of [principals.admin, principals.screenshot, principals.acme]) {
-      await expect(getEmbeddedDashboard(repository, principal, 'nope')).rejects.toThrow(NotFoundError);
+      await expect(getEmbeddedDashboard(repository, principal, 'nope')).rejects.toThrow(
+        new NotFoundError('Dashboard nope'),
+      );
     }
+  });
+
+  it('refuses an embed token of the tenant a dashboard is shared with while it does not allow embedding', async () => {
+    const { repository } = repositoryOf([{ ...dashboard, allowEmbed: false }]);
+    await expect(getEmbeddedDashboard(repository, principals.acme, 'sales-overview')).rejects.toThrow(
+      new ForbiddenError('Signed embedding is not allowed for this dashboard'),
+    );
   });
 
   it('refuses other console users before any lookup', async () => {

@@ -1,19 +1,24 @@
 import { describe, expect, it } from 'vitest';
-import { instantOfWallClock, nextFiringAfter, type ZonedSchedule } from '#lib/domain/firing-instants';
+import type { ZonedSchedule } from '#lib/domain/firing-instants';
 import { isoInstant } from '#lib/domain/schedule';
+import { freshForEachTest } from '#test/support/fresh-module';
+
+/** Loaded anew in each test: the constants it computes on import then count as checked by the tests below. */
+const instants = freshForEachTest(() => import('#lib/domain/firing-instants'));
+
+const daily = (timezone: string, hour: number, minute: number): ZonedSchedule => ({
+  scheduleType: 'DAILY',
+  hour,
+  minute,
+  timezone,
+});
 
 describe('gaps and repeated hours, by example', () => {
-  const daily = (timezone: string, hour: number, minute: number): ZonedSchedule => ({
-    scheduleType: 'DAILY',
-    hour,
-    minute,
-    timezone,
-  });
   const firings = (schedule: ZonedSchedule, fromIso: string, count: number) => {
     const out: string[] = [];
     let at = Date.parse(fromIso);
     for (let i = 0; i < count; i++) {
-      at = nextFiringAfter(schedule, at) as number;
+      at = instants().nextFiringAfter(schedule, at) as number;
       out.push(isoInstant(at));
     }
     return out;
@@ -80,8 +85,27 @@ describe('gaps and repeated hours, by example', () => {
       '2026-04-04T14:45:00Z', // 04-05 01:45 +11:00, the first of two
       '2026-04-05T15:15:00Z', // 04-06 01:45 +10:30
     ]);
-    expect(isoInstant(instantOfWallClock('Australia/Lord_Howe', Date.UTC(2026, 3, 5, 1, 45)))).toBe(
-      '2026-04-04T14:45:00Z',
-    );
+    expect(
+      isoInstant(instants().instantOfWallClock('Australia/Lord_Howe', Date.UTC(2026, 3, 5, 1, 45))),
+    ).toBe('2026-04-04T14:45:00Z');
+  });
+});
+
+describe('the latest firing at or before an instant', () => {
+  const latest = (schedule: ZonedSchedule, iso: string, offsetMs = 0) => {
+    const found = instants().latestFiringAtOrBefore(schedule, Date.parse(iso) + offsetMs);
+    return found === undefined ? undefined : isoInstant(found);
+  };
+
+  it('is the instant itself when the schedule fires then, else the one before', () => {
+    const nineBerlin = daily('Europe/Berlin', 9, 0);
+    expect(latest(nineBerlin, '2026-11-23T08:00:00Z')).toBe('2026-11-23T08:00:00Z');
+    expect(latest(nineBerlin, '2026-11-23T08:00:00Z', -1)).toBe('2026-11-22T08:00:00Z');
+    expect(latest(nineBerlin, '2026-11-23T10:59:00Z')).toBe('2026-11-23T08:00:00Z');
+  });
+
+  it('is a repeated minute’s first occurrence, and a gap minute’s gap end', () => {
+    expect(latest(daily('Europe/Berlin', 2, 30), '2026-10-25T03:00:00Z')).toBe('2026-10-25T00:30:00Z');
+    expect(latest(daily('Europe/Berlin', 2, 30), '2026-03-29T01:00:00Z')).toBe('2026-03-29T01:00:00Z');
   });
 });

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { Notification } from '#lib/domain/notification';
+import type { UpdateNotificationInput } from '#lib/domain/notification-fields';
+import type {
+  CreateNotificationInput,
+  DashboardRef,
+  NotificationCreation,
+} from '#lib/domain/notification-lifecycle';
 import {
   applyNotificationUpdate,
   createNotification,
@@ -9,6 +15,8 @@ import {
 } from '#lib/domain/notification-writes';
 import type { ScheduleState } from '#lib/domain/schedule';
 import { ConflictError, NotFoundError, ValidationError } from '#lib/errors';
+import { dailyNotification } from '#test/support/domain-fixtures';
+import { loadFresh } from '#test/support/fresh-module';
 
 const settings = { customCronMinIntervalMinutes: 15 };
 /** A Tuesday, 10:00 UTC: the instant the updates answer as of. */
@@ -60,20 +68,37 @@ describe('applyNotificationUpdate', () => {
     expect(next).toEqual(stored);
   });
 
-  it('clears filters and timeGrains with an explicit null', () => {
-    const next = applyNotificationUpdate(stored, { filters: null, timeGrains: null }, settings);
-    expect(next.filters).toBeNull();
-    expect(next.timeGrains).toBeNull();
+  it('leaves a field given as undefined as stored', () => {
+    expect(applyNotificationUpdate(stored, { hour: undefined, filters: undefined }, settings)).toEqual(
+      stored,
+    );
   });
 
-  it('replaces filters and timeGrains as whole sets, an empty list included', () => {
+  it('clears filters, timeGrains and memberSwitchers with an explicit null', () => {
+    const switched = {
+      ...stored,
+      memberSwitchers: [{ member: 'Orders.region', selected: 'Orders.country' }],
+    };
+    const next = applyNotificationUpdate(
+      switched,
+      { filters: null, timeGrains: null, memberSwitchers: null },
+      settings,
+    );
+    expect(next.filters).toBeNull();
+    expect(next.timeGrains).toBeNull();
+    expect(next.memberSwitchers).toBeNull();
+  });
+
+  it('replaces filters, timeGrains and memberSwitchers as whole sets, an empty list included', () => {
+    const memberSwitchers = [{ member: 'Orders.region', selected: 'Orders.country' }];
     const next = applyNotificationUpdate(
       stored,
-      { filters: [], timeGrains: [{ member: 'Orders.day', grain: 'day' }] },
+      { filters: [], timeGrains: [{ member: 'Orders.day', grain: 'day' }], memberSwitchers },
       settings,
     );
     expect(next.filters).toEqual([]);
     expect(next.timeGrains).toEqual([{ member: 'Orders.day', grain: 'day' }]);
+    expect(next.memberSwitchers).toEqual(memberSwitchers);
   });
 
   it('names each field the new schedule type needs and that was never set', () => {
@@ -95,6 +120,12 @@ describe('applyNotificationUpdate', () => {
     expect(
       problemsOf(() => applyNotificationUpdate(stored, { customCron: '*/5 * * * *' }, settings))[0]?.path,
     ).toBe('customCron');
+  });
+
+  it('takes a supplied custom cron that passes its checks', () => {
+    expect(applyNotificationUpdate(stored, { customCron: '0 9 * * 1' }, settings).customCron).toBe(
+      '0 9 * * 1',
+    );
   });
 
   it('reports a bad custom cron and a missing field together', () => {
@@ -190,6 +221,39 @@ describe('updateNotification', () => {
     expect(memory.schedule().upcoming[0]).toBe(Date.parse('2026-11-30T09:00:00Z'));
   });
 
+  it('counts a write of the schedule’s fields, and only those, as a new schedule', async () => {
+    // Loaded anew: the set of schedule fields, built on import, then counts as checked here.
+    const fresh = await loadFresh(() => import('#lib/domain/notification-writes'));
+    const scheduleInputs: UpdateNotificationInput[] = [
+      { scheduleType: 'HOURLY' },
+      { minute: 5 },
+      { hour: 10 },
+      { dayOfWeek: 2 },
+      { dayOfMonth: 3 },
+      { customCron: '0 9 * * 1' },
+      { timezone: 'Europe/Berlin' },
+      { isEnabled: false },
+    ];
+    const otherInputs: UpdateNotificationInput[] = [
+      { notificationEnabled: false },
+      { notificationFormat: 'pdf' },
+      { filters: null },
+      { memberSwitchers: [] },
+      { notificationAiSummary: true },
+    ];
+    const counted: boolean[] = [];
+    for (const input of [...scheduleInputs, ...otherInputs]) {
+      const { repository } = memoryRepository(stored);
+      const update = repository.update;
+      repository.update = async (target, changes) => {
+        counted.push(changes.schedule);
+        return update(target, changes);
+      };
+      await fresh.updateNotification(repository, target, input, settings, timing);
+    }
+    expect(counted).toEqual([...scheduleInputs.map(() => true), ...otherInputs.map(() => false)]);
+  });
+
   it('writes without reading first', async () => {
     const memory = memoryRepository(stored);
     await updateNotification(memory.repository, target, { hour: 10, filters: null }, settings, timing);
@@ -208,6 +272,23 @@ describe('updateNotification', () => {
     expect(memory.schedule()).toBe(first);
   });
 
+  it('answers an update that changes nothing with a read, writing nothing', async () => {
+    const memory = memoryRepository(stored);
+    const dto = await updateNotification(memory.repository, target, { hour: null }, settings, timing);
+    expect(dto).toMatchObject({ id: 700, cronExpression: '0 9 * * *' });
+    expect([memory.writes(), memory.reads()]).toEqual([0, 1]);
+  });
+
+  it('refuses a bad custom cron before any write', async () => {
+    const memory = memoryRepository(stored);
+    const update = updateNotification(memory.repository, target, { customCron: 'nope' }, settings, timing);
+    await expect(update).rejects.toMatchObject({
+      name: 'ValidationError',
+      problems: [{ path: 'customCron' }],
+    });
+    expect(memory.writes()).toBe(0);
+  });
+
   it('is not found when the notification is not there', async () => {
     for (const input of [
       {},
@@ -217,7 +298,7 @@ describe('updateNotification', () => {
     ]) {
       await expect(
         updateNotification(memoryRepository(undefined).repository, target, input, settings, timing),
-      ).rejects.toBeInstanceOf(NotFoundError);
+      ).rejects.toThrow(new NotFoundError('Notification 700 of deployment 7'));
     }
   });
 
@@ -257,7 +338,7 @@ describe('updateNotification', () => {
         now: NOW,
         pause,
       }),
-    ).rejects.toBeInstanceOf(ConflictError);
+    ).rejects.toThrow(new ConflictError('The notification is being changed by others; retry the request'));
     expect(memory.writes()).toBe(MAX_ATTEMPTS);
     // No pause after the last attempt: the conflict is answered at once.
     expect(pauses).toEqual(Array.from({ length: MAX_ATTEMPTS - 1 }, (_, i) => i + 1));
@@ -266,29 +347,113 @@ describe('updateNotification', () => {
 });
 
 describe('createNotification', () => {
-  it('refuses a create that names no dashboard, before anything is read or written', async () => {
-    const touched: string[] = [];
-    const repository = {
-      dashboardIdOf: async () => {
-        touched.push('dashboardIdOf');
-        return 70;
+  /** A creation port whose deployment 7 has dashboard 70 (`sales`), recording what it is asked. */
+  function creation() {
+    const asked: { dashboards: DashboardRef[]; created: Parameters<NotificationCreation['create']>[] } = {
+      dashboards: [],
+      created: [],
+    };
+    const port: NotificationCreation = {
+      async dashboardIdOf(_deploymentId, ref) {
+        asked.dashboards.push(ref);
+        const found = 'dashboardId' in ref ? ref.dashboardId === 70 : ref.dashboardPublicId === 'sales';
+        return found ? 70 : undefined;
       },
-      create: async () => {
-        touched.push('create');
-        throw new Error('not to be written');
+      async create(...args) {
+        asked.created.push(args);
+        return { ...args[0], id: 701 };
       },
     };
-    const error = await createNotification(
-      repository,
+    return { port, asked };
+  }
+
+  it('refuses a create that names no dashboard, before anything is read or written', async () => {
+    const { port, asked } = creation();
+    await expect(
+      createNotification(port, 7, { scheduleType: 'DAILY', hour: 9 }, settings, NOW),
+    ).rejects.toMatchObject({
+      name: 'ValidationError',
+      problems: [
+        { path: 'dashboardId', message: 'exactly one of dashboardId and dashboardPublicId is required' },
+      ],
+    });
+    expect(asked).toEqual({ dashboards: [], created: [] });
+  });
+
+  it('creates the notification with the defaults and its schedule state, on the dashboard named', async () => {
+    const { port, asked } = creation();
+    const dto = await createNotification(
+      port,
       7,
-      { scheduleType: 'DAILY', hour: 9 },
+      { scheduleType: 'DAILY', hour: 9, minute: 0, dashboardPublicId: 'sales' },
       settings,
       NOW,
-    ).catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(ValidationError);
-    expect((error as ValidationError).problems).toEqual([
-      { path: 'dashboardId', message: 'exactly one of dashboardId and dashboardPublicId is required' },
+    );
+    // UTC, enabled, PNG, no lists and no summary unless the request says otherwise.
+    const { id: _, ...draft } = dailyNotification();
+    expect(asked.dashboards).toEqual([{ dashboardPublicId: 'sales' }]);
+    expect(asked.created).toEqual([
+      [
+        draft,
+        {
+          humanReadableSchedule: 'At 09:00',
+          upcoming: expect.arrayContaining([Date.parse('2026-11-25T09:00:00Z')]),
+          signature: '0 9 * * *|UTC|true',
+        },
+        undefined,
+      ],
     ]);
-    expect(touched).toEqual([]);
+    expect(asked.created[0]?.[0]).not.toHaveProperty('id');
+    expect(dto).toMatchObject({
+      id: 701,
+      dashboardId: 70,
+      humanReadableSchedule: 'At 09:00',
+      nextRunAt: '2026-11-25T09:00:00Z',
+    });
+  });
+
+  it('looks the dashboard up by its id when the id is given', async () => {
+    const { port, asked } = creation();
+    await createNotification(
+      port,
+      7,
+      { scheduleType: 'HOURLY', dashboardId: 70, dashboardPublicId: 'x' },
+      settings,
+      NOW,
+    );
+    expect(asked.dashboards).toEqual([{ dashboardId: 70 }]);
+  });
+
+  it('is not found, naming the dashboard as given, when the deployment has no such dashboard', async () => {
+    const { port, asked } = creation();
+    await expect(
+      createNotification(port, 7, { scheduleType: 'HOURLY', dashboardPublicId: 'draft' }, settings, NOW),
+    ).rejects.toThrow(new NotFoundError('Dashboard draft of deployment 7'));
+    await expect(
+      createNotification(port, 7, { scheduleType: 'HOURLY', dashboardId: 71 }, settings, NOW),
+    ).rejects.toThrow(new NotFoundError('Dashboard 71 of deployment 7'));
+    expect(asked.created).toEqual([]);
+  });
+
+  it('refuses an incomplete schedule before anything is read', async () => {
+    const { port, asked } = creation();
+    const creating = createNotification(port, 7, { scheduleType: 'DAILY', dashboardId: 70 }, settings, NOW);
+    await expect(creating).rejects.toMatchObject({ name: 'ValidationError', problems: [{ path: 'hour' }] });
+    expect(asked.dashboards).toEqual([]);
+  });
+
+  it('claims an Idempotency-Key with a fingerprint of the body that ignores the order of its fields', async () => {
+    const { port, asked } = creation();
+    const key = { caller: 'admin:1', key: 'k-1' };
+    const bodies: CreateNotificationInput[] = [
+      { scheduleType: 'DAILY', hour: 9, dashboardId: 70 },
+      { dashboardId: 70, hour: 9, scheduleType: 'DAILY' },
+      { scheduleType: 'DAILY', hour: 10, dashboardId: 70 },
+    ];
+    for (const body of bodies) await createNotification(port, 7, body, settings, NOW, key);
+    const [first, reordered, other] = asked.created.map((args) => args[2]);
+    expect(first).toEqual({ ...key, fingerprint: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(reordered).toEqual(first);
+    expect(other?.fingerprint).not.toBe(first?.fingerprint);
   });
 });

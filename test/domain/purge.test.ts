@@ -64,14 +64,19 @@ describe('purgePass', () => {
       { purge: purge(3, now), items: 5 },
     ]);
     const steps: number[] = [];
+    const inFlight = { now: 0, most: 0 };
     const counting: PurgeStore = {
       ...store,
       deleteSome: async (ref, limit) => {
         steps.push(limit);
+        inFlight.most = Math.max(inFlight.most, ++inFlight.now);
+        await new Promise((resolve) => setImmediate(resolve));
+        inFlight.now--;
         return store.deleteSome(ref, limit);
       },
     };
     const summary = await purgePass(counting, { now, itemsPerStep: 2, purgesPerPass: 2, concurrency: 1 });
+    expect(inFlight.most).toBe(1);
     expect(limits).toEqual([2]);
     expect(summary).toMatchObject({ pending: 2, deleted: 10, finished: 2 });
     expect(new Set(steps)).toEqual(new Set([2]));

@@ -1,12 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import {
+  classifyRecipient,
   MAX_PROPERTIES_JSON_BYTES,
   normalizeExternalId,
   recipientKindOf,
 } from '#lib/domain/recipients-input';
 import { check } from '#lib/http/schemas/common';
 import { KEY_PART_MAX_BYTES } from '#lib/limits';
-import { indexKeys, keys } from '#lib/store/keys';
+import * as keys from '#lib/store/item-keys';
+import { indexKeys } from '#lib/store/keys';
 import { freshForEachTest } from '#test/support/fresh-module';
 
 const schemas = freshForEachTest(() => import('#lib/http/schemas/recipients'));
@@ -20,6 +22,16 @@ describe('kind inference', () => {
     expect(recipientKindOf({ email: 'a@b.example' })).toBe('USER');
     expect(recipientKindOf({ userId: 3 })).toBe('USER');
     expect(recipientKindOf({ groups: ['g'] })).toBeUndefined();
+  });
+
+  it('says what is missing from an item that names no recipient at all', () => {
+    expect(parse({ groups: ['g'] }).problems).toEqual([
+      {
+        path: 'recipients.0',
+        message:
+          'does not identify a recipient: give userId or email (USER), or embedTenantName and externalId (EMBED_USER)',
+      },
+    ]);
   });
 
   it('lets an explicit type win over the fields', () => {
@@ -40,6 +52,12 @@ describe('recipient items', () => {
     expect(parse({ channelId: 'C1', userId: 4 }).value).toEqual({ type: 'SLACK', channelId: 'C1' });
   });
 
+  it('classifies no embed user without both its tenant and its externalId', () => {
+    expect(classifyRecipient({ type: 'EMBED_USER', embedTenantName: 'acme' })).toBeUndefined();
+    expect(classifyRecipient({ externalId: 'x' })).toBeUndefined();
+    expect(classifyRecipient({ groups: ['g'] })).toBeUndefined();
+  });
+
   it('requires both embedTenantName and externalId for an embed user, and refuses a blank externalId', () => {
     expect(parse({ externalId: 'x' }).problems).toEqual([
       { path: 'recipients.0.embedTenantName', message: 'is required for an EMBED_USER recipient' },
@@ -47,6 +65,9 @@ describe('recipient items', () => {
     expect(
       parse({ type: 'EMBED_USER', email: 'a@b.example' }).problems.map((problem) => problem.path),
     ).toEqual(['recipients.0.embedTenantName', 'recipients.0.externalId']);
+    expect(parse({ type: 'EMBED_USER', embedTenantName: 'acme' }).problems).toEqual([
+      { path: 'recipients.0.externalId', message: 'is required for an EMBED_USER recipient' },
+    ]);
     expect(parse({ embedTenantName: 'acme', externalId: ' \t ' }).problems).toEqual([
       { path: 'recipients.0.externalId', message: 'must not be blank' },
     ]);
@@ -122,6 +143,9 @@ describe('recipient items', () => {
         message: expect.stringMatching(/^securityContext, userAttributes and groups together/),
       },
     ]);
+    // Exactly the bytes allowed: `{"securityContext":{"k":"…"}}` around the text.
+    const exact = { k: 'x'.repeat(MAX_PROPERTIES_JSON_BYTES - '{"securityContext":{"k":""}}'.length) };
+    expect(parse({ embedTenantName: 'acme', externalId: 'x', securityContext: exact }).problems).toEqual([]);
     // Counted in bytes: a third as many three-byte characters is already too much.
     const multiByte = { k: '€'.repeat(Math.ceil(MAX_PROPERTIES_JSON_BYTES / 3)) };
     expect(

@@ -13,6 +13,12 @@ describe('canonicalJson', () => {
     );
   });
 
+  it('writes every object’s keys in order', () => {
+    expect(canonicalJson({ c: 1, a: { z: 1, y: 2 }, b: [{ d: 1, c: 2 }] })).toBe(
+      '{"a":{"y":2,"z":1},"b":[{"c":2,"d":1}],"c":1}',
+    );
+  });
+
   it('keeps the order of array items significant', () => {
     expect(canonicalJson(['a', 'b'])).not.toBe(canonicalJson(['b', 'a']));
   });

@@ -125,7 +125,7 @@ describe('addRecipients', () => {
     const memory = memoryRepository();
     await expect(
       addRecipients(memory.repository, { deploymentId: 7, id: 701 }, [{ type: 'USER', userId: 999 }]),
-    ).rejects.toBeInstanceOf(NotFoundError);
+    ).rejects.toThrow(new NotFoundError('Notification 701 of deployment 7'));
     expect(memory.calls.map((call) => call.method)).toEqual(['lookUp']);
   });
 
@@ -187,6 +187,62 @@ describe('addRecipients', () => {
     ]);
     expect(changed.updatedRecipients).toEqual([]);
     expect(changed.unchangedRecipients).toHaveLength(1);
+  });
+
+  it('updates an embed recipient whose supplied properties differ, and leaves one whose are the same', async () => {
+    const memory = memoryRepository();
+    const groups = (names: string[]) => ({ groups: names }) as Partial<RecipientInput>;
+    await addRecipients(memory.repository, notification, [embed('a@x.example', groups(['old']))]);
+    const changed = await addRecipients(memory.repository, notification, [
+      embed('a@x.example', groups(['new'])),
+    ]);
+    expect(changed).toEqual({
+      createdRecipients: [],
+      updatedRecipients: [
+        {
+          type: 'EMBED_USER',
+          embedTenantName: 'acme',
+          externalId: 'a@x.example',
+          embedUserId: 1,
+          email: 'a@x.example',
+        },
+      ],
+      unchangedRecipients: [],
+    });
+    expect([...memory.rows.values()]).toMatchObject([{ properties: { groups: ['new'] } }]);
+    memory.calls.length = 0;
+    const same = await addRecipients(memory.repository, notification, [
+      embed('a@x.example', groups(['new'])),
+    ]);
+    expect(same.unchangedRecipients).toHaveLength(1);
+    expect(memory.written()).toEqual([]);
+  });
+
+  it('reads in its second round only the embed users the notification has no row for', async () => {
+    const memory = memoryRepository();
+    await addRecipients(memory.repository, notification, [embed('a@x.example')]);
+    memory.calls.length = 0;
+    await addRecipients(memory.repository, notification, [embed('a@x.example'), embed('b@x.example')]);
+    const lookUps = memory.calls.filter((call) => call.method === 'lookUp').map((call) => call.detail);
+    expect(lookUps[1]).toMatchObject({
+      embedUsers: [{ embedTenantName: 'acme', normalizedExternalId: 'b@x.example' }],
+    });
+  });
+
+  it('is not found when the notification was deleted while its rows were written', async () => {
+    const memory = memoryRepository();
+    memory.repository.notificationIsLive = async () => false;
+    await expect(
+      addRecipients(memory.repository, notification, [{ type: 'USER', userId: 11 }]),
+    ).rejects.toThrow(NotFoundError);
+  });
+
+  it('asks nothing more of a request that wrote nothing', async () => {
+    const memory = memoryRepository();
+    await addRecipients(memory.repository, notification, [{ type: 'USER', userId: 11 }]);
+    memory.repository.notificationIsLive = async () => false;
+    const again = await addRecipients(memory.repository, notification, [{ type: 'USER', userId: 11 }]);
+    expect(again.unchangedRecipients).toHaveLength(1);
   });
 
   it('writes nothing at all while any item does not resolve', async () => {

@@ -3,7 +3,7 @@ import type { Dashboard } from '#lib/domain/entities';
 import { type RetryStore, retryRun } from '#lib/domain/retry';
 import { type Delivery, type DeliveryJob, noRecipients, type Run, scheduledRunId } from '#lib/domain/runs';
 import { ConflictError, NotFoundError } from '#lib/errors';
-import { dailyNotification, salesDashboard } from '#test/support/domain-fixtures';
+import { dailyNotification, dailyRun, salesDashboard } from '#test/support/domain-fixtures';
 
 /**
  * Retry against a store of one run held in memory: its failed deliveries in key order, a requeue that
@@ -36,24 +36,21 @@ function world(options: {
   deletedAfterPages?: number;
 }) {
   let failed = Array.from({ length: options.failed }, (_, i) => failedDelivery(i + 1));
-  const run: Run = {
-    runId,
-    deploymentId: 7,
-    notificationId: 700,
-    trigger: 'schedule',
-    scheduledFor: '2026-11-24T09:00:00.000Z',
-    createdAt: '2026-11-24T09:00:01.000Z',
+  const run = dailyRun({
     status: 'completed_with_failures',
-    skipReason: null,
     recipients: { ...noRecipients(), queued: options.failed, failed: options.failed },
     completedAt: '2026-11-24T09:02:00.000Z',
     ...options.run,
-  };
+  });
   const sent: DeliveryJob[][] = [];
+  const runReads: string[] = [];
   const pageLimits: number[] = [];
   let pages = 0;
   const store: RetryStore = {
-    findRun: async (asked) => (options.run === null || asked.runId !== runId ? undefined : run),
+    async findRun(asked) {
+      runReads.push(asked.runId);
+      return options.run === null || asked.runId !== runId ? undefined : run;
+    },
     findNotification: async () => (options.notificationGone ? undefined : { notification }),
     findDashboard: async () => ('dashboard' in options ? options.dashboard : dashboard),
     async failedPage(_ref, after, limit) {
@@ -76,7 +73,7 @@ function world(options: {
     },
   };
   const sink = { send: async (jobs: readonly DeliveryJob[]) => void sent.push([...jobs]) };
-  return { store, sink, sent, pageLimits, failedLeft: () => failed.length };
+  return { store, sink, sent, runReads, pageLimits, failedLeft: () => failed.length };
 }
 
 const errorOf = (promise: Promise<unknown>) =>
@@ -148,6 +145,21 @@ describe('retryRun', () => {
       expect(error?.message).toBe(`Run ${asked.runId} of notification 700 was not found`);
       expect(sent).toEqual([]);
     }
+  });
+
+  it('reads nothing for a run id of a form the service never issues', async () => {
+    const { store, sink, runReads } = world({ failed: 1 });
+    await errorOf(retryRun(store, sink, { ...ref, runId: 'nope' }, { now }));
+    expect(runReads).toEqual([]);
+  });
+
+  it('sends nothing when the failed deliveries were queued again by another request first', async () => {
+    const { store, sink, sent } = world({
+      failed: 0,
+      run: { recipients: { ...noRecipients(), queued: 2, failed: 2 } },
+    });
+    expect((await retryRun(store, sink, ref, { now })).queued).toBe(0);
+    expect(sent).toEqual([]);
   });
 
   it('refuses while the dashboard is unpublished or gone', async () => {

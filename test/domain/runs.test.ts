@@ -2,23 +2,12 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { ConsoleUser } from '#lib/domain/entities';
 import type { Notification } from '#lib/domain/notification';
-import {
-  countDeliveries,
-  decideDeliveries,
-  manualRunId,
-  noRecipients,
-  parseJobId,
-  type RecipientRow,
-  RUN_ID_PATTERN,
-  type Run,
-  runIdFloor,
-  runSkipReason,
-  scheduledRunId,
-  settledStatus,
-  testRunId,
-  toDeliveryDto,
-} from '#lib/domain/runs';
+import { noRecipients, type RecipientRow, type Run, scheduledRunId } from '#lib/domain/runs';
 import { salesDashboard } from '#test/support/domain-fixtures';
+import { freshForEachTest } from '#test/support/fresh-module';
+
+/** Loaded anew in each test: the functions and patterns it defines on import then count as checked by the tests below. */
+const runs = freshForEachTest(() => import('#lib/domain/runs'));
 
 const instant = Date.UTC(2026, 10, 24, 9, 15, 0, 123);
 const notification: Notification = {
@@ -53,32 +42,32 @@ const run: Run = {
 
 describe('run ids', () => {
   it('start with their instant, so that they sort by it', () => {
-    expect(runIdFloor(instant)).toBe('20261124T091500123Z');
-    expect(scheduledRunId(instant)).toBe('20261124T091500123Z-s');
-    expect(manualRunId(instant, '0123abcd')).toBe('20261124T091500123Z-m0123abcd');
-    expect(testRunId(instant, '0123abcd')).toBe('20261124T091500123Z-t0123abcd');
+    expect(runs().runIdFloor(instant)).toBe('20261124T091500123Z');
+    expect(runs().scheduledRunId(instant)).toBe('20261124T091500123Z-s');
+    expect(runs().manualRunId(instant, '0123abcd')).toBe('20261124T091500123Z-m0123abcd');
+    expect(runs().testRunId(instant, '0123abcd')).toBe('20261124T091500123Z-t0123abcd');
   });
 
   it('are recognized whole, and nothing else is', () => {
     for (const id of [
-      scheduledRunId(instant),
-      manualRunId(instant, 'deadbeef'),
-      testRunId(instant, '00000000'),
+      runs().scheduledRunId(instant),
+      runs().manualRunId(instant, 'deadbeef'),
+      runs().testRunId(instant, '00000000'),
     ]) {
-      expect(RUN_ID_PATTERN.test(id)).toBe(true);
+      expect(runs().RUN_ID_PATTERN.test(id)).toBe(true);
     }
     for (const id of [
       '20261124T091500123Z',
       '20261124T091500123Z-x',
-      `x${scheduledRunId(instant)}`,
+      `x${runs().scheduledRunId(instant)}`,
       '20261124T091500123Z-mabc',
     ]) {
-      expect(RUN_ID_PATTERN.test(id)).toBe(false);
+      expect(runs().RUN_ID_PATTERN.test(id)).toBe(false);
     }
   });
 });
 
-describe('settledStatus', () => {
+describe('runs().settledStatus', () => {
   const counts = (queued: number, delivered: number, failed: number) => ({
     queued,
     skipped: 0,
@@ -87,35 +76,35 @@ describe('settledStatus', () => {
   });
 
   it('keeps a run being written or skipped as it is', () => {
-    expect(settledStatus({ status: 'dispatching', recipients: counts(1, 1, 0) })).toBe('dispatching');
-    expect(settledStatus({ status: 'skipped', recipients: counts(0, 0, 0) })).toBe('skipped');
+    expect(runs().settledStatus({ status: 'dispatching', recipients: counts(1, 1, 0) })).toBe('dispatching');
+    expect(runs().settledStatus({ status: 'skipped', recipients: counts(0, 0, 0) })).toBe('skipped');
   });
 
   it('completes a dispatched run once every queued delivery has an outcome, with failures if any failed', () => {
-    expect(settledStatus({ status: 'dispatched', recipients: counts(3, 1, 1) })).toBe('dispatched');
-    expect(settledStatus({ status: 'dispatched', recipients: counts(3, 3, 0) })).toBe('completed');
-    expect(settledStatus({ status: 'dispatched', recipients: counts(3, 2, 1) })).toBe(
+    expect(runs().settledStatus({ status: 'dispatched', recipients: counts(3, 1, 1) })).toBe('dispatched');
+    expect(runs().settledStatus({ status: 'dispatched', recipients: counts(3, 3, 0) })).toBe('completed');
+    expect(runs().settledStatus({ status: 'dispatched', recipients: counts(3, 2, 1) })).toBe(
       'completed_with_failures',
     );
-    expect(settledStatus({ status: 'dispatched', recipients: counts(0, 0, 0) })).toBe('completed');
+    expect(runs().settledStatus({ status: 'dispatched', recipients: counts(0, 0, 0) })).toBe('completed');
   });
 });
 
-describe('runSkipReason', () => {
+describe('runs().runSkipReason', () => {
   it('skips a run whose dashboard is gone or unpublished, and a scheduled one whose delivery is off', () => {
-    expect(runSkipReason('schedule', notification, dashboard)).toBeNull();
-    expect(runSkipReason('schedule', notification, undefined)).toBe('dashboard_unavailable');
-    expect(runSkipReason('manual', notification, { ...dashboard, published: false })).toBe(
+    expect(runs().runSkipReason('schedule', notification, dashboard)).toBeNull();
+    expect(runs().runSkipReason('schedule', notification, undefined)).toBe('dashboard_unavailable');
+    expect(runs().runSkipReason('manual', notification, { ...dashboard, published: false })).toBe(
       'dashboard_unavailable',
     );
     const off = { ...notification, notificationEnabled: false };
-    expect(runSkipReason('schedule', off, dashboard)).toBe('delivery_disabled');
-    expect(runSkipReason('manual', off, dashboard)).toBeNull();
-    expect(runSkipReason('test', off, dashboard)).toBeNull();
+    expect(runs().runSkipReason('schedule', off, dashboard)).toBe('delivery_disabled');
+    expect(runs().runSkipReason('manual', off, dashboard)).toBeNull();
+    expect(runs().runSkipReason('test', off, dashboard)).toBeNull();
   });
 });
 
-describe('decideDeliveries', () => {
+describe('runs().decideDeliveries', () => {
   const ada: ConsoleUser = { id: 1, email: 'ada@example.com', username: 'ada', role: 'admin', active: true };
   const bob: ConsoleUser = {
     id: 2,
@@ -147,7 +136,7 @@ describe('decideDeliveries', () => {
   const deliveryId = (key: string) => createHash('sha256').update(key).digest('hex').slice(0, 32);
 
   it('queues active console users and embed users of shared tenants, and skips the rest with the reason', () => {
-    const { deliveries, jobs } = decideDeliveries(run, notification, dashboard, rows, users);
+    const { deliveries, jobs } = runs().decideDeliveries(run, notification, dashboard, rows, users);
     expect(deliveries.map((d) => [d.status, d.reason, d.attempts])).toEqual([
       ['queued', null, 1],
       ['skipped', 'user_deactivated', 0],
@@ -170,17 +159,17 @@ describe('decideDeliveries', () => {
     expect(deliveries[2]?.recipient).toEqual({ type: 'USER', userId: 3, email: '', username: '' });
     expect(deliveries[1]?.jobId).toBeNull();
     expect(jobs.map((job) => job.jobId)).toEqual([deliveries[0]?.jobId, deliveries[3]?.jobId]);
-    expect(countDeliveries(deliveries)).toEqual({ queued: 2, skipped: 3 });
+    expect(runs().countDeliveries(deliveries)).toEqual({ queued: 2, skipped: 3 });
   });
 
   it('queues every embed user when the dashboard is shared with all of them', () => {
     const everyone = { ...dashboard, sharedWithAllEmbedUsers: true, sharedWithTenants: [] };
-    const { deliveries } = decideDeliveries(run, notification, everyone, rows.slice(3), users);
+    const { deliveries } = runs().decideDeliveries(run, notification, everyone, rows.slice(3), users);
     expect(deliveries.map((d) => d.status)).toEqual(['queued', 'queued']);
   });
 
   it('gives each job what the renderer needs: the dashboard, the notification fields and the recipient with its properties', () => {
-    const { jobs } = decideDeliveries(run, notification, dashboard, rows.slice(3, 4), users);
+    const { jobs } = runs().decideDeliveries(run, notification, dashboard, rows.slice(3, 4), users);
     expect(jobs).toEqual([
       {
         jobId: `7.700.${run.runId}.${deliveryId('R#E#acme')}`,
@@ -208,18 +197,24 @@ describe('decideDeliveries', () => {
   });
 
   it('answers a delivery without its keys', () => {
-    const [delivery] = decideDeliveries(run, notification, dashboard, rows.slice(0, 1), users).deliveries;
-    const dto = toDeliveryDto(delivery as NonNullable<typeof delivery>);
+    const [delivery] = runs().decideDeliveries(
+      run,
+      notification,
+      dashboard,
+      rows.slice(0, 1),
+      users,
+    ).deliveries;
+    const dto = runs().toDeliveryDto(delivery as NonNullable<typeof delivery>);
     expect(dto).not.toHaveProperty('recipientKey');
     expect(dto).not.toHaveProperty('deliveryId');
     expect(dto).toMatchObject({ status: 'queued', attempts: 1 });
   });
 });
 
-describe('parseJobId', () => {
+describe('runs().parseJobId', () => {
   it('reads back the delivery a job id names', () => {
     const id = deliveryId32();
-    expect(parseJobId(`7.700.${run.runId}.${id}`)).toEqual({
+    expect(runs().parseJobId(`7.700.${run.runId}.${id}`)).toEqual({
       deploymentId: 7,
       notificationId: 700,
       runId: run.runId,
@@ -237,7 +232,7 @@ describe('parseJobId', () => {
       `x7.700.${run.runId}.${id}`,
       '',
     ]) {
-      expect(parseJobId(jobId)).toBeUndefined();
+      expect(runs().parseJobId(jobId)).toBeUndefined();
     }
   });
 });

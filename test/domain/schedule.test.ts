@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { customCronProblem, describeCron } from '#lib/domain/cron';
-import { cronExpressionOf, missingScheduleFields, nextRunOf, type Schedule } from '#lib/domain/schedule';
+import type { Schedule } from '#lib/domain/schedule';
 import { isTimeZone } from '#lib/domain/schedule-fields';
+import { freshForEachTest } from '#test/support/fresh-module';
+
+/** Loaded anew in each test: the tables and patterns they build on import then count as checked by the tests below. */
+const cronCode = freshForEachTest(() => import('#lib/domain/cron'));
+const scheduleCode = freshForEachTest(() => import('#lib/domain/schedule'));
 
 describe('cronExpressionOf derives the cron from the structured schedule', () => {
   it.each<[Schedule, string]>([
@@ -14,12 +18,12 @@ describe('cronExpressionOf derives the cron from the structured schedule', () =>
     [{ scheduleType: 'MONTHLY', minute: 5, hour: 6, dayOfMonth: 31 }, '5 6 31 * *'],
     [{ scheduleType: 'CUSTOM', customCron: '0 9 * * 1-5' }, '0 9 * * 1-5'],
   ])('%j → %s', (schedule, cron) => {
-    expect(cronExpressionOf(schedule)).toBe(cron);
+    expect(scheduleCode().cronExpressionOf(schedule)).toBe(cron);
   });
 
   it('ignores fields the type does not use', () => {
     expect(
-      cronExpressionOf({
+      scheduleCode().cronExpressionOf({
         scheduleType: 'DAILY',
         hour: 9,
         dayOfWeek: 3,
@@ -40,11 +44,17 @@ describe('missingScheduleFields names what the type needs and was never set', ()
     [{ scheduleType: 'MONTHLY' }, ['hour', 'dayOfMonth']],
     [{ scheduleType: 'CUSTOM', hour: 9 }, ['customCron']],
   ])('%j misses %j', (schedule, fields) => {
-    expect(missingScheduleFields(schedule).map((problem) => problem.path)).toEqual(fields);
+    expect(
+      scheduleCode()
+        .missingScheduleFields(schedule)
+        .map((problem) => problem.path),
+    ).toEqual(fields);
   });
 
   it('treats 0 as set, not missing', () => {
-    expect(missingScheduleFields({ scheduleType: 'WEEKLY', hour: 0, dayOfWeek: 0 })).toEqual([]);
+    expect(scheduleCode().missingScheduleFields({ scheduleType: 'WEEKLY', hour: 0, dayOfWeek: 0 })).toEqual(
+      [],
+    );
   });
 });
 
@@ -55,7 +65,7 @@ describe('describeCron reads the cron in 24-hour English', () => {
     ['0 6 15 * *', 'At 06:00, on day 15 of the month'],
     ['15 * * * *', 'At 15 minutes past the hour'],
   ])('%s → %s', (cron, text) => {
-    expect(describeCron(cron)).toBe(text);
+    expect(cronCode().describeCron(cron)).toBe(text);
   });
 });
 
@@ -70,8 +80,15 @@ describe('customCronProblem', () => {
     '0 9 * JAN,JUL MON',
     '0 9 * jan-mar/2 sun-sat',
     '0 9 * * 7',
+    // Fields apart by several blanks.
+    '0  9 *\t* 1',
+    // 23:55, then 00:05 of a day that does not fire: each day fires once around midnight.
+    '5,55 0 * * *',
+    '5,55 23 * * *',
+    '5,55 0,23 1,15 * *',
+    '5,55 0,23 * * 1,3',
   ])('accepts %s', (cron) => {
-    expect(customCronProblem(cron, 15)).toBeUndefined();
+    expect(cronCode().customCronProblem(cron, 15)).toBeUndefined();
   });
 
   it.each([
@@ -87,6 +104,9 @@ describe('customCronProblem', () => {
     ['5,55 0,23 * * *', 'within 10 minutes'],
     ['5,55 0,23 * * 1,2', 'within 10 minutes'],
     ['5,55 0,23 31,1 * *', 'within 10 minutes'],
+    // A month of 28 days, and Saturday then Sunday.
+    ['5,55 0,23 28,1 * *', 'within 10 minutes'],
+    ['5,55 0,23 * * 6,0', 'within 10 minutes'],
     // The same, with every list out of order: the check must not depend on how a list is written.
     ['55,5 10,9 * * *', 'within 10 minutes'],
     ['55,5 23,0 * * *', 'within 10 minutes'],
@@ -94,12 +114,12 @@ describe('customCronProblem', () => {
     // Surrounding blanks do not hide a field.
     ['  5,55 9,10 * * *  ', 'within 10 minutes'],
   ])('refuses %s, which fires twice within 15 minutes', (cron, words) => {
-    expect(customCronProblem(cron, 15)).toContain(words);
+    expect(cronCode().customCronProblem(cron, 15)).toContain(words);
   });
 
   it('measures against the configured floor, not a fixed 15', () => {
-    expect(customCronProblem('*/5 * * * *', 5)).toBeUndefined();
-    expect(customCronProblem('0 * * * *', 61)).toContain('at least 61 minutes apart');
+    expect(cronCode().customCronProblem('*/5 * * * *', 5)).toBeUndefined();
+    expect(cronCode().customCronProblem('0 * * * *', 61)).toContain('at least 61 minutes apart');
   });
 
   it.each([
@@ -113,8 +133,10 @@ describe('customCronProblem', () => {
     ['0 9 32 * *', 'not a valid cron expression'],
     ['x 9 * * *', 'outside standard cron in its minute field'],
     ['0 9 1 * 1', 'dayOfMonth and dayOfWeek'],
+    // The bad field is named before the ambiguity of both days.
+    ['0 9 32 * 1', 'got value 32 expected range 1-31'],
   ])('refuses %j as malformed', (cron, words) => {
-    expect(customCronProblem(cron, 15)).toContain(words);
+    expect(cronCode().customCronProblem(cron, 15)).toContain(words);
   });
 });
 
@@ -132,7 +154,7 @@ describe('customCronProblem refuses what standard 5-field cron does not have', (
     ['0 9 * JANUARY *', 'month'],
     ['0 9 * * MON/', 'day-of-week'],
   ])('%s', (cron, field) => {
-    expect(customCronProblem(cron, 15)).toContain(`outside standard cron in its ${field}`);
+    expect(cronCode().customCronProblem(cron, 15)).toContain(`outside standard cron in its ${field}`);
   });
 });
 
@@ -162,21 +184,54 @@ describe('isTimeZone', () => {
 });
 
 describe('nextRunOf picks the stored instant a read answers', () => {
-  const upcoming = [Date.parse('2026-11-24T08:00:00Z'), Date.parse('2026-11-25T08:00:00Z')];
+  const upcoming = [
+    Date.parse('2026-11-24T08:00:00Z'),
+    Date.parse('2026-11-25T08:00:00Z'),
+    Date.parse('2026-11-26T08:00:00Z'),
+  ];
   const state = { humanReadableSchedule: 'At 09:00', upcoming };
 
   it('is the first stored instant after the answer, also in the seconds before the dispatcher moves one on', () => {
-    expect(nextRunOf(true, state, Date.parse('2026-11-24T07:59:59Z'))).toBe(upcoming[0]);
-    expect(nextRunOf(true, state, Date.parse('2026-11-24T08:00:00Z'))).toBe(upcoming[1]);
-    expect(nextRunOf(true, state, Date.parse('2026-11-24T08:00:30Z'))).toBe(upcoming[1]);
+    expect(scheduleCode().nextRunOf(true, state, Date.parse('2026-11-24T07:59:59Z'))).toBe(upcoming[0]);
+    expect(scheduleCode().nextRunOf(true, state, Date.parse('2026-11-24T08:00:00Z'))).toBe(upcoming[1]);
+    expect(scheduleCode().nextRunOf(true, state, Date.parse('2026-11-24T08:00:30Z'))).toBe(upcoming[1]);
   });
 
   it('is the last stored instant, in the past, once every one has passed (no pass for a day)', () => {
-    expect(nextRunOf(true, state, Date.parse('2026-11-26T00:00:00Z'))).toBe(upcoming[1]);
+    expect(scheduleCode().nextRunOf(true, state, Date.parse('2026-11-27T00:00:00Z'))).toBe(upcoming[2]);
   });
 
   it('is nothing while disabled or for a schedule that never fires', () => {
-    expect(nextRunOf(false, state, 0)).toBeUndefined();
-    expect(nextRunOf(true, { ...state, upcoming: [] }, 0)).toBeUndefined();
+    expect(scheduleCode().nextRunOf(false, state, 0)).toBeUndefined();
+    expect(scheduleCode().nextRunOf(true, { ...state, upcoming: [] }, 0)).toBeUndefined();
+  });
+});
+
+describe('scheduleSignature', () => {
+  const daily = { scheduleType: 'DAILY', hour: 9, timezone: 'UTC', isEnabled: true } as const;
+
+  it('is the same for the same cron, zone and enabled flag, however the schedule is written', () => {
+    const signature = scheduleCode().scheduleSignature(daily);
+    expect(signature).toBe(scheduleCode().scheduleSignature({ ...daily, minute: 0, dayOfWeek: 3 }));
+    expect(signature).toBe(
+      scheduleCode().scheduleSignature({
+        scheduleType: 'CUSTOM',
+        customCron: '0 9 * * *',
+        timezone: 'UTC',
+        isEnabled: true,
+      }),
+    );
+  });
+
+  it('differs when the cron, the zone or the enabled flag differs', () => {
+    const signatures = new Set(
+      [
+        daily,
+        { ...daily, hour: 10 },
+        { ...daily, timezone: 'Europe/Berlin' },
+        { ...daily, isEnabled: false },
+      ].map((schedule) => scheduleCode().scheduleSignature(schedule)),
+    );
+    expect(signatures.size).toBe(4);
   });
 });

@@ -26,19 +26,23 @@ function world(
   options: { notification?: boolean; dashboard?: Dashboard; claim?: ManualRunClaim; live?: boolean } = {},
 ) {
   const claims: { run: Run; previousNoLaterThan: number }[] = [];
+  const userReads: { userIds: readonly number[]; emails: readonly string[] }[] = [];
   const put: Delivery[][] = [];
   const sent: DeliveryJob[][] = [];
   const store: TestSendStore = {
     findNotification: async () => (options.notification === false ? undefined : { notification }),
     findDashboard: async () => ('dashboard' in options ? options.dashboard : dashboard),
-    consoleUsers: async (userIds, emails) => ({
-      tenants: [],
-      users: [ada, bob, carol].filter((user) => userIds.includes(user.id) || emails.includes(user.email)),
-      emailLinks: [ada, bob, carol]
-        .filter((user) => emails.includes(user.email))
-        .map((user) => ({ email: user.email, userId: user.id })),
-      embedUsers: [],
-    }),
+    async consoleUsers(userIds, emails) {
+      userReads.push({ userIds, emails });
+      return {
+        tenants: [],
+        users: [ada, bob, carol].filter((user) => userIds.includes(user.id) || emails.includes(user.email)),
+        emailLinks: [ada, bob, carol]
+          .filter((user) => emails.includes(user.email))
+          .map((user) => ({ email: user.email, userId: user.id })),
+        embedUsers: [],
+      };
+    },
     userRowKey: (_ref, userId) => `R#U#${userId}`,
     putDeliveries: async (_run, deliveries) => void put.push([...deliveries]),
     async claimRun(run, previousNoLaterThan) {
@@ -48,7 +52,7 @@ function world(
     isLive: async () => options.live ?? true,
   };
   const sink = { send: async (jobs: readonly DeliveryJob[]) => void sent.push([...jobs]) };
-  return { store, sink, claims, put, sent };
+  return { store, sink, claims, put, sent, userReads };
 }
 
 const errorOf = (promise: Promise<unknown>) =>
@@ -81,6 +85,18 @@ describe('testSend', () => {
       { type: 'USER', userId: 1, email: 'ada@example.com', username: 'ada' },
       { type: 'USER', userId: 2, email: 'bob@example.com', username: 'bob' },
     ]);
+  });
+
+  it('reads only the users named, by id and by lower-cased e-mail', async () => {
+    const { store, sink, userReads } = world();
+    await testSend(store, sink, ref, [{ email: 'ADA@example.com' }, { userId: 2 }], options);
+    expect(userReads).toEqual([{ userIds: [2], emails: ['ada@example.com'] }]);
+  });
+
+  it('refuses a user named twice before looking the notification up', async () => {
+    const { store, sink } = world({ notification: false });
+    const twice = [{ email: 'ada@example.com' }, { email: 'ADA@example.com' }];
+    expect(await errorOf(testSend(store, sink, ref, twice, options))).toBeInstanceOf(ValidationError);
   });
 
   it('records a skipped run and sends nothing when the dashboard is unavailable', async () => {

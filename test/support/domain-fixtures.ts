@@ -1,7 +1,12 @@
-import type { Dashboard } from '#lib/domain/entities';
+import type { ConsoleUser, Dashboard } from '#lib/domain/entities';
 import type { Notification } from '#lib/domain/notification';
+import { noRecipients, type Run, scheduledRunId } from '#lib/domain/runs';
 
-/** The domain values the in-memory domain tests share: dashboard 70 of deployment 7 and its daily notification 700. */
+/**
+ * The domain values the in-memory domain tests share: dashboard 70 of deployment 7, its daily
+ * notification 700 and that notification's run of 2026-11-24 09:00 UTC, and console users named by
+ * their id.
+ */
 
 export const salesDashboard = (overrides: Partial<Dashboard> = {}): Dashboard => ({
   id: 70,
@@ -30,5 +35,30 @@ export const dailyNotification = (overrides: Partial<Notification> = {}): Notifi
   timeGrains: null,
   memberSwitchers: null,
   notificationAiSummary: false,
+  ...overrides,
+});
+
+/** An active console user `user<id>` (`user<id>@example.com`). */
+export const consoleUser = (id: number, overrides: Partial<ConsoleUser> = {}): ConsoleUser => ({
+  id,
+  email: `user${id}@example.com`,
+  username: `user${id}`,
+  role: 'member',
+  active: true,
+  ...overrides,
+});
+
+/** Notification 700's run of 2026-11-24 09:00 UTC, as a dispatcher pass claims it 20 s later. */
+export const dailyRun = (overrides: Partial<Run> = {}): Run => ({
+  runId: scheduledRunId(Date.UTC(2026, 10, 24, 9)),
+  deploymentId: 7,
+  notificationId: 700,
+  trigger: 'schedule',
+  scheduledFor: '2026-11-24T09:00:00.000Z',
+  createdAt: '2026-11-24T09:00:20.000Z',
+  status: 'dispatching',
+  skipReason: null,
+  recipients: noRecipients(),
+  completedAt: null,
   ...overrides,
 });

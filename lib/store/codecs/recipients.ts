@@ -6,8 +6,9 @@ import { canonicalJson, propertyNames } from '#lib/domain/recipients-properties'
 import type { StoredRecipient } from '#lib/domain/recipients-resolution';
 import type { RecipientRow } from '#lib/domain/runs';
 import { checkItem, parseJsonAttribute } from '#lib/store/codecs/stored-item';
+import * as keys from '#lib/store/item-keys';
 import type { Item } from '#lib/store/items';
-import { indexKeys, type Key, keys, type NotificationOnDashboard } from '#lib/store/keys';
+import { indexKeys, type Key, type NotificationOnDashboard } from '#lib/store/keys';
 
 /**
  * A recipient row in its notification's partition. An embed recipient's properties are kept as
