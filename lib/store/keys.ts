@@ -1,5 +1,6 @@
 /**
- * Every key shape of the single table: the index keys here, the items' own keys in item-keys.ts. A key is `pk` + `sk`; free-text parts are
+ * The single table's index names, its due index and the parts every key shares; the items' own keys
+ * are in item-keys.ts, the list indexes' keys in index-keys.ts. A key is `pk` + `sk`; free-text parts are
  * percent-encoded so that a `#` inside a name cannot collide with the separator. The access pattern
  * each one serves is listed in docs/data-model.md.
  */
@@ -117,102 +118,6 @@ export const indexProjections: Record<keyof typeof indexes, 'ALL' | 'KEYS_ONLY'>
 const ID_DIGITS = 15;
 export const sortableId = (id: number) => String(id).padStart(ID_DIGITS, '0');
 const sortableIdShape = new RegExp(`^[0-9]{${ID_DIGITS}}$`);
-
-/** A notification as its recipient rows' index entries name it: its dashboard never changes. */
-export interface NotificationOnDashboard {
-  deploymentId: number;
-  id: number;
-  dashboardId: number;
-}
-
-/** A recipient as the per-deployment recipient index names it: console users by id, embed users by id. */
-export type RecipientIdentity =
-  | { type: 'USER'; userId: number }
-  | { type: 'EMBED_USER'; embedUserId: number };
-const recipientIdentityPart = (identity: RecipientIdentity) =>
-  identity.type === 'USER' ? `USER#${identity.userId}` : `EMBED_USER#${identity.embedUserId}`;
-
-const recipientSortKey = (subscribedAt: string, rowSk: string) => `${subscribedAt}#${rowSk}`;
-
-/** The index partitions, each a list the API serves (docs/data-model.md lists them). */
-export const indexPartitions = {
-  /** gsi1: the notifications of a deployment. */
-  notificationsOfDeployment: (deploymentId: number) => `DEPLOYMENT#${deploymentId}#NOTIFICATIONS`,
-  /** gsi2: the notifications of a dashboard. */
-  notificationsOfDashboard: (deploymentId: number, dashboardId: number) =>
-    `DEPLOYMENT#${deploymentId}#DASHBOARD#${dashboardId}#NOTIFICATIONS`,
-  /** gsi2: the recipient rows of one recipient in a deployment, one per notification. */
-  notificationsOfRecipient: (deploymentId: number, identity: RecipientIdentity) =>
-    `DEPLOYMENT#${deploymentId}#RECIPIENT#${recipientIdentityPart(identity)}#NOTIFICATIONS`,
-  /** gsi1: the tombstones of deleted notifications whose partitions are still being emptied. */
-  purges: () => 'PURGES',
-  /**
-   * gsi4: the recipient rows of one recipient in a deployment whose notification is on one dashboard
-   * (a notification's dashboard never changes): the recipient and dashboard filters together.
-   */
-  notificationsOfRecipientOnDashboard: (
-    deploymentId: number,
-    identity: RecipientIdentity,
-    dashboardId: number,
-  ) =>
-    `DEPLOYMENT#${deploymentId}#DASHBOARD#${dashboardId}#RECIPIENT#${recipientIdentityPart(identity)}#NOTIFICATIONS`,
-  /** gsi1: the recipient rows of a notification. */
-  recipientsOfNotification: (deploymentId: number, notificationId: number) =>
-    `${notificationPartition(deploymentId, notificationId)}#RECIPIENTS`,
-  /** gsi1: the failed deliveries of a run, and only those: what a retry queues again. */
-  failedDeliveriesOfRun: (deploymentId: number, notificationId: number, runId: string) =>
-    `${notificationPartition(deploymentId, notificationId)}#RUN#${runId}#FAILED`,
-};
-
-/** A recipient row's gsi4 entry: by recipient and its notification's dashboard. */
-const recipientOnDashboardKeys = (
-  notification: NotificationOnDashboard,
-  identity: RecipientIdentity,
-): IndexKeys => ({
-  gsi4pk: indexPartitions.notificationsOfRecipientOnDashboard(
-    notification.deploymentId,
-    identity,
-    notification.dashboardId,
-  ),
-  gsi4sk: sortableId(notification.id),
-});
-
-/**
- * The index entries of each item kind. gsi1: children of a parent, newest first. gsi2 and gsi4: the
- * filtered lists. Sort keys are fixed at creation (ids, subscription instants), so keyset paging is stable.
- */
-export const indexKeys = {
-  notification: (deploymentId: number, notificationId: number, dashboardId: number): IndexKeys => ({
-    gsi1pk: indexPartitions.notificationsOfDeployment(deploymentId),
-    gsi1sk: sortableId(notificationId),
-    gsi2pk: indexPartitions.notificationsOfDashboard(deploymentId, dashboardId),
-    gsi2sk: sortableId(notificationId),
-  }),
-  /** A failed delivery, by its id; the entry goes when the delivery leaves `failed`. */
-  failedDelivery: (deploymentId: number, notificationId: number, runId: string, deliveryId: string) => ({
-    gsi1pk: indexPartitions.failedDeliveriesOfRun(deploymentId, notificationId, runId),
-    gsi1sk: deliveryId,
-  }),
-  /** Tombstones sort by the instant of the delete: the oldest purge is worked on first. */
-  purge: (deploymentId: number, notificationId: number, deletedAt: string): IndexKeys => ({
-    gsi1pk: indexPartitions.purges(),
-    gsi1sk: `${deletedAt}#${deploymentId}#${notificationId}`,
-  }),
-  /** Rows of a recipient sort by subscription instant, then by the row's own key (unique in the partition). */
-  recipient: (
-    notification: NotificationOnDashboard,
-    identity: RecipientIdentity,
-    subscribedAt: string,
-    rowSk: string,
-  ): IndexKeys => ({
-    gsi1pk: indexPartitions.recipientsOfNotification(notification.deploymentId, notification.id),
-    gsi1sk: recipientSortKey(subscribedAt, rowSk),
-    gsi2pk: indexPartitions.notificationsOfRecipient(notification.deploymentId, identity),
-    gsi2sk: sortableId(notification.id),
-    ...recipientOnDashboardKeys(notification, identity),
-  }),
-  recipientOnDashboard: recipientOnDashboardKeys,
-};
 
 /** Whether `value` is a recipient row's gsi1 sort key: a subscription instant, then the row's sort key. */
 export const isRecipientSortKey = (value: string) =>
