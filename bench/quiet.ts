@@ -1,7 +1,3 @@
-/**
- * Imported first by bench/run.ts, before any module builds the logger or the metrics buffer: the
- * request scenarios print tables, not a log line and a metrics line per request. Their cost still
- * counts where it is fixed, in the bundles and imports of the cold-start section.
- */
+/** Imported first by bench/run.ts: the request scenarios print tables, not a log and metrics line each. */
 process.env.LOG_LEVEL ??= 'silent';
 process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';

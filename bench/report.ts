@@ -1,97 +1,56 @@
-import type { Operation } from '#lib/routes';
 import { type Figure, type Figures, verdict } from './budgets.ts';
 
-/**
- * What every section shares, and how the bench prints: each section's figures as one Markdown table on
- * stdout, so that the text of a full run is also what BENCHMARKS.md shows under "Latest figures".
- */
+/** What every section shares, and how the bench prints: each section's figures as one Markdown table. */
 
 export interface Bench {
   smoke: boolean;
-  /** Operations whose function file exists. */
-  available: Operation[];
-  /** Every figure of the run, budgets included. */
   figures: Figures;
   errors: string[];
-  /** Scratch space for bundles (.local/bench, ignored by git). */
   workDirectory: string;
 }
 
-/** Every line printed so far: the figures part of BENCHMARKS.md. */
-export const printed: string[] = [];
-export const log = (line = '') => {
-  printed.push(line);
-  process.stdout.write(`${line}\n`);
-};
-
-/** What the bench is doing now, for the progress lines. */
-let doing = 'starting';
-export const working = (what: string) => {
-  doing = what;
-};
-
-function table(rows: string[][]): string {
-  const widths = (rows[0] ?? []).map((_, c) => Math.max(3, ...rows.map((row) => row[c]?.length ?? 0)));
-  const line = (row: string[]) => `| ${row.map((cell, c) => cell.padEnd(widths[c] ?? 0)).join(' | ')} |`;
-  return [line(rows[0] ?? []), line(widths.map((w) => '-'.repeat(w))), ...rows.slice(1).map(line)].join('\n');
-}
+export const log = (line = '') => process.stdout.write(`${line}\n`);
 
 const shown = ({ value, unit }: Figure) =>
   `${typeof value === 'number' ? Math.round(value * 1000) / 1000 : value.replaceAll('|', '\\|')} ${unit}`.trim();
 
-/**
- * The figures as a list (figure, value, target, verdict) or, for `grid`, as rows and columns split at
- * the last `: ` of their names (`list-runs: DynamoDB requests, warm`), each budget with its target.
- */
-function figuresTable(figures: Figure[], grid: boolean): string {
-  if (!grid) {
-    const target = (f: Figure) => (f.limit === undefined ? '' : `≤ ${f.limit} ${f.unit}`);
-    return table([
-      ['figure', 'value', 'target', 'met'],
-      ...figures.map((f) => [f.figure, shown(f), target(f), verdict(f)]),
-    ]);
-  }
-  const split = (f: Figure) => {
-    const at = f.figure.lastIndexOf(': ');
-    return at < 0 ? [f.figure, 'value'] : [f.figure.slice(0, at), f.figure.slice(at + 2)];
+/** The figures as a grid: rows and columns split at the last `: ` of their names, each budget with its target. */
+function grid(figures: Figure[]): string {
+  const split = ({ figure }: Figure) => {
+    const at = figure.lastIndexOf(': ');
+    return at < 0 ? [figure, 'value'] : [figure.slice(0, at), figure.slice(at + 2)];
   };
   const cells = new Map(figures.map((f) => [split(f).join(': '), f]));
-  const rows = [...new Set(figures.map((f) => split(f)[0] as string))];
-  const columns = [...new Set(figures.map((f) => split(f)[1] as string))];
-  const cell = (f: Figure | undefined) =>
+  const names = (k: number) => [...new Set(figures.map((f) => split(f)[k] ?? ''))];
+  const [rows, columns] = [names(0), names(1)];
+  const cell = (f?: Figure) =>
     !f ? '' : `${shown(f)}${f.limit === undefined ? '' : ` (≤ ${f.limit})${f.met ? '' : ` ${verdict(f)}`}`}`;
-  return table([
-    ['', ...columns],
-    ...rows.map((row) => [row, ...columns.map((c) => cell(cells.get(`${row}: ${c}`)))]),
-  ]);
+  const head = ['', ...columns];
+  const body = rows.map((row) => [row, ...columns.map((column) => cell(cells.get(`${row}: ${column}`)))]);
+  const widths = head.map((_, c) => Math.max(3, ...[head, ...body].map((row) => row[c]?.length ?? 0)));
+  const line = (row: string[]) => `| ${row.map((text, c) => text.padEnd(widths[c] ?? 0)).join(' | ')} |`;
+  return [line(head), line(widths.map((w) => '-'.repeat(w))), ...body.map(line)].join('\n');
 }
 
-let current: { bench: Bench; from: number; grid: boolean; notes: string[] } | undefined;
+let current: { bench: Bench; from: number; notes: string[] } | undefined;
 
-/** A line printed below the current section's table. */
 export const note = (line: string) => current?.notes.push(line);
 
-/** Prints the figures of the section before, then starts one: its figures are those measured until the next. */
-export function section(bench: Bench, title: string, grid = false): void {
+/**
+ * Prints the figures of the section before, then starts one: its figures are those measured until the
+ * next. With `work`, runs it as the section's part.
+ */
+export async function section(bench: Bench, title: string, work?: () => Promise<unknown>): Promise<void> {
   const figures = current?.bench.figures.all.slice(current.from) ?? [];
-  if (current && figures.length > 0) log(figuresTable(figures, current.grid));
+  if (figures.length > 0) log(grid(figures));
   if (current?.notes.length) log(`\n${current.notes.map((line) => `- ${line}`).join('\n')}`);
-  current = { bench, from: bench.figures.all.length, grid, notes: [] };
-  doing = title;
+  current = { bench, from: bench.figures.all.length, notes: [] };
   log(`\n### ${title}\n`);
-}
-
-/** Prints `… <part>: <s> s so far` to stderr every 20 s: a run of several minutes is never silent for long. */
-export function startProgress(startedAt: number): () => void {
-  const seconds = () => Math.round((Date.now() - startedAt) / 1000);
-  const timer = setInterval(() => process.stderr.write(`… ${doing}: ${seconds()} s so far\n`), 20_000);
-  timer.unref();
-  return () => clearInterval(timer);
+  if (work) await part(bench, title, work);
 }
 
 /** Runs one part of the bench; a failure is reported and fails the run, and the rest still runs. */
 export async function part<T>(bench: Bench, name: string, work: () => Promise<T>): Promise<T | undefined> {
-  doing = name;
   try {
     return await work();
   } catch (error) {
@@ -100,3 +59,17 @@ export async function part<T>(bench: Bench, name: string, work: () => Promise<T>
     return undefined;
   }
 }
+
+/** Timings are medians: they resist the odd slow sample that a shared machine produces. */
+export const median = (values: readonly number[]) =>
+  [...values].sort((a, b) => a - b)[Math.ceil(values.length / 2) - 1] ?? Number.NaN;
+
+export async function timed<T>(work: () => Promise<T>): Promise<{ result: T; ms: number }> {
+  const started = performance.now();
+  return { result: await work(), ms: performance.now() - started };
+}
+
+export const round = (value: number, digits = 2) => Math.round(value * 10 ** digits) / 10 ** digits;
+export const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
+export const ms = (value: number) => `${value.toFixed(value < 10 ? 2 : 1)} ms`;
+export const us = (value: number) => `${value.toFixed(1)} µs`;

@@ -1,7 +1,6 @@
 import { addRecipients } from '#lib/domain/recipients';
 import { createHandler } from '#lib/http/create-handler';
 import { notificationPath } from '#lib/http/schemas/paths';
-import { addRecipientsOutput } from '#lib/http/schemas/recipient-outputs';
 import { addRecipientsInput } from '#lib/http/schemas/recipients';
 import { addRecipientsRoute } from '#lib/routes';
 import { addRecipientsStore } from '#lib/store/recipients';
@@ -12,7 +11,6 @@ export const handler = createHandler({
   access: 'admin',
   params: notificationPath,
   body: addRecipientsInput,
-  response: addRecipientsOutput,
   operation: async ({ params, body, deadline, recordMetric }) => {
     const result = await addRecipients(addRecipientsStore, params, body.recipients, { deadline });
     recordMetric('RecipientsCreated', result.createdRecipients.length);

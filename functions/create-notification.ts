@@ -2,7 +2,6 @@ import { createNotification } from '#lib/domain/notification-writes';
 import { callerOf } from '#lib/http/caller';
 import { createHandler } from '#lib/http/create-handler';
 import { notificationLocation } from '#lib/http/locations';
-import { notificationOutput } from '#lib/http/schemas/notification-outputs';
 import { createNotificationInput, idempotencyKeyHeader } from '#lib/http/schemas/notifications';
 import { deploymentPath } from '#lib/http/schemas/paths';
 import { createNotificationRoute } from '#lib/routes';
@@ -15,7 +14,6 @@ export const handler = createHandler({
   params: deploymentPath,
   headers: idempotencyKeyHeader,
   body: createNotificationInput,
-  response: notificationOutput,
   success: { status: 201, location: notificationLocation },
   operation: ({ params, headers, body, principal, settings }) =>
     createNotification(

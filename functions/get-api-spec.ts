@@ -1,5 +1,4 @@
 import { createPublicHandler } from '#lib/http/create-public-handler';
-import { apiDescriptionOutput } from '#lib/openapi/document-schemas';
 import { getApiSpecRoute } from '#lib/routes';
 import document from '../lib/openapi/openapi.json' with { type: 'json' };
 
@@ -10,7 +9,6 @@ import document from '../lib/openapi/openapi.json' with { type: 'json' };
  */
 export const handler = createPublicHandler({
   route: getApiSpecRoute,
-  response: apiDescriptionOutput,
   operation: async ({ baseUrl }) => ({
     ...document,
     servers: [{ url: baseUrl, description: 'Where this description was fetched from' }],

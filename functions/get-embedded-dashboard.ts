@@ -1,7 +1,6 @@
 import { getEmbeddedDashboard } from '#lib/domain/embedding';
 import { createHandler } from '#lib/http/create-handler';
 import { dashboardPath } from '#lib/http/schemas/embedding';
-import { embeddedDashboardOutput } from '#lib/http/schemas/embedding-outputs';
 import { getEmbeddedDashboardRoute } from '#lib/routes';
 import { dashboardLookup } from '#lib/store/dashboards';
 
@@ -10,6 +9,5 @@ export const handler = createHandler({
   route: getEmbeddedDashboardRoute,
   access: 'embed-read',
   params: dashboardPath,
-  response: embeddedDashboardOutput,
   operation: ({ params, principal }) => getEmbeddedDashboard(dashboardLookup, principal, params.publicId),
 });

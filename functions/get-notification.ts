@@ -1,6 +1,5 @@
 import { getNotification } from '#lib/domain/notification-lifecycle';
 import { createHandler } from '#lib/http/create-handler';
-import { notificationOutput } from '#lib/http/schemas/notification-outputs';
 import { notificationPath } from '#lib/http/schemas/paths';
 import { getNotificationRoute } from '#lib/routes';
 import { notificationLookup } from '#lib/store/notification-lifecycle';
@@ -10,6 +9,5 @@ export const handler = createHandler({
   route: getNotificationRoute,
   access: 'admin',
   params: notificationPath,
-  response: notificationOutput,
   operation: ({ params }) => getNotification(notificationLookup, params, Date.now()),
 });

@@ -1,6 +1,6 @@
 import { UNSUBSCRIBE_PAGE_POLICY, unsubscribePage } from '#lib/domain/unsubscribe';
 import { createPublicHandler } from '#lib/http/create-public-handler';
-import { unsubscribePageOutput, unsubscribeQuery } from '#lib/http/schemas/deliveries';
+import { unsubscribeQuery } from '#lib/http/schemas/deliveries';
 import { getUnsubscribePageRoute } from '#lib/routes';
 import { unsubscribeKey } from '#lib/secrets/unsubscribe-key';
 
@@ -9,6 +9,5 @@ export const handler = createPublicHandler({
   route: getUnsubscribePageRoute,
   query: unsubscribeQuery,
   success: { status: 200, html: { contentSecurityPolicy: UNSUBSCRIBE_PAGE_POLICY } },
-  response: unsubscribePageOutput,
   operation: async ({ query }) => unsubscribePage(query.token, await unsubscribeKey()),
 });

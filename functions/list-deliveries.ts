@@ -2,7 +2,6 @@ import { listDeliveries } from '#lib/domain/run-lists';
 import { createHandler } from '#lib/http/create-handler';
 import { pagingQuery } from '#lib/http/schemas/paging';
 import { runPath } from '#lib/http/schemas/paths';
-import { deliveryPage } from '#lib/http/schemas/runs';
 import { listDeliveriesRoute } from '#lib/routes';
 import { deliveryListing } from '#lib/store/run-lists';
 
@@ -12,6 +11,5 @@ export const handler = createHandler({
   access: 'admin',
   params: runPath,
   query: pagingQuery,
-  response: deliveryPage,
   operation: ({ params, query }) => listDeliveries(deliveryListing, params, query),
 });

@@ -1,7 +1,6 @@
 import { listNotifications } from '#lib/domain/notification-lifecycle';
 import { createHandler } from '#lib/http/create-handler';
 import { listNotificationsQuery } from '#lib/http/schemas/lifecycle';
-import { notificationPageOutput } from '#lib/http/schemas/notification-outputs';
 import { deploymentPath } from '#lib/http/schemas/paths';
 import { listNotificationsRoute } from '#lib/routes';
 import { notificationListing } from '#lib/store/notification-lists';
@@ -12,7 +11,6 @@ export const handler = createHandler({
   access: 'admin',
   params: deploymentPath,
   query: listNotificationsQuery,
-  response: notificationPageOutput,
   operation: ({ params, query }) =>
     listNotifications(notificationListing, params.deploymentId, query, Date.now()),
 });

@@ -2,7 +2,6 @@ import { listRecipients } from '#lib/domain/notification-lifecycle';
 import { createHandler } from '#lib/http/create-handler';
 import { pagingQuery } from '#lib/http/schemas/paging';
 import { notificationPath } from '#lib/http/schemas/paths';
-import { recipientPageOutput } from '#lib/http/schemas/recipient-outputs';
 import { listRecipientsRoute } from '#lib/routes';
 import { recipientListing } from '#lib/store/recipient-lists';
 
@@ -12,6 +11,5 @@ export const handler = createHandler({
   access: 'admin',
   params: notificationPath,
   query: pagingQuery,
-  response: recipientPageOutput,
   operation: ({ params, query }) => listRecipients(recipientListing, params, query),
 });

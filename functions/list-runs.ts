@@ -2,7 +2,6 @@ import { listRuns } from '#lib/domain/run-lists';
 import { createHandler } from '#lib/http/create-handler';
 import { pagingQuery } from '#lib/http/schemas/paging';
 import { notificationPath } from '#lib/http/schemas/paths';
-import { runPage } from '#lib/http/schemas/runs';
 import { listRunsRoute } from '#lib/routes';
 import { runListing } from '#lib/store/run-lists';
 
@@ -12,6 +11,5 @@ export const handler = createHandler({
   access: 'admin',
   params: notificationPath,
   query: pagingQuery,
-  response: runPage,
   operation: ({ params, query }) => listRuns(runListing, params, query),
 });

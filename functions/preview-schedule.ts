@@ -1,6 +1,6 @@
 import { previewSchedule } from '#lib/domain/schedule-preview';
 import { createHandler } from '#lib/http/create-handler';
-import { schedulePreviewInput, schedulePreviewOutput } from '#lib/http/schemas/schedules';
+import { schedulePreviewInput } from '#lib/http/schemas/schedules';
 import { previewScheduleRoute } from '#lib/routes';
 
 /** POST /v1/schedules/preview: the cron, its reading and the next firing instants of schedule fields; nothing stored. */
@@ -8,6 +8,5 @@ export const handler = createHandler({
   route: previewScheduleRoute,
   access: 'admin',
   body: schedulePreviewInput,
-  response: schedulePreviewOutput,
   operation: async ({ body, settings }) => previewSchedule(body, settings, Date.now()),
 });

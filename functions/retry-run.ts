@@ -1,7 +1,6 @@
 import { retryRun } from '#lib/domain/retry';
 import { createHandler } from '#lib/http/create-handler';
 import { runPath } from '#lib/http/schemas/paths';
-import { runOutput } from '#lib/http/schemas/runs';
 import { jobSink } from '#lib/jobs/job-sink';
 import { retryRunRoute } from '#lib/routes';
 import { retryStore } from '#lib/store/retries';
@@ -12,7 +11,6 @@ export const handler = createHandler({
   access: 'admin',
   params: runPath,
   success: { status: 202 },
-  response: runOutput,
   operation: async ({ params, deadline, recordMetric }) => {
     const { run, queued } = await retryRun(retryStore, jobSink(), params, {
       now: Date.now(),

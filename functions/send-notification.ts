@@ -3,7 +3,7 @@ import { sendNow } from '#lib/domain/dispatch';
 import { testSend } from '#lib/domain/test-send';
 import { createHandler } from '#lib/http/create-handler';
 import { notificationPath } from '#lib/http/schemas/paths';
-import { runOutput, sendNowInput } from '#lib/http/schemas/runs';
+import { sendNowInput } from '#lib/http/schemas/runs';
 import { jobSink } from '#lib/jobs/job-sink';
 import { sendNotificationRoute } from '#lib/routes';
 import { sendNowStore } from '#lib/store/send-now';
@@ -21,7 +21,6 @@ export const handler = createHandler({
   body: sendNowInput,
   bodyOptional: true,
   success: { status: 202 },
-  response: runOutput,
   operation: async ({ params, body, settings, recordMetric }) => {
     const now = Date.now();
     const options = { now, clock: clockFrom(now), randomHex, minIntervalMs: settings.sendNowMinIntervalMs };

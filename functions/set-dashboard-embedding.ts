@@ -1,7 +1,6 @@
 import { setDashboardEmbedding } from '#lib/domain/embedding';
 import { createHandler } from '#lib/http/create-handler';
 import { dashboardPath, updateDashboardEmbeddingInput } from '#lib/http/schemas/embedding';
-import { dashboardEmbeddingOutput } from '#lib/http/schemas/embedding-outputs';
 import { setDashboardEmbeddingRoute } from '#lib/routes';
 import { embeddingSwitch } from '#lib/store/dashboards';
 
@@ -11,6 +10,5 @@ export const handler = createHandler({
   access: 'admin',
   params: dashboardPath,
   body: updateDashboardEmbeddingInput,
-  response: dashboardEmbeddingOutput,
   operation: ({ params, body }) => setDashboardEmbedding(embeddingSwitch, params.publicId, body),
 });

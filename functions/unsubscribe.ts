@@ -1,6 +1,6 @@
 import { unsubscribe } from '#lib/domain/unsubscribe';
 import { createPublicHandler } from '#lib/http/create-public-handler';
-import { unsubscribeOutput, unsubscribeQuery } from '#lib/http/schemas/deliveries';
+import { unsubscribeQuery } from '#lib/http/schemas/deliveries';
 import { unsubscribeRoute } from '#lib/routes';
 import { unsubscribeKey } from '#lib/secrets/unsubscribe-key';
 import { unsubscribeStore } from '#lib/store/unsubscribe';
@@ -9,6 +9,5 @@ import { unsubscribeStore } from '#lib/store/unsubscribe';
 export const handler = createPublicHandler({
   route: unsubscribeRoute,
   query: unsubscribeQuery,
-  response: unsubscribeOutput,
   operation: async ({ query }) => unsubscribe(unsubscribeStore, query.token, await unsubscribeKey()),
 });

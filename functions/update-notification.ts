@@ -1,7 +1,6 @@
 import { backoff } from '#lib/concurrency';
 import { updateNotification } from '#lib/domain/notification-writes';
 import { createHandler } from '#lib/http/create-handler';
-import { notificationOutput } from '#lib/http/schemas/notification-outputs';
 import { updateNotificationInput } from '#lib/http/schemas/notifications';
 import { notificationPath } from '#lib/http/schemas/paths';
 import { updateNotificationRoute } from '#lib/routes';
@@ -13,7 +12,6 @@ export const handler = createHandler({
   access: 'admin',
   params: notificationPath,
   body: updateNotificationInput,
-  response: notificationOutput,
   bodyOptional: true,
   operation: ({ params, body, settings }) =>
     updateNotification(notificationUpdate, params, body, settings, { now: Date.now(), pause: backoff }),

@@ -22,6 +22,7 @@ import {
   scheduleSignature,
   type TimeField,
 } from '#lib/domain/schedule';
+import type { ScheduleType } from '#lib/domain/schedule-fields';
 import { planSchedule } from '#lib/domain/schedule-planning';
 import { ConflictError, type FieldProblem, NotFoundError, ValidationError } from '#lib/errors';
 
@@ -198,8 +199,15 @@ export async function updateNotification(
   throw new ConflictError('The notification is being changed by others; retry the request');
 }
 
-/** A new notification's values before the request's own: UTC, enabled, PNG, no lists, no summary. */
-const defaults = {
+/**
+ * A new notification before the request's own values: UTC, enabled, PNG, no lists, no summary, and
+ * ids still to be given. A create and a schedule preview check the request's fields against it.
+ */
+export const newNotification = (deploymentId: number, scheduleType: ScheduleType): Notification => ({
+  id: 0,
+  deploymentId,
+  dashboardId: 0,
+  scheduleType,
   timezone: 'UTC',
   isEnabled: true,
   notificationEnabled: true,
@@ -208,7 +216,7 @@ const defaults = {
   timeGrains: null,
   memberSwitchers: null,
   notificationAiSummary: false,
-} as const;
+});
 
 export async function createNotification(
   notifications: NotificationCreation,
@@ -221,7 +229,7 @@ export async function createNotification(
   const { dashboardId, dashboardPublicId, ...fields } = input;
   // The schedule is checked by the update's own rules, before anything is read.
   const checked = applyNotificationUpdate(
-    { ...defaults, id: 0, deploymentId, dashboardId: 0, scheduleType: input.scheduleType },
+    newNotification(deploymentId, input.scheduleType),
     fields,
     settings,
   );

@@ -1,7 +1,7 @@
 import { describeCron } from '#lib/domain/cron';
 import { firingsAfter } from '#lib/domain/firing-instants';
 import type { NotificationSettings } from '#lib/domain/notification';
-import { applyNotificationUpdate } from '#lib/domain/notification-writes';
+import { applyNotificationUpdate, newNotification } from '#lib/domain/notification-writes';
 import { cronExpressionOf, isoInstant } from '#lib/domain/schedule';
 import type { ScheduleType } from '#lib/domain/schedule-fields';
 
@@ -35,24 +35,7 @@ export function previewSchedule(
 ): SchedulePreview {
   const { count, ...fields } = input;
   // The create's own check: the same fields required, the same custom cron rules, the same 400s.
-  const schedule = applyNotificationUpdate(
-    {
-      id: 0,
-      deploymentId: 0,
-      dashboardId: 0,
-      scheduleType: input.scheduleType,
-      timezone: 'UTC',
-      isEnabled: true,
-      notificationEnabled: true,
-      notificationFormat: 'png',
-      filters: null,
-      timeGrains: null,
-      notificationAiSummary: false,
-      memberSwitchers: null,
-    },
-    fields,
-    settings,
-  );
+  const schedule = applyNotificationUpdate(newNotification(0, input.scheduleType), fields, settings);
   const nextRuns: string[] = [];
   for (const next of firingsAfter(schedule, now)) {
     if (nextRuns.length >= (count ?? DEFAULT_PREVIEW_COUNT)) break;

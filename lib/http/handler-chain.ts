@@ -68,8 +68,6 @@ interface RequestDeclaration<Route extends RouteFacts, P, Q, H, B, R> {
   bodyOptional?: boolean;
   /** 200 with the result when absent. */
   success?: Success<R>;
-  /** The shape of the success answer, for the API description (not checked at run time). */
-  response?: Schema;
 }
 
 /** A handler's declaration as the API description reads it (lib/openapi/build-document.ts). */

@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import type { ApiHandler, HandlerDescription } from '#lib/http/handler-chain';
 import { type ErrorStatus, statusOf } from '#lib/http/statuses';
 import { inputComponents, outputComponents } from '#lib/openapi/components';
+import { responseSchemas } from '#lib/openapi/responses';
 import { type RouteFacts, routes } from '#lib/routes';
 
 /**
@@ -130,7 +131,7 @@ function errorStatuses(route: RouteFacts, definition: Definition): ErrorStatus[]
   return [...statuses].sort((a, b) => a - b);
 }
 
-function successResponse(definition: Definition, names: Names): [string, JsonSchema] {
+function successResponse(route: RouteFacts, definition: Definition, names: Names): [string, JsonSchema] {
   const status = definition.success?.status ?? 200;
   if (status === 204) return ['204', { description: 'Done; no content' }];
   if (definition.success && 'html' in definition.success) {
@@ -160,11 +161,18 @@ function successResponse(definition: Definition, names: Names): [string, JsonSch
       }),
       content: {
         'application/json': {
-          schema: definition.response ? { $ref: schemaRef(names.response(definition.response)) } : {},
+          schema: { $ref: schemaRef(names.response(answerSchemaOf(route))) },
         },
       },
     },
   ];
+}
+
+/** Every JSON answer is described: a route without its schema in lib/openapi/responses.ts fails the build. */
+function answerSchemaOf(route: RouteFacts): z.ZodMiniType {
+  const schema = responseSchemas[route.operation];
+  if (!schema) throw new Error(`No answer schema for ${route.operation} in lib/openapi/responses.ts`);
+  return schema;
 }
 
 /** The component name of a route's body and answer: the one given, else the operation's. */
@@ -192,7 +200,7 @@ function operationObject(route: RouteFacts, definition: Definition, names: Names
       },
     }),
     responses: Object.fromEntries([
-      successResponse(definition, names),
+      successResponse(route, definition, names),
       ...errorStatuses(route, definition).map((status) => [
         String(status),
         { $ref: `#/components/responses/Error${status}` },

@@ -16,7 +16,7 @@ import {
   recipientPageOutput,
 } from '#lib/http/schemas/recipient-outputs';
 import { addRecipientsInput, recipientInput } from '#lib/http/schemas/recipients';
-import { deliveryOutput, deliveryPage, runOutput, runPage } from '#lib/http/schemas/runs';
+import { deliveryOutput, deliveryPage, runOutput, runPage } from '#lib/http/schemas/run-outputs';
 import { apiDescriptionOutput, errorOutput } from '#lib/openapi/document-schemas';
 
 /**

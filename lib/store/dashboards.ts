@@ -5,8 +5,8 @@ import type { DashboardRef } from '#lib/domain/notification-lifecycle';
 import { documentClient, tableName } from '#lib/store/client';
 import { decodeDashboard, decodeDashboardLink } from '#lib/store/codecs/dashboards';
 import { ifConditionHolds } from '#lib/store/conditional';
+import * as keys from '#lib/store/item-keys';
 import { getItem } from '#lib/store/items';
-import { keys } from '#lib/store/keys';
 
 /**
  * Dashboards, keyed by publicId, and found by their integer id within a deployment through a link

@@ -9,8 +9,8 @@ import { encodeEmbedUser } from '#lib/store/codecs/embed-users';
 import { encodeRecipient } from '#lib/store/codecs/recipients';
 import { cancellationOf } from '#lib/store/conditional';
 import { ensureTimeLeft } from '#lib/store/deadline';
+import * as keys from '#lib/store/item-keys';
 import { getItem } from '#lib/store/items';
-import { keys } from '#lib/store/keys';
 import { type RetryOptions, retryPolicy } from '#lib/store/retry';
 
 /**

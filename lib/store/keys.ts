@@ -1,5 +1,6 @@
 /**
- * Every key shape of the single table, in one place. A key is `pk` + `sk`; free-text parts are
+ * The single table's index names, its due index and the parts every key shares; the items' own keys
+ * are in item-keys.ts, the list indexes' keys in index-keys.ts. A key is `pk` + `sk`; free-text parts are
  * percent-encoded so that a `#` inside a name cannot collide with the separator. The access pattern
  * each one serves is listed in docs/data-model.md.
  */
@@ -10,16 +11,16 @@ export type Key = { pk: string; sk: string };
  * A free-text part as it appears in a key. Callers pass only text that `fitsKeyPart` (lib/limits.ts) accepts:
  * text that is not well-formed Unicode cannot be encoded (encodeURIComponent throws).
  */
-const part = (value: string) => encodeURIComponent(value);
+export const part = (value: string) => encodeURIComponent(value);
 
-const notificationPartition = (deploymentId: number, notificationId: number) =>
+export const notificationPartition = (deploymentId: number, notificationId: number) =>
   `DEPLOYMENT#${deploymentId}#NOTIFICATION#${notificationId}`;
 
 /** The notification item and its schedule entry both start with it: one Query reads the pair. */
 export const NOTIFICATION_ITEMS_PREFIX = 'NOTIFICATION';
 export const RECIPIENT_PREFIX = 'RECIPIENT#';
 export const RUN_PREFIX = 'RUN#';
-const deliveryPrefix = (runId: string) => `DELIVERY#${runId}#`;
+export const deliveryPrefix = (runId: string) => `DELIVERY#${runId}#`;
 
 /** A secondary index: its name and its two key attributes, `<name>pk` and `<name>sk`. */
 export interface SecondaryIndex {
@@ -82,7 +83,7 @@ const AWAITING_OUTCOMES_UNSHARDED = 'AWAITING_OUTCOMES';
  * pace of its due shard's fires.
  */
 export const awaitingOutcomesIndex = {
-  partitions: [
+  partitions: () => [
     ...Array.from({ length: DUE_INDEX_SHARDS }, (_, shard) => `${AWAITING_OUTCOMES_UNSHARDED}#${shard}`),
     AWAITING_OUTCOMES_UNSHARDED,
   ],
@@ -117,196 +118,6 @@ export const indexProjections: Record<keyof typeof indexes, 'ALL' | 'KEYS_ONLY'>
 const ID_DIGITS = 15;
 export const sortableId = (id: number) => String(id).padStart(ID_DIGITS, '0');
 const sortableIdShape = new RegExp(`^[0-9]{${ID_DIGITS}}$`);
-
-/** A notification as its recipient rows' index entries name it: its dashboard never changes. */
-export interface NotificationOnDashboard {
-  deploymentId: number;
-  id: number;
-  dashboardId: number;
-}
-
-/** A recipient as the per-deployment recipient index names it: console users by id, embed users by id. */
-export type RecipientIdentity =
-  | { type: 'USER'; userId: number }
-  | { type: 'EMBED_USER'; embedUserId: number };
-const recipientIdentityPart = (identity: RecipientIdentity) =>
-  identity.type === 'USER' ? `USER#${identity.userId}` : `EMBED_USER#${identity.embedUserId}`;
-
-export const keys = {
-  deployment: (deploymentId: number): Key => ({ pk: `DEPLOYMENT#${deploymentId}`, sk: 'DEPLOYMENT' }),
-
-  /** The notification shares its partition with its recipients: one Query reads both. */
-  notification: (deploymentId: number, notificationId: number): Key => ({
-    pk: notificationPartition(deploymentId, notificationId),
-    sk: NOTIFICATION_ITEMS_PREFIX,
-  }),
-  notificationPartition,
-  /**
-   * The notification's schedule entry: its upcoming instants and its due-index entry, the state the
-   * dispatcher moves at each instant. Kept apart from the notification item so that a fire never
-   * rewrites that item, nor its copies in the list indexes.
-   */
-  scheduleEntry: (deploymentId: number, notificationId: number): Key => ({
-    pk: notificationPartition(deploymentId, notificationId),
-    sk: `${NOTIFICATION_ITEMS_PREFIX}#SCHEDULE`,
-  }),
-  userRecipient: (deploymentId: number, notificationId: number, userId: number): Key => ({
-    pk: notificationPartition(deploymentId, notificationId),
-    sk: `${RECIPIENT_PREFIX}USER#${userId}`,
-  }),
-  /** Keyed by tenant and normalized externalId, so the key is known before the embed user is resolved. */
-  embedRecipient: (
-    deploymentId: number,
-    notificationId: number,
-    tenantName: string,
-    normalizedExternalId: string,
-  ): Key => ({
-    pk: notificationPartition(deploymentId, notificationId),
-    sk: `${RECIPIENT_PREFIX}EMBED_USER#${part(tenantName)}#${part(normalizedExternalId)}`,
-  }),
-
-  user: (userId: number): Key => ({ pk: `USER#${userId}`, sk: 'USER' }),
-  userByEmail: (email: string): Key => ({ pk: `USER_EMAIL#${part(email.toLowerCase())}`, sk: 'USER_EMAIL' }),
-  userBySubject: (subject: string): Key => ({ pk: `USER_SUBJECT#${part(subject)}`, sk: 'USER_SUBJECT' }),
-  apiKey: (sha256Hex: string): Key => ({ pk: `API_KEY#${sha256Hex}`, sk: 'API_KEY' }),
-
-  dashboard: (publicId: string): Key => ({ pk: `DASHBOARD#${part(publicId)}`, sk: 'DASHBOARD' }),
-
-  embedTenant: (tenantName: string): Key => ({ pk: `EMBED_TENANT#${part(tenantName)}`, sk: 'EMBED_TENANT' }),
-  embedUser: (tenantName: string, normalizedExternalId: string): Key => ({
-    pk: `EMBED_USER#${part(tenantName)}#${part(normalizedExternalId)}`,
-    sk: 'EMBED_USER',
-  }),
-
-  /** Dashboards by their integer id, per deployment: a link to the `publicId` that keys the dashboard. */
-  dashboardById: (deploymentId: number, dashboardId: number): Key => ({
-    pk: `DEPLOYMENT#${deploymentId}#DASHBOARD#${dashboardId}`,
-    sk: 'DASHBOARD_LINK',
-  }),
-
-  /**
-   * A run and its deliveries live in their notification's partition, so deleting the partition
-   * deletes them. A run id starts with its instant, so runs sort by it; deliveries by their id.
-   */
-  run: (deploymentId: number, notificationId: number, runId: string): Key => ({
-    pk: notificationPartition(deploymentId, notificationId),
-    sk: `${RUN_PREFIX}${runId}`,
-  }),
-  /** Keyed by the delivery's id (which the job id ends with), so an outcome report finds it with one read. */
-  delivery: (deploymentId: number, notificationId: number, runId: string, deliveryId: string): Key => ({
-    pk: notificationPartition(deploymentId, notificationId),
-    sk: `${deliveryPrefix(runId)}${deliveryId}`,
-  }),
-  deliveryPrefix,
-  /**
-   * The notification's latest send-now (its time and run): a small item of its own beside the
-   * notification, so that the limit's conditional write neither rewrites the notification item (and
-   * its list-index copies) nor races the writes of its schedule.
-   */
-  sendNowMarker: (deploymentId: number, notificationId: number): Key => ({
-    pk: notificationPartition(deploymentId, notificationId),
-    sk: 'SEND_NOW',
-  }),
-  /** A create's Idempotency-Key, scoped to the deployment and the caller. */
-  idempotencyRecord: (deploymentId: number, caller: string, key: string): Key => ({
-    pk: `DEPLOYMENT#${deploymentId}#IDEMPOTENCY#${part(caller)}#${part(key)}`,
-    sk: 'IDEMPOTENCY',
-  }),
-
-  /**
-   * A deleted notification whose partition is still being emptied (its tombstone): outside that
-   * partition, so the partition can be emptied to the last item.
-   */
-  purge: (deploymentId: number, notificationId: number): Key => ({
-    pk: `PURGE#${deploymentId}#${notificationId}`,
-    sk: 'PURGE',
-  }),
-
-  /** Integer id sequences (`embedUser`, …): one item per sequence, advanced with an atomic ADD. */
-  counter: (sequence: string): Key => ({ pk: `COUNTER#${sequence}`, sk: 'COUNTER' }),
-};
-
-const recipientSortKey = (subscribedAt: string, rowSk: string) => `${subscribedAt}#${rowSk}`;
-
-/** The index partitions, each a list the API serves (docs/data-model.md lists them). */
-export const indexPartitions = {
-  /** gsi1: the notifications of a deployment. */
-  notificationsOfDeployment: (deploymentId: number) => `DEPLOYMENT#${deploymentId}#NOTIFICATIONS`,
-  /** gsi2: the notifications of a dashboard. */
-  notificationsOfDashboard: (deploymentId: number, dashboardId: number) =>
-    `DEPLOYMENT#${deploymentId}#DASHBOARD#${dashboardId}#NOTIFICATIONS`,
-  /** gsi2: the recipient rows of one recipient in a deployment, one per notification. */
-  notificationsOfRecipient: (deploymentId: number, identity: RecipientIdentity) =>
-    `DEPLOYMENT#${deploymentId}#RECIPIENT#${recipientIdentityPart(identity)}#NOTIFICATIONS`,
-  /** gsi1: the tombstones of deleted notifications whose partitions are still being emptied. */
-  purges: () => 'PURGES',
-  /**
-   * gsi4: the recipient rows of one recipient in a deployment whose notification is on one dashboard
-   * (a notification's dashboard never changes): the recipient and dashboard filters together.
-   */
-  notificationsOfRecipientOnDashboard: (
-    deploymentId: number,
-    identity: RecipientIdentity,
-    dashboardId: number,
-  ) =>
-    `DEPLOYMENT#${deploymentId}#DASHBOARD#${dashboardId}#RECIPIENT#${recipientIdentityPart(identity)}#NOTIFICATIONS`,
-  /** gsi1: the recipient rows of a notification. */
-  recipientsOfNotification: (deploymentId: number, notificationId: number) =>
-    `${notificationPartition(deploymentId, notificationId)}#RECIPIENTS`,
-  /** gsi1: the failed deliveries of a run, and only those: what a retry queues again. */
-  failedDeliveriesOfRun: (deploymentId: number, notificationId: number, runId: string) =>
-    `${notificationPartition(deploymentId, notificationId)}#RUN#${runId}#FAILED`,
-};
-
-/** A recipient row's gsi4 entry: by recipient and its notification's dashboard. */
-const recipientOnDashboardKeys = (
-  notification: NotificationOnDashboard,
-  identity: RecipientIdentity,
-): IndexKeys => ({
-  gsi4pk: indexPartitions.notificationsOfRecipientOnDashboard(
-    notification.deploymentId,
-    identity,
-    notification.dashboardId,
-  ),
-  gsi4sk: sortableId(notification.id),
-});
-
-/**
- * The index entries of each item kind. gsi1: children of a parent, newest first. gsi2 and gsi4: the
- * filtered lists. Sort keys are fixed at creation (ids, subscription instants), so keyset paging is stable.
- */
-export const indexKeys = {
-  notification: (deploymentId: number, notificationId: number, dashboardId: number): IndexKeys => ({
-    gsi1pk: indexPartitions.notificationsOfDeployment(deploymentId),
-    gsi1sk: sortableId(notificationId),
-    gsi2pk: indexPartitions.notificationsOfDashboard(deploymentId, dashboardId),
-    gsi2sk: sortableId(notificationId),
-  }),
-  /** A failed delivery, by its id; the entry goes when the delivery leaves `failed`. */
-  failedDelivery: (deploymentId: number, notificationId: number, runId: string, deliveryId: string) => ({
-    gsi1pk: indexPartitions.failedDeliveriesOfRun(deploymentId, notificationId, runId),
-    gsi1sk: deliveryId,
-  }),
-  /** Tombstones sort by the instant of the delete: the oldest purge is worked on first. */
-  purge: (deploymentId: number, notificationId: number, deletedAt: string): IndexKeys => ({
-    gsi1pk: indexPartitions.purges(),
-    gsi1sk: `${deletedAt}#${deploymentId}#${notificationId}`,
-  }),
-  /** Rows of a recipient sort by subscription instant, then by the row's own key (unique in the partition). */
-  recipient: (
-    notification: NotificationOnDashboard,
-    identity: RecipientIdentity,
-    subscribedAt: string,
-    rowSk: string,
-  ): IndexKeys => ({
-    gsi1pk: indexPartitions.recipientsOfNotification(notification.deploymentId, notification.id),
-    gsi1sk: recipientSortKey(subscribedAt, rowSk),
-    gsi2pk: indexPartitions.notificationsOfRecipient(notification.deploymentId, identity),
-    gsi2sk: sortableId(notification.id),
-    ...recipientOnDashboardKeys(notification, identity),
-  }),
-  recipientOnDashboard: recipientOnDashboardKeys,
-};
 
 /** Whether `value` is a recipient row's gsi1 sort key: a subscription instant, then the row's sort key. */
 export const isRecipientSortKey = (value: string) =>

@@ -15,8 +15,10 @@ import { decodeNotification, encodeScheduleEntry, scheduleMarksOf } from '#lib/s
 import { decodeRecipient, decodeRecipientParent, identityOf } from '#lib/store/codecs/recipients';
 import { retentionOf } from '#lib/store/codecs/runs';
 import { conditionHeld } from '#lib/store/conditional';
+import * as indexKeys from '#lib/store/index-keys';
+import * as keys from '#lib/store/item-keys';
 import { getItem, type Item } from '#lib/store/items';
-import { DUE_INDEX, dueIndexKeys, indexKeys, keys, parseNotificationPartition } from '#lib/store/keys';
+import { DUE_INDEX, dueIndexKeys, parseNotificationPartition } from '#lib/store/keys';
 import { reserveNotificationIdsThrough } from '#lib/store/notification-ids';
 import { allPages, pageOf } from '#lib/store/query';
 import { globalSecondaryIndexes, TIME_TO_LIVE_ATTRIBUTE, tableDefinition } from '#lib/store/table-definition';

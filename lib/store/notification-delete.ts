@@ -4,7 +4,8 @@ import type { NotificationDeletion } from '#lib/domain/notification-lifecycle';
 import { documentClient, tableName } from '#lib/store/client';
 import { encodePurge } from '#lib/store/codecs/purges';
 import { transact } from '#lib/store/conditional';
-import { type Key, keys } from '#lib/store/keys';
+import * as keys from '#lib/store/item-keys';
+import type { Key } from '#lib/store/keys';
 import { PURGE_GRACE_MS } from '#lib/store/notification-guard';
 
 /**

@@ -1,6 +1,6 @@
 import type { NotificationRef } from '#lib/domain/notification';
+import * as keys from '#lib/store/item-keys';
 import { getItem } from '#lib/store/items';
-import { keys } from '#lib/store/keys';
 import { LONGEST_WRITER_SECONDS } from '#lib/timeouts';
 
 /**

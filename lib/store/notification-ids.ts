@@ -2,7 +2,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient, tableName } from '#lib/store/client';
 import { COUNTER_ENTITY, counterAttributes, decodeCounter } from '#lib/store/codecs/counters';
 import { conditionHeld } from '#lib/store/conditional';
-import { keys } from '#lib/store/keys';
+import * as keys from '#lib/store/item-keys';
 
 /**
  * Notification ids come from one counter. Whoever writes notifications with ids of their own (the

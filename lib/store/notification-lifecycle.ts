@@ -17,8 +17,8 @@ import {
 } from '#lib/store/codecs/idempotency';
 import { encodeNotification, encodeScheduleEntry } from '#lib/store/codecs/notifications';
 import { conditionHeld, transact } from '#lib/store/conditional';
+import * as keys from '#lib/store/item-keys';
 import { getItem } from '#lib/store/items';
-import { keys } from '#lib/store/keys';
 import { nextNotificationId } from '#lib/store/notification-ids';
 import { findScheduledNotification } from '#lib/store/scheduled-notifications';
 

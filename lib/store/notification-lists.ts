@@ -10,8 +10,11 @@ import { batchGetAll } from '#lib/store/batch';
 import { decodeEmbedUser } from '#lib/store/codecs/embed-users';
 import { decodeUserLink } from '#lib/store/codecs/users';
 import { dashboardByPublicId } from '#lib/store/dashboards';
+import type { RecipientIdentity } from '#lib/store/index-keys';
+import * as indexKeys from '#lib/store/index-keys';
+import * as keys from '#lib/store/item-keys';
 import { getItem, type Item } from '#lib/store/items';
-import { indexes, indexPartitions, isSortableId, keys, type RecipientIdentity } from '#lib/store/keys';
+import { indexes, isSortableId } from '#lib/store/keys';
 import { keyNamesOf, type ListReader, type ListSource, readPage } from '#lib/store/paging';
 import { withSchedules } from '#lib/store/scheduled-notifications';
 
@@ -25,8 +28,8 @@ import { withSchedules } from '#lib/store/scheduled-notifications';
 function notificationsReader(deploymentId: number, dashboardId?: number): ListReader<ScheduledNotification> {
   const [index, partition] =
     dashboardId === undefined
-      ? [indexes.gsi1, indexPartitions.notificationsOfDeployment(deploymentId)]
-      : [indexes.gsi2, indexPartitions.notificationsOfDashboard(deploymentId, dashboardId)];
+      ? [indexes.gsi1, indexKeys.notificationsOfDeployment(deploymentId)]
+      : [indexes.gsi2, indexKeys.notificationsOfDashboard(deploymentId, dashboardId)];
   return {
     source: {
       id: partition,
@@ -85,10 +88,10 @@ function recipientRowsSource(
 ): ListSource {
   const [index, partition] =
     dashboardId === undefined
-      ? [indexes.gsi2, indexPartitions.notificationsOfRecipient(deploymentId, recipient.identity)]
+      ? [indexes.gsi2, indexKeys.notificationsOfRecipient(deploymentId, recipient.identity)]
       : [
           indexes.gsi4,
-          indexPartitions.notificationsOfRecipientOnDashboard(deploymentId, recipient.identity, dashboardId),
+          indexKeys.notificationsOfRecipientOnDashboard(deploymentId, recipient.identity, dashboardId),
         ];
   return {
     id: partition,

@@ -10,8 +10,9 @@ import {
   scheduleMarksOf,
 } from '#lib/store/codecs/notifications';
 import { conditionHeld, ifConditionHolds } from '#lib/store/conditional';
+import * as keys from '#lib/store/item-keys';
 import { getItem, type Item } from '#lib/store/items';
-import { DUE_INDEX, dueIndexKeys, type Key, keys } from '#lib/store/keys';
+import { DUE_INDEX, dueIndexKeys, type Key } from '#lib/store/keys';
 import { findScheduledNotification, storeScheduleEntry } from '#lib/store/scheduled-notifications';
 
 /**

@@ -4,7 +4,8 @@ import { isComplete } from '#lib/domain/runs';
 import { documentClient, tableName } from '#lib/store/client';
 import { decodeDeliveryState } from '#lib/store/codecs/runs';
 import { contendedRetries, transact } from '#lib/store/conditional';
-import { indexKeys, keys } from '#lib/store/keys';
+import * as indexKeys from '#lib/store/index-keys';
+import * as keys from '#lib/store/item-keys';
 import { currentRun, settleRun } from '#lib/store/run-status';
 
 /**

@@ -5,7 +5,9 @@ import { documentClient, tableName } from '#lib/store/client';
 import { decodeKey } from '#lib/store/codecs/keys';
 import { decodePurge } from '#lib/store/codecs/purges';
 import { conditionHeld } from '#lib/store/conditional';
-import { indexes, indexPartitions, type Key, keys } from '#lib/store/keys';
+import * as indexKeys from '#lib/store/index-keys';
+import * as keys from '#lib/store/item-keys';
+import { indexes, type Key } from '#lib/store/keys';
 import { allPages, queryPage } from '#lib/store/query';
 
 /** The purge's storage: tombstones in gsi1's `PURGES` partition, partitions emptied a step at a time. */
@@ -19,7 +21,7 @@ export const purgeStore: PurgeStore = {
       IndexName: indexes.gsi1.name,
       KeyConditionExpression: '#pk = :purges',
       ExpressionAttributeNames: { '#pk': indexes.gsi1.partitionKey },
-      ExpressionAttributeValues: { ':purges': indexPartitions.purges() },
+      ExpressionAttributeValues: { ':purges': indexKeys.purges() },
       Limit: limit,
     });
     return items.map(decodePurge);

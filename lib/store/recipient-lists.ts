@@ -7,15 +7,10 @@ import { dynamoDbLimits } from '#lib/limits';
 import { batchGetAll, batchWriteAll } from '#lib/store/batch';
 import { decodeRecipient, recipientKey } from '#lib/store/codecs/recipients';
 import { decodeConsoleUser } from '#lib/store/codecs/users';
+import * as indexKeys from '#lib/store/index-keys';
+import * as keys from '#lib/store/item-keys';
 import type { Item } from '#lib/store/items';
-import {
-  indexes,
-  indexPartitions,
-  isRecipientSortKey,
-  keys,
-  rowSkOfRecipientSortKey,
-  sortableId,
-} from '#lib/store/keys';
+import { indexes, isRecipientSortKey, rowSkOfRecipientSortKey, sortableId } from '#lib/store/keys';
 import { notificationIsLive } from '#lib/store/notification-guard';
 import { cursorPosition, type ListSource, type Resolved, readPage } from '#lib/store/paging';
 import { queryPage } from '#lib/store/query';
@@ -24,7 +19,7 @@ import { queryPage } from '#lib/store/query';
 const LOOKUP_CONCURRENCY = 8;
 
 function recipientsSource(notification: NotificationRef): ListSource {
-  const value = indexPartitions.recipientsOfNotification(notification.deploymentId, notification.id);
+  const value = indexKeys.recipientsOfNotification(notification.deploymentId, notification.id);
   return {
     id: value,
     index: indexes.gsi1,
@@ -93,7 +88,7 @@ async function embedRowKey(notification: NotificationRef, target: RemovalTarget 
     KeyConditionExpression: '#pk = :pk AND #sk = :sk',
     ExpressionAttributeNames: { '#pk': indexes.gsi2.partitionKey, '#sk': indexes.gsi2.sortKey },
     ExpressionAttributeValues: {
-      ':pk': indexPartitions.notificationsOfRecipient(notification.deploymentId, {
+      ':pk': indexKeys.notificationsOfRecipient(notification.deploymentId, {
         type: 'EMBED_USER',
         embedUserId: target.embedUserId,
       }),

@@ -15,8 +15,9 @@ import { decodeConsoleUser, decodeUserLink } from '#lib/store/codecs/users';
 import { conditionHeld } from '#lib/store/conditional';
 import { ensureTimeLeft } from '#lib/store/deadline';
 import { createEmbedUsers } from '#lib/store/embed-users';
+import * as keys from '#lib/store/item-keys';
 import type { Item } from '#lib/store/items';
-import { type Key, keys } from '#lib/store/keys';
+import type { Key } from '#lib/store/keys';
 import { notificationIsLive } from '#lib/store/notification-guard';
 
 /** BatchGet calls in flight at once: 1000 embed users and their tenants take 11 calls, read in two waves. */

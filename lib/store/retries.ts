@@ -7,7 +7,9 @@ import { decodeRecipient } from '#lib/store/codecs/recipients';
 import { decodeDelivery } from '#lib/store/codecs/runs';
 import { contendedRetries, transact } from '#lib/store/conditional';
 import { findDashboard } from '#lib/store/dashboards';
-import { awaitingOutcomesIndex, indexes, indexPartitions, keys } from '#lib/store/keys';
+import * as indexKeys from '#lib/store/index-keys';
+import * as keys from '#lib/store/item-keys';
+import { awaitingOutcomesIndex, indexes } from '#lib/store/keys';
 import { notificationIsLive } from '#lib/store/notification-guard';
 import { queryPage, stringAttribute } from '#lib/store/query';
 import { findNotification } from '#lib/store/run-delivery';
@@ -94,7 +96,7 @@ export const retryStore: RetryStore = {
 
   async failedPage(ref, after, limit) {
     const index = indexes.gsi1;
-    const partition = indexPartitions.failedDeliveriesOfRun(ref.deploymentId, ref.id, ref.runId);
+    const partition = indexKeys.failedDeliveriesOfRun(ref.deploymentId, ref.id, ref.runId);
     const page = await queryPage(
       {
         IndexName: index.name,

@@ -4,8 +4,9 @@ import { isRunKept, oldestKeptInstant } from '#lib/domain/retention';
 import type { DeliveryListing, RunListing } from '#lib/domain/run-lists';
 import { RUN_ID_PATTERN, runIdFloor } from '#lib/domain/runs';
 import { decodeDelivery, decodeRun } from '#lib/store/codecs/runs';
+import * as keys from '#lib/store/item-keys';
 import { getItem, type Item } from '#lib/store/items';
-import { keys, RUN_PREFIX } from '#lib/store/keys';
+import { RUN_PREFIX } from '#lib/store/keys';
 import { type ListSource, readPage } from '#lib/store/paging';
 
 /**

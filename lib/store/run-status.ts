@@ -3,8 +3,9 @@ import { isComplete, type Run, settledStatus } from '#lib/domain/runs';
 import { documentClient, tableName } from '#lib/store/client';
 import { decodeRun } from '#lib/store/codecs/runs';
 import { conditionHeld } from '#lib/store/conditional';
+import * as keys from '#lib/store/item-keys';
 import { getItem } from '#lib/store/items';
-import { awaitingOutcomesIndex, DUE_INDEX, keys } from '#lib/store/keys';
+import { awaitingOutcomesIndex, DUE_INDEX } from '#lib/store/keys';
 import { belowInIndex, countAll } from '#lib/store/query';
 
 /**
@@ -66,7 +67,9 @@ export async function settleRun(run: Run, now: number = Date.now()): Promise<Run
 export async function countRunsAwaitingSince(instant: number): Promise<number> {
   const bound = awaitingOutcomesIndex.before(instant);
   const counts = await Promise.all(
-    awaitingOutcomesIndex.partitions.map((partition) => countAll(belowInIndex(DUE_INDEX, partition, bound))),
+    awaitingOutcomesIndex
+      .partitions()
+      .map((partition) => countAll(belowInIndex(DUE_INDEX, partition, bound))),
   );
   return counts.reduce((sum, count) => sum + count, 0);
 }

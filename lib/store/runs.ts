@@ -12,11 +12,11 @@ import { decodeRecipientRow } from '#lib/store/codecs/recipients';
 import { encodeDelivery, STORED_DISPATCHING } from '#lib/store/codecs/runs';
 import { conditionHeld, ifConditionHolds, transact } from '#lib/store/conditional';
 import { findDashboard } from '#lib/store/dashboards';
+import * as keys from '#lib/store/item-keys';
 import {
   DUE_INDEX,
   DUE_INDEX_SHARDS,
   dueIndexKeys,
-  keys,
   NOTIFICATION_ITEMS_PREFIX,
   RECIPIENT_PREFIX,
 } from '#lib/store/keys';

@@ -10,8 +10,9 @@ import {
   scheduledNotificationOf,
 } from '#lib/store/codecs/notifications';
 import { conditionHeld } from '#lib/store/conditional';
+import * as keys from '#lib/store/item-keys';
 import type { Item } from '#lib/store/items';
-import { type Key, keys, NOTIFICATION_ITEMS_PREFIX } from '#lib/store/keys';
+import { type Key, NOTIFICATION_ITEMS_PREFIX } from '#lib/store/keys';
 import { queryPage } from '#lib/store/query';
 
 /**

@@ -5,8 +5,8 @@ import { decodeSendNowMarker, encodeSendNowMarker } from '#lib/store/codecs/disp
 import { STORED_DISPATCHING } from '#lib/store/codecs/runs';
 import { transact } from '#lib/store/conditional';
 import { findDashboard } from '#lib/store/dashboards';
+import * as keys from '#lib/store/item-keys';
 import { getItem } from '#lib/store/items';
-import { keys } from '#lib/store/keys';
 import { findNotification, runClaim, runDeliveryStore } from '#lib/store/run-delivery';
 
 /**

@@ -4,7 +4,7 @@ import { batchGetAll } from '#lib/store/batch';
 import { decodeKey } from '#lib/store/codecs/keys';
 import { decodeConsoleUser, decodeUserLink } from '#lib/store/codecs/users';
 import { findDashboard } from '#lib/store/dashboards';
-import { keys } from '#lib/store/keys';
+import * as keys from '#lib/store/item-keys';
 import { notificationIsLive } from '#lib/store/notification-guard';
 import { findNotification, putDeliveries } from '#lib/store/run-delivery';
 import { sendNowStore } from '#lib/store/send-now';

@@ -1,8 +1,9 @@
 import type { ConsoleUser } from '#lib/domain/entities';
 import type { CredentialDirectory } from '#lib/domain/principal';
 import { decodeConsoleUser, decodeEmbedTenant, decodeUserLink } from '#lib/store/codecs/users';
+import * as keys from '#lib/store/item-keys';
 import { getItem } from '#lib/store/items';
-import { type Key, keys } from '#lib/store/keys';
+import type { Key } from '#lib/store/keys';
 
 async function userLinkedFrom(linkKey: Key): Promise<ConsoleUser | undefined> {
   const link = await getItem(linkKey);

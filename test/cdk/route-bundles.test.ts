@@ -1,4 +1,3 @@
-import { build } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   getApiSpecRoute,
@@ -7,7 +6,7 @@ import {
   routes,
   unsubscribeRoute,
 } from '#lib/routes';
-import { bundlingSettings } from '../../cdk/bundling.ts';
+import { bundleAsDeployed } from '#test/support/bundle';
 
 /**
  * The route table is one module, but each function bundles only its own route's facts: the others'
@@ -24,28 +23,9 @@ interface Bundled {
 const bundles = new Map<string, Bundled>();
 
 beforeAll(async () => {
-  const { externalModules, banner, mainFields, ...settings } = bundlingSettings;
   for (const route of [getNotificationRoute, unsubscribeRoute, getApiSpecRoute]) {
-    const { outputFiles, metafile } = await build({
-      ...settings,
-      mainFields: [...mainFields],
-      banner: { js: banner },
-      external: [...externalModules],
-      bundle: true,
-      entryPoints: [`functions/${route.operation}.ts`],
-      outdir: 'bundles',
-      write: false,
-      metafile: true,
-      logLevel: 'error',
-    });
-    const inputs = Object.values(metafile.outputs).find((output) => output.entryPoint)?.inputs ?? {};
-    const parts = new Set(
-      Object.keys(inputs).map(
-        (input) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input)?.[1] ?? input.replace(/\/[^/]*$/, ''),
-      ),
-    );
-    const code = outputFiles.find((file) => file.path.endsWith('.js'))?.text ?? '';
-    bundles.set(route.operation, { code, parts });
+    const { code, parts } = await bundleAsDeployed(`functions/${route.operation}.ts`);
+    bundles.set(route.operation, { code: code.text, parts: new Set(parts.keys()) });
   }
 }, 120_000);
 

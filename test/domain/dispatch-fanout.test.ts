@@ -32,6 +32,11 @@ describe('sharing a minute out among dispatcher workers', () => {
       [0, 4],
     ]);
     expect(plan.slowestShardSeconds).toBe(8 / FIRES_PER_SECOND_PER_SHARD);
+    // A worker filled by two shards takes no third.
+    expect(planWorkers([5, 5, 5], { workerFiresPerSecond: 5, workerSeconds: 2 }).workers).toEqual([
+      [0, 1],
+      [2],
+    ]);
   });
 
   it('takes a worker’s pace from its concurrency, up to what its CPU fires', () => {

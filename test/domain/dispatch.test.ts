@@ -681,6 +681,14 @@ describe('sendNow', () => {
     expect(log.saved).toMatchObject([{ cursor: 'R#U#0002', renewed: now }]);
   });
 
+  it('answers the run as far as it got when another pass took its lease', async () => {
+    for (const rows of [userRows(2), userRows(5)]) {
+      const { store, sink } = world({ rows, leaseKept: false });
+      const run = await sendNow(store, sink, ref, { ...options, pageSize: 2 });
+      expect(run).toMatchObject({ trigger: 'manual', status: 'dispatching', recipients: { queued: 2 } });
+    }
+  });
+
   it('records a skipped run and sends nothing when the dashboard is unpublished', async () => {
     const { log, sent, store, sink } = world({ dashboard: salesDashboard({ published: false }) });
     const run = await sendNow(store, sink, ref, options);

@@ -7,7 +7,8 @@ import {
 } from '#lib/domain/recipients-input';
 import { check } from '#lib/http/schemas/common';
 import { KEY_PART_MAX_BYTES } from '#lib/limits';
-import { indexKeys, keys } from '#lib/store/keys';
+import * as indexKeys from '#lib/store/index-keys';
+import * as keys from '#lib/store/item-keys';
 import { freshForEachTest } from '#test/support/fresh-module';
 
 const schemas = freshForEachTest(() => import('#lib/http/schemas/recipients'));

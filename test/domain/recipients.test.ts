@@ -209,7 +209,9 @@ describe('addRecipients', () => {
       ],
       unchangedRecipients: [],
     });
-    expect([...memory.rows.values()]).toMatchObject([{ properties: { groups: ['new'] } }]);
+    expect([...memory.rows.values()]).toMatchObject([
+      { type: 'EMBED_USER', properties: { groups: ['new'] } },
+    ]);
     memory.calls.length = 0;
     const same = await addRecipients(memory.repository, notification, [
       embed('a@x.example', groups(['new'])),
@@ -231,9 +233,13 @@ describe('addRecipients', () => {
 
   it('is not found when the notification was deleted while its rows were written', async () => {
     const memory = memoryRepository();
+    await addRecipients(memory.repository, notification, [{ type: 'USER', userId: 11 }]);
     memory.repository.notificationIsLive = async () => false;
     await expect(
-      addRecipients(memory.repository, notification, [{ type: 'USER', userId: 11 }]),
+      addRecipients(memory.repository, notification, [
+        { type: 'USER', userId: 11 },
+        { type: 'USER', userId: 12 },
+      ]),
     ).rejects.toThrow(NotFoundError);
   });
 
@@ -343,6 +349,12 @@ describe('addRecipients', () => {
       email: 'race@other.example',
     });
     expect(memory.embedUsers.size).toBe(2);
+    // The contested item is read again: its row and the embed user another request created.
+    const race = { embedTenantName: 'acme', normalizedExternalId: 'race@x.example' };
+    expect(memory.calls.filter((call) => call.method === 'lookUp')[2]?.detail).toMatchObject({
+      recipients: { refs: [{ type: 'EMBED_USER', ...race }] },
+      embedUsers: [race],
+    });
   });
 
   it('refuses a console user item that names neither userId nor email, before any write', async () => {
@@ -381,6 +393,10 @@ describe('addRecipients', () => {
       ...Array.from({ length: 3 }, () => ['lookUp', 'createRecipients']).flat(),
       'lookUp',
     ]);
+    expect(memory.calls.filter((call) => call.method === 'lookUp')[2]?.detail).toMatchObject({
+      recipients: { refs: [{ type: 'USER', userId: 11 }] },
+      embedUsers: [],
+    });
   });
 
   it('settles without a conflict when the fifth read finds every contested row written', async () => {

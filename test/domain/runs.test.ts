@@ -67,7 +67,7 @@ describe('run ids', () => {
   });
 });
 
-describe('runs().settledStatus', () => {
+describe('settledStatus', () => {
   const counts = (queued: number, delivered: number, failed: number) => ({
     queued,
     skipped: 0,
@@ -88,9 +88,20 @@ describe('runs().settledStatus', () => {
     );
     expect(runs().settledStatus({ status: 'dispatched', recipients: counts(0, 0, 0) })).toBe('completed');
   });
+
+  it('counts a run complete once every outcome is in, with failures or without', () => {
+    expect(runs().runStatuses.filter(runs().isComplete)).toEqual(['completed', 'completed_with_failures']);
+  });
 });
 
-describe('runs().runSkipReason', () => {
+describe('a run’s answer', () => {
+  it('is the run as stored, with no recipient counted until its deliveries are', () => {
+    expect(runs().toRunDto(run)).toBe(run);
+    expect(runs().noRecipients()).toEqual({ queued: 0, skipped: 0, delivered: 0, failed: 0 });
+  });
+});
+
+describe('runSkipReason', () => {
   it('skips a run whose dashboard is gone or unpublished, and a scheduled one whose delivery is off', () => {
     expect(runs().runSkipReason('schedule', notification, dashboard)).toBeNull();
     expect(runs().runSkipReason('schedule', notification, undefined)).toBe('dashboard_unavailable');
@@ -104,7 +115,7 @@ describe('runs().runSkipReason', () => {
   });
 });
 
-describe('runs().decideDeliveries', () => {
+describe('decideDeliveries', () => {
   const ada: ConsoleUser = { id: 1, email: 'ada@example.com', username: 'ada', role: 'admin', active: true };
   const bob: ConsoleUser = {
     id: 2,
@@ -211,7 +222,7 @@ describe('runs().decideDeliveries', () => {
   });
 });
 
-describe('runs().parseJobId', () => {
+describe('parseJobId', () => {
   it('reads back the delivery a job id names', () => {
     const id = deliveryId32();
     expect(runs().parseJobId(`7.700.${run.runId}.${id}`)).toEqual({

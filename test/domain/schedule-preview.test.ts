@@ -35,6 +35,13 @@ describe('previewSchedule', () => {
     ).toHaveLength(5);
   });
 
+  it('previews a schedule without a zone in UTC', () => {
+    expect(previewSchedule({ scheduleType: 'HOURLY', minute: 0, count: 1 }, settings, now)).toMatchObject({
+      timezone: 'UTC',
+      nextRuns: ['2026-11-24T11:00:00Z'],
+    });
+  });
+
   it('checks the fields as a create does', () => {
     expect(() => previewSchedule({ scheduleType: 'CUSTOM' }, settings, now)).toThrow(ValidationError);
     expect(() => previewSchedule({ scheduleType: 'CUSTOM', customCron: '* * * * *' }, settings, now)).toThrow(

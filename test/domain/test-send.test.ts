@@ -93,6 +93,22 @@ describe('testSend', () => {
     expect(userReads).toEqual([{ userIds: [2], emails: ['ada@example.com'] }]);
   });
 
+  it('refuses the same user named by id in one item and by e-mail in another', async () => {
+    const { store, sink, sent } = world();
+    const sending = testSend(store, sink, ref, [{ userId: 1 }, { email: 'ada@example.com' }], options);
+    await expect(sending).rejects.toMatchObject({
+      problems: [{ path: 'recipients.1', message: 'is the same recipient as recipients[0]' }],
+    });
+    expect(sent).toEqual([]);
+  });
+
+  it('names each item that names no active user', async () => {
+    const { store, sink } = world();
+    await expect(testSend(store, sink, ref, [{ userId: 1 }, { userId: 3 }], options)).rejects.toMatchObject({
+      problems: [{ path: 'recipients.1.userId', message: 'does not name an active console user' }],
+    });
+  });
+
   it('refuses a user named twice before looking the notification up', async () => {
     const { store, sink } = world({ notification: false });
     const twice = [{ email: 'ada@example.com' }, { email: 'ADA@example.com' }];

@@ -89,6 +89,7 @@ describe('unsubscribe tokens', () => {
       [1, 7, 700, 'E', 5, 'ann'],
       [1, 7, 700, 'X', 3],
       [1, 7, 700, 'X', 'acme', 'ann'],
+      [1, 7, 700, 'E', 'acme', 'ann', 'extra'],
     ]) {
       await refusalOf(signedPayload(parts));
     }

@@ -3,8 +3,8 @@ import { type DynamoMeter, meterDynamoDb, type OperationCount } from '#lib/local
 import { batchWriteAll } from '#lib/store/batch';
 import { documentClient } from '#lib/store/client';
 import { encodeRecipient } from '#lib/store/codecs/recipients';
+import * as keys from '#lib/store/item-keys';
 import { getItem } from '#lib/store/items';
-import { keys } from '#lib/store/keys';
 import { type LocalApi, startLocalApi } from '#test/support/local-api';
 import {
   addRecipients,

@@ -3,8 +3,8 @@ import { type DynamoMeter, meterDynamoDb } from '#lib/local/dynamodb-meter';
 import { buildEvent, lambdaContext } from '#lib/local/http-adapter';
 import { routes } from '#lib/routes';
 import { documentClient } from '#lib/store/client';
+import * as keys from '#lib/store/item-keys';
 import { getItem, type Item } from '#lib/store/items';
-import { keys } from '#lib/store/keys';
 import {
   barrier,
   crash,

@@ -1,6 +1,6 @@
 import { apiClient, asApiResponse } from '#test/support/api-client';
 import { ADMIN_KEY, consoleUsers } from '#test/support/fixtures';
-import type { ApiResponse, LocalApi } from '#test/support/local-api';
+import type { LocalApi } from '#test/support/local-api';
 
 /** The fixture and request helpers the notification lifecycle tests share. */
 
@@ -106,22 +106,4 @@ export function lifecycleClient(api: LocalApi) {
         }),
       ),
   };
-}
-
-/** Every page of a list, following `endCursor` until `hasNextPage` is false. */
-export async function walk(
-  fetchPage: (after?: string) => Promise<ApiResponse>,
-  between: (pageIndex: number) => Promise<void> = async () => {},
-): Promise<ApiResponse['body'][]> {
-  const items: ApiResponse['body'][] = [];
-  let after: string | undefined;
-  for (let page = 0; page < 100; page++) {
-    const response = await fetchPage(after);
-    if (response.status !== 200) throw new Error(`page ${page} answered ${response.status}`);
-    items.push(...response.body.items);
-    if (!response.body.pageInfo.hasNextPage) return items;
-    after = response.body.pageInfo.endCursor;
-    await between(page);
-  }
-  throw new Error('the walk did not end');
 }

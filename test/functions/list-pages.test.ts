@@ -1,16 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Notification } from '#lib/domain/notification';
 import type { StoredRecipient } from '#lib/domain/recipients-resolution';
 import { KEY_PART_MAX_BYTES } from '#lib/limits';
 import { type DynamoMeter, meterDynamoDb } from '#lib/local/dynamodb-meter';
-import { batchWriteAll } from '#lib/store/batch';
 import { documentClient } from '#lib/store/client';
 import { encodeNotification } from '#lib/store/codecs/notifications';
 import { encodeRecipient } from '#lib/store/codecs/recipients';
 import type { Item } from '#lib/store/items';
+import { dailyNotification } from '#test/support/domain-fixtures';
 import { largestLists } from '#test/support/largest-lists';
+import { type ListWalk, walkList } from '#test/support/list-walk';
 import type { ApiResponse } from '#test/support/local-api';
 import { type LocalApi, startLocalApi } from '#test/support/local-api';
+import { embedRecipient, putItems } from '#test/support/stored-items';
 import { lifecycleClient, lifecycleFixture } from './lifecycle-helpers.ts';
 
 /**
@@ -38,54 +39,24 @@ const AUTH_LOOKUPS = 2;
 /** The most DynamoDB requests any page takes: the pager's four, and a lookup before it (the 404, a public id). */
 const MAX_PAGE_REQUESTS = 6;
 
-interface Walk {
-  items: ApiResponse['body'][];
-  pages: number;
-  largestPageBytes: number;
-  mostRequests: number;
+/** Every page of a list; its requests without the caller's lookups. */
+async function walk(fetchPage: (after?: string) => Promise<ApiResponse>): Promise<ListWalk> {
+  const walked = await walkList(fetchPage, { meter });
+  return { ...walked, mostRequests: walked.mostRequests - AUTH_LOOKUPS };
 }
-
-/** Every page of a list, following `endCursor` while `hasNextPage`, with each page's size and cost. */
-async function walk(fetchPage: (after?: string) => Promise<ApiResponse>): Promise<Walk> {
-  const found: Walk = { items: [], pages: 0, largestPageBytes: 0, mostRequests: 0 };
-  let after: string | undefined;
-  for (;;) {
-    meter.reset();
-    const response = await fetchPage(after);
-    expect(response.status, response.text.slice(0, 200)).toBe(200);
-    found.pages++;
-    found.mostRequests = Math.max(found.mostRequests, meter.totalRequests() - AUTH_LOOKUPS);
-    found.largestPageBytes = Math.max(found.largestPageBytes, Buffer.byteLength(response.text));
-    const { items, pageInfo } = response.body;
-    // A page is never empty while items remain.
-    if (pageInfo.hasNextPage) expect(items.length).toBeGreaterThan(0);
-    found.items.push(...items);
-    if (!pageInfo.hasNextPage) return found;
-    after = pageInfo.endCursor;
-    if (found.pages > 2000) throw new Error('the walk did not end');
-  }
-}
-
-const put = (items: Item[]) => batchWriteAll(items.map((item) => ({ PutRequest: { Item: item } })));
 
 /** Embed recipient rows with `propertyBytes` of properties each, written as add-recipients stores them. */
 async function seedRecipients(notification: number, count: number, propertyBytes: number): Promise<void> {
-  const rows = Array.from({ length: count }, (_, i): StoredRecipient => {
-    const externalId = `r${i}@acme.com`;
-    return {
-      type: 'EMBED_USER',
-      embedTenantName: 'acme',
-      normalizedExternalId: externalId,
-      externalId,
-      embedUserId: 10_000 + i,
-      email: externalId,
-      properties: { securityContext: { blob: 'x'.repeat(propertyBytes - 24) } },
-    };
-  });
-  await put(rows.map((row) => encodeRecipient({ deploymentId: 7, id: notification, dashboardId: 70 }, row)));
+  const properties = { securityContext: { blob: 'x'.repeat(propertyBytes - 24) } };
+  const parent = { deploymentId: 7, id: notification, dashboardId: 70 };
+  await putItems(
+    Array.from({ length: count }, (_, i) =>
+      encodeRecipient(parent, embedRecipient('r', i, properties, 10_000)),
+    ),
+  );
 }
 
-const recipientKeys = (walked: Walk) => new Set(walked.items.map((item) => item.embedUserId));
+const recipientKeys = (walked: ListWalk) => new Set(walked.items.map((item) => item.embedUserId));
 
 describe('pages of recipients with large properties', () => {
   it('reach all 1,000 recipients of 4.8 KB properties with first=200, every page within 1 MiB', async () => {
@@ -128,7 +99,9 @@ describe('cursors of the longest keys', () => {
         properties: {},
       };
     });
-    await put(rows.map((row) => encodeRecipient({ deploymentId: 7, id: body.id, dashboardId: 70 }, row)));
+    await putItems(
+      rows.map((row) => encodeRecipient({ deploymentId: 7, id: body.id, dashboardId: 70 }, row)),
+    );
     const walked = await walk((after) =>
       client.recipients(body.id, `first=1${after ? `&after=${after}` : ''}`),
     );
@@ -150,7 +123,7 @@ describe('pages of notifications with the largest filters', () => {
       expect(Buffer.byteLength(response.text)).toBeGreaterThan(320_000);
       created.push(response.body.id);
     }
-    await put(
+    await putItems(
       created.map((id) =>
         encodeRecipient({ deploymentId: 8, id, dashboardId: 80 }, { type: 'USER', userId: 4 }),
       ),
@@ -185,25 +158,11 @@ describe('notifications of a recipient on one dashboard', () => {
   async function seedSubscribed(firstId: number, count: number, dashboardId: number, userId: number) {
     const items: Item[] = [];
     for (let id = firstId; id < firstId + count; id++) {
-      const notification: Notification = {
-        id,
-        deploymentId: 7,
-        dashboardId,
-        scheduleType: 'DAILY',
-        hour: 9,
-        timezone: 'UTC',
-        isEnabled: false,
-        notificationEnabled: true,
-        notificationFormat: 'png',
-        filters: null,
-        timeGrains: null,
-        memberSwitchers: null,
-        notificationAiSummary: false,
-      };
+      const notification = dailyNotification({ id, dashboardId, isEnabled: false });
       items.push(encodeNotification(notification));
       items.push(encodeRecipient({ deploymentId: 7, id, dashboardId }, { type: 'USER', userId }));
     }
-    await put(items);
+    await putItems(items);
   }
 
   async function pageCost(query: string) {

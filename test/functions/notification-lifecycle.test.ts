@@ -2,7 +2,7 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { purgePass } from '#lib/domain/purge';
 import { documentClient, tableName } from '#lib/store/client';
-import { keys } from '#lib/store/keys';
+import * as keys from '#lib/store/item-keys';
 import { PURGE_GRACE_MS } from '#lib/store/notification-guard';
 import { purgeStore } from '#lib/store/purge-store';
 import { ADMIN_KEY, MEMBER_KEY } from '#test/support/fixtures';

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DynamoMeter, meterDynamoDb } from '#lib/local/dynamodb-meter';
 import { documentClient } from '#lib/store/client';
+import { walkList } from '#test/support/list-walk';
 import { type LocalApi, startLocalApi } from '#test/support/local-api';
-import { dailyAt, lifecycleClient, lifecycleFixture, walk } from './lifecycle-helpers.ts';
+import { dailyAt, lifecycleClient, lifecycleFixture } from './lifecycle-helpers.ts';
 
 let api: LocalApi;
 let client: ReturnType<typeof lifecycleClient>;
@@ -89,14 +90,16 @@ describe('GET /v1/deployments/{deploymentId}/notifications', () => {
     const deletedAhead = created[2] as number;
     const deletedBehind = created[9] as number;
     const addedDuring: number[] = [];
-    const seen = await walk(
+    const { items: seen } = await walkList(
       async (after) => client.list(`dashboardId=71&first=3${after ? `&after=${after}` : ''}`),
-      async (page) => {
-        if (page === 0) {
-          expect((await client.remove(deletedAhead)).status).toBe(204);
-          expect((await client.remove(deletedBehind)).status).toBe(204);
-        }
-        addedDuring.push(...(await createMany(1, 7, 71)));
+      {
+        between: async (page) => {
+          if (page === 0) {
+            expect((await client.remove(deletedAhead)).status).toBe(204);
+            expect((await client.remove(deletedBehind)).status).toBe(204);
+          }
+          addedDuring.push(...(await createMany(1, 7, 71)));
+        },
       },
     );
     const seenIds = ids(seen);

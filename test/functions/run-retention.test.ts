@@ -6,7 +6,7 @@ import { type DynamoMeter, meterDynamoDb } from '#lib/local/dynamodb-meter';
 import { batchWriteAll } from '#lib/store/batch';
 import { documentClient, tableName } from '#lib/store/client';
 import { encodeDelivery, encodeRun } from '#lib/store/codecs/runs';
-import { keys } from '#lib/store/keys';
+import * as keys from '#lib/store/item-keys';
 import { migrateTable } from '#lib/store/migrate';
 import { ADMIN_KEY, consoleUsers } from '#test/support/fixtures';
 import { type LocalApi, startLocalApi } from '#test/support/local-api';

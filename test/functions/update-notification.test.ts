@@ -3,10 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeCron } from '#lib/domain/cron';
 import { meterDynamoDb } from '#lib/local/dynamodb-meter';
 import { documentClient, tableName } from '#lib/store/client';
+import * as keys from '#lib/store/item-keys';
 import { getItem } from '#lib/store/items';
-import { keys } from '#lib/store/keys';
 import { ADMIN_KEY, consoleUsers, MEMBER_KEY } from '#test/support/fixtures';
 import { type LocalApi, startLocalApi } from '#test/support/local-api';
+import { singleFieldUpdates } from '#test/support/single-field-updates';
 
 let api: LocalApi;
 let nextId = 1000;
@@ -432,15 +433,8 @@ describe('PUT /v1/deployments/{deploymentId}/notifications/{id}', () => {
 
   it('applies all of 50 concurrent single-field updates, losing none', async () => {
     const path = await freshNotification();
-    const fields = [
-      (i: number) => ({ minute: i }),
-      (i: number) => ({ hour: i % 24 }),
-      (i: number) => ({ isEnabled: i % 2 === 0 }),
-      (i: number) => ({ notificationFormat: i % 2 === 0 ? 'pdf' : 'png' }),
-      (i: number) => ({ timezone: i % 2 === 0 ? 'Asia/Tokyo' : 'UTC' }),
-    ];
-    // Each field is set 10 times; the last value of each is i = 45..49.
-    const updates = Array.from({ length: 50 }, (_, i) => (fields[i % 5] as (i: number) => object)(i));
+    // Each of five fields is set 10 times; the last value of each is i = 45..49.
+    const updates = singleFieldUpdates(50);
     const meter = meterDynamoDb(documentClient());
     try {
       const responses = await Promise.all(updates.map((body) => put(path, body)));

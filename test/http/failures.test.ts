@@ -1,8 +1,8 @@
 import { ProvisionedThroughputExceededException } from '@aws-sdk/client-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { documentClient } from '#lib/store/client';
+import * as keys from '#lib/store/item-keys';
 import { getItem } from '#lib/store/items';
-import { keys } from '#lib/store/keys';
 import { retryPolicy } from '#lib/store/retry';
 import { RETRY_AFTER_SECONDS } from '#lib/timeouts';
 import { ADMIN_KEY, consoleUsers } from '#test/support/fixtures';

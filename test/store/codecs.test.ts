@@ -37,8 +37,8 @@ import {
   encodeEmbedTenant,
   encodeSubjectLink,
 } from '#lib/store/codecs/users';
+import * as keys from '#lib/store/item-keys';
 import { getItem, type Item } from '#lib/store/items';
-import { keys } from '#lib/store/keys';
 import { nextNotificationId, reserveNotificationIdsThrough } from '#lib/store/notification-ids';
 import { ADMIN_KEY, consoleUsers } from '#test/support/fixtures';
 import { type LocalApi, startLocalApi } from '#test/support/local-api';

@@ -50,7 +50,7 @@ export async function startLocalApi(fixtureInput: unknown = {}): Promise<LocalAp
  * Serves `server` on a free port of 127.0.0.1 and sends it requests as a client would (fetch keeps the
  * connection alive between them). `check` sees every answer: the tests hold each to the API description.
  */
-export async function serveLocally(
+async function serveLocally(
   server: Server,
   check?: (method: string, path: string, answer: ApiResponse) => void,
 ): Promise<LocalApi> {

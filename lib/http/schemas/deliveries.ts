@@ -1,9 +1,9 @@
 import * as z from 'zod/mini';
 import { MAX_OUTCOME_ERROR_LENGTH, type OutcomeReport, outcomeStatuses } from '#lib/domain/outcomes';
-import { MAX_TOKEN_LENGTH, type UnsubscribeAnswer } from '#lib/domain/unsubscribe';
+import { MAX_TOKEN_LENGTH } from '#lib/domain/unsubscribe';
 import { intBetween, wellFormedTextUpTo } from '#lib/http/schemas/common';
 
-/** Requests and answers of the renderer's outcome report and of one-click unsubscribe. */
+/** Requests of the renderer's outcome report and of one-click unsubscribe. */
 
 /** Any text up to a bound: a job id this service did not issue is a 404, decided by the domain. */
 export const jobPath = z.strictObject({
@@ -40,11 +40,3 @@ export const unsubscribeQuery = z.strictObject({
       z.maxLength(MAX_TOKEN_LENGTH, `must be at most ${MAX_TOKEN_LENGTH} characters`),
     ),
 });
-
-export const unsubscribeOutput = z.strictObject({
-  unsubscribed: z.literal(true),
-  deploymentId: z.int(),
-  notificationId: z.int(),
-}) satisfies z.ZodMiniType<UnsubscribeAnswer>;
-
-export const unsubscribePageOutput = z.string();

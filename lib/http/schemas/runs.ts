@@ -1,20 +1,8 @@
 import * as z from 'zod/mini';
-import type { Page } from '#lib/domain/paging';
-import {
-  type DeliveryDto,
-  deliverySkipReasons,
-  deliveryStatuses,
-  type RunDto,
-  runSkipReasons,
-  runStatuses,
-  runTriggers,
-} from '#lib/domain/runs';
 import { MAX_TEST_RECIPIENTS, type TestRecipientInput } from '#lib/domain/test-send-input';
-import { countOutput, idOutput, wellFormedTextUpTo } from '#lib/http/schemas/common';
-import { pageOf } from '#lib/http/schemas/paging';
-import { recipientOutput } from '#lib/http/schemas/recipient-outputs';
+import { wellFormedTextUpTo } from '#lib/http/schemas/common';
 
-/** Requests and answers of send-now and the run and delivery lists. */
+/** The request of send-now (its answer and the run and delivery lists' are in run-outputs.ts). */
 
 const testRecipient = z
   .strictObject({
@@ -43,36 +31,3 @@ export const sendNowInput = z.strictObject({
       ),
   ),
 });
-
-const recipientCounts = z.strictObject({
-  queued: countOutput(),
-  skipped: countOutput(),
-  delivered: countOutput(),
-  failed: countOutput(),
-});
-
-export const runOutput = z.strictObject({
-  runId: z.string(),
-  deploymentId: idOutput(),
-  notificationId: idOutput(),
-  trigger: z.enum(runTriggers),
-  scheduledFor: z.string(),
-  createdAt: z.string(),
-  status: z.enum(runStatuses),
-  skipReason: z.nullable(z.enum(runSkipReasons)),
-  recipients: recipientCounts,
-  completedAt: z.nullable(z.string()),
-}) satisfies z.ZodMiniType<RunDto>;
-
-export const deliveryOutput = z.strictObject({
-  recipient: recipientOutput,
-  status: z.enum(deliveryStatuses),
-  reason: z.nullable(z.enum(deliverySkipReasons)),
-  jobId: z.nullable(z.string()),
-  attempts: countOutput(),
-  error: z.nullable(z.string()),
-  updatedAt: z.string(),
-}) satisfies z.ZodMiniType<DeliveryDto>;
-
-export const runPage = pageOf(runOutput) satisfies z.ZodMiniType<Page<RunDto>>;
-export const deliveryPage = pageOf(deliveryOutput) satisfies z.ZodMiniType<Page<DeliveryDto>>;

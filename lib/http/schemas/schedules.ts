@@ -1,10 +1,6 @@
 import * as z from 'zod/mini';
 import { scheduleTypes } from '#lib/domain/schedule-fields';
-import {
-  MAX_PREVIEW_COUNT,
-  type SchedulePreview,
-  type SchedulePreviewInput,
-} from '#lib/domain/schedule-preview';
+import { MAX_PREVIEW_COUNT, type SchedulePreviewInput } from '#lib/domain/schedule-preview';
 import { intBetween, nullish } from '#lib/http/schemas/common';
 import { updateNotificationInput } from '#lib/http/schemas/notifications';
 
@@ -22,10 +18,3 @@ export const schedulePreviewInput = z.strictObject({
   timezone,
   count: nullish(intBetween(1, MAX_PREVIEW_COUNT)),
 }) satisfies z.ZodMiniType<SchedulePreviewInput>;
-
-export const schedulePreviewOutput = z.strictObject({
-  cronExpression: z.string(),
-  humanReadableSchedule: z.string(),
-  timezone: z.string(),
-  nextRuns: z.array(z.string()),
-}) satisfies z.ZodMiniType<SchedulePreview>;

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { checkItem } from '#lib/store/codecs/stored-item';
+import * as keys from '#lib/store/item-keys';
 import type { Item } from '#lib/store/items';
-import { keys } from '#lib/store/keys';
 
 /** A deployment: written by the fixture loader; the operations know deployments only by id. */
 

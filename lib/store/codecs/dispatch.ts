@@ -3,8 +3,9 @@ import type { DueEntry, RunProgress } from '#lib/domain/dispatch';
 import type { NotificationRef } from '#lib/domain/notification';
 import { decodeRun } from '#lib/store/codecs/runs';
 import { checkItem } from '#lib/store/codecs/stored-item';
+import * as keys from '#lib/store/item-keys';
 import type { Item } from '#lib/store/items';
-import { DUE_INDEX, dueIndexKeys, keys } from '#lib/store/keys';
+import { DUE_INDEX, dueIndexKeys } from '#lib/store/keys';
 
 /**
  * What the dispatcher alone reads: the due index's entries, a run with its lease's cursor, and the

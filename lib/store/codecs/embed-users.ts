@@ -2,8 +2,8 @@ import * as z from 'zod/mini';
 import type { EmbedUser } from '#lib/domain/entities';
 import { normalizeExternalId } from '#lib/domain/recipients-input';
 import { checkItem } from '#lib/store/codecs/stored-item';
+import * as keys from '#lib/store/item-keys';
 import type { Item } from '#lib/store/items';
-import { keys } from '#lib/store/keys';
 
 /** An embed user: one item per tenant and normalized externalId. */
 

@@ -4,8 +4,10 @@ import { filterOperators, notificationFormats } from '#lib/domain/notification-f
 import { cronExpressionOf, type ScheduleState } from '#lib/domain/schedule';
 import { scheduleTypes } from '#lib/domain/schedule-fields';
 import { checkItem, itemKey, MalformedItemError, parseJsonAttribute } from '#lib/store/codecs/stored-item';
+import * as indexKeys from '#lib/store/index-keys';
+import * as keys from '#lib/store/item-keys';
 import type { Item } from '#lib/store/items';
-import { DUE_INDEX, dueIndexKeys, indexKeys, keys } from '#lib/store/keys';
+import { DUE_INDEX, dueIndexKeys } from '#lib/store/keys';
 
 /** The fields of a notification, each an attribute of its item besides its key and its `version`. */
 const notificationFields = [

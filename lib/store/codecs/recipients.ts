@@ -6,8 +6,11 @@ import { canonicalJson, propertyNames } from '#lib/domain/recipients-properties'
 import type { StoredRecipient } from '#lib/domain/recipients-resolution';
 import type { RecipientRow } from '#lib/domain/runs';
 import { checkItem, parseJsonAttribute } from '#lib/store/codecs/stored-item';
+import type { NotificationOnDashboard } from '#lib/store/index-keys';
+import * as indexKeys from '#lib/store/index-keys';
+import * as keys from '#lib/store/item-keys';
 import type { Item } from '#lib/store/items';
-import { indexKeys, type Key, keys, type NotificationOnDashboard } from '#lib/store/keys';
+import type { Key } from '#lib/store/keys';
 
 /**
  * A recipient row in its notification's partition. An embed recipient's properties are kept as

@@ -13,8 +13,9 @@ import {
   runTriggers,
 } from '#lib/domain/runs';
 import { checkItem } from '#lib/store/codecs/stored-item';
+import * as keys from '#lib/store/item-keys';
 import type { Item } from '#lib/store/items';
-import { dueIndexKeys, type Key, keys } from '#lib/store/keys';
+import { dueIndexKeys, type Key } from '#lib/store/keys';
 import { TIME_TO_LIVE_ATTRIBUTE } from '#lib/store/table-definition';
 
 /**

@@ -1,0 +1,49 @@
+import type * as z from 'zod/mini';
+import { unsubscribeOutput } from '#lib/http/schemas/delivery-outputs';
+import { dashboardEmbeddingOutput, embeddedDashboardOutput } from '#lib/http/schemas/embedding-outputs';
+import { notificationOutput, notificationPageOutput } from '#lib/http/schemas/notification-outputs';
+import { addRecipientsOutput, recipientPageOutput } from '#lib/http/schemas/recipient-outputs';
+import { deliveryPage, runOutput, runPage } from '#lib/http/schemas/run-outputs';
+import { schedulePreviewOutput } from '#lib/http/schemas/schedule-outputs';
+import { apiDescriptionOutput } from '#lib/openapi/document-schemas';
+import {
+  addRecipientsRoute,
+  createNotificationRoute,
+  getApiSpecRoute,
+  getEmbeddedDashboardRoute,
+  getNotificationRoute,
+  listDeliveriesRoute,
+  listNotificationsRoute,
+  listRecipientsRoute,
+  listRunsRoute,
+  previewScheduleRoute,
+  retryRunRoute,
+  sendNotificationRoute,
+  setDashboardEmbeddingRoute,
+  unsubscribeRoute,
+  updateNotificationRoute,
+} from '#lib/routes';
+
+/**
+ * The shape of each JSON answer, by operation, for the API description alone. No function checks its
+ * answer against a schema at run time (each schema is tied to the domain type the operation returns
+ * with `satisfies`, which the compiler checks), so the schemas live here and no function bundles
+ * them: zod's union and paging schemas would cost each 2–3 KB at every cold start.
+ */
+export const responseSchemas: Readonly<Record<string, z.ZodMiniType>> = {
+  [addRecipientsRoute.operation]: addRecipientsOutput,
+  [createNotificationRoute.operation]: notificationOutput,
+  [getApiSpecRoute.operation]: apiDescriptionOutput,
+  [getEmbeddedDashboardRoute.operation]: embeddedDashboardOutput,
+  [getNotificationRoute.operation]: notificationOutput,
+  [listDeliveriesRoute.operation]: deliveryPage,
+  [listNotificationsRoute.operation]: notificationPageOutput,
+  [listRecipientsRoute.operation]: recipientPageOutput,
+  [listRunsRoute.operation]: runPage,
+  [previewScheduleRoute.operation]: schedulePreviewOutput,
+  [retryRunRoute.operation]: runOutput,
+  [sendNotificationRoute.operation]: runOutput,
+  [setDashboardEmbeddingRoute.operation]: dashboardEmbeddingOutput,
+  [unsubscribeRoute.operation]: unsubscribeOutput,
+  [updateNotificationRoute.operation]: notificationOutput,
+};
