@@ -20,9 +20,9 @@ import { freshForEachTest } from '#test/support/fresh-module';
 const recipients = freshForEachTest(() => import('#lib/http/schemas/recipient-outputs'));
 const notifications = freshForEachTest(() => import('#lib/http/schemas/notification-outputs'));
 const embedding = freshForEachTest(() => import('#lib/http/schemas/embedding-outputs'));
-const runs = freshForEachTest(() => import('#lib/http/schemas/runs'));
-const deliveries = freshForEachTest(() => import('#lib/http/schemas/deliveries'));
-const schedules = freshForEachTest(() => import('#lib/http/schemas/schedules'));
+const runs = freshForEachTest(() => import('#lib/http/schemas/run-outputs'));
+const deliveries = freshForEachTest(() => import('#lib/http/schemas/delivery-outputs'));
+const schedules = freshForEachTest(() => import('#lib/http/schemas/schedule-outputs'));
 
 const NEXT_RUN = Date.UTC(2026, 10, 25, 9);
 
