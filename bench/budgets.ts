@@ -13,8 +13,6 @@ export interface Figure {
   limit?: number;
   deterministic?: boolean;
   met?: boolean;
-  /** A known miss (see `knownMisses`) within its ceiling: reported, not failing. */
-  waived?: boolean;
 }
 
 const KB = 1024;
@@ -29,19 +27,6 @@ export const bytesOverFloorOf = (operation: string) =>
   isScheduleWriter(operation) ? 250 * KB : EXTRA_CLIENT.includes(operation) ? 125 * KB : 100 * KB;
 export const importRatioOf = (operation: string) => (isScheduleWriter(operation) ? 1.4 : 1.25);
 
-/**
- * Deterministic targets that the code still misses, each with a ceiling a little above its figure
- * when last measured (2026-11-25), so that CI stays green while the fix is pending but fails on any
- * further growth. BENCHMARKS.md says why each misses and what meets it. Remove an entry when its fix
- * lands; the bench says when one is no longer needed.
- */
-const knownMisses: Record<string, { ceiling: number; fix: string }> = {
-  'send-notification: bundle bytes': {
-    ceiling: 474_500,
-    fix: "its own code holds the send-now (the dispatch domain and a run's delivery writes, 8 KB) and the test send (3 KB) beside the chain every function has: a send-now that hands its first page to a delivery worker, or a job transport that is not an SDK client, would meet it",
-  },
-};
-
 type Check = (figure: string, value: number, limit: number, unit?: string) => void;
 
 /** Every figure of a run, in the order measured; a budget among them is judged as it is recorded. */
@@ -52,7 +37,7 @@ export class Figures {
     this.all.push({ figure, value, unit });
   };
 
-  /** A deterministic figure: a miss fails the run, unless it is a known miss within its ceiling. */
+  /** A deterministic figure: a miss fails the run. */
   gate: Check = (figure, value, limit, unit = '') => this.check(figure, value, limit, unit, true);
 
   /** A timing, as a ratio to its floor from the same run: reported, never failing the run. */
@@ -68,21 +53,14 @@ export class Figures {
   }
 
   private check(figure: string, value: number, limit: number, unit: string, deterministic: boolean): void {
-    const met = value <= limit;
-    const known = knownMisses[figure];
-    const waived = !met && deterministic && known !== undefined && value <= known.ceiling;
-    this.all.push({ figure, value, limit, unit, deterministic, met, waived });
+    this.all.push({ figure, value, limit, unit, deterministic, met: value <= limit });
   }
 
-  /** Deterministic figures that missed and are not known misses within their ceiling: regressions. */
-  failures = () => this.all.filter((f) => f.deterministic && !f.met && !f.waived);
-
-  /** Known misses whose figure now meets its target: the entry in `knownMisses` can go. */
-  unneededWaivers = () => this.all.filter((f) => f.met && f.figure in knownMisses).map((f) => f.figure);
+  /** Deterministic figures that missed: regressions. */
+  failures = () => this.all.filter((f) => f.deterministic && !f.met);
 }
 
 export function verdict(f: Figure): string {
   if (f.met) return 'yes';
-  if (!f.deterministic) return 'no (timing: reported, not gating)';
-  return f.waived ? `known miss (ceiling ${knownMisses[f.figure]?.ceiling})` : 'NO';
+  return f.deterministic ? 'NO' : 'no (timing: reported, not gating)';
 }

@@ -17,51 +17,43 @@ class ConfigurationError extends Error {
   }
 }
 
+/** An absolute http(s) URL, as a setting or a trusted issuer's key address must be. */
+const isHttpUrl = (text: string) => /^https?:$/.test(URL.parse(text)?.protocol ?? '');
+
 const jwkSet = z.looseObject({ keys: z.array(z.looseObject({})) });
 
 export const trustedIssuerSchema = z.strictObject({
   kind: z.enum(['console', 'platform']),
   issuer: z.string().check(z.minLength(1)),
   audience: z.string().check(z.minLength(1)),
-  jwksUri: z.optional(z.url()),
+  jwksUri: z.optional(z.string().check(z.refine(isHttpUrl))),
   jwks: z.optional(jwkSet),
 });
 export type TrustedIssuer = z.infer<typeof trustedIssuerSchema>;
 
 /**
- * A whole number at least `min` (and below `below`), given as digits: the environment holds text.
- * Parsed from digits rather than with `z.coerce`, which would also accept `''` (as 0) and `1e3`, and
- * whose namespace would bundle zod's BigInt and Date types into every function.
+ * How a variable's text is read: its value, or undefined when the text is malformed. The environment
+ * holds only flat text, so each reader is a line of code rather than a schema: a schema's defaults and
+ * URL type would be bundled into every function for these few variables alone.
  */
-const wholeNumber = (fallback: number, min = 0, below = Number.MAX_SAFE_INTEGER) =>
-  z._default(
-    z.pipe(
-      z.pipe(z.string().check(z.regex(/^\d{1,15}$/)), z.transform(Number)),
-      z.number().check(z.gte(min), z.lt(below)),
-    ),
-    fallback,
-  );
+type Parse<T> = (text: string) => T | undefined;
 
-const environment = z.object({
-  TABLE_NAME: z.string().check(z.minLength(1)),
-  DYNAMODB_ENDPOINT: z.optional(z.url()),
-  AWS_REGION: z._default(z.string(), 'us-east-1'),
-  EMBED_AUDIENCE: z._default(z.string().check(z.minLength(1)), 'embed'),
-  CUSTOM_CRON_MIN_INTERVAL_MINUTES: wholeNumber(15),
-  TRUSTED_ISSUERS: z._default(z.string(), '[]'),
-  PRINCIPAL_CACHE_SECONDS: wholeNumber(30),
-  EMBED_KEYS_CACHE_SECONDS: wholeNumber(300),
-  MISFIRE_GRACE_MINUTES: wholeNumber(60),
-  DISPATCH_CONCURRENCY: wholeNumber(32),
-  DISPATCH_WORKER_SECONDS: wholeNumber(20, 1, DISPATCHER_TIMEOUT_SECONDS),
-  RUN_RETENTION_DAYS: wholeNumber(90, 1),
-  SEND_NOW_MIN_INTERVAL_SECONDS: wholeNumber(10),
-  DELIVERY_QUEUE_URL: z.optional(z.url()),
-  OUTBOX_DIR: z._default(z.string().check(z.minLength(1)), '.local/outbox'),
-  PUBLIC_BASE_URL: z._default(z.url(), 'http://localhost:3000'),
-  UNSUBSCRIBE_SECRET_ARN: z.optional(z.string().check(z.minLength(1))),
-  UNSUBSCRIBE_SIGNING_KEY: z.optional(z.string().check(z.minLength(32))),
-});
+const text: Parse<string> = (value) => value;
+const textOfAtLeast =
+  (length: number): Parse<string> =>
+  (value) =>
+    value.length >= length ? value : undefined;
+const httpUrl: Parse<string> = (value) => (isHttpUrl(value) ? value : undefined);
+/**
+ * A whole number at least `min` and below `below`, given as digits. `Number()` alone would also
+ * accept `''` (as 0), `1e3` and `0x10`.
+ */
+const wholeNumber =
+  (min = 0, below = Number.MAX_SAFE_INTEGER): Parse<number> =>
+  (value) => {
+    const number = /^\d{1,15}$/.test(value) ? Number(value) : Number.NaN;
+    return number >= min && number < below ? number : undefined;
+  };
 
 export interface Config {
   tableName: string;
@@ -97,32 +89,41 @@ export interface Config {
 }
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = environment.safeParse(env);
-  if (!parsed.success) {
-    const names = [...new Set(parsed.error.issues.map((issue) => issue.path.join('.')))];
+  const invalid: string[] = [];
+  /** The variable's value; undefined when unset; a malformed value is recorded and reads as unset. */
+  const read = <T>(name: string, parse: Parse<T>): T | undefined => {
+    const given = env[name];
+    const value = given === undefined ? undefined : parse(given);
+    if (given !== undefined && value === undefined) invalid.push(name);
+    return value;
+  };
+  const tableName = read('TABLE_NAME', textOfAtLeast(1));
+  if (env.TABLE_NAME === undefined) invalid.push('TABLE_NAME');
+  const settings = {
+    dynamoDbEndpoint: read('DYNAMODB_ENDPOINT', httpUrl),
+    region: read('AWS_REGION', text) ?? 'us-east-1',
+    embedAudience: read('EMBED_AUDIENCE', textOfAtLeast(1)) ?? 'embed',
+    customCronMinIntervalMinutes: read('CUSTOM_CRON_MIN_INTERVAL_MINUTES', wholeNumber()) ?? 15,
+    trustedIssuersJson: read('TRUSTED_ISSUERS', text) ?? '[]',
+    principalCacheMs: (read('PRINCIPAL_CACHE_SECONDS', wholeNumber()) ?? 30) * 1000,
+    embedKeysCacheMs: (read('EMBED_KEYS_CACHE_SECONDS', wholeNumber()) ?? 300) * 1000,
+    misfireGraceMinutes: read('MISFIRE_GRACE_MINUTES', wholeNumber()) ?? 60,
+    dispatchConcurrency: Math.max(1, read('DISPATCH_CONCURRENCY', wholeNumber()) ?? 32),
+    dispatchWorkerSeconds: read('DISPATCH_WORKER_SECONDS', wholeNumber(1, DISPATCHER_TIMEOUT_SECONDS)) ?? 20,
+    runRetentionDays: read('RUN_RETENTION_DAYS', wholeNumber(1)) ?? 90,
+    sendNowMinIntervalMs: (read('SEND_NOW_MIN_INTERVAL_SECONDS', wholeNumber()) ?? 10) * 1000,
+    deliveryQueueUrl: read('DELIVERY_QUEUE_URL', httpUrl),
+    outboxDir: read('OUTBOX_DIR', textOfAtLeast(1)) ?? '.local/outbox',
+    publicBaseUrl: (read('PUBLIC_BASE_URL', httpUrl) ?? 'http://localhost:3000').replace(/\/+$/, ''),
+    unsubscribeSecretArn: read('UNSUBSCRIBE_SECRET_ARN', textOfAtLeast(1)),
+    unsubscribeSigningKey: read('UNSUBSCRIBE_SIGNING_KEY', textOfAtLeast(32)),
+  };
+  if (tableName === undefined || invalid.length > 0) {
+    const names = [...new Set(invalid)];
     throw new ConfigurationError(names, `check the environment variable(s) ${names.join(', ')}`);
   }
-  const vars = parsed.data;
-  return {
-    tableName: vars.TABLE_NAME,
-    dynamoDbEndpoint: vars.DYNAMODB_ENDPOINT,
-    region: vars.AWS_REGION,
-    embedAudience: vars.EMBED_AUDIENCE,
-    customCronMinIntervalMinutes: vars.CUSTOM_CRON_MIN_INTERVAL_MINUTES,
-    trustedIssuers: parseTrustedIssuers(vars.TRUSTED_ISSUERS),
-    principalCacheMs: vars.PRINCIPAL_CACHE_SECONDS * 1000,
-    embedKeysCacheMs: vars.EMBED_KEYS_CACHE_SECONDS * 1000,
-    misfireGraceMinutes: vars.MISFIRE_GRACE_MINUTES,
-    dispatchConcurrency: Math.max(1, vars.DISPATCH_CONCURRENCY),
-    dispatchWorkerSeconds: vars.DISPATCH_WORKER_SECONDS,
-    runRetentionDays: vars.RUN_RETENTION_DAYS,
-    sendNowMinIntervalMs: vars.SEND_NOW_MIN_INTERVAL_SECONDS * 1000,
-    deliveryQueueUrl: vars.DELIVERY_QUEUE_URL,
-    outboxDir: vars.OUTBOX_DIR,
-    publicBaseUrl: vars.PUBLIC_BASE_URL.replace(/\/+$/, ''),
-    unsubscribeSecretArn: vars.UNSUBSCRIBE_SECRET_ARN,
-    unsubscribeSigningKey: vars.UNSUBSCRIBE_SIGNING_KEY,
-  };
+  const { trustedIssuersJson, ...rest } = settings;
+  return { tableName, ...rest, trustedIssuers: parseTrustedIssuers(trustedIssuersJson) };
 }
 
 function parseTrustedIssuers(json: string): TrustedIssuer[] {

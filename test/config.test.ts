@@ -45,3 +45,57 @@ describe('numeric settings', () => {
     expect(error).toMatchObject({ name: 'ConfigurationError', variables: [name] });
   });
 });
+
+describe('text and URL settings', () => {
+  it('refuse a missing or empty table name, naming it once', () => {
+    expect(() => readConfig({})).toThrow(expect.objectContaining({ variables: ['TABLE_NAME'] }));
+    expect(refusal({ TABLE_NAME: '' })).toMatchObject({ variables: ['TABLE_NAME'] });
+  });
+
+  it('take an http(s) URL, and keep the public base URL without its trailing slashes', () => {
+    const config = readConfig({
+      ...base,
+      DYNAMODB_ENDPOINT: 'http://127.0.0.1:8000',
+      DELIVERY_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/jobs',
+      PUBLIC_BASE_URL: 'https://api.example.com/prod//',
+    });
+    expect(config).toMatchObject({
+      dynamoDbEndpoint: 'http://127.0.0.1:8000',
+      deliveryQueueUrl: 'https://sqs.eu-west-1.amazonaws.com/123456789012/jobs',
+      publicBaseUrl: 'https://api.example.com/prod',
+    });
+  });
+
+  it.each([
+    ['DYNAMODB_ENDPOINT', 'localhost:8000'],
+    ['DELIVERY_QUEUE_URL', 'sqs/jobs'],
+    ['PUBLIC_BASE_URL', 'ftp://files.example.com'],
+    ['UNSUBSCRIBE_SIGNING_KEY', 'too short'],
+    ['OUTBOX_DIR', ''],
+  ])('refuse %s=%j, naming the variable', (name, value) => {
+    expect(refusal({ [name]: value })).toMatchObject({ name: 'ConfigurationError', variables: [name] });
+  });
+
+  it('name every malformed variable at once, in the order they are read', () => {
+    expect(refusal({ PUBLIC_BASE_URL: 'nope', DISPATCH_CONCURRENCY: 'x' })).toMatchObject({
+      variables: ['DISPATCH_CONCURRENCY', 'PUBLIC_BASE_URL'],
+      message:
+        'Invalid configuration: check the environment variable(s) DISPATCH_CONCURRENCY, PUBLIC_BASE_URL',
+    });
+  });
+
+  it('refuse a trusted issuer whose key address is not an http(s) URL', () => {
+    const issuer = { kind: 'console', issuer: 'https://idp.example.com', audience: 'admin-api' };
+    expect(
+      readConfig({
+        ...base,
+        TRUSTED_ISSUERS: JSON.stringify([{ ...issuer, jwksUri: 'https://idp.example.com/jwks' }]),
+      }).trustedIssuers,
+    ).toHaveLength(1);
+    expect(
+      refusal({ TRUSTED_ISSUERS: JSON.stringify([{ ...issuer, jwksUri: 'file:///etc/jwks' }]) }),
+    ).toMatchObject({
+      variables: ['TRUSTED_ISSUERS'],
+    });
+  });
+});

@@ -173,8 +173,6 @@ export interface SendNowStore extends RunDeliveryStore {
 /** Where delivery jobs go: a queue when deployed, files locally. Sending the same job again is harmless. */
 export interface JobSink {
   send(jobs: readonly DeliveryJob[]): Promise<void>;
-  /** Removes what a sender killed mid-send left behind (a local outbox's temporary files); each pass starts with it. */
-  sweep?(now?: number): Promise<void>;
 }
 
 export interface DispatchOptions {
@@ -530,7 +528,6 @@ export async function dispatchPass(
   onError: (error: unknown, entry: DueEntry) => void = () => {},
 ): Promise<PassSummary> {
   const context = newContext(store, sink, options);
-  await sink.sweep?.();
   const entries = await store.dueEntries(options.now, options.shards);
   context.summary.due = entries.length;
   const pace = pacer(options.maxPerSecondPerShard, context.clock);

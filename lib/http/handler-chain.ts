@@ -4,7 +4,6 @@ import type * as z from 'zod/mini';
 import { type Deadline, invocationDeadline } from '#lib/deadline';
 import { UnavailableError } from '#lib/errors';
 import type { AccessPolicy, AuthorizedContext } from '#lib/http/authorize';
-import { baseUrlOf } from '#lib/http/base-url';
 import { errorHandler } from '#lib/http/error-handler';
 import { jsonBody } from '#lib/http/json-body';
 import { requestLog } from '#lib/http/request-log';
@@ -48,8 +47,6 @@ interface OperationInput<Route extends RouteFacts, P, Q, H, B> {
   body: Checked<B>;
   /** When Lambda stops this invocation, less the time kept to answer; long work stops early and says so. */
   deadline: Deadline;
-  /** The base URL the request reached the API at (`https://host[/stage]`), or `/` when unknown. */
-  baseUrl: string;
   /** Counts a business event of this request (nothing is emitted for zero). */
   recordMetric: (metric: MetricOf<Route>, count: number) => void;
 }
@@ -98,7 +95,8 @@ type CallerCheck = MiddlewareObj<
 
 /**
  * A function that makes a handler of a declaration: createHandler (whose declarations also name who may
- * call, `Policy`, and whose operations also get the caller, `Added`) and createPublicHandler.
+ * call, `Policy`, and whose operations also get the caller, `Added`) and createPublicHandler (whose
+ * operations get the base URL instead).
  */
 export type HandlerComposer<Policy, Added> = <
   Route extends RouteFacts,
@@ -121,8 +119,8 @@ type Composable<Route extends RouteFacts, P, Q, H, B, R, Added> = RequestDeclara
  * the metrics flush, the request log, the error handler, then the caller's authorization (before
  * anything reads the request), the JSON body (only where one is expected: Middy's parser would refuse
  * a GET), validation with zod; then the operation, on the validated input and what `added` takes from
- * the context (the caller), and its success status. Middy runs `after` and `onError` in reverse: the
- * error handler answers first, then the request log sees the final status.
+ * the context and the event (the caller; the base URL), and its success status. Middy runs `after`
+ * and `onError` in reverse: the error handler answers first, then the request log sees the final status.
  */
 export function composeHandler<
   Route extends RouteFacts,
@@ -136,7 +134,7 @@ export function composeHandler<
   declaration: Composable<Route, P, Q, H, B, R, Added>,
   access: AccessPolicy,
   callerChecks: CallerCheck[],
-  added: (context: AuthorizedContext) => Added,
+  added: (context: AuthorizedContext, event: APIGatewayProxyEventV2) => Added,
 ): ApiHandler {
   const chain = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>({
     timeoutEarlyInMillis: TIMEOUT_RESERVE_MS,
@@ -154,9 +152,8 @@ export function composeHandler<
     const result = await declaration.operation({
       ...input,
       deadline: invocationDeadline(context, TIMEOUT_RESERVE_MS),
-      baseUrl: baseUrlOf(event),
       recordMetric: recordBusinessMetric,
-      ...added(context),
+      ...added(context, event),
     });
     return successResponse(declaration.success, result);
   });

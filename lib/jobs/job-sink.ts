@@ -22,7 +22,6 @@ function withUnsubscribeLinks(transport: JobSink, baseUrl: string, key: () => Pr
         })),
       );
     },
-    ...(transport.sweep && { sweep: transport.sweep.bind(transport) }),
   };
 }
 

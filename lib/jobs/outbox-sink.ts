@@ -11,7 +11,7 @@ export const STALE_PARTIAL_MS = 60_000;
  * The local stand-in for the renderer's queue: each job is the file `<jobId>.json` in the outbox
  * folder. Written to a temporary name of its own and renamed, so a reader never sees half a job, and a
  * job sent again replaces its own file. A writer killed between the two leaves its temporary file;
- * `sweep` (each dispatch pass starts with it) removes those.
+ * sweepOutbox removes those.
  */
 export function outboxSink(directory: string): JobSink {
   return {
@@ -27,19 +27,20 @@ export function outboxSink(directory: string): JobSink {
         }),
       );
     },
-
-    async sweep(now = Date.now()) {
-      const names = await readdir(directory).catch(() => [] as string[]);
-      await Promise.all(
-        names
-          .filter((name) => name.endsWith(PARTIAL_SUFFIX))
-          .map(async (name) => {
-            const path = join(directory, name);
-            // Gone meanwhile (renamed by its writer, or swept by another pass): nothing to do.
-            const info = await stat(path).catch(() => undefined);
-            if (info && now - info.mtimeMs > STALE_PARTIAL_MS) await unlink(path).catch(() => {});
-          }),
-      );
-    },
   };
+}
+
+/** Removes the temporary files of writers that died mid-send; each local dispatch pass starts with it. */
+export async function sweepOutbox(directory: string, now = Date.now()): Promise<void> {
+  const names = await readdir(directory).catch(() => [] as string[]);
+  await Promise.all(
+    names
+      .filter((name) => name.endsWith(PARTIAL_SUFFIX))
+      .map(async (name) => {
+        const path = join(directory, name);
+        // Gone meanwhile (renamed by its writer, or swept by another pass): nothing to do.
+        const info = await stat(path).catch(() => undefined);
+        if (info && now - info.mtimeMs > STALE_PARTIAL_MS) await unlink(path).catch(() => {});
+      }),
+  );
 }

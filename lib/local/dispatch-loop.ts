@@ -4,13 +4,17 @@ import { dispatchPass, type PassSummary } from '#lib/domain/dispatch';
 import { summaryLine } from '#lib/domain/dispatch-summary';
 import { schedulePlanner } from '#lib/domain/schedule-planning';
 import { jobSink } from '#lib/jobs/job-sink';
+import { sweepOutbox } from '#lib/jobs/outbox-sink';
 import { dispatchStore } from '#lib/store/runs';
 
 /**
  * One pass as of `now` against the configured table and sink, with its one-line summary, at the
- * deployed dispatcher's settings (DISPATCH_CONCURRENCY, MISFIRE_GRACE_MINUTES).
+ * deployed dispatcher's settings (DISPATCH_CONCURRENCY, MISFIRE_GRACE_MINUTES). Without a queue the
+ * pass starts by sweeping the outbox of what a killed sender left.
  */
 export async function dispatchOnce(now: number): Promise<{ summary: PassSummary; line: string }> {
+  const { deliveryQueueUrl, outboxDir } = config();
+  if (!deliveryQueueUrl) await sweepOutbox(outboxDir, now);
   const summary = await dispatchPass(dispatchStore, jobSink(), {
     now,
     clock: clockFrom(now),

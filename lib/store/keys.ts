@@ -139,3 +139,9 @@ export const tableKeySchema = {
   partitionKey: 'pk',
   sortKey: 'sk',
 } as const;
+
+/**
+ * The attribute DynamoDB's TTL reads (epoch seconds): idempotency records, runs and deliveries expire
+ * on their own.
+ */
+export const TIME_TO_LIVE_ATTRIBUTE = 'expiresAt';

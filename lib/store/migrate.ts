@@ -18,10 +18,10 @@ import { conditionHeld } from '#lib/store/conditional';
 import * as indexKeys from '#lib/store/index-keys';
 import * as keys from '#lib/store/item-keys';
 import { getItem, type Item } from '#lib/store/items';
-import { DUE_INDEX, dueIndexKeys, parseNotificationPartition } from '#lib/store/keys';
+import { DUE_INDEX, dueIndexKeys, parseNotificationPartition, TIME_TO_LIVE_ATTRIBUTE } from '#lib/store/keys';
 import { reserveNotificationIdsThrough } from '#lib/store/notification-ids';
 import { allPages, pageOf } from '#lib/store/query';
-import { globalSecondaryIndexes, TIME_TO_LIVE_ATTRIBUTE, tableDefinition } from '#lib/store/table-definition';
+import { globalSecondaryIndexes, tableDefinition } from '#lib/store/table-definition';
 
 /**
  * Brings a table written by the version before the lifecycle routes up to date, and can run any

@@ -1,17 +1,11 @@
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
-import { indexes, indexProjections, tableKeySchema } from '#lib/store/keys';
+import { indexes, indexProjections, TIME_TO_LIVE_ATTRIBUTE, tableKeySchema } from '#lib/store/keys';
 
 /** The sparse secondary indexes: only items that carry an index's two attributes are in it. */
 export const globalSecondaryIndexes = Object.values(indexes).map((index) => ({
   ...index,
   projection: indexProjections[index.name],
 }));
-
-/**
- * The attribute DynamoDB's TTL reads (epoch seconds): idempotency records, runs and deliveries expire
- * on their own.
- */
-export const TIME_TO_LIVE_ATTRIBUTE = 'expiresAt';
 
 /** TTL is switched on apart from the table's creation (UpdateTimeToLive), locally as in the stack. */
 export const timeToLiveSpecification = (tableName: string) => ({

@@ -108,7 +108,6 @@ function world(options: WorldOptions = {}) {
     schedules: [] as { state: ScheduleState; signature: string; scheduleVersion: number }[],
     cleared: [] as string[],
     dueReads: [] as { at: number; shards: readonly number[] | undefined }[],
-    sweeps: 0,
   };
   const sent: DeliveryJob[][] = [];
   let failingUserReads = options.failingUserReads ?? 0;
@@ -196,7 +195,6 @@ function world(options: WorldOptions = {}) {
   };
   const sink = {
     send: async (jobs: readonly DeliveryJob[]) => void sent.push([...jobs]),
-    sweep: async () => void log.sweeps++,
   };
   const errors: { error: unknown; entry: DueEntry }[] = [];
   const pass = (more: Partial<DispatchOptions> & { planner?: SchedulePlanner } = {}) =>
@@ -249,24 +247,10 @@ describe('a dispatch pass firing a due notification', () => {
     });
   });
 
-  it('reads the due entries of the pass instant in its shards, after sweeping the sink', async () => {
+  it('reads the due entries of the pass instant in its shards', async () => {
     const { log, pass } = world();
     await pass({ shards: [2, 3] });
-    expect(log.sweeps).toBe(1);
     expect(log.dueReads).toEqual([{ at: now, shards: [2, 3] }]);
-  });
-
-  it('works with a sink that has nothing to sweep', async () => {
-    const { store, sent } = world();
-    const sink = { send: async (jobs: readonly DeliveryJob[]) => void sent.push([...jobs]) };
-    const summary = await dispatchPass(store, sink, {
-      now,
-      randomHex,
-      misfireGraceMinutes: 60,
-      planner: schedulePlanner,
-    });
-    expect(summary).toMatchObject({ fired: 1, failed: 0 });
-    expect(sent).toHaveLength(1);
   });
 
   it('reads no console user for a run of embed users', async () => {

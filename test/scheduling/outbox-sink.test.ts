@@ -1,14 +1,12 @@
-import { mkdtemp, readdir, readFile, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { randomHex } from '#lib/clock';
-import { dispatchPass } from '#lib/domain/dispatch';
+import { config } from '#lib/config';
 import type { DeliveryJob } from '#lib/domain/runs';
-import { schedulePlanner } from '#lib/domain/schedule-planning';
 import { ensureTable } from '#lib/fixtures/load-fixture';
 import { outboxSink, STALE_PARTIAL_MS } from '#lib/jobs/outbox-sink';
-import { dispatchStore } from '#lib/store/runs';
+import { dispatchOnce } from '#lib/local/dispatch-loop';
 
 /** The local outbox: a job's file is whole or absent, and what a killed writer leaves is swept. */
 
@@ -62,8 +60,9 @@ describe('the outbox sink', () => {
     expect(await files(dir)).toEqual(['job-0001.json']);
   });
 
-  it('has its stale temporary files swept by the next pass, and leaves a writer in progress alone', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'outbox-sweep-'));
+  it('has its stale temporary files swept by the next local pass, and leaves a writer in progress alone', async () => {
+    const dir = config().outboxDir;
+    await mkdir(dir, { recursive: true });
     const stale = Array.from({ length: 3 }, (_, i) => `${job(i).jobId}.json.${4242 + i}.partial`);
     const old = new Date(Date.now() - STALE_PARTIAL_MS - 60_000);
     for (const name of stale) {
@@ -73,12 +72,7 @@ describe('the outbox sink', () => {
     await writeFile(join(dir, 'job-0009.json.inflight.partial'), '{');
     await writeFile(join(dir, 'job-0008.json'), '{}');
 
-    await dispatchPass(dispatchStore, outboxSink(dir), {
-      randomHex,
-      now: Date.now(),
-      misfireGraceMinutes: 60,
-      planner: schedulePlanner,
-    });
+    await dispatchOnce(Date.now());
     expect(await files(dir)).toEqual(['job-0008.json', 'job-0009.json.inflight.partial']);
   });
 });

@@ -1,5 +1,6 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import * as z from 'zod/mini';
 import type { Notification } from '#lib/domain/notification';
 import type { StoredRecipient } from '#lib/domain/recipients-resolution';
 import { documentClient, tableName } from '#lib/store/client';
@@ -26,7 +27,7 @@ import {
 } from '#lib/store/codecs/notifications';
 import { decodeRecipient, encodeRecipient } from '#lib/store/codecs/recipients';
 import { decodeDelivery, decodeRun, encodeDelivery, encodeRun } from '#lib/store/codecs/runs';
-import { MalformedItemError } from '#lib/store/codecs/stored-item';
+import { checkItem, MalformedItemError } from '#lib/store/codecs/stored-item';
 import {
   decodeConsoleUser,
   decodeEmbedTenant,
@@ -467,6 +468,23 @@ function decodeError(decode: (item: Item) => unknown, item: Item): MalformedItem
   }
   throw new Error('decoded a malformed item');
 }
+
+describe('a stored shape', () => {
+  it('is built on the first item checked against it, once, and checks every item after', () => {
+    const builds: number[] = [];
+    const counted = () => {
+      builds.push(1);
+      return z.looseObject({ id: z.int() });
+    };
+    expect(builds).toHaveLength(0);
+    expect(checkItem('thing', counted, { id: 1 }).id).toBe(1);
+    expect(checkItem('thing', counted, { id: 2 }).id).toBe(2);
+    expect(() => checkItem('thing', counted, { pk: 'THING#3', sk: 'THING', id: 'x' })).toThrow(
+      MalformedItemError,
+    );
+    expect(builds).toHaveLength(1);
+  });
+});
 
 describe('a malformed stored item is an error naming the entity, its key and the field', () => {
   const cases: [string, (item: Item) => unknown, Item, string][] = [

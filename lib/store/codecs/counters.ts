@@ -10,7 +10,7 @@ import type { Key } from '#lib/store/keys';
 export const counterAttributes = { value: 'value', entity: 'entity' } as const;
 export const COUNTER_ENTITY = 'COUNTER';
 
-const counterItem = z.looseObject({ value: z.optional(z.int().check(z.nonnegative())) });
+const counterItem = () => z.looseObject({ value: z.optional(z.int().check(z.nonnegative())) });
 
 /** The counter's value; a counter not yet written (or without a value) stands at 0. */
 export const decodeCounter = (item: Item | undefined, key: Key): number =>

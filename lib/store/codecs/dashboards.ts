@@ -6,17 +6,18 @@ import type { Item } from '#lib/store/items';
 
 /** Dashboards (keyed by publicId) and the links that find them by integer id within a deployment. */
 
-const dashboardItem = z.looseObject({
-  id: z.int(),
-  deploymentId: z.int(),
-  publicId: z.string(),
-  title: z.optional(z.string()),
-  // Missing flags read as off: a dashboard is shared and embeddable only when something said so.
-  published: z.optional(z.boolean()),
-  allowEmbed: z.optional(z.boolean()),
-  sharedWithAllEmbedUsers: z.optional(z.boolean()),
-  sharedWithTenants: z.optional(z.array(z.string())),
-});
+const dashboardItem = () =>
+  z.looseObject({
+    id: z.int(),
+    deploymentId: z.int(),
+    publicId: z.string(),
+    title: z.optional(z.string()),
+    // Missing flags read as off: a dashboard is shared and embeddable only when something said so.
+    published: z.optional(z.boolean()),
+    allowEmbed: z.optional(z.boolean()),
+    sharedWithAllEmbedUsers: z.optional(z.boolean()),
+    sharedWithTenants: z.optional(z.array(z.string())),
+  });
 
 export function encodeDashboard(dashboard: Dashboard): Item {
   return {
@@ -53,7 +54,7 @@ export interface DashboardLink {
   publicId: string;
 }
 
-const dashboardLinkItem = z.looseObject({ dashboardId: z.int(), publicId: z.string() });
+const dashboardLinkItem = () => z.looseObject({ dashboardId: z.int(), publicId: z.string() });
 
 /** The link that finds a dashboard by its integer id within its deployment. */
 export function encodeDashboardLink(dashboard: DashboardLink): Item {

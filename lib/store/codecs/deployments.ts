@@ -5,7 +5,7 @@ import type { Item } from '#lib/store/items';
 
 /** A deployment: written by the fixture loader; the operations know deployments only by id. */
 
-const deploymentItem = z.looseObject({ id: z.int(), name: z.string() });
+const deploymentItem = () => z.looseObject({ id: z.int(), name: z.string() });
 
 export interface Deployment {
   id: number;

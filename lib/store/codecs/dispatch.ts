@@ -13,29 +13,22 @@ import { DUE_INDEX, dueIndexKeys } from '#lib/store/keys';
  * (outcome reports, the run lists) bundle none of these schemas.
  */
 
-/** Built on first use: a function that imports the dispatcher's store but decodes none of these bundles no schema. */
-let schemas: ReturnType<typeof buildSchemas> | undefined;
-const buildSchemas = () => ({
-  progress: z.looseObject({ cursor: z.optional(z.string()) }),
-  dueNotification: z.looseObject({
+const progressItem = () => z.looseObject({ cursor: z.optional(z.string()) });
+const dueNotificationItem = () =>
+  z.looseObject({
     entity: z.enum(['SCHEDULE', 'NOTIFICATION']),
     deploymentId: z.int(),
     id: z.int(),
     [DUE_INDEX.sortKey]: z.string(),
-  }),
-  dueRun: z.looseObject({ deploymentId: z.int(), notificationId: z.int(), runId: z.string() }),
-  sendNowMarker: z.looseObject({ lastAt: z.number(), runId: z.string() }),
-});
-const schemasOf = () => {
-  schemas ??= buildSchemas();
-  return schemas;
-};
+  });
+const dueRunItem = () => z.looseObject({ deploymentId: z.int(), notificationId: z.int(), runId: z.string() });
+const sendNowMarkerItem = () => z.looseObject({ lastAt: z.number(), runId: z.string() });
 
 /** A run a dispatcher has taken over, with the cursor of the page its last holder finished. */
 export function decodeRunProgress(item: Item): RunProgress {
   return {
     run: decodeRun(item),
-    cursor: checkItem('run', schemasOf().progress, item).cursor,
+    cursor: checkItem('run', progressItem, item).cursor,
   };
 }
 
@@ -45,7 +38,7 @@ export function decodeRunProgress(item: Item): RunProgress {
  */
 export function decodeDueEntry(item: Item, shard: number): DueEntry | undefined {
   if (item.entity === 'RUN') {
-    const run = checkItem('run', schemasOf().dueRun, item);
+    const run = checkItem('run', dueRunItem, item);
     return {
       shard,
       kind: 'run',
@@ -55,7 +48,7 @@ export function decodeDueEntry(item: Item, shard: number): DueEntry | undefined 
     };
   }
   if (item.entity !== 'SCHEDULE' && item.entity !== 'NOTIFICATION') return undefined;
-  const entry = checkItem('due entry', schemasOf().dueNotification, item);
+  const entry = checkItem('due entry', dueNotificationItem, item);
   const dueKey = entry[DUE_INDEX.sortKey];
   return {
     shard,
@@ -81,6 +74,6 @@ export const encodeSendNowMarker = (ref: NotificationRef, marker: SendNowMarker)
 });
 
 export function decodeSendNowMarker(item: Item): SendNowMarker {
-  const stored = checkItem('send-now marker', schemasOf().sendNowMarker, item);
+  const stored = checkItem('send-now marker', sendNowMarkerItem, item);
   return { at: stored.lastAt, runId: stored.runId };
 }

@@ -7,12 +7,13 @@ import type { Item } from '#lib/store/items';
 
 /** An embed user: one item per tenant and normalized externalId. */
 
-const embedUserItem = z.looseObject({
-  embedUserId: z.int(),
-  embedTenantName: z.string(),
-  externalId: z.string(),
-  email: z.string(),
-});
+const embedUserItem = () =>
+  z.looseObject({
+    embedUserId: z.int(),
+    embedTenantName: z.string(),
+    externalId: z.string(),
+    email: z.string(),
+  });
 
 export function encodeEmbedUser(user: EmbedUser): Item {
   return {

@@ -1,7 +1,13 @@
 import * as z from 'zod/mini';
 import type { Notification } from '#lib/domain/notification';
 import { decodeNotification } from '#lib/store/codecs/notifications';
-import { checkItem, itemKey, MalformedItemError, parseJsonAttribute } from '#lib/store/codecs/stored-item';
+import {
+  checkItem,
+  itemKey,
+  MalformedItemError,
+  parseJsonAttribute,
+  schemaOf,
+} from '#lib/store/codecs/stored-item';
 import type { Item } from '#lib/store/items';
 import type { Key } from '#lib/store/keys';
 
@@ -51,15 +57,16 @@ export function encodeIdempotencyClaim(
 /** The `notificationJson` value of a done record. */
 export const encodeIdempotencyResult = (notification: Notification) => JSON.stringify(notification);
 
-const idempotencyItem = z.looseObject({
-  state: z.enum(idempotencyStates),
-  fingerprint: z.string(),
-  owner: z.string(),
-  leaseUntil: z.optional(z.number()),
-  notificationJson: z.optional(z.string()),
-});
+const idempotencyItem = () =>
+  z.looseObject({
+    state: z.enum(idempotencyStates),
+    fingerprint: z.string(),
+    owner: z.string(),
+    leaseUntil: z.optional(z.number()),
+    notificationJson: z.optional(z.string()),
+  });
 
-const notificationText = z.looseObject({});
+const notificationText = () => z.looseObject({});
 
 /**
  * The notification a done record holds, written by encodeIdempotencyResult: its fields by name, its
@@ -68,7 +75,9 @@ const notificationText = z.looseObject({});
  */
 function doneNotification(item: Item): Notification {
   const attribute = idempotencyAttributes.notification;
-  const fields = notificationText.safeParse(parseJsonAttribute('idempotency record', item, attribute));
+  const fields = schemaOf(notificationText).safeParse(
+    parseJsonAttribute('idempotency record', item, attribute),
+  );
   if (!fields.success)
     throw new MalformedItemError('idempotency record', itemKey(item), attribute, 'is not an object');
   return decodeNotification(fields.data);

@@ -5,7 +5,7 @@ import type { Key } from '#lib/store/keys';
 
 /** Items read for their key alone: a keys-only Query's, a BatchGet's answer told apart by its key. */
 
-const keyItem = z.looseObject({ pk: z.string(), sk: z.string() });
+const keyItem = () => z.looseObject({ pk: z.string(), sk: z.string() });
 
 /** An item's key (a keys-only read's whole item). */
 export const decodeKey = (item: Item): Key => {

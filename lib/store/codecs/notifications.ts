@@ -3,7 +3,14 @@ import type { Notification, ScheduledNotification } from '#lib/domain/notificati
 import { filterOperators, notificationFormats } from '#lib/domain/notification-fields';
 import { cronExpressionOf, type ScheduleState } from '#lib/domain/schedule';
 import { scheduleTypes } from '#lib/domain/schedule-fields';
-import { checkItem, itemKey, MalformedItemError, parseJsonAttribute } from '#lib/store/codecs/stored-item';
+import {
+  checkItem,
+  itemKey,
+  MalformedItemError,
+  parseJsonAttribute,
+  type StoredShape,
+  schemaOf,
+} from '#lib/store/codecs/stored-item';
 import * as indexKeys from '#lib/store/index-keys';
 import * as keys from '#lib/store/item-keys';
 import type { Item } from '#lib/store/items';
@@ -112,13 +119,14 @@ export function encodeScheduleEntry(
   };
 }
 
-const scheduleEntryItem = z.looseObject({
-  humanReadableSchedule: z.string(),
-  upcoming: z.array(z.number()),
-  scheduleVersion: z.int(),
-  signature: z.string(),
-  gsi3sk: z.optional(z.string()),
-});
+const scheduleEntryItem = () =>
+  z.looseObject({
+    humanReadableSchedule: z.string(),
+    upcoming: z.array(z.number()),
+    scheduleVersion: z.int(),
+    signature: z.string(),
+    gsi3sk: z.optional(z.string()),
+  });
 
 export function decodeScheduleEntry(item: Item): ScheduleEntry {
   const stored = checkItem('schedule entry', scheduleEntryItem, item);
@@ -132,63 +140,68 @@ export function decodeScheduleEntry(item: Item): ScheduleEntry {
 }
 
 // Items written before the previous version's fields settled may hold null for an unset field.
-const optionalInt = z.optional(z.nullable(z.int()));
+const optionalInt = () => z.optional(z.nullable(z.int()));
 /** Items written before the JSON text attributes hold the list itself, under the field's name. */
-const legacyList = z.optional(z.nullable(z.array(z.unknown())));
+const legacyList = () => z.optional(z.nullable(z.array(z.unknown())));
 
-const notificationItem = z.looseObject({
-  id: z.int(),
-  deploymentId: z.int(),
-  dashboardId: z.int(),
-  scheduleType: z.enum(scheduleTypes),
-  minute: optionalInt,
-  hour: optionalInt,
-  dayOfWeek: optionalInt,
-  dayOfMonth: optionalInt,
-  customCron: z.optional(z.nullable(z.string())),
-  timezone: z.string(),
-  isEnabled: z.boolean(),
-  notificationEnabled: z.boolean(),
-  notificationFormat: z.enum(notificationFormats),
-  // Items written before the summary switch existed have none: off.
-  notificationAiSummary: z.optional(z.boolean()),
-  filtersJson: z.optional(z.string()),
-  timeGrainsJson: z.optional(z.string()),
-  memberSwitchersJson: z.optional(z.string()),
-  filters: legacyList,
-  timeGrains: legacyList,
-  memberSwitchers: legacyList,
-  version: z.optional(z.int()),
-  scheduleVersion: z.optional(z.int()),
-  gsi3sk: z.optional(z.string()),
-});
-type StoredNotification = z.output<typeof notificationItem>;
+const notificationItem = () =>
+  z.looseObject({
+    id: z.int(),
+    deploymentId: z.int(),
+    dashboardId: z.int(),
+    scheduleType: z.enum(scheduleTypes),
+    minute: optionalInt(),
+    hour: optionalInt(),
+    dayOfWeek: optionalInt(),
+    dayOfMonth: optionalInt(),
+    customCron: z.optional(z.nullable(z.string())),
+    timezone: z.string(),
+    isEnabled: z.boolean(),
+    notificationEnabled: z.boolean(),
+    notificationFormat: z.enum(notificationFormats),
+    // Items written before the summary switch existed have none: off.
+    notificationAiSummary: z.optional(z.boolean()),
+    filtersJson: z.optional(z.string()),
+    timeGrainsJson: z.optional(z.string()),
+    memberSwitchersJson: z.optional(z.string()),
+    filters: legacyList(),
+    timeGrains: legacyList(),
+    memberSwitchers: legacyList(),
+    version: z.optional(z.int()),
+    scheduleVersion: z.optional(z.int()),
+    gsi3sk: z.optional(z.string()),
+  });
+type StoredNotification = z.output<ReturnType<typeof notificationItem>>;
 
 /**
  * The elements of the list fields, as the domain types them. The text was written from a checked
  * request; these check only what the types promise (a filter's other properties pass as they are).
  */
-const listElements = {
-  filters: z.looseObject({
-    member: z.string(),
-    operator: z.optional(z.nullable(z.enum(filterOperators))),
-    value: z.optional(z.nullable(z.union([z.string(), z.number(), z.boolean(), z.array(z.unknown())]))),
-  }),
-  timeGrains: z.looseObject({ member: z.string(), grain: z.string() }),
-  memberSwitchers: z.looseObject({ member: z.string(), selected: z.string() }),
-} satisfies Record<JsonField, z.ZodMiniType>;
+const lists = {
+  filters: () =>
+    z.array(
+      z.looseObject({
+        member: z.string(),
+        operator: z.optional(z.nullable(z.enum(filterOperators))),
+        value: z.optional(z.nullable(z.union([z.string(), z.number(), z.boolean(), z.array(z.unknown())]))),
+      }),
+    ),
+  timeGrains: () => z.array(z.looseObject({ member: z.string(), grain: z.string() })),
+  memberSwitchers: () => z.array(z.looseObject({ member: z.string(), selected: z.string() })),
+} satisfies Record<JsonField, StoredShape>;
 
 /** A list field: from its JSON text, else from a legacy list, else null. */
-function listOf<F extends JsonField>(
+function listOf<S extends StoredShape>(
   item: Item,
   stored: StoredNotification,
-  field: F,
-): z.output<(typeof listElements)[F]>[] | null {
+  field: JsonField,
+  shape: S,
+): z.output<ReturnType<S>> | null {
   const attribute = notificationAttribute(field);
   const value =
     stored[attribute] === undefined ? stored[field] : parseJsonAttribute('notification', item, attribute);
   if (value === undefined || value === null) return null;
-  const list = z.array(listElements[field]).safeParse(value);
+  const list = schemaOf(shape).safeParse(value);
   if (!list.success) {
     const problem = Array.isArray(value) ? 'holds an element of another shape' : 'is not a list';
     throw new MalformedItemError('notification', itemKey(item), attribute, problem);
@@ -222,9 +235,9 @@ function notificationOf(item: Item, stored: StoredNotification): Notification {
     isEnabled: stored.isEnabled,
     notificationEnabled: stored.notificationEnabled,
     notificationFormat: stored.notificationFormat,
-    filters: listOf(item, stored, 'filters'),
-    timeGrains: listOf(item, stored, 'timeGrains'),
-    memberSwitchers: listOf(item, stored, 'memberSwitchers'),
+    filters: listOf(item, stored, 'filters', lists.filters),
+    timeGrains: listOf(item, stored, 'timeGrains', lists.timeGrains),
+    memberSwitchers: listOf(item, stored, 'memberSwitchers', lists.memberSwitchers),
     notificationAiSummary: stored.notificationAiSummary ?? false,
   };
 }

@@ -23,12 +23,13 @@ export function encodePurge(purge: PendingPurge): Item {
   };
 }
 
-const purgeItem = z.looseObject({
-  deploymentId: z.int(),
-  notificationId: z.int(),
-  deletedAt: z.iso.datetime(),
-  sweepAfter: z.int(),
-});
+const purgeItem = () =>
+  z.looseObject({
+    deploymentId: z.int(),
+    notificationId: z.int(),
+    deletedAt: z.iso.datetime(),
+    sweepAfter: z.int(),
+  });
 
 export function decodePurge(item: Item): PendingPurge {
   const stored = checkItem('purge', purgeItem, item);

@@ -93,7 +93,7 @@ export function encodeRecipient(notification: NotificationOnDashboard, recipient
   return item;
 }
 
-const parentItem = z.looseObject({ deploymentId: z.int(), id: z.int(), dashboardId: z.int() });
+const parentItem = () => z.looseObject({ deploymentId: z.int(), id: z.int(), dashboardId: z.int() });
 
 /**
  * A notification item as its recipient rows need it: its identity and its dashboard, which their
@@ -105,20 +105,22 @@ export function decodeRecipientParent(item: Item): NotificationOnDashboard {
 }
 
 // Rows written before the recipients index have no subscription instant.
-const subscribedAt = z.optional(z.string());
-const userRowItem = z.looseObject({ type: z.literal('USER'), userId: z.int(), subscribedAt });
-const embedRowItem = z.looseObject({
-  type: z.literal('EMBED_USER'),
-  embedTenantName: z.string(),
-  normalizedExternalId: z.string(),
-  externalId: z.string(),
-  embedUserId: z.int(),
-  email: z.string(),
-  subscribedAt,
-  securityContextJson: z.optional(z.string()),
-  userAttributesJson: z.optional(z.string()),
-  groupsJson: z.optional(z.string()),
-});
+const subscribedAt = () => z.optional(z.string());
+const userRowItem = () =>
+  z.looseObject({ type: z.literal('USER'), userId: z.int(), subscribedAt: subscribedAt() });
+const embedRowItem = () =>
+  z.looseObject({
+    type: z.literal('EMBED_USER'),
+    embedTenantName: z.string(),
+    normalizedExternalId: z.string(),
+    externalId: z.string(),
+    embedUserId: z.int(),
+    email: z.string(),
+    subscribedAt: subscribedAt(),
+    securityContextJson: z.optional(z.string()),
+    userAttributesJson: z.optional(z.string()),
+    groupsJson: z.optional(z.string()),
+  });
 
 export function decodeRecipient(item: Item): StoredRecipient {
   // The row's kind picks its schema; a kind that is neither fails the embed schema on `type`.
@@ -150,7 +152,7 @@ export function decodeRecipient(item: Item): StoredRecipient {
   };
 }
 
-const rowKeyItem = z.looseObject({ sk: z.string() });
+const rowKeyItem = () => z.looseObject({ sk: z.string() });
 
 /** A row as the dispatcher pages through them: the recipient, and its sort key, where the next page starts. */
 export const decodeRecipientRow = (item: Item): RecipientRow => ({

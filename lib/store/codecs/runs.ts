@@ -15,8 +15,7 @@ import {
 import { checkItem } from '#lib/store/codecs/stored-item';
 import * as keys from '#lib/store/item-keys';
 import type { Item } from '#lib/store/items';
-import { dueIndexKeys, type Key } from '#lib/store/keys';
-import { TIME_TO_LIVE_ATTRIBUTE } from '#lib/store/table-definition';
+import { dueIndexKeys, type Key, TIME_TO_LIVE_ATTRIBUTE } from '#lib/store/keys';
 
 /**
  * Runs and deliveries in their notification's partition. A run in progress also holds its lease
@@ -64,25 +63,26 @@ export function encodeRun(run: Run, lease?: { owner: string; until: number }): I
   };
 }
 
-const count = z.int().check(z.nonnegative());
-const runItem = z.looseObject({
-  runId: z.string(),
-  deploymentId: z.int(),
-  notificationId: z.int(),
-  trigger: z.enum(runTriggers),
-  scheduledFor: z.string(),
-  createdAt: z.string(),
-  status: z.enum([STORED_DISPATCHING, ...runStatuses]),
-  skipReason: z.nullable(z.enum(runSkipReasons)),
-  // Outcome counts are added by the first report of each kind; a run written before outcomes has none.
-  recipients: z.looseObject({
-    queued: count,
-    skipped: count,
-    delivered: z.optional(count),
-    failed: z.optional(count),
-  }),
-  completedAt: z.optional(z.nullable(z.string())),
-});
+const count = () => z.int().check(z.nonnegative());
+const runItem = () =>
+  z.looseObject({
+    runId: z.string(),
+    deploymentId: z.int(),
+    notificationId: z.int(),
+    trigger: z.enum(runTriggers),
+    scheduledFor: z.string(),
+    createdAt: z.string(),
+    status: z.enum([STORED_DISPATCHING, ...runStatuses]),
+    skipReason: z.nullable(z.enum(runSkipReasons)),
+    // Outcome counts are added by the first report of each kind; a run written before outcomes has none.
+    recipients: z.looseObject({
+      queued: count(),
+      skipped: count(),
+      delivered: z.optional(count()),
+      failed: z.optional(count()),
+    }),
+    completedAt: z.optional(z.nullable(z.string())),
+  });
 
 export function decodeRun(item: Item): Run {
   const stored = checkItem('run', runItem, item);
@@ -124,44 +124,48 @@ export function encodeDelivery(
   };
 }
 
-const deliveryItem = z.looseObject({
-  sk: z.string(),
-  recipientKey: z.string(),
-  // The recipient as the run's output showed it, copied from the checked row and user.
-  recipient: z.looseObject({ type: z.enum(deliveryRecipientTypes) }),
-  status: z.enum(deliveryStatuses),
-  reason: z.optional(z.nullable(z.enum(deliverySkipReasons))),
-  jobId: z.optional(z.nullable(z.string())),
-  // A delivery written before outcomes existed has none of these: queued once, never changed since.
-  attempts: z.optional(count),
-  error: z.optional(z.nullable(z.string())),
-  updatedAt: z.optional(z.string()),
-});
+const deliveryItem = () =>
+  z.looseObject({
+    sk: z.string(),
+    recipientKey: z.string(),
+    // The recipient as the run's output showed it, copied from the checked row and user.
+    recipient: z.looseObject({ type: z.enum(deliveryRecipientTypes) }),
+    status: z.enum(deliveryStatuses),
+    reason: z.optional(z.nullable(z.enum(deliverySkipReasons))),
+    jobId: z.optional(z.nullable(z.string())),
+    // A delivery written before outcomes existed has none of these: queued once, never changed since.
+    attempts: z.optional(count()),
+    error: z.optional(z.nullable(z.string())),
+    updatedAt: z.optional(z.string()),
+  });
 
 /** The recipient of each kind, checked once its kind is known (one schema each: no union to bundle). */
-const userDelivery = z.looseObject({
-  recipient: z.looseObject({
-    type: z.literal('USER'),
-    userId: z.int(),
-    email: z.string(),
-    username: z.string(),
-  }),
-});
-const embedUserDelivery = z.looseObject({
-  recipient: z.looseObject({
-    type: z.literal('EMBED_USER'),
-    embedTenantName: z.string(),
-    externalId: z.string(),
-    embedUserId: z.int(),
-    email: z.string(),
-  }),
-});
+const userDelivery = () =>
+  z.looseObject({
+    recipient: z.looseObject({
+      type: z.literal('USER'),
+      userId: z.int(),
+      email: z.string(),
+      username: z.string(),
+    }),
+  });
+const embedUserDelivery = () =>
+  z.looseObject({
+    recipient: z.looseObject({
+      type: z.literal('EMBED_USER'),
+      embedTenantName: z.string(),
+      externalId: z.string(),
+      embedUserId: z.int(),
+      email: z.string(),
+    }),
+  });
 
 /** A delivery written before outcomes has no attempts: queued once, or never (skipped). */
 const attemptsOf = (stored: { status: Delivery['status']; attempts?: number | undefined }) =>
   stored.attempts ?? (stored.status === 'skipped' ? 0 : 1);
 
-const deliveryStateItem = z.looseObject({ status: z.enum(deliveryStatuses), attempts: z.optional(count) });
+const deliveryStateItem = () =>
+  z.looseObject({ status: z.enum(deliveryStatuses), attempts: z.optional(count()) });
 
 /** A delivery's status and attempts, read alone (a projection) to decide an outcome report. */
 export function decodeDeliveryState(item: Item, key: Key): Pick<Delivery, 'status' | 'attempts'> {

@@ -39,15 +39,35 @@ function problemOf(issue: z.core.$ZodIssue | undefined): string {
   return `fails its check (${issue.code})`;
 }
 
+/**
+ * A stored shape, declared as the function that builds its schema. checkItem builds it on
+ * the first item it checks and keeps it: a zod schema built when its module loads would stay in
+ * every bundle that imports the module, and be built on every cold start, whether or not the
+ * function ever reads that entity.
+ */
+export type StoredShape<S extends z.ZodMiniType = z.ZodMiniType> = () => S;
+
+const built = new WeakMap<StoredShape, z.ZodMiniType>();
+
+/** The schema `shape` builds, built once. */
+export function schemaOf<F extends StoredShape>(shape: F): ReturnType<F> {
+  // The map holds, for each shape, the schema that shape built.
+  const known = built.get(shape) as ReturnType<F> | undefined;
+  if (known) return known;
+  const schema = shape();
+  built.set(shape, schema);
+  return schema as ReturnType<F>;
+}
+
 /** Checks `item` against its entity's stored shape (one schema parse: this runs on every read). */
-export function checkItem<S extends z.ZodMiniType>(
+export function checkItem<F extends StoredShape>(
   entity: string,
-  schema: S,
+  shape: F,
   item: Item,
   /** For an item read without its key (an update's returned attributes). */
   key: { pk?: unknown; sk?: unknown } = item,
-): z.output<S> {
-  const result = schema.safeParse(item, { reportInput: true });
+): z.output<ReturnType<F>> {
+  const result = schemaOf(shape).safeParse(item, { reportInput: true });
   if (result.success) return result.data;
   const [issue] = result.error.issues;
   throw new MalformedItemError(entity, itemKey(key), issue?.path.join('.') ?? '', problemOf(issue));

@@ -6,16 +6,15 @@ import type { Item } from '#lib/store/items';
 
 /** Console users, the links that find them (e-mail, IdP subject, API key digest), and embed tenants. */
 
-const id = z.int();
-
-const consoleUserItem = z.looseObject({
-  id,
-  email: z.string(),
-  username: z.string(),
-  role: z.enum(userRoles),
-  // Absent reads as inactive: a user is active only when something said so.
-  active: z.optional(z.boolean()),
-});
+const consoleUserItem = () =>
+  z.looseObject({
+    id: z.int(),
+    email: z.string(),
+    username: z.string(),
+    role: z.enum(userRoles),
+    // Absent reads as inactive: a user is active only when something said so.
+    active: z.optional(z.boolean()),
+  });
 
 export function encodeConsoleUser(user: ConsoleUser): Item {
   return {
@@ -41,7 +40,7 @@ export function decodeConsoleUser(item: Item): ConsoleUser {
 }
 
 /** A link item holds the id of the user it leads to; its key is what the link is found by. */
-const userLinkItem = z.looseObject({ userId: id });
+const userLinkItem = () => z.looseObject({ userId: z.int() });
 
 export const encodeEmailLink = (email: string, userId: number): Item => ({
   ...keys.userByEmail(email),
@@ -64,12 +63,13 @@ export const encodeApiKeyLink = (sha256Hex: string, userId: number): Item => ({
 /** The user id a link (e-mail, subject or API key) leads to. */
 export const decodeUserLink = (item: Item): number => checkItem('user link', userLinkItem, item).userId;
 
-const embedTenantItem = z.looseObject({
-  name: z.string(),
-  issuer: z.string(),
-  jwks: z.optional(z.looseObject({ keys: z.array(z.looseObject({})) })),
-  jwksUri: z.optional(z.string()),
-});
+const embedTenantItem = () =>
+  z.looseObject({
+    name: z.string(),
+    issuer: z.string(),
+    jwks: z.optional(z.looseObject({ keys: z.array(z.looseObject({})) })),
+    jwksUri: z.optional(z.string()),
+  });
 
 export function encodeEmbedTenant(tenant: EmbedTenant): Item {
   return {
