@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { startDynamoDbLocal } from '#lib/local/dynamodb-local';
+import { functionsFrom } from '#lib/local/handlers';
+import type { ResolveHandler } from '#lib/local/http-adapter';
 import { type ApiResponse, startLocalApi } from '#test/support/local-api';
 import { ADMIN, BENCH_UNSUBSCRIBE_KEY, EMBED_AUDIENCE } from './fixture.ts';
 
@@ -20,7 +22,8 @@ export async function startStack(fixture: unknown) {
   process.env.SEND_NOW_MIN_INTERVAL_SECONDS = '0';
   const engine = process.env.DYNAMODB_ENDPOINT ? undefined : await startDynamoDbLocal();
   process.env.DYNAMODB_ENDPOINT ??= engine?.endpoint;
-  const api = await startLocalApi(fixture);
+  const invocations = timedInvocations(functionsFrom(new URL('../functions/', import.meta.url)));
+  const api = await startLocalApi(fixture, invocations.resolve);
   const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
   const bareClient = new DynamoDBClient({ endpoint: process.env.DYNAMODB_ENDPOINT, credentials });
   const close = async () => {
@@ -32,7 +35,27 @@ export async function startStack(fixture: unknown) {
     const reply = await api.request(method, path, { authorization: ADMIN, body });
     return expectStatus(reply, status, `${method} ${path}`);
   };
-  return { request: api.request, call, bareClient, close };
+  return { request: api.request, call, bareClient, close, lastInvocationMs: invocations.last };
+}
+
+/**
+ * The handlers, each invocation timed from the event handed over to the answer returned: what Lambda
+ * runs and bills, without the local HTTP hop, which deployed is API Gateway's.
+ */
+function timedInvocations(resolveHandler: ResolveHandler) {
+  let lastMs = Number.NaN;
+  const resolve: ResolveHandler = async (operation) => {
+    const handler = await resolveHandler(operation);
+    return async (event, context) => {
+      const startedAt = performance.now();
+      try {
+        return await handler(event, context);
+      } finally {
+        lastMs = performance.now() - startedAt;
+      }
+    };
+  };
+  return { resolve, last: () => lastMs };
 }
 
 export type Stack = Awaited<ReturnType<typeof startStack>>;

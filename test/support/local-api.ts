@@ -4,7 +4,7 @@ import type { Fixture } from '#lib/fixtures/fixture';
 import { parseFixture } from '#lib/fixtures/fixture';
 import { ensureTable, loadFixture } from '#lib/fixtures/load-fixture';
 import { functionsFrom } from '#lib/local/handlers';
-import { createLocalApi } from '#lib/local/http-adapter';
+import { createLocalApi, type ResolveHandler } from '#lib/local/http-adapter';
 import { assertConformsToDescription } from '#test/support/openapi-check';
 
 export interface LocalApi {
@@ -32,17 +32,19 @@ export interface ApiResponse {
 
 /**
  * The API as users reach it locally: the file's own table, the fixture loaded, and the local HTTP
- * adapter serving the real handlers over a real socket.
+ * adapter serving the real handlers over a real socket (`resolveHandler` may wrap them, as the bench
+ * does to time each invocation).
  */
-export async function startLocalApi(fixtureInput: unknown = {}): Promise<LocalApi & { fixture: Fixture }> {
+export async function startLocalApi(
+  fixtureInput: unknown = {},
+  resolveHandler: ResolveHandler = functionsFrom(new URL('../../functions/', import.meta.url)),
+): Promise<LocalApi & { fixture: Fixture }> {
   const fixture = parseFixture(fixtureInput);
   if (fixture.trustedIssuers.length > 0) process.env.TRUSTED_ISSUERS = JSON.stringify(fixture.trustedIssuers);
   await ensureTable();
   await loadFixture(fixture);
 
-  const server = createLocalApi({
-    resolveHandler: functionsFrom(new URL('../../functions/', import.meta.url)),
-  });
+  const server = createLocalApi({ resolveHandler });
   return { ...(await serveLocally(server, assertConformsToDescription)), fixture };
 }
 
