@@ -111,9 +111,11 @@ const fieldsOf: Record<Exclude<RecipientKind, 'SLACK'>, ReadonlySet<string>> = {
 
 type Issue = { path: string[]; message: string };
 
-const tooLongEncoded = `must be at most ${KEY_PART_MAX_BYTES} bytes once URL-encoded`;
+export const tooLongEncoded = `must be at most ${KEY_PART_MAX_BYTES} bytes once URL-encoded`;
 /** Text that is not well-formed has been refused already (refinements do not stop these checks). */
 const tooLongForKey = (value: string) => value.isWellFormed() && !fitsKeyPart(value);
+/** A console user is looked up by e-mail, lower-cased: the address is a key part. */
+export const emailFitsKey = (email: string) => !tooLongForKey(email.toLowerCase());
 const article = (kind: RecipientKind) => (kind === 'EMBED_USER' ? 'an' : 'a');
 
 /** What is wrong with an item beyond its field types: nothing identifies it, or fields its kind does not have. */
@@ -139,8 +141,7 @@ export function recipientProblems(item: RecipientFields): Issue[] {
   if (kind === 'USER' && item.userId === undefined && item.email === undefined) {
     issues.push({ path: [], message: 'needs userId or email to identify a USER recipient' });
   }
-  // A console user is looked up by e-mail: the address is a key part.
-  if (kind === 'USER' && item.email !== undefined && tooLongForKey(item.email.toLowerCase())) {
+  if (kind === 'USER' && item.email !== undefined && !emailFitsKey(item.email)) {
     issues.push({ path: ['email'], message: tooLongEncoded });
   }
   if (kind === 'EMBED_USER') {

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { emailFitsKey, tooLongEncoded } from '#lib/domain/recipients-input';
 import { MAX_TEST_RECIPIENTS, type TestRecipientInput } from '#lib/domain/test-send-input';
 import { wellFormedTextUpTo } from '#lib/http/schemas/common';
 
@@ -8,7 +9,7 @@ const testRecipient = z
   .strictObject({
     type: z.optional(z.literal('USER')),
     userId: z.optional(z.int('must be a positive integer').check(z.positive('must be a positive integer'))),
-    email: z.optional(wellFormedTextUpTo(320)),
+    email: z.optional(wellFormedTextUpTo(320).check(z.refine(emailFitsKey, tooLongEncoded))),
   })
   .check(
     z.refine(

@@ -3,6 +3,7 @@ import { MAX_OUTCOME_ERROR_LENGTH } from '#lib/domain/outcomes';
 import { MAX_TEST_RECIPIENTS } from '#lib/domain/test-send-input';
 import { MAX_TOKEN_LENGTH } from '#lib/domain/unsubscribe';
 import { check } from '#lib/http/schemas/common';
+import { KEY_PART_MAX_BYTES } from '#lib/limits';
 import { freshForEachTest } from '#test/support/fresh-module';
 
 const runs = freshForEachTest(() => import('#lib/http/schemas/runs'));
@@ -52,6 +53,11 @@ describe('sendNowInput', () => {
     expect(sendNow({ recipients: [{ email: `${'a'.repeat(310)}@b.example` }] }).problems).toEqual([]);
     expect(sendNow({ recipients: [{ email: `${'a'.repeat(311)}@b.example` }] }).problems).toEqual([
       { path: 'recipients.0.email', message: 'must be at most 320 characters' },
+    ]);
+    // An e-mail is looked up by key: one that fits 320 characters but not a key part, once encoded, is a 400.
+    expect(sendNow({ recipients: [{ email: `${'€'.repeat(52)}@b.example` }] }).problems).toEqual([]);
+    expect(sendNow({ recipients: [{ email: `${'€'.repeat(53)}@b.example` }] }).problems).toEqual([
+      { path: 'recipients.0.email', message: `must be at most ${KEY_PART_MAX_BYTES} bytes once URL-encoded` },
     ]);
     expect(sendNow({ recipients: [{ type: 'SLACK', userId: 1 }] }).problems.map((p) => p.path)).toEqual([
       'recipients.0.type',
