@@ -1,5 +1,6 @@
 import { addRecipients } from '#lib/domain/recipients';
 import { createHandler } from '#lib/http/create-handler';
+import { jsonBody } from '#lib/http/json-body';
 import { notificationPath } from '#lib/http/schemas/paths';
 import { addRecipientsInput } from '#lib/http/schemas/recipients';
 import { addRecipientsRoute } from '#lib/routes';
@@ -10,7 +11,7 @@ export const handler = createHandler({
   route: addRecipientsRoute,
   access: 'admin',
   params: notificationPath,
-  body: addRecipientsInput,
+  body: jsonBody(addRecipientsInput),
   operation: async ({ params, body, deadline, recordMetric }) => {
     const result = await addRecipients(addRecipientsStore, params, body.recipients, { deadline });
     recordMetric('RecipientsCreated', result.createdRecipients.length);

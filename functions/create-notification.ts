@@ -1,6 +1,7 @@
 import { createNotification } from '#lib/domain/notification-writes';
 import { callerOf } from '#lib/http/caller';
 import { createHandler } from '#lib/http/create-handler';
+import { jsonBody } from '#lib/http/json-body';
 import { notificationLocation } from '#lib/http/locations';
 import { createNotificationInput, idempotencyKeyHeader } from '#lib/http/schemas/notifications';
 import { deploymentPath } from '#lib/http/schemas/paths';
@@ -13,7 +14,7 @@ export const handler = createHandler({
   access: 'admin',
   params: deploymentPath,
   headers: idempotencyKeyHeader,
-  body: createNotificationInput,
+  body: jsonBody(createNotificationInput),
   success: { status: 201, location: notificationLocation },
   operation: ({ params, headers, body, principal, settings }) =>
     createNotification(

@@ -1,5 +1,6 @@
 import { previewSchedule } from '#lib/domain/schedule-preview';
 import { createHandler } from '#lib/http/create-handler';
+import { jsonBody } from '#lib/http/json-body';
 import { schedulePreviewInput } from '#lib/http/schemas/schedules';
 import { previewScheduleRoute } from '#lib/routes';
 
@@ -7,6 +8,6 @@ import { previewScheduleRoute } from '#lib/routes';
 export const handler = createHandler({
   route: previewScheduleRoute,
   access: 'admin',
-  body: schedulePreviewInput,
+  body: jsonBody(schedulePreviewInput),
   operation: async ({ body, settings }) => previewSchedule(body, settings, Date.now()),
 });

@@ -1,5 +1,6 @@
 import { removeRecipients } from '#lib/domain/notification-lifecycle';
 import { createHandler } from '#lib/http/create-handler';
+import { jsonBody } from '#lib/http/json-body';
 import { removeRecipientsInput } from '#lib/http/schemas/lifecycle';
 import { notificationPath } from '#lib/http/schemas/paths';
 import { removeRecipientsRoute } from '#lib/routes';
@@ -10,7 +11,7 @@ export const handler = createHandler({
   route: removeRecipientsRoute,
   access: 'admin',
   params: notificationPath,
-  body: removeRecipientsInput,
+  body: jsonBody(removeRecipientsInput),
   success: { status: 204 },
   operation: ({ params, body }) => removeRecipients(recipientRemoval, params, body.recipients),
 });

@@ -1,5 +1,6 @@
 import { reportOutcome } from '#lib/domain/outcomes';
 import { createHandler } from '#lib/http/create-handler';
+import { jsonBody } from '#lib/http/json-body';
 import { jobPath, outcomeInput } from '#lib/http/schemas/deliveries';
 import { recordCompletedRun } from '#lib/metrics';
 import { reportDeliveryOutcomeRoute } from '#lib/routes';
@@ -10,7 +11,7 @@ export const handler = createHandler({
   route: reportDeliveryOutcomeRoute,
   access: 'renderer',
   params: jobPath,
-  body: outcomeInput,
+  body: jsonBody(outcomeInput),
   success: { status: 204 },
   operation: async ({ params, body, recordMetric }) => {
     const result = await reportOutcome(outcomeStore, params.jobId, body, Date.now());

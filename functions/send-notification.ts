@@ -2,6 +2,7 @@ import { clockFrom, randomHex } from '#lib/clock';
 import { sendNow } from '#lib/domain/dispatch';
 import { testSend } from '#lib/domain/test-send';
 import { createHandler } from '#lib/http/create-handler';
+import { jsonBody } from '#lib/http/json-body';
 import { notificationPath } from '#lib/http/schemas/paths';
 import { sendNowInput } from '#lib/http/schemas/runs';
 import { jobSink } from '#lib/jobs/job-sink';
@@ -18,8 +19,7 @@ export const handler = createHandler({
   route: sendNotificationRoute,
   access: 'admin',
   params: notificationPath,
-  body: sendNowInput,
-  bodyOptional: true,
+  body: jsonBody(sendNowInput, { optional: true }),
   success: { status: 202 },
   operation: async ({ params, body, settings, recordMetric }) => {
     const now = Date.now();

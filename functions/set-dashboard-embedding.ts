@@ -1,5 +1,6 @@
 import { setDashboardEmbedding } from '#lib/domain/embedding';
 import { createHandler } from '#lib/http/create-handler';
+import { jsonBody } from '#lib/http/json-body';
 import { dashboardPath, updateDashboardEmbeddingInput } from '#lib/http/schemas/embedding';
 import { setDashboardEmbeddingRoute } from '#lib/routes';
 import { embeddingSwitch } from '#lib/store/dashboards';
@@ -9,6 +10,6 @@ export const handler = createHandler({
   route: setDashboardEmbeddingRoute,
   access: 'admin',
   params: dashboardPath,
-  body: updateDashboardEmbeddingInput,
+  body: jsonBody(updateDashboardEmbeddingInput),
   operation: ({ params, body }) => setDashboardEmbedding(embeddingSwitch, params.publicId, body),
 });

@@ -1,6 +1,7 @@
 import { backoff } from '#lib/concurrency';
 import { updateNotification } from '#lib/domain/notification-writes';
 import { createHandler } from '#lib/http/create-handler';
+import { jsonBody } from '#lib/http/json-body';
 import { updateNotificationInput } from '#lib/http/schemas/notifications';
 import { notificationPath } from '#lib/http/schemas/paths';
 import { updateNotificationRoute } from '#lib/routes';
@@ -11,8 +12,7 @@ export const handler = createHandler({
   route: updateNotificationRoute,
   access: 'admin',
   params: notificationPath,
-  body: updateNotificationInput,
-  bodyOptional: true,
+  body: jsonBody(updateNotificationInput, { optional: true }),
   operation: ({ params, body, settings }) =>
     updateNotification(notificationUpdate, params, body, settings, { now: Date.now(), pause: backoff }),
 });

@@ -5,7 +5,7 @@ import { type Deadline, invocationDeadline } from '#lib/deadline';
 import { UnavailableError } from '#lib/errors';
 import type { AccessPolicy, AuthorizedContext } from '#lib/http/authorize';
 import { errorHandler } from '#lib/http/error-handler';
-import { jsonBody } from '#lib/http/json-body';
+import type { JsonBody } from '#lib/http/json-body';
 import { requestLog } from '#lib/http/request-log';
 import { jsonResponse, noContentResponse, securityHeaders } from '#lib/http/responses';
 import { type Checked, validate } from '#lib/http/validate';
@@ -60,9 +60,8 @@ interface RequestDeclaration<Route extends RouteFacts, P, Q, H, B, R> {
   query?: Q;
   /** Request headers the operation reads (header names lower-cased); other headers pass. */
   headers?: H;
-  body?: B;
-  /** Whether an absent or empty body reads as `{}` (only for operations whose whole body is optional). */
-  bodyOptional?: boolean;
+  /** The JSON body, declared with `jsonBody(schema)` (lib/http/json-body.ts); none is read without it. */
+  body?: JsonBody<NonNullable<B>>;
   /** 200 with the result when absent. */
   success?: Success<R>;
 }
@@ -145,8 +144,9 @@ export function composeHandler<
     .use(requestLog(declaration.route.operation))
     .use(errorHandler())
     .use(callerChecks);
-  if (declaration.body) chain.use(jsonBody({ optional: declaration.bodyOptional ?? false }));
-  const handler = chain.use(validate<P, Q, H, B>(declaration)).handler(async (event, context) => {
+  if (declaration.body) chain.use(declaration.body.parser);
+  const schemas = { ...declaration, body: declaration.body?.schema };
+  const handler = chain.use(validate<P, Q, H, B>(schemas)).handler(async (event, context) => {
     const { input } = context;
     if (!input) throw new Error('The chain lost its validate middleware');
     const result = await declaration.operation({

@@ -1,23 +1,35 @@
 import type { MiddlewareObj, Request } from '@middy/core';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import type * as z from 'zod/mini';
 import { MalformedJsonError, PayloadTooLargeError, UnsupportedMediaTypeError } from '#lib/errors';
 import { parseJsonText } from '#lib/http/json-text';
 
 const MAX_BODY_BYTES = 5 * 1024 * 1024;
 
-interface JsonBodyOptions {
-  /** An optional body that is absent or empty reads as `{}` (the contract's rule for optional bodies). */
+/** A handler's JSON body: what it is checked against, whether it may be absent, and the parser it goes through. */
+export interface JsonBody<S> {
+  schema: S;
+  /** An absent or empty body reads as `{}` (only for operations whose whole body is optional). */
   optional: boolean;
+  parser: MiddlewareObj<APIGatewayProxyEventV2>;
 }
 
 /** `application/json` and `application/<anything>+json`, with or without parameters (Middy's test). */
 const jsonContentType = /^application\/([a-z0-9.+-]+\+)?json(;|$)/i;
 
 /**
+ * Declares a handler's JSON body, checked against `schema` once parsed. The handlers that take a body
+ * import this, so that no other function bundles the parser.
+ */
+export function jsonBody<S extends z.ZodMiniType>(schema: S, { optional = false } = {}): JsonBody<S> {
+  return { schema, optional, parser: jsonBodyParser(optional) };
+}
+
+/**
  * The JSON body: 413 past 5 MiB, 415 for a non-JSON content type, 400 `malformed_json` for a body
  * that does not parse and 400 `validation_failed` for JSON that cannot be kept exactly (see json-text).
  */
-export function jsonBody({ optional }: JsonBodyOptions): MiddlewareObj<APIGatewayProxyEventV2> {
+function jsonBodyParser(optional: boolean): MiddlewareObj<APIGatewayProxyEventV2> {
   const jsonBodyMiddlewareBefore = (request: Request<APIGatewayProxyEventV2>) => {
     const { body, isBase64Encoded } = request.event;
     if (body === undefined || body === '') {

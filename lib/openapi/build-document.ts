@@ -182,7 +182,7 @@ interface Names {
 }
 
 function operationObject(route: RouteFacts, definition: Definition, names: Names): JsonSchema {
-  const body = definition.body;
+  const body = definition.body?.schema;
   return {
     operationId: camelCase(route.operation),
     summary: route.summary,
@@ -195,7 +195,7 @@ function operationObject(route: RouteFacts, definition: Definition, names: Names
     ],
     ...(body && {
       requestBody: {
-        required: !definition.bodyOptional,
+        required: !definition.body?.optional,
         content: { 'application/json': { schema: { $ref: schemaRef(names.body(body)) } } },
       },
     }),

@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import * as z from 'zod/mini';
 import type { CallerPolicy } from '#lib/http/authorize';
+import { jsonBody } from '#lib/http/json-body';
 import { freshForEachTest } from '#test/support/fresh-module';
 import { countingJwksEndpoint } from '#test/support/jwks-endpoint';
 import { apiEvent, invoke, testRoute as route } from '#test/support/middleware';
@@ -42,7 +43,7 @@ const asRenderer = (parts: Parameters<typeof apiEvent>[0] = {}) =>
 
 /** A route that expects a JSON body: what reads the request refuses anything else. */
 const expectingBody = (access: CallerPolicy) =>
-  createHandler({ route, access, body: z.object({}), operation: async () => 'done' });
+  createHandler({ route, access, body: jsonBody(z.object({})), operation: async () => 'done' });
 
 describe('createHandler', () => {
   it("hands the operation the verified caller and the function's settings", async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
 import { createPublicHandler } from '#lib/http/create-public-handler';
+import { jsonBody } from '#lib/http/json-body';
 import { TIMEOUT_RESERVE_MS } from '#lib/timeouts';
 import { apiEvent, invoke, JSON_HEADERS, testRoute as route } from '#test/support/middleware';
 
@@ -74,7 +75,7 @@ describe('the operation', () => {
       params: z.object({ id: z.string() }),
       query: z.object({ limit: z.string() }),
       headers: z.object({ 'x-trace': z.string() }),
-      body: z.object({ name: z.string() }),
+      body: jsonBody(z.object({ name: z.string() })),
       operation: async ({ params, query, headers, body }) => ({ params, query, headers, body }),
     });
     const response = await invoke(
@@ -101,10 +102,10 @@ describe('the operation', () => {
   });
 
   it('with an optional body is handed {} when none is sent, and a required one is refused', async () => {
-    const body = z.object({ name: z.optional(z.string()) });
+    const schema = z.object({ name: z.optional(z.string()) });
     const operation = async (input: { body: unknown }) => input.body;
-    const optional = createPublicHandler({ route, body, bodyOptional: true, operation });
-    const required = createPublicHandler({ route, body, operation });
+    const optional = createPublicHandler({ route, body: jsonBody(schema, { optional: true }), operation });
+    const required = createPublicHandler({ route, body: jsonBody(schema), operation });
     expect(await invoke(optional)).toMatchObject({ statusCode: 200, body: '{}' });
     expect(await invoke(required)).toMatchObject({
       statusCode: 400,
@@ -138,7 +139,7 @@ describe('the operation', () => {
 
 describe('a handler', () => {
   it('carries its declaration and who may call it, for the API description', () => {
-    const body = z.object({ name: z.string() });
+    const body = jsonBody(z.object({ name: z.string() }));
     const handler = createPublicHandler({ route, body, success: { status: 204 }, operation: async () => {} });
     expect(handler.definition).toMatchObject({ route, body, success: { status: 204 }, access: 'public' });
   });

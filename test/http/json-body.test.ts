@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import * as z from 'zod/mini';
 import { loadFresh } from '#test/support/fresh-module';
 import { apiEvent, throughMiddlewares } from '#test/support/middleware';
 
@@ -15,7 +16,8 @@ const bodyOf = async (
 ) => {
   // Loaded in the test: the accepted content types are a pattern built when the module loads.
   const { jsonBody } = await loadFresh(() => import('#lib/http/json-body'));
-  return (await throughMiddlewares([jsonBody({ optional })], apiEvent(event))).event.body as unknown;
+  return (await throughMiddlewares([jsonBody(z.unknown(), { optional }).parser], apiEvent(event))).event
+    .body as unknown;
 };
 
 describe('jsonBody', () => {

@@ -328,7 +328,10 @@ describe.each(routes.map((route) => [`${route.method} ${route.path}`, route] as 
           ? tokenQuery().map((query) => `${route.path}${query}`)
           : pathArbitrary(route, schemas?.params),
         authorization: route.operation === 'report-delivery-outcome' ? rendererAuthorization : authorization,
-        body: route.method === 'GET' ? fc.constant(undefined) : bodyArbitrary(schemas?.body, poolsOf(route)),
+        body:
+          route.method === 'GET'
+            ? fc.constant(undefined)
+            : bodyArbitrary(schemas?.body?.schema, poolsOf(route)),
         contentType,
         // A create is repeated safely only with a key: each generated create has its own.
         idempotencyKey: fc.uuid(),
