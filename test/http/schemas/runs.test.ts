@@ -59,6 +59,10 @@ describe('sendNowInput', () => {
     expect(sendNow({ recipients: [{ email: `${'€'.repeat(53)}@b.example` }] }).problems).toEqual([
       { path: 'recipients.0.email', message: `must be at most ${KEY_PART_MAX_BYTES} bytes once URL-encoded` },
     ]);
+    // The key holds the address lower-cased: ß stays ß (6 bytes encoded), where upper-cased it would be SS (2).
+    expect(sendNow({ recipients: [{ email: `${'ß'.repeat(80)}@b.example` }] }).problems).toEqual([
+      { path: 'recipients.0.email', message: `must be at most ${KEY_PART_MAX_BYTES} bytes once URL-encoded` },
+    ]);
     expect(sendNow({ recipients: [{ type: 'SLACK', userId: 1 }] }).problems.map((p) => p.path)).toEqual([
       'recipients.0.type',
     ]);
