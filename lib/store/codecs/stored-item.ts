@@ -51,11 +51,12 @@ const built = new WeakMap<StoredShape, z.ZodMiniType>();
 
 /** The schema `shape` builds, built once. */
 export function schemaOf<F extends StoredShape>(shape: F): ReturnType<F> {
+  let schema = built.get(shape);
+  if (!schema) {
+    schema = shape();
+    built.set(shape, schema);
+  }
   // The map holds, for each shape, the schema that shape built.
-  const known = built.get(shape) as ReturnType<F> | undefined;
-  if (known) return known;
-  const schema = shape();
-  built.set(shape, schema);
   return schema as ReturnType<F>;
 }
 
