@@ -1,6 +1,6 @@
 import type { MiddlewareObj, Request } from '@middy/core';
 import type { Context } from 'aws-lambda';
-import { SERVICE_NAME } from '#lib/telemetry-names';
+import { SERVICE_NAME, startedForRequests } from '#lib/telemetry-names';
 
 /**
  * The one logger: a JSON line per entry, which CloudWatch Logs Insights queries by field. The lines
@@ -11,7 +11,8 @@ import { SERVICE_NAME } from '#lib/telemetry-names';
  * every function's cold start. Callers pass only what is safe to keep: never a credential, a request
  * body or stored personal data (e-mails, externalIds, security contexts). The level comes from
  * POWERTOOLS_LOG_LEVEL or LOG_LEVEL (`debug`, `info`, `warn`, `error`, `silent`), and Lambda's own
- * log level (AWS_LAMBDA_LOG_LEVEL), when set, is never undercut.
+ * log level (AWS_LAMBDA_LOG_LEVEL), when set, is never undercut. LOG_FORMAT=short writes one short
+ * line per entry instead, for a person reading a terminal (`npm start`'s default).
  */
 
 const levels = { TRACE: 6, DEBUG: 8, INFO: 12, WARN: 16, ERROR: 20, CRITICAL: 24, SILENT: 28 } as const;
@@ -23,8 +24,8 @@ const threshold = Math.max(
   levelOf(process.env.AWS_LAMBDA_LOG_LEVEL) ?? 0,
 );
 const service = process.env.POWERTOOLS_SERVICE_NAME || SERVICE_NAME;
-/** Lambda says `on-demand` for a container started for a request (not provisioned, not a snapshot). */
-let coldStart = process.env.AWS_LAMBDA_INITIALIZATION_TYPE === 'on-demand';
+const short = process.env.LOG_FORMAT?.trim().toLowerCase() === 'short';
+let coldStart = startedForRequests();
 
 /** The invocation's fields, once the chain's middleware has seen its context. */
 let invocation: Record<string, unknown> = {};
@@ -63,7 +64,26 @@ function write(level: Level, message: string, fields: Record<string, unknown> = 
   }
   // As Node's console does: warnings and errors on stderr, the rest on stdout.
   const stream = levels[level] >= levels.WARN ? process.stderr : process.stdout;
-  stream.write(`${JSON.stringify(line, safeReplacer())}\n`);
+  stream.write(short ? shortLine(level, message, fields) : `${JSON.stringify(line, safeReplacer())}\n`);
+}
+
+/** What a request's line shows first, as `POST /v1/… 202 35 ms`. */
+const requestLead = ['route', 'status', 'latencyMs'];
+
+/**
+ * A line for a person: the time, the level unless info, the request (or the message), and the
+ * entry's other fields as `key=value`.
+ */
+function shortLine(level: Level, message: string, fields: Record<string, unknown>): string {
+  const isRequest = typeof fields.route === 'string';
+  const lead = isRequest ? `${fields.route} ${fields.status} ${fields.latencyMs} ms` : message;
+  const rest = Object.entries(fields)
+    .filter(([key, value]) => !(isRequest && requestLead.includes(key)) && value != null && value !== '')
+    .map(
+      ([key, value]) => `${key}=${typeof value === 'string' ? value : JSON.stringify(value, safeReplacer())}`,
+    );
+  const time = new Date().toISOString().slice(11, 19);
+  return `${[time, ...(level === 'INFO' ? [] : [level]), lead, ...rest].join(' ')}\n`;
 }
 
 export const logger = {

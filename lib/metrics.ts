@@ -10,6 +10,7 @@ import {
   RUNS_AWAITING_OUTCOMES_METRIC,
   SERVICE_NAME,
   type StatusClass,
+  startedForRequests,
   statusClassMetrics,
 } from '#lib/telemetry-names';
 
@@ -25,8 +26,7 @@ type Unit = 'Count' | 'Milliseconds';
 
 const service = process.env.POWERTOOLS_SERVICE_NAME || SERVICE_NAME;
 const off = (process.env.POWERTOOLS_METRICS_DISABLED ?? '').trim().toLowerCase() === 'true';
-/** Lambda says `on-demand` for a container started for a request (not provisioned, not a snapshot). */
-let coldStart = process.env.AWS_LAMBDA_INITIALIZATION_TYPE === 'on-demand';
+let coldStart = startedForRequests();
 
 let dimensions: Record<string, string> = {};
 /** Values per metric; a metric added twice before a flush keeps both, as EMF allows. */

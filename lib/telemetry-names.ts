@@ -40,3 +40,10 @@ export const OUTCOMES_OVERDUE_AFTER_MS = 60 * 60_000;
 /** Per completed run (emitted by the outcome report that completes it): its delivered and failed deliveries. */
 export const RUN_DELIVERED_METRIC = 'RunDeliveriesDelivered';
 export const RUN_FAILED_METRIC = 'RunDeliveriesFailed';
+
+/**
+ * Whether this process started for a request: Lambda says `on-demand` (not provisioned, not a
+ * snapshot); a process with no such variable (`npm start`, a test) was started for its requests too.
+ */
+export const startedForRequests = () =>
+  (process.env.AWS_LAMBDA_INITIALIZATION_TYPE ?? 'on-demand') === 'on-demand';

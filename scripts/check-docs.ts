@@ -1,3 +1,5 @@
+// First: the local process's log and metric settings, read by the modules below when they load.
+import './local-process-env.ts';
 import type { AddressInfo } from 'node:net';
 import { chromium } from 'playwright-core';
 import { DOCS_PATH, docsPage } from '#lib/local/docs-page';
@@ -13,6 +15,8 @@ import document from '../lib/openapi/openapi.json' with { type: 'json' };
  */
 
 const TIMEOUT_MS = 30_000;
+/** Once the network is idle, how long the page is still watched for errors. */
+const SETTLE_MS = 2_000;
 
 async function main(): Promise<number> {
   // GET /v1/spec and /docs read no table: no DynamoDB engine is needed.
@@ -51,6 +55,9 @@ async function main(): Promise<number> {
         problems.push(`operation not shown: ${summary}`);
       }
     }
+    // Late console errors (a failed icon, a script's deferred work) come after the operations show.
+    await page.waitForLoadState('networkidle', { timeout: TIMEOUT_MS });
+    await page.waitForTimeout(SETTLE_MS);
     console.log(`${DOCS_PATH}: ${operations.length} operations checked in chromium ${browser.version()}`);
   } finally {
     await browser.close();

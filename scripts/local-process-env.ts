@@ -4,3 +4,5 @@
  * Metrics stay off unless POWERTOOLS_METRICS_DISABLED=false asks for them.
  */
 process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
+// A person reads this terminal: one short line per request; LOG_FORMAT=json gives the deployed JSON lines.
+process.env.LOG_FORMAT ??= 'short';

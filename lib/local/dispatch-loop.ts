@@ -1,7 +1,7 @@
 import { clockFrom, randomHex } from '#lib/clock';
 import { config } from '#lib/config';
 import { dispatchPass, type PassSummary } from '#lib/domain/dispatch';
-import { summaryLine } from '#lib/domain/dispatch-summary';
+import { passCounts, summaryLine } from '#lib/domain/dispatch-summary';
 import { schedulePlanner } from '#lib/domain/schedule-planning';
 import { jobSink } from '#lib/jobs/job-sink';
 import { sweepOutbox } from '#lib/jobs/outbox-sink';
@@ -31,14 +31,16 @@ const PASS_OFFSET_MS = 1_000;
 
 /**
  * The deployed rule's stand-in under `npm start`: a pass at once, then one a second into every
- * minute, each printing its line. Passes never overlap; a failed one is printed and the next goes on.
+ * minute, each printing its line unless it found nothing to do. Passes never overlap; a failed one is
+ * printed and the next goes on.
  */
 export function startDispatchLoop(print: (line: string) => void): { stop: () => void } {
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
   const run = async () => {
     try {
-      print((await dispatchOnce(Date.now())).line);
+      const { summary, line } = await dispatchOnce(Date.now());
+      if (Object.values(passCounts(summary)).some((count) => count > 0)) print(line);
     } catch (error) {
       print(`dispatch failed: ${error instanceof Error ? error.message : String(error)}`);
     }

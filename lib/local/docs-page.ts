@@ -22,6 +22,11 @@ const startScript = `
         withDefaultFonts: false,
         hideClientButton: true,
         telemetry: false,
+        // A local reference of this API: none of Scalar's hosted products (its AI agent, MCP, deploy toolbar).
+        agent: { disabled: true },
+        mcp: { disabled: true },
+        showToolbar: 'never',
+        showDeveloperTools: 'never',
         // Operations are grouped by tag; Scalar would show only the first group's until clicked.
         defaultOpenAllTags: true,
       });
@@ -33,6 +38,8 @@ const page = `<!doctype html>
     <meta charset="utf-8" />
     <meta name="viewport" content="width=device-width, initial-scale=1" />
     <title>Notifications and embedding admin API: reference</title>
+    <!-- No icon: an empty one spares the browser's request for /favicon.ico, which no route serves. -->
+    <link rel="icon" href="data:," />
   </head>
   <body>
     <div id="reference"></div>

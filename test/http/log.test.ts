@@ -51,7 +51,8 @@ describe('the logger', () => {
       message: 'request failed',
       timestamp: expect.any(String),
       service: 'admin-api',
-      cold_start: false,
+      // No AWS_LAMBDA_INITIALIZATION_TYPE: a process started for its requests, as `npm start` is.
+      cold_start: true,
       function_arn: context.invokedFunctionArn,
       function_memory_size: '512',
       function_name: 'get-notification',
@@ -62,6 +63,9 @@ describe('the logger', () => {
       status: 500,
     });
     expect(after).not.toHaveProperty('requestId');
+    middleware.before?.(request);
+    logger.error('the second invocation');
+    expect(JSON.parse(written.stderr[2] as string).cold_start).toBe(false);
     expect(after.count).toBe('10');
   });
 
