@@ -19,8 +19,6 @@ beforeAll(async () => {
 });
 afterAll(() => journal.detach());
 
-const send = (command: Parameters<ReturnType<typeof documentClient>['send']>[0]) =>
-  documentClient().send(command);
 const item = (sk: string, value: number) => ({ pk: 'JOURNAL', sk, value });
 
 describe('the write journal', () => {
