@@ -68,15 +68,17 @@ export const outcomeStore: OutcomeStore = {
       ExpressionAttributeNames: { '#to': report.status },
       ExpressionAttributeValues: { ':one': 1 },
     };
-    const notificationExists = {
-      TableName: tableName(),
-      Key: keys.notification(ref.deploymentId, ref.notificationId),
-      ConditionExpression: 'attribute_exists(pk)',
-    };
     const actions = [
       { Update: deliveryUpdate },
       { Update: runUpdate },
-      { ConditionCheck: notificationExists },
+      // A deleted notification's items wait for the purge: its reports are 404 from the delete on.
+      {
+        ConditionCheck: {
+          TableName: tableName(),
+          Key: keys.notification(ref.deploymentId, ref.notificationId),
+          ConditionExpression: 'attribute_exists(pk)',
+        },
+      },
     ];
     return transact<RecordResult>(
       () => documentClient().send(new TransactWriteCommand({ TransactItems: actions })),
