@@ -144,13 +144,13 @@ export const scenarios: Record<Operation, Scenario> = {
     budget: { requests: 1, readUnits: 1, writeUnits: 0 },
   },
   'report-delivery-outcome': {
-    description: 'the renderer reports a job the service never issued (the transaction, then the read)',
+    description: 'the renderer reports a job the service never issued (the transaction, refused)',
     params: { jobId: `7.700.20261123T080000000Z-s.${'0'.repeat(32)}` },
     caller: 'platform',
     body: () => ({ status: 'delivered', attempt: 1 }),
     status: 404,
-    // The transaction refused on its delivery's condition, then the delivery read to tell why.
-    budget: { requests: 2, readUnits: 1, writeUnits: 0 },
+    // The transaction refused on its delivery's condition; the refusal carries the delivery (none here).
+    budget: { requests: 1, readUnits: 0, writeUnits: 0 },
   },
   'preview-schedule': {
     description: 'the next 5 instants of a weekly schedule in Berlin',

@@ -2,13 +2,17 @@ import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import type { Context } from 'aws-lambda';
 import { config } from '#lib/config';
 import { planWorkers, workerFiresPerSecond } from '#lib/domain/dispatch-fanout';
+import { settleStalledRuns } from '#lib/domain/outcomes';
 import { logger } from '#lib/log';
 import { dueCounts } from '#lib/store/due-counts';
+import { stalledRunStore } from '#lib/store/run-status';
 
 /**
  * Started every minute by an EventBridge rule: counts what is due in each shard of the due index and
  * starts one dispatcher worker (functions/dispatch.ts) per group of shards, asynchronously, so that a
- * busy minute is fired by as many workers as it needs, each within its own timeout.
+ * busy minute is fired by as many workers as it needs, each within its own timeout. Then settles the
+ * runs a dead outcome report left unsettled (`settleStalledRuns`), the minute's one step that needs no
+ * worker.
  */
 
 /**
@@ -40,6 +44,11 @@ export async function handler(_event: unknown, _context: Pick<Context, 'getRemai
       ),
     ),
   );
+  const settled = await settleStalledRuns(stalledRunStore, now).catch((error: unknown) => {
+    // The next minute tries again; the workers' starts decide whether the coordinator failed.
+    logger.error('settling runs left awaiting outcomes failed', { error: (error as Error).name });
+    return [];
+  });
   const refused = plan.workers.filter((_, index) => started[index]?.status === 'rejected');
   const due = counts.reduce((sum, count) => sum + count, 0);
   logger.info(`dispatch ${new Date(now).toISOString()}: ${due} due, ${plan.workers.length} workers`, {
@@ -47,6 +56,7 @@ export async function handler(_event: unknown, _context: Pick<Context, 'getRemai
     workers: plan.workers.length,
     refused: refused.length,
     slowestShardSeconds: plan.slowestShardSeconds,
+    settledRuns: settled.length,
   });
   // A failed coordinator is what its alarm watches; EventBridge retries it, and its retry counts afresh.
   if (refused.length > 0)

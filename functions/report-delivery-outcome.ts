@@ -15,8 +15,9 @@ export const handler = createHandler({
   success: { status: 204 },
   operation: async ({ params, body, recordMetric }) => {
     const result = await reportOutcome(outcomeStore, params.jobId, body, Date.now());
-    if (!result.applied) return;
-    recordMetric(body.status === 'delivered' ? 'DeliveriesDelivered' : 'DeliveriesFailed', 1);
+    if (result.applied)
+      recordMetric(body.status === 'delivered' ? 'DeliveriesDelivered' : 'DeliveriesFailed', 1);
+    // Whichever call completes the run records its totals: this report, its repeat, or the dispatcher's minute.
     if (result.completedRun) recordCompletedRun(result.completedRun.recipients);
   },
 });

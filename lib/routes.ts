@@ -315,8 +315,9 @@ export const reportDeliveryOutcomeRoute = {
   // One transaction, retried with backoff while many reports of one run contend for it.
   timeoutSeconds: LONG_TIMEOUT_SECONDS,
   memoryMiB: MEMORY_MIB,
-  // The delivery and the run (GetItem); both updated in one transaction, the run's status settled after.
-  tableActions: [AUTHENTICATION, 'dynamodb:UpdateItem'],
+  // The delivery and the run updated in one transaction with a check of the notification; the run
+  // read (GetItem) and its status settled after.
+  tableActions: [AUTHENTICATION, 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'],
   ownErrors: ['conflict'],
   businessMetrics: ['DeliveriesDelivered', 'DeliveriesFailed'],
 } as const satisfies RouteFacts;

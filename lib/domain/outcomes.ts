@@ -1,4 +1,11 @@
-import { type DeliveryRef, type DeliveryStatus, parseJobId, type Run } from '#lib/domain/runs';
+import {
+  type DeliveryRef,
+  type DeliveryStatus,
+  isComplete,
+  parseJobId,
+  type Run,
+  settledStatus,
+} from '#lib/domain/runs';
 import { ConflictError, NotFoundError } from '#lib/errors';
 
 /**
@@ -6,6 +13,11 @@ import { ConflictError, NotFoundError } from '#lib/errors';
  * `failed` and the run's counts with it, in one write; the run is complete once every queued delivery
  * has an outcome. Reports are idempotent, `delivered` is final, and a report for an attempt older than
  * the delivery's current one is ignored; an attempt's first outcome stands.
+ *
+ * Settling a run (its status and `completedAt` following its counts) is a step of its own, derived from
+ * the counts alone and safe to repeat: the report that moved the counts last takes it, a repeat of a
+ * report takes it again (its first sending may have died between the two writes), and the dispatcher's
+ * minute takes it for any run left awaiting outcomes with its counts complete (`settleStalledRuns`).
  */
 
 export const outcomeStatuses = ['delivered', 'failed'] as const;
@@ -43,23 +55,29 @@ function decideOutcome(current: DeliveryState, report: OutcomeReport): OutcomeDe
   return { kind: 'ignore' };
 }
 
-export type RecordResult = 'recorded' | 'delivery_changed' | 'run_gone';
+export type RecordResult =
+  | { outcome: 'recorded' }
+  /** The delivery is not (or no longer) in the state the write expected: as it is instead. */
+  | { outcome: 'changed'; current: DeliveryState }
+  /** No such job: no delivery (or a skipped one, which has no job), no run, or its notification deleted. */
+  | { outcome: 'unknown' };
 
 export interface OutcomeStore {
-  /** The delivery's state, or undefined when there is none (or it was skipped: it has no job). */
-  deliveryState(ref: DeliveryRef): Promise<DeliveryState | undefined>;
   /**
    * Moves the delivery from `from` (queued, at the report's attempt) to the report's status and adds
-   * it to the run's counts, atomically; `delivery_changed` when the delivery is not (or no longer) in
-   * `from`, `run_gone` without its run.
+   * it to the run's counts, atomically, on condition that the notification still exists; otherwise
+   * writes nothing and says why.
    */
   record(ref: DeliveryRef, from: DeliveryState, report: OutcomeReport, now: number): Promise<RecordResult>;
   /** Brings the run's status and `completedAt` in line with its counts; the run when this call completed it. */
   settle(ref: DeliveryRef, now: number): Promise<Run | undefined>;
 }
 
-/** Ignored; or applied, with the run when this report was its last outcome. */
-export type OutcomeResult = { applied: false } | { applied: true; completedRun: Run | undefined };
+/** Whether the report changed its delivery, and the run when this report's call completed it. */
+export interface OutcomeResult {
+  applied: boolean;
+  completedRun: Run | undefined;
+}
 
 /** Reads of a delivery that changed under a report before it gives up (each change is another report's). */
 const MAX_ROUNDS = 5;
@@ -78,12 +96,12 @@ export async function reportOutcome(
   let from: DeliveryState = { status: 'queued', attempts: report.attempt };
   for (let round = 1; round <= MAX_ROUNDS; round++) {
     const result = await store.record(ref, from, report, now);
-    if (result === 'recorded') return { applied: true, completedRun: await store.settle(ref, now) };
-    if (result === 'run_gone') throw unknown();
-    const current = await store.deliveryState(ref);
-    if (!current) throw unknown();
+    if (result.outcome === 'recorded') return { applied: true, completedRun: await store.settle(ref, now) };
+    if (result.outcome === 'unknown') throw unknown();
+    const { current } = result;
     const decision = decideOutcome(current, report);
-    if (decision.kind === 'ignore') return { applied: false };
+    // A repeat settles too: its first sending may have recorded the run's last outcome and died before settling.
+    if (decision.kind === 'ignore') return { applied: false, completedRun: await store.settle(ref, now) };
     if (decision.kind === 'ahead') {
       throw new ConflictError(
         `Attempt ${report.attempt} of job ${jobId} is not queued (its current attempt is ${current.attempts}); report it again shortly`,
@@ -92,4 +110,32 @@ export async function reportOutcome(
     from = decision.from;
   }
   throw new ConflictError(`Job ${jobId} keeps changing; report its outcome again`);
+}
+
+/** How long a run awaits outcomes before the dispatcher's minute checks whether it was left unsettled. */
+export const SETTLE_CHECK_AFTER_MS = 60_000;
+
+export interface StalledRunStore {
+  /** Runs awaiting outcomes since before `instant`, page by page, oldest first, a bounded number of pages a call. */
+  awaitingSince(instant: number): AsyncIterable<Run[]>;
+  /** Brings the run's status in line with its counts, on condition that it is still as given; the run as it then stands. */
+  settle(run: Run, now: number): Promise<Run>;
+}
+
+/**
+ * Settles every run that has awaited outcomes for over `SETTLE_CHECK_AFTER_MS` although its counts are
+ * complete: the report that recorded its last outcome died before settling it. Called once a minute by
+ * the dispatcher, so such a run is complete within two minutes of its last outcome. Returns the runs it
+ * completed.
+ */
+export async function settleStalledRuns(store: StalledRunStore, now: number): Promise<Run[]> {
+  const settled: Run[] = [];
+  for await (const page of store.awaitingSince(now - SETTLE_CHECK_AFTER_MS)) {
+    // One after another: such runs are rare (a process died between a report's two writes).
+    for (const run of page.filter((awaiting) => isComplete(settledStatus(awaiting)))) {
+      const after = await store.settle(run, now);
+      if (isComplete(after.status)) settled.push(after);
+    }
+  }
+  return settled;
 }

@@ -2,17 +2,22 @@ import { clockFrom, randomHex } from '#lib/clock';
 import { config } from '#lib/config';
 import { dispatchPass, type PassSummary } from '#lib/domain/dispatch';
 import { passCounts, summaryLine } from '#lib/domain/dispatch-summary';
+import { settleStalledRuns } from '#lib/domain/outcomes';
 import { schedulePlanner } from '#lib/domain/schedule-planning';
 import { jobSink } from '#lib/jobs/job-sink';
 import { sweepOutbox } from '#lib/jobs/outbox-sink';
+import { stalledRunStore } from '#lib/store/run-status';
 import { dispatchStore } from '#lib/store/runs';
 
 /**
  * One pass as of `now` against the configured table and sink, with its one-line summary, at the
  * deployed dispatcher's settings (DISPATCH_CONCURRENCY, MISFIRE_GRACE_MINUTES). Without a queue the
- * pass starts by sweeping the outbox of what a killed sender left.
+ * pass starts by sweeping the outbox of what a killed sender left. As the deployed coordinator's
+ * minute does, it then settles the runs a dead outcome report left unsettled.
  */
-export async function dispatchOnce(now: number): Promise<{ summary: PassSummary; line: string }> {
+export async function dispatchOnce(
+  now: number,
+): Promise<{ summary: PassSummary; settled: number; line: string }> {
   const { deliveryQueueUrl, outboxDir } = config();
   if (!deliveryQueueUrl) await sweepOutbox(outboxDir, now);
   const summary = await dispatchPass(dispatchStore, jobSink(), {
@@ -23,7 +28,9 @@ export async function dispatchOnce(now: number): Promise<{ summary: PassSummary;
     misfireGraceMinutes: config().misfireGraceMinutes,
     concurrency: config().dispatchConcurrency,
   });
-  return { summary, line: summaryLine(now, summary) };
+  const settled = await settleStalledRuns(stalledRunStore, now);
+  const settledNote = settled.length > 0 ? `; ${settled.length} runs left awaiting outcomes settled` : '';
+  return { summary, settled: settled.length, line: `${summaryLine(now, summary)}${settledNote}` };
 }
 
 /** Into each minute by this much, so that an instant on the minute is due when the pass reads. */
@@ -39,8 +46,8 @@ export function startDispatchLoop(print: (line: string) => void): { stop: () => 
   let stopped = false;
   const run = async () => {
     try {
-      const { summary, line } = await dispatchOnce(Date.now());
-      if (Object.values(passCounts(summary)).some((count) => count > 0)) print(line);
+      const { summary, settled, line } = await dispatchOnce(Date.now());
+      if (settled > 0 || Object.values(passCounts(summary)).some((count) => count > 0)) print(line);
     } catch (error) {
       print(`dispatch failed: ${error instanceof Error ? error.message : String(error)}`);
     }

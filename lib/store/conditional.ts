@@ -1,4 +1,8 @@
-import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import {
+  type AttributeValue,
+  ConditionalCheckFailedException,
+  TransactionCanceledException,
+} from '@aws-sdk/client-dynamodb';
 import { backoff } from '#lib/concurrency';
 import { UnavailableError } from '#lib/errors';
 import { retryPolicy } from '#lib/store/retry';
@@ -41,6 +45,11 @@ const transientReasons = new Set([
 export interface Cancellation {
   /** Whether the condition of the action at `index` (in the order sent) failed. */
   failedAt(index: number): boolean;
+  /**
+   * The item the action at `index` found, in DynamoDB's attribute-value form, when its condition failed
+   * and it asked for it (`ReturnValuesOnConditionCheckFailure: 'ALL_OLD'`); undefined when there was none.
+   */
+  itemAt(index: number): Record<string, AttributeValue> | undefined;
   /** Whether it may be written if sent again: throttled, or in conflict with another transaction. */
   transient: boolean;
 }
@@ -48,9 +57,11 @@ export interface Cancellation {
 /** The cancellation `error` reports, or undefined when it is any other error. */
 export function cancellationOf(error: unknown): Cancellation | undefined {
   if (error instanceof TransactionCanceledException) {
-    const codes = (error.CancellationReasons ?? []).map((reason) => reason.Code ?? '');
+    const reasons = error.CancellationReasons ?? [];
+    const codes = reasons.map((reason) => reason.Code ?? '');
     return {
       failedAt: (index) => codes[index] === 'ConditionalCheckFailed',
+      itemAt: (index) => reasons[index]?.Item,
       transient: codes.some((code) => transientReasons.has(code)),
     };
   }

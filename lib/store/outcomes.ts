@@ -1,6 +1,7 @@
-import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { OutcomeStore, RecordResult } from '#lib/domain/outcomes';
-import { isComplete } from '#lib/domain/runs';
+import { type DeliveryRef, isComplete } from '#lib/domain/runs';
 import { documentClient, tableName } from '#lib/store/client';
 import { decodeDeliveryState } from '#lib/store/codecs/runs';
 import { contendedRetries, transact } from '#lib/store/conditional';
@@ -9,30 +10,29 @@ import * as keys from '#lib/store/item-keys';
 import { currentRun, settleRun } from '#lib/store/run-status';
 
 /**
- * Outcome reports in storage. A report is one transaction of two updates: the delivery, on condition
- * that it is still in the state the decision was made from, and the run's counts, on condition that
- * the run exists (a run deleted with its notification is not written back). Every report of a run
- * updates the one run item: concurrent transactions on it are cancelled as conflicting and sent
- * again with jittered backoff, so many reports at once all land, each counted once.
+ * Outcome reports in storage. A report is one transaction: the delivery's update, on condition that it
+ * is still in the state the decision was made from; the run's counts, on condition that the run exists;
+ * and a check that the notification exists, so that a report for a deleted notification's job (its
+ * items wait for the purge) writes nothing and is 404, also when it races the delete. Every report of a
+ * run updates the one run item: concurrent transactions on it are cancelled as conflicting and sent
+ * again with jittered backoff, so many reports at once all land, each counted once. A refused delivery
+ * condition returns the delivery as it is (`ALL_OLD`), so telling a repeat from a stale or an early
+ * attempt costs no read of its own.
  */
 
-export const outcomeStore: OutcomeStore = {
-  async deliveryState(ref) {
-    const key = keys.delivery(ref.deploymentId, ref.notificationId, ref.runId, ref.deliveryId);
-    const { Item } = await documentClient().send(
-      new GetCommand({
-        TableName: tableName(),
-        Key: key,
-        ConsistentRead: true,
-        ProjectionExpression: '#status, attempts',
-        ExpressionAttributeNames: { '#status': 'status' },
-      }),
-    );
-    const state = Item && decodeDeliveryState(Item, key);
-    // A skipped delivery was never sent: there is no outcome of it to report.
-    return state?.status === 'skipped' ? undefined : state;
-  },
+/** The transaction's actions, in the order sent: what a cancellation's reasons are indexed by. */
+const DELIVERY = 0;
+const RUN = 1;
+const NOTIFICATION = 2;
 
+/** What a refused transaction's reasons say; a skipped delivery was never sent: there is no outcome of it to report. */
+function refusal(ref: DeliveryRef, delivery: Record<string, AttributeValue> | undefined): RecordResult {
+  const key = keys.delivery(ref.deploymentId, ref.notificationId, ref.runId, ref.deliveryId);
+  const current = delivery && decodeDeliveryState(delivery, key);
+  return current && current.status !== 'skipped' ? { outcome: 'changed', current } : { outcome: 'unknown' };
+}
+
+export const outcomeStore: OutcomeStore = {
   record(ref, from, report, now): Promise<RecordResult> {
     const failed = report.status === 'failed';
     const failedEntry = indexKeys.failedDelivery(
@@ -49,6 +49,7 @@ export const outcomeStore: OutcomeStore = {
         ? 'SET #status = :to, #error = :error, updatedAt = :now, gsi1pk = :failedPk, gsi1sk = :failedSk'
         : 'SET #status = :to, #error = :error, updatedAt = :now',
       ConditionExpression: '#status = :from AND attempts = :attempt',
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
       ExpressionAttributeNames: { '#status': 'status', '#error': 'error' },
       ExpressionAttributeValues: {
         ':to': report.status,
@@ -67,16 +68,25 @@ export const outcomeStore: OutcomeStore = {
       ExpressionAttributeNames: { '#to': report.status },
       ExpressionAttributeValues: { ':one': 1 },
     };
-    return transact<RecordResult>(
-      () =>
-        documentClient().send(
-          new TransactWriteCommand({ TransactItems: [{ Update: deliveryUpdate }, { Update: runUpdate }] }),
-        ),
+    const actions = [
+      { Update: deliveryUpdate },
+      { Update: runUpdate },
+      // A deleted notification's items wait for the purge: its reports are 404 from the delete on.
       {
-        written: 'recorded',
-        cancelled: ({ failedAt }) => {
-          if (failedAt(0)) return 'delivery_changed';
-          if (failedAt(1)) return 'run_gone';
+        ConditionCheck: {
+          TableName: tableName(),
+          Key: keys.notification(ref.deploymentId, ref.notificationId),
+          ConditionExpression: 'attribute_exists(pk)',
+        },
+      },
+    ];
+    return transact<RecordResult>(
+      () => documentClient().send(new TransactWriteCommand({ TransactItems: actions })),
+      {
+        written: { outcome: 'recorded' },
+        cancelled: ({ failedAt, itemAt }) => {
+          if (failedAt(NOTIFICATION) || failedAt(RUN)) return { outcome: 'unknown' };
+          if (failedAt(DELIVERY)) return refusal(ref, itemAt(DELIVERY));
           return undefined;
         },
       },

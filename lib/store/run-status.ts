@@ -1,4 +1,5 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { StalledRunStore } from '#lib/domain/outcomes';
 import { isComplete, type Run, settledStatus } from '#lib/domain/runs';
 import { documentClient, tableName } from '#lib/store/client';
 import { decodeRun } from '#lib/store/codecs/runs';
@@ -6,7 +7,7 @@ import { conditionHeld } from '#lib/store/conditional';
 import * as keys from '#lib/store/item-keys';
 import { getItem } from '#lib/store/items';
 import { awaitingOutcomesIndex, DUE_INDEX } from '#lib/store/keys';
-import { belowInIndex, countAll } from '#lib/store/query';
+import { allPages, belowInIndex, countAll, queryPage } from '#lib/store/query';
 
 /**
  * A run's status follows its counts: every writer that changes them (an outcome report, a retry, the
@@ -25,6 +26,12 @@ export async function currentRun(ref: {
   return item && decodeRun(item);
 }
 
+/** A run written before outcomes were counted has no outcome counts: absent is 0. */
+const countIs = (outcome: 'delivered' | 'failed', run: Run) =>
+  run.recipients[outcome] === 0
+    ? `(attribute_not_exists(recipients.${outcome}) OR recipients.${outcome} = :${outcome})`
+    : `recipients.${outcome} = :${outcome}`;
+
 /** Writes the status `run`'s counts call for, if it differs; returns the run as it then stands. */
 export async function settleRun(run: Run, now: number = Date.now()): Promise<Run> {
   const status = settledStatus(run);
@@ -41,8 +48,7 @@ export async function settleRun(run: Run, now: number = Date.now()): Promise<Run
         UpdateExpression: complete
           ? 'SET #status = :status, completedAt = :completedAt REMOVE gsi3pk, gsi3sk'
           : 'SET #status = :status, completedAt = :completedAt, gsi3pk = :awaitingPk, gsi3sk = :awaitingSk',
-        ConditionExpression:
-          '#status = :was AND recipients.queued = :queued AND recipients.delivered = :delivered AND recipients.failed = :failed',
+        ConditionExpression: `#status = :was AND recipients.queued = :queued AND ${countIs('delivered', run)} AND ${countIs('failed', run)}`,
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: {
           ...(!complete && { ':awaitingPk': awaiting.gsi3pk, ':awaitingSk': awaiting.gsi3sk }),
@@ -73,3 +79,31 @@ export async function countRunsAwaitingSince(instant: number): Promise<number> {
   );
   return counts.reduce((sum, count) => sum + count, 0);
 }
+
+/**
+ * Pages of the awaiting-outcomes index one check reads per partition: at about 0.5 KB an entry a 1 MB
+ * page holds some 2,000 runs, so 4 pages hold more than a shard takes in the worst minute of the scale
+ * model (~4,700, docs/scheduling.md), and a check reads a bounded amount whatever the backlog.
+ */
+const AWAITING_PAGES_PER_CHECK = 4;
+
+/**
+ * The runs awaiting outcomes as the index holds them (projection ALL: the run's status and counts, as
+ * of a moment ago) and the conditional settle, for the dispatcher's minute: the index may lag a write,
+ * and a settle from a stale copy changes nothing (its condition fails), so the next minute takes it.
+ */
+export const stalledRunStore: StalledRunStore = {
+  async *awaitingSince(instant) {
+    const bound = awaitingOutcomesIndex.before(instant);
+    for (const partition of awaitingOutcomesIndex.partitions()) {
+      let pages = 0;
+      for await (const page of allPages((start) =>
+        queryPage(belowInIndex(DUE_INDEX, partition, bound), start),
+      )) {
+        yield page.items.map(decodeRun);
+        if (++pages >= AWAITING_PAGES_PER_CHECK) break;
+      }
+    }
+  },
+  settle: settleRun,
+};

@@ -4,13 +4,16 @@ import {
   type OutcomeStore,
   type RecordResult,
   reportOutcome,
+  SETTLE_CHECK_AFTER_MS,
+  settleStalledRuns,
 } from '#lib/domain/outcomes';
 import { type DeliveryStatus, type Run, scheduledRunId } from '#lib/domain/runs';
 import { ConflictError, NotFoundError } from '#lib/errors';
 
 /**
  * The outcome rules against a store of one delivery held in memory: `record` moves it only from the
- * state it is asked to move it from, as the table's conditional write does.
+ * state it is asked to move it from, as the table's conditional write does, and says otherwise how
+ * the delivery is, as the refused write returns it.
  */
 
 const runId = scheduledRunId(Date.UTC(2026, 10, 24, 9));
@@ -26,21 +29,18 @@ function storeOf(
   const calls: string[] = [];
   let changes = options.changesUnderfoot ?? 0;
   const store: OutcomeStore = {
-    async deliveryState(ref) {
-      calls.push(`read ${ref.deploymentId}.${ref.notificationId}.${ref.runId}.${ref.deliveryId}`);
-      return delivery && { ...delivery };
-    },
     async record(_ref, from, report, at): Promise<RecordResult> {
       calls.push(`record ${from.status}@${from.attempts} → ${report.status} at ${at}`);
-      if (options.runGone) return 'run_gone';
+      if (options.runGone || !delivery) return { outcome: 'unknown' };
+      // Another writer's change in between: the write is refused, the delivery as it is comes back.
       if (changes > 0) {
         changes--;
-        return 'delivery_changed';
+        return { outcome: 'changed', current: { ...delivery } };
       }
-      if (!delivery || delivery.status !== from.status || delivery.attempts !== from.attempts)
-        return 'delivery_changed';
+      if (delivery.status !== from.status || delivery.attempts !== from.attempts)
+        return { outcome: 'changed', current: { ...delivery } };
       delivery = { status: report.status, attempts: delivery.attempts };
-      return 'recorded';
+      return { outcome: 'recorded' };
     },
     async settle(_ref, at) {
       calls.push(`settle at ${at}`);
@@ -67,7 +67,7 @@ describe('reportOutcome', () => {
     expect(current()).toEqual({ status: 'delivered', attempts: 1 });
   });
 
-  it('ignores a repeat, a stale attempt, and anything after delivered', async () => {
+  it('ignores a repeat, a stale attempt, and anything after delivered, and settles the run all the same', async () => {
     for (const [delivery, report] of [
       [{ status: 'delivered', attempts: 1 }, delivered],
       [
@@ -80,9 +80,11 @@ describe('reportOutcome', () => {
         { status: 'failed', attempt: 2 },
       ],
     ] as const) {
-      const { store, calls } = storeOf({ ...delivery });
-      expect(await reportOutcome(store, jobId, report, now)).toEqual({ applied: false });
-      expect(calls.filter((call) => call.startsWith('settle'))).toEqual([]);
+      const { store, calls, current } = storeOf({ ...delivery });
+      // The first sending of a repeat may have died between recording the last outcome and settling.
+      expect(await reportOutcome(store, jobId, report, now)).toEqual({ applied: false, completedRun });
+      expect(calls.filter((call) => call.startsWith('settle'))).toEqual([`settle at ${now}`]);
+      expect(current()).toEqual(delivery);
     }
   });
 
@@ -94,7 +96,6 @@ describe('reportOutcome', () => {
     });
     expect(calls).toEqual([
       `record queued@2 → failed at ${now}`,
-      `read 7.700.${runId}.${deliveryId}`,
       `record queued@2 → failed at ${now}`,
       `settle at ${now}`,
     ]);
@@ -127,5 +128,47 @@ describe('reportOutcome', () => {
       expect(error).toBeInstanceOf(NotFoundError);
       expect(error?.message).toBe(`Delivery job ${id} was not found`);
     }
+  });
+});
+
+describe('settleStalledRuns', () => {
+  const run = (id: string, counts: { queued: number; delivered: number; failed: number }): Run =>
+    ({ runId: id, status: 'dispatched', recipients: { skipped: 0, ...counts }, completedAt: null }) as Run;
+
+  it('settles only the runs whose counts are complete, and returns those it completed', async () => {
+    const pages = [
+      [
+        run('awaiting', { queued: 2, delivered: 1, failed: 0 }),
+        run('done', { queued: 2, delivered: 2, failed: 0 }),
+      ],
+      [
+        run('failed', { queued: 1, delivered: 0, failed: 1 }),
+        run('raced', { queued: 1, delivered: 1, failed: 0 }),
+      ],
+    ];
+    const asked: number[] = [];
+    const settledIds: string[] = [];
+    const completed = await settleStalledRuns(
+      {
+        async *awaitingSince(instant) {
+          asked.push(instant);
+          yield* pages;
+        },
+        async settle(stalled, at) {
+          settledIds.push(stalled.runId);
+          // Another writer settled `raced` first: its condition fails, the run comes back as given.
+          if (stalled.runId === 'raced') return stalled;
+          const status = stalled.recipients.failed > 0 ? 'completed_with_failures' : 'completed';
+          return { ...stalled, status, completedAt: new Date(at).toISOString() };
+        },
+      },
+      now,
+    );
+    expect(asked).toEqual([now - SETTLE_CHECK_AFTER_MS]);
+    expect(settledIds).toEqual(['done', 'failed', 'raced']);
+    expect(completed.map((r) => [r.runId, r.status])).toEqual([
+      ['done', 'completed'],
+      ['failed', 'completed_with_failures'],
+    ]);
   });
 });

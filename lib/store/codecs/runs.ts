@@ -1,3 +1,4 @@
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import * as z from 'zod/mini';
 import { config } from '#lib/config';
 import { runExpiresAt, runInstant } from '#lib/domain/retention';
@@ -167,9 +168,17 @@ const attemptsOf = (stored: { status: Delivery['status']; attempts?: number | un
 const deliveryStateItem = () =>
   z.looseObject({ status: z.enum(deliveryStatuses), attempts: z.optional(count()) });
 
-/** A delivery's status and attempts, read alone (a projection) to decide an outcome report. */
-export function decodeDeliveryState(item: Item, key: Key): Pick<Delivery, 'status' | 'attempts'> {
-  const stored = checkItem('delivery', deliveryStateItem, item, key);
+/**
+ * A delivery's status and attempts, to decide an outcome report, from the item a refused transaction
+ * returns: in DynamoDB's attribute-value form (the document client converts answers, not errors).
+ */
+export function decodeDeliveryState(
+  item: Record<string, AttributeValue>,
+  key: Key,
+): Pick<Delivery, 'status' | 'attempts'> {
+  const attempts = item.attempts?.N;
+  const plain = { status: item.status?.S, attempts: attempts === undefined ? undefined : Number(attempts) };
+  const stored = checkItem('delivery', deliveryStateItem, plain, key);
   return { status: stored.status, attempts: attemptsOf(stored) };
 }
 
