@@ -1,8 +1,9 @@
 import { App } from 'aws-cdk-lib';
 import { addStageStack } from './admin-api-app.ts';
+import { addGuardrailChecks } from './guardrails.ts';
 import { StageConfigError } from './stages.ts';
 
-// `cdk synth|deploy -c stage=<name>`: one stack per stage, see cdk/stages.ts.
+// `cdk synth|deploy -c stage=<name>`: one stack per stage, its settings in cdk/stages/<name>.json.
 const app = new App();
 try {
   addStageStack(app);
@@ -11,4 +12,5 @@ try {
   console.error(error.message);
   process.exit(1);
 }
+addGuardrailChecks(app);
 app.synth();
