@@ -13,7 +13,11 @@ export function addStageStack(app: App): AdminApiStack {
     description: `Notification and embedding admin API, stage ${stage.name}`,
     tags: { application: 'notification-admin', stage: stage.name },
   });
-  for (const warning of warnings)
-    Annotations.of(stack).addWarningV2('notification-admin:stage-settings', warning);
+  if (warnings.length > 0) {
+    Annotations.of(stack).addWarningV2(
+      'notification-admin:stage-settings',
+      `Stage "${stage.name}" is a demo: it deploys, but is not finished:\n  ${warnings.join('\n  ')}`,
+    );
+  }
   return stack;
 }

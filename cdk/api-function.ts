@@ -8,7 +8,7 @@ import {
   Runtime,
   Tracing,
 } from 'aws-cdk-lib/aws-lambda';
-import { type BundlingOptions, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { type BundlingOptions, LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import type { TableAction } from '#lib/routes';
@@ -28,6 +28,8 @@ const functionBundling: BundlingOptions = {
   externalModules: [...bundlingSettings.externalModules],
   // esbuild is a devDependency; nothing here needs Docker.
   forceDockerBundling: false,
+  // Warnings and errors only: not esbuild's table of output files, 22 times over, on every synth.
+  logLevel: LogLevel.WARNING,
 };
 
 /**

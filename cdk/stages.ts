@@ -14,7 +14,7 @@ import type { TrustedIssuer } from '#lib/config';
 export const STAGES_DIRECTORY = fileURLToPath(new URL('./stages/', import.meta.url));
 
 /** The demo stage: committed with placeholder values, which it warns about instead of failing. */
-export const DEMO_STAGE = 'dev';
+const DEMO_STAGE = 'dev';
 
 /**
  * Values copied from a template and never replaced: RFC 2606's example domains, the words templates
@@ -50,7 +50,7 @@ const issuerSettings = z.strictObject({
   jwksUri: httpsUrl,
 });
 
-export const stageSettingsSchema = z.strictObject({
+const stageSettingsSchema = z.strictObject({
   /** A production stage keeps its table (deletion protection, RETAIN) and its logs whatever happens to the stack. */
   production: z.boolean(),
   tableName: z.string().regex(/^[A-Za-z0-9_.-]{3,255}$/, 'must be a DynamoDB table name'),
@@ -111,7 +111,7 @@ export interface StageConfig extends Omit<StageSettings, 'logRetentionDays' | 't
   logRetention: RetentionDays;
 }
 
-/** A stage's settings and what the demo stage was let off with (placeholders, no recipients). */
+/** A stage's settings, and what the demo stage was let off with (placeholders, no recipients). */
 export interface LoadedStage {
   stage: StageConfig;
   warnings: string[];
@@ -160,7 +160,7 @@ export function loadStage(name: unknown, file?: unknown): LoadedStage {
 }
 
 /** The settings checked: malformed ones always fail; placeholders and missing recipients fail but in the demo stage. */
-export function parseStage(name: string, raw: unknown, source: string): LoadedStage {
+function parseStage(name: string, raw: unknown, source: string): LoadedStage {
   const parsed = stageSettingsSchema.safeParse(raw);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `${settingName(issue.path)}: ${describe(issue)}`);
@@ -173,7 +173,7 @@ export function parseStage(name: string, raw: unknown, source: string): LoadedSt
   }
   return {
     stage: { name, ...settings, logRetention: logRetentionDays as RetentionDays },
-    warnings: unfinished.map((problem) => `Stage "${name}" is a demo: ${problem}`),
+    warnings: unfinished,
   };
 }
 

@@ -188,8 +188,9 @@ describe('the guardrails of a production stage', () => {
       template.findResources('AWS::SQS::QueuePolicy', { Properties: { Queues: [{ Ref: queueId }] } }),
     ) as Resource[];
     expect(others).toHaveLength(0);
-    const statements = (policy?.Properties.PolicyDocument as { Statement: Record<string, unknown>[] })
-      .Statement;
+    const statements = (
+      (policy as Resource).Properties.PolicyDocument as { Statement: Record<string, unknown>[] }
+    ).Statement;
     const allowed = statements.filter((statement) => statement.Effect === 'Allow');
     expect(allowed).toEqual([
       {
