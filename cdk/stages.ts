@@ -163,7 +163,7 @@ export function loadStage(name: unknown, file?: unknown): LoadedStage {
 function parseStage(name: string, raw: unknown, source: string): LoadedStage {
   const parsed = stageSettingsSchema.safeParse(raw);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${settingName(issue.path)}: ${describe(issue)}`);
+    const problems = parsed.error.issues.map((issue) => `${settingName(issue.path)}: ${problemOf(issue)}`);
     throw new StageConfigError(`Stage "${name}" (${source}):\n  ${problems.join('\n  ')}`);
   }
   const { logRetentionDays, ...settings } = parsed.data;
@@ -181,7 +181,7 @@ function settingName(path: readonly PropertyKey[]): string {
   return path.length === 0 ? '(the file)' : path.map(String).join('.');
 }
 
-function describe(issue: z.core.$ZodIssue): string {
+function problemOf(issue: z.core.$ZodIssue): string {
   // zod says "expected string, received undefined"; an operator reads "missing".
   return issue.code === 'invalid_type' && issue.message.endsWith('received undefined')
     ? 'missing'
