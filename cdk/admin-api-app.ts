@@ -1,13 +1,23 @@
-import type { App } from 'aws-cdk-lib';
+import { Annotations, type App } from 'aws-cdk-lib';
 import { AdminApiStack } from './admin-api-stack.ts';
-import { type StageConfig, selectStage, stages } from './stages.ts';
+import { loadStage } from './stages.ts';
 
-/** The stack of the stage named by `-c stage=<name>`; an unknown or missing name fails the synth. */
-export function addStageStack(app: App, known: Record<string, StageConfig> = stages): AdminApiStack {
-  const stage = selectStage(app.node.tryGetContext('stage'), known);
-  return new AdminApiStack(app, `NotificationAdmin-${stage.name}`, {
+/**
+ * The stack of the stage named by `-c stage=<name>`, from its settings file (`-c stageFile=<path>` names
+ * one outside cdk/stages/); an unknown stage or a setting it refuses fails the synth.
+ */
+export function addStageStack(app: App): AdminApiStack {
+  const { stage, warnings } = loadStage(app.node.tryGetContext('stage'), app.node.tryGetContext('stageFile'));
+  const stack = new AdminApiStack(app, `NotificationAdmin-${stage.name}`, {
     stage,
     description: `Notification and embedding admin API, stage ${stage.name}`,
     tags: { application: 'notification-admin', stage: stage.name },
   });
+  if (warnings.length > 0) {
+    Annotations.of(stack).addWarningV2(
+      'notification-admin:stage-settings',
+      `Stage "${stage.name}" is a demo: it deploys, but is not finished:\n  ${warnings.join('\n  ')}`,
+    );
+  }
+  return stack;
 }

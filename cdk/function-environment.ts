@@ -14,6 +14,7 @@ export function functionEnvironment(stage: StageConfig): Record<string, string> 
     LOG_LEVEL: stage.logLevel,
     PRINCIPAL_CACHE_SECONDS: String(stage.principalCacheSeconds),
     EMBED_KEYS_CACHE_SECONDS: String(stage.embedKeysCacheSeconds),
+    RUN_RETENTION_DAYS: String(stage.runRetentionDays),
   };
   try {
     readConfig({ ...environment, TABLE_NAME: stage.tableName });

@@ -5,6 +5,7 @@ import {
   ComparisonOperator,
   Dashboard,
   GraphWidget,
+  type IAlarmAction,
   type IMetric,
   MathExpression,
   Metric,
@@ -15,6 +16,7 @@ import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { Table, Operation as TableOperation } from 'aws-cdk-lib/aws-dynamodb';
 import type { Rule } from 'aws-cdk-lib/aws-events';
 import { Topic } from 'aws-cdk-lib/aws-sns';
+import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
 import { addRecipientsRoute, type Operation, sendNotificationRoute } from '#lib/routes';
 import {
@@ -33,6 +35,8 @@ import type { ApiFunction } from './api-function.ts';
 
 export interface MonitoringProps {
   stageName: string;
+  /** Subscribed to the stage's alarm topic (e-mails), and alarmed besides it (an existing topic). */
+  alarmRecipients: { emails: readonly string[]; topicArn?: string };
   api: HttpApi;
   table: Table;
   functions: ReadonlyMap<Operation, ApiFunction>;
@@ -69,13 +73,27 @@ const DISPATCH_FAILURE_PERIODS = 3;
  */
 export class Monitoring extends Construct {
   readonly alarmTopic: Topic;
+  /** What every alarm of the stage does: publish to its topic, and to the operator's own topic if named. */
+  readonly alarmActions: IAlarmAction[];
   readonly alarms: Alarm[] = [];
   readonly dashboard: Dashboard;
 
   constructor(scope: Construct, id: string, props: MonitoringProps) {
     super(scope, id);
     const { api, table, functions, dispatcher, coordinator } = props;
-    this.alarmTopic = new Topic(this, 'AlarmTopic', { displayName: `Admin API alarms (${props.stageName})` });
+    this.alarmTopic = new Topic(this, 'AlarmTopic', {
+      displayName: `Admin API alarms (${props.stageName})`,
+      // Publishing without TLS is refused by the topic's policy.
+      enforceSSL: true,
+    });
+    for (const email of props.alarmRecipients.emails) {
+      this.alarmTopic.addSubscription(new EmailSubscription(email));
+    }
+    const { topicArn } = props.alarmRecipients;
+    this.alarmActions = [
+      new SnsAction(this.alarmTopic),
+      ...(topicArn ? [new SnsAction(Topic.fromTopicArn(this, 'OperatorTopic', topicArn))] : []),
+    ];
 
     // API Gateway's own counts: they include answers of functions that crashed or timed out.
     const serverErrorRate = new MathExpression({
@@ -322,7 +340,7 @@ export class Monitoring extends Construct {
       // No traffic is no failure.
       treatMissingData: TreatMissingData.NOT_BREACHING,
     });
-    alarm.addAlarmAction(new SnsAction(this.alarmTopic));
+    alarm.addAlarmAction(...this.alarmActions);
     this.alarms.push(alarm);
   }
 }

@@ -1,16 +1,15 @@
 import { fileURLToPath } from 'node:url';
 import { CfnOutput, Duration, type RemovalPolicy } from 'aws-cdk-lib';
-import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
-import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { Alarm, ComparisonOperator, type IAlarmAction, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
-import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { TableAction } from '#lib/routes';
 import { PURGE_TIMEOUT_SECONDS } from '#lib/timeouts';
 import { ApiFunction } from './api-function.ts';
+import { acknowledgeRuleTargetDeadLetterQueue } from './guardrails.ts';
 import type { StageConfig } from './stages.ts';
 
 /**
@@ -55,6 +54,7 @@ export class Purge extends Construct {
       enforceSSL: true,
       removalPolicy: props.removalPolicy,
     });
+    acknowledgeRuleTargetDeadLetterQueue(this.deadLetterQueue);
     this.function = new ApiFunction(scope, 'purge', {
       entry: fileURLToPath(new URL('../functions/purge.ts', import.meta.url)),
       description: `Empties the partitions of deleted notifications every minute (${stage.name})`,
@@ -63,6 +63,7 @@ export class Purge extends Construct {
       environment: props.environment,
       logRetention: stage.logRetention,
       logRemovalPolicy: props.removalPolicy,
+      tracing: stage.tracing,
     });
     this.function.bindTable(props.table, PURGE_TABLE_ACTIONS);
     this.rule = new Rule(this, 'EveryMinute', {
@@ -84,7 +85,7 @@ export class Purge extends Construct {
   }
 
   /** Passes that keep failing, or starts that could not be made: someone should look. */
-  alarmTo(topic: ITopic): Alarm[] {
+  alarmTo(actions: readonly IAlarmAction[]): Alarm[] {
     const failing = new Alarm(this, 'PurgeFailing', {
       alarmDescription: `The purge of deleted notifications failed in ${FAILING_PERIODS} periods of 5 minutes in a row`,
       metric: this.function.metricErrors({ period: Duration.minutes(5), statistic: 'Sum' }),
@@ -101,7 +102,7 @@ export class Purge extends Construct {
       comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
       treatMissingData: TreatMissingData.NOT_BREACHING,
     });
-    for (const alarm of [failing, lostStarts]) alarm.addAlarmAction(new SnsAction(topic));
+    for (const alarm of [failing, lostStarts]) alarm.addAlarmAction(...actions);
     this.alarms.push(failing, lostStarts);
     return this.alarms;
   }

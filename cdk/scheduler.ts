@@ -1,18 +1,18 @@
 import { fileURLToPath } from 'node:url';
 import { CfnOutput, Duration, type RemovalPolicy } from 'aws-cdk-lib';
-import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
-import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { Alarm, ComparisonOperator, type IAlarmAction, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import { AccountPrincipal, ArnPrincipal, type IPrincipal, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { ParamsAndSecretsLayerVersion } from 'aws-cdk-lib/aws-lambda';
-import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { SQS_MESSAGE_MAX_BYTES } from '#lib/limits';
 import type { TableAction } from '#lib/routes';
 import { DISPATCHER_TIMEOUT_SECONDS } from '#lib/timeouts';
 import { ApiFunction } from './api-function.ts';
+import { acknowledgeRuleTargetDeadLetterQueue } from './guardrails.ts';
 import type { StageConfig } from './stages.ts';
 
 /**
@@ -48,6 +48,21 @@ export const COORDINATOR_TIMEOUT_SECONDS = 30;
 /** A job the renderer failed this often goes to the dead-letter queue. */
 export const MAX_RECEIVE_COUNT = 5;
 
+/**
+ * What the renderer's principals may do on the delivery queue: take a job, delete it once handled, and
+ * hold it longer while rendering. Lambda's SQS event source also reads the queue's attributes first.
+ */
+export const RENDERER_QUEUE_ACTIONS = [
+  'sqs:ReceiveMessage',
+  'sqs:DeleteMessage',
+  'sqs:ChangeMessageVisibility',
+  'sqs:GetQueueAttributes',
+] as const;
+
+/** A 12-digit account id is the account's root principal (the account then delegates); an ARN is itself. */
+const rendererPrincipal = (principal: string): IPrincipal =>
+  /^\d{12}$/.test(principal) ? new AccountPrincipal(principal) : new ArnPrincipal(principal);
+
 export interface SchedulerProps {
   stage: StageConfig;
   table: ITable;
@@ -62,11 +77,14 @@ export interface SchedulerProps {
 export class Scheduler extends Construct {
   readonly queue: Queue;
   readonly deadLetterQueue: Queue;
+  /** The coordinator's starts that failed every retry: kept for a look, alarmed. */
+  readonly startsDeadLetterQueue: Queue;
   /** A worker: one dispatch pass over the shards the coordinator names. */
   readonly dispatcher: ApiFunction;
   /** Started every minute: counts what is due per shard and starts the workers it needs. */
   readonly coordinator: ApiFunction;
   readonly rule: Rule;
+  readonly alarms: Alarm[] = [];
 
   constructor(scope: Construct, id: string, props: SchedulerProps) {
     super(scope, id);
@@ -92,6 +110,17 @@ export class Scheduler extends Construct {
       deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: MAX_RECEIVE_COUNT },
       removalPolicy: props.removalPolicy,
     });
+    // Granted by the queue's own policy, so a renderer in another account needs nothing from this stack's roles.
+    if (stage.rendererPrincipals.length > 0) {
+      this.queue.addToResourcePolicy(
+        new PolicyStatement({
+          sid: 'RendererConsumes',
+          principals: stage.rendererPrincipals.map(rendererPrincipal),
+          actions: [...RENDERER_QUEUE_ACTIONS],
+          resources: [this.queue.queueArn],
+        }),
+      );
+    }
 
     this.dispatcher = new ApiFunction(scope, 'dispatch', {
       entry: fileURLToPath(new URL('../functions/dispatch.ts', import.meta.url)),
@@ -103,6 +132,9 @@ export class Scheduler extends Construct {
       logRetention: stage.logRetention,
       logRemovalPolicy: props.removalPolicy,
       secretsExtension: props.secretsExtension,
+      tracing: stage.tracing,
+      // Up to 64 workers in the busiest minute: capped, so that they cannot take the API's concurrency.
+      reservedConcurrency: stage.dispatcherReservedConcurrency,
     });
     this.dispatcher.bindTable(props.table, DISPATCHER_TABLE_ACTIONS);
     // A worker that fails is not run again: within the minute, the next coordinator counts what it
@@ -122,9 +154,22 @@ export class Scheduler extends Construct {
       environment: { ...props.environment, DISPATCH_WORKER_FUNCTION: this.dispatcher.functionName },
       logRetention: stage.logRetention,
       logRemovalPolicy: props.removalPolicy,
+      tracing: stage.tracing,
     });
     this.coordinator.bindTable(props.table, COORDINATOR_TABLE_ACTIONS);
-    this.dispatcher.grantInvoke(this.coordinator);
+    // The coordinator invokes the worker by its name, unqualified: no version or alias (grantInvoke would add `:*`).
+    this.coordinator.addToRolePolicy(
+      new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [this.dispatcher.functionArn] }),
+    );
+
+    this.startsDeadLetterQueue = new Queue(this, 'DispatchStartsDeadLetter', {
+      queueName: `notification-dispatch-dlq-${stage.name}`,
+      retentionPeriod: Duration.days(14),
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      removalPolicy: props.removalPolicy,
+    });
+    acknowledgeRuleTargetDeadLetterQueue(this.startsDeadLetterQueue);
 
     this.rule = new Rule(this, 'EveryMinute', {
       description: `Starts the notification dispatch coordinator (${stage.name})`,
@@ -134,6 +179,7 @@ export class Scheduler extends Construct {
           // A failed start is retried; a pass is safe to repeat, and the next minute's would do it too.
           retryAttempts: 2,
           maxEventAge: Duration.minutes(2),
+          deadLetterQueue: this.startsDeadLetterQueue,
         }),
       ],
     });
@@ -150,10 +196,31 @@ export class Scheduler extends Construct {
       value: this.deadLetterQueue.queueName,
       description: `Jobs the renderer failed ${MAX_RECEIVE_COUNT} times`,
     });
+    new CfnOutput(scope, 'DeliveryQueueArn', {
+      value: this.queue.queueArn,
+      description: "The renderer's input, as its role's policy names it (docs/deploy-your-account.md)",
+    });
+    new CfnOutput(scope, 'DispatchDeadLetterQueueName', {
+      value: this.startsDeadLetterQueue.queueName,
+      description: 'Dispatch coordinator starts that failed every retry',
+    });
   }
 
-  /** A job in the dead-letter queue is one the renderer gave up on: someone should look. */
-  alarmTo(topic: ITopic): Alarm {
+  /**
+   * A job in the dead-letter queue is one the renderer gave up on; a start there is a minute the
+   * coordinator could not be started for: someone should look at either.
+   */
+  alarmTo(actions: readonly IAlarmAction[]): Alarm[] {
+    const lostStarts = new Alarm(this, 'DispatchStartsDeadLetters', {
+      alarmDescription: 'Dispatch coordinator starts failed every retry and wait in the dead-letter queue',
+      metric: this.startsDeadLetterQueue.metricApproximateNumberOfMessagesVisible({
+        period: Duration.minutes(5),
+      }),
+      threshold: 0,
+      evaluationPeriods: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
     const alarm = new Alarm(this, 'DeadLetterJobs', {
       alarmDescription: 'Delivery jobs the renderer failed repeatedly are waiting in the dead-letter queue',
       metric: this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5) }),
@@ -162,7 +229,8 @@ export class Scheduler extends Construct {
       comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
       treatMissingData: TreatMissingData.NOT_BREACHING,
     });
-    alarm.addAlarmAction(new SnsAction(topic));
-    return alarm;
+    for (const each of [alarm, lostStarts]) each.addAlarmAction(...actions);
+    this.alarms.push(alarm, lostStarts);
+    return this.alarms;
   }
 }

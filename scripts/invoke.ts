@@ -12,7 +12,8 @@ import { DEFAULT_TABLE_NAME, DEMO_FIXTURE, readFixture, trustIssuersOf } from '.
 /**
  * `npm run invoke -- <operation> <event.json>`: what `sam local invoke` does, without Docker. The
  * operation's handler runs in this process on an API Gateway HTTP API (payload 2.0) event, against
- * the local table, and its response is printed on stdout; the function's logs go to stderr.
+ * the local table, and its response is printed on stdout, last. As in Lambda, the function's INFO and
+ * DEBUG log lines and its metric lines go to stdout before it, WARN and ERROR to stderr.
  */
 
 const USAGE = `Usage: npm run invoke -- <operation> <event.json>
@@ -87,7 +88,7 @@ async function main(): Promise<void> {
       await ensureTable();
       await loadFixture(fixture);
     }
-    // As in Lambda, the function's own output is its log; stdout is kept for the response alone.
+    // Stray console output of the code goes to stderr; the logger and metrics write stdout themselves, as in Lambda.
     console.log = console.error;
     console.info = console.error;
     console.debug = console.error;

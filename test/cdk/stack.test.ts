@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { App, type Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
@@ -17,18 +18,18 @@ import {
   DISPATCHER_TABLE_ACTIONS,
   MAX_RECEIVE_COUNT,
 } from '../../cdk/scheduler.ts';
-import { type StageConfig, StageConfigError, stages } from '../../cdk/stages.ts';
+import { loadStage, StageConfigError } from '../../cdk/stages.ts';
+
+/** A production stage's settings as an operator fills them in: the committed prod.example.json's, finished. */
+const PROD_SETTINGS = fileURLToPath(new URL('./stages/prod.json', import.meta.url));
 
 /**
  * The template as `cdk synth -c stage=<name>` writes it. Bundling is skipped (`aws:cdk:bundling-stacks`
  * empty): these tests read the template, not the code, and bundling adds seconds per stage.
  */
-function synth(
-  stage: string,
-  known?: Record<string, StageConfig>,
-): { stack: AdminApiStack; template: Template } {
-  const app = new App({ context: { stage, 'aws:cdk:bundling-stacks': [] } });
-  const stack = addStageStack(app, known);
+function synth(stage: string, stageFile?: string): { stack: AdminApiStack; template: Template } {
+  const app = new App({ context: { stage, stageFile, 'aws:cdk:bundling-stacks': [] } });
+  const stack = addStageStack(app);
   return { stack, template: Template.fromStack(stack) };
 }
 
@@ -37,7 +38,7 @@ const synthesized = new Map<string, ReturnType<typeof synth>>();
 function stage(name: 'dev' | 'prod'): ReturnType<typeof synth> {
   let result = synthesized.get(name);
   if (!result) {
-    result = synth(name);
+    result = synth(name, name === 'prod' ? PROD_SETTINGS : undefined);
     synthesized.set(name, result);
   }
   return result;
@@ -121,8 +122,10 @@ describe('the dev stage', () => {
       );
       const actions = [...new Set<string>(route.tableActions)].sort();
       const table = { 'Fn::GetAtt': [tableId, 'Arn'] };
-      // A Query may read the indexes too; nothing else may.
-      const indexes = { 'Fn::Join': ['', [table, '/index/*']] };
+      // A Query may read the indexes too, each named: nothing else may.
+      const indexes = ['gsi1', 'gsi2', 'gsi3', 'gsi4'].map((name) => ({
+        'Fn::Join': ['', [table, `/index/${name}`]],
+      }));
       // CloudFormation takes a lone action as a string. Queueing delivery jobs is granted on the queue alone.
       const tableStatements = statements
         .map((statement) => ({ ...statement, Action: [statement.Action].flat() }))
@@ -134,25 +137,33 @@ describe('the dev stage', () => {
               {
                 Effect: 'Allow',
                 Action: actions,
-                Resource: actions.includes('dynamodb:Query') ? [table, indexes] : table,
+                Resource: actions.includes('dynamodb:Query') ? [table, ...indexes] : table,
               },
             ],
       );
-      // Queueing delivery jobs is granted on the queue alone; reading the unsubscribe key on its secret alone.
+      // Queueing delivery jobs is granted on the queue alone; reading the unsubscribe key on its secret
+      // alone; writing logs on the function's own log group alone.
       const queues = operation === 'send-notification' || operation === 'retry-run' ? 1 : 0;
       const secrets = 'readsUnsubscribeKey' in route ? 1 : 0;
-      expect(statements).toHaveLength(tableStatements.length + queues + secrets);
-      // Besides the table, only CloudWatch Logs: the managed basic execution policy.
+      expect(statements).toHaveLength(tableStatements.length + queues + secrets + 1);
+      const logGroupId = (
+        (template.toJSON().Resources[logicalId(stack, fn)] as Resource).Properties.LoggingConfig as {
+          LogGroup: { Ref: string };
+        }
+      ).LogGroup.Ref;
+      expect(statements).toContainEqual({
+        Effect: 'Allow',
+        Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+        Resource: { 'Fn::GetAtt': [logGroupId, 'Arn'] },
+      });
+      // No AWS managed policy (the basic execution role's reaches every log group): only the stack's X-Ray one.
       const role = template.toJSON().Resources[roleId] as Resource;
-      expect(JSON.stringify(role.Properties.ManagedPolicyArns)).toContain(
-        'service-role/AWSLambdaBasicExecutionRole',
-      );
-      expect(role.Properties.ManagedPolicyArns).toHaveLength(1);
+      expect(role.Properties.ManagedPolicyArns).toEqual([{ Ref: expect.stringMatching(/^TraceWriting/) }]);
     }
   });
 
   it("gives every function the stage's configuration, which lib/config.ts accepts", () => {
-    const dev = stages.dev as StageConfig;
+    const dev = loadStage('dev').stage;
     const tableId = stack.getLogicalId(stack.table.node.defaultChild as never);
     for (const fn of Object.values(template.findResources('AWS::Lambda::Function')) as Resource[]) {
       const {
@@ -176,6 +187,7 @@ describe('the dev stage', () => {
         LOG_LEVEL: dev.logLevel,
         PRINCIPAL_CACHE_SECONDS: String(dev.principalCacheSeconds),
         EMBED_KEYS_CACHE_SECONDS: String(dev.embedKeysCacheSeconds),
+        RUN_RETENTION_DAYS: String(dev.runRetentionDays),
       });
       const config = readConfig({ ...variables, TABLE_NAME: dev.tableName } as NodeJS.ProcessEnv);
       expect(config.trustedIssuers.map((issuer) => issuer.kind).sort()).toEqual(['console', 'platform']);
@@ -311,7 +323,7 @@ describe('the dev stage', () => {
   it('answers CORS preflights for the configured origins only, with the methods of the routes', () => {
     template.hasResourceProperties('AWS::ApiGatewayV2::Api', {
       CorsConfiguration: {
-        AllowOrigins: stages.dev?.corsAllowOrigins,
+        AllowOrigins: loadStage('dev').stage.corsAllowOrigins,
         AllowMethods: ['PUT', 'POST', 'PATCH', 'GET', 'DELETE'],
         AllowHeaders: ['authorization', 'content-type', 'idempotency-key'],
       },
@@ -319,8 +331,8 @@ describe('the dev stage', () => {
   });
 
   it('alarms on the 5xx rate, throttling, the dispatcher and dead letters, to one SNS topic', () => {
-    // The purge's own alarms are held by its own test below.
-    const purgeAlarms = stack.purge.alarms.map((alarm) =>
+    // The purge's own alarms, and the coordinator's dead-letter one, are held by their own tests.
+    const purgeAlarms = [...stack.purge.alarms, ...stack.scheduler.alarms.slice(1)].map((alarm) =>
       stack.getLogicalId(alarm.node.defaultChild as never),
     );
     const alarms = Object.entries(template.findResources('AWS::CloudWatch::Alarm'))
@@ -432,8 +444,10 @@ describe('the dev stage', () => {
       'ApiUrl',
       'DeliveryDeadLetterQueueName',
       'DeliveryOutcomeUrl',
+      'DeliveryQueueArn',
       'DeliveryQueueName',
       'DeliveryQueueUrl',
+      'DispatchDeadLetterQueueName',
       'PurgeDeadLetterQueueName',
       'RendererTokenIssuers',
       'TableName',
@@ -661,7 +675,7 @@ describe('the scheduler of the dev stage', () => {
     ) as Resource[];
     const document = JSON.stringify(dispatcherPolicy.map((policy) => policy.Properties.PolicyDocument));
     for (const action of DISPATCHER_TABLE_ACTIONS) expect(document).toContain(action);
-    expect(document).toContain('/index/*');
+    expect(document).toContain('/index/gsi3');
     expect(document).toContain(queueId);
   });
 });
@@ -708,8 +722,15 @@ describe('the purge of the dev stage', () => {
     const statements = policies.flatMap(
       (policy) => (policy.Properties.PolicyDocument as { Statement: { Action: unknown }[] }).Statement,
     );
-    expect(statements.map((statement) => statement.Action)).toEqual([[...PURGE_TABLE_ACTIONS].sort()]);
-    expect(JSON.stringify(statements)).toContain('/index/*');
+    // Its table actions, and writing its own logs.
+    expect(statements.map((statement) => statement.Action)).toEqual(
+      expect.arrayContaining([
+        [...PURGE_TABLE_ACTIONS].sort(),
+        ['logs:CreateLogStream', 'logs:PutLogEvents'],
+      ]),
+    );
+    expect(statements).toHaveLength(2);
+    expect(JSON.stringify(statements)).toContain('/index/gsi1');
     expect(JSON.stringify(statements)).not.toContain('sqs:');
   });
 
@@ -770,27 +791,20 @@ describe('the template as sam local reads it', () => {
 });
 
 describe('stage selection', () => {
-  it('refuses an unknown stage, naming the known ones', () => {
+  it('refuses a stage without a settings file, naming the stages that have one', () => {
     expect(() => synth('staging')).toThrow(StageConfigError);
-    expect(() => synth('staging')).toThrow(/Unknown stage "staging".*-c stage=<name>, one of: dev, prod/);
+    expect(() => synth('staging')).toThrow(/Unknown stage "staging".*-c stage=<name>, one of: dev$/);
+  });
+
+  it('points a stage with only a template at copying it', () => {
+    expect(() => synth('prod')).toThrow(
+      /no settings file .*cdk\/stages\/prod\.json; copy .*prod\.example\.json/,
+    );
   });
 
   it('refuses a synth without a stage', () => {
     const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-    expect(() => addStageStack(app)).toThrow(/No stage selected.*dev, prod/);
-  });
-
-  it('fails the synth, naming the stage, on a setting the functions would refuse at run time', () => {
-    const broken: StageConfig = {
-      ...(stages.dev as StageConfig),
-      name: 'broken',
-      trustedIssuers: [
-        { kind: 'console', issuer: 'https://idp.example', audience: 'x', jwksUri: 'not a url' },
-      ],
-    };
-    expect(() => synth('broken', { broken })).toThrow(
-      /Stage "broken": Invalid configuration: TRUSTED_ISSUERS/,
-    );
+    expect(() => addStageStack(app)).toThrow(/No stage selected.*one of: dev$/);
   });
 
   it('names the stack after the stage, so stages deploy side by side', () => {
