@@ -561,8 +561,8 @@ function dueLanes(entries: readonly DueEntry[]) {
   const lanes = new Map<number, { entries: DueEntry[]; next: number }>();
   for (const entry of entries) {
     const shard = entry.shard ?? -1;
-    let lane = lanes.get(shard);
-    if (!lane) lanes.set(shard, (lane = { entries: [], next: 0 }));
+    const lane = lanes.get(shard) ?? { entries: [], next: 0 };
+    lanes.set(shard, lane);
     lane.entries.push(entry);
   }
   let turn = lanes.values();
