@@ -101,8 +101,8 @@ export interface HandOnPlan {
 
 /**
  * What a worker keeps of the entries it has still to do, at the pace it measured, and what it hands
- * on: it keeps the shards it fires within `secondsLeft` at that pace and shares the others among
- * continuations, each planned what a worker at that pace fires in the time left once started.
+ * on: it keeps the shards it fires within `secondsLeft` at that pace (the largest one at least) and
+ * shares the others among continuations, each planned what a worker at that pace fires in the time left once started.
  * Whole shards, as the coordinator plans them: a shard's partition is one worker's to pace.
  */
 export function planHandOn(
@@ -119,7 +119,8 @@ export function planHandOn(
   const handed = new Map<number, number>();
   let kept = 0;
   for (const [shard, count] of shards) {
-    if (kept + count <= capacity) {
+    // The worker keeps one shard at least: a continuation at its pace would fire it no sooner.
+    if (kept + count <= capacity || keep.length === 0) {
       keep.push(shard);
       kept += count;
     } else handed.set(shard, count);

@@ -180,7 +180,7 @@ export interface SendNowStore extends RunDeliveryStore {
 }
 
 /** Starts another worker on slices of the due index a pass hands on: deployed, an invocation of its function. */
-export interface Continuation {
+interface Continuation {
   start(slices: readonly DueSlice[]): Promise<void>;
 }
 

@@ -6,6 +6,7 @@ import {
   workerFiresPerSecond,
 } from '#lib/domain/dispatch-fanout';
 import { DUE_INDEX_SHARDS, dueShard } from '#lib/store/keys';
+import { simulateMinute } from '#test/support/dispatch-timeline';
 
 /** The worst minute of the scale model in docs/scheduling.md: 300,000 due at once, spread by the shard hash. */
 const WORST_MINUTE = 300_000;
@@ -98,10 +99,16 @@ describe('a worker handing on what it would not fire in time', () => {
       keep: [0, 1, 2],
       continuations: [],
     });
-    // 10 a second with 12 s left: keeps 120 (shard 2's 100), continuations of 100 each (10 s once started).
+    // 10 a second with 12 s left: 120 fit, no shard does; it keeps the largest, and continuations of
+    // 100 each (10 s once started) take the others.
     const slow = planHandOn(remaining, { done: 10, seconds: 1 }, 12);
-    expect(slow.keep).toEqual([2]);
-    expect(slow.continuations).toEqual([[0], [1]]);
+    expect(slow.keep).toEqual([0]);
+    expect(slow.continuations).toEqual([[1], [2]]);
+    // A shard it cannot fire in time either way stays with it: handing it on would only start it again.
+    expect(planHandOn(new Map([[5, 1_000]]), { done: 10, seconds: 1 }, 12)).toEqual({
+      keep: [5],
+      continuations: [],
+    });
   });
 });
 
@@ -133,5 +140,35 @@ describe('the due-index shard of a notification', () => {
     while (drawn.size < 10_000) drawn.add(draw());
     expect(fullest([...drawn].map((id) => [1 + (id % 50), id] as const))).toBeLessThan(1.25);
     expect(fullest(run(1, 1, 300_000))).toBeLessThan(1.01);
+  });
+});
+
+describe('a busy minute on the modelled timeline, at the deployed pace figures', () => {
+  const dueOf = (count: number) => {
+    const due = new Array<number>(DUE_INDEX_SHARDS).fill(0);
+    for (let id = 1; id <= count; id++) due[dueShard(1, id)] = (due[dueShard(1, id)] ?? 0) + 1;
+    return due;
+  };
+  const deployed = { plannedPace: workerFiresPerSecond(32), plannedSeconds: 20, coordinatorAt: 1 };
+
+  it('fires 10,000 due within the minute at the planned pace, and still at the pace the findings measured (48 a second)', () => {
+    const planned = simulateMinute(dueOf(10_000), { ...deployed, workerPace: 400 });
+    expect(planned).toMatchObject({ workers: 2, continuations: 0, inTime: 10_000, late: 0 });
+    expect(planned.lastFireAt).toBeLessThan(20);
+    const slow = simulateMinute(dueOf(10_000), { ...deployed, workerPace: 48 });
+    expect(slow.continuations).toBeGreaterThan(0);
+    expect(slow).toMatchObject({ inTime: 10_000, late: 0 });
+    expect(slow.lastFireAt).toBeLessThanOrEqual(59);
+  });
+
+  it('fires 300,000 due within the minute at the planned pace, one shard per worker at its partition’s pace', () => {
+    const planned = simulateMinute(dueOf(300_000), { ...deployed, workerPace: 400 });
+    expect(planned).toMatchObject({ workers: 64, continuations: 0, inTime: 300_000, late: 0 });
+    expect(planned.lastFireAt).toBeLessThan(25);
+    // At 48 a second a worker cannot fire its one shard in time, and a shard is not split (its
+    // partition's pace is one worker's): what it has not fired at its deadline goes on at once, late.
+    const slow = simulateMinute(dueOf(300_000), { ...deployed, workerPace: 48 });
+    expect(slow.inTime + slow.late).toBe(300_000);
+    expect(slow.late).toBeGreaterThan(0);
   });
 });
