@@ -1,7 +1,7 @@
 import type { Context } from 'aws-lambda';
 import { config } from '#lib/config';
-import { startWorker } from '#lib/dispatch-workers';
 import { fireByOf, planWorkers, workerFiresPerSecond } from '#lib/domain/dispatch-fanout';
+import { startWorker } from '#lib/jobs/dispatch-workers';
 import { logger } from '#lib/log';
 import { dueCounts } from '#lib/store/due-counts';
 

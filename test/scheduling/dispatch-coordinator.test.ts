@@ -3,11 +3,11 @@ import { type InvokeCommandInput, TooManyRequestsException } from '@aws-sdk/clie
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { config } from '#lib/config';
-import { lambda } from '#lib/dispatch-workers';
 import { planWorkers, workerFiresPerSecond } from '#lib/domain/dispatch-fanout';
 import type { DeliveryJob } from '#lib/domain/runs';
 import { parseFixture } from '#lib/fixtures/fixture';
 import { ensureTable, loadFixture } from '#lib/fixtures/load-fixture';
+import { lambda } from '#lib/jobs/dispatch-workers';
 import { batchWriteAll } from '#lib/store/batch';
 import { documentClient, tableName } from '#lib/store/client';
 import { encodeRecipient } from '#lib/store/codecs/recipients';
