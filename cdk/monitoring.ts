@@ -159,6 +159,12 @@ export class Monitoring extends Construct {
       description: `Dispatcher entries failed in each of ${DISPATCH_FAILURE_PERIODS} periods of 5 minutes: notifications are not firing`,
       evaluationPeriods: DISPATCH_FAILURE_PERIODS,
     });
+    // A worker hands on what it would not fire in the minute; what it could not hand on fires late.
+    this.alarm('DispatchLate', emitted(DISPATCH_OPERATION, 'DispatchLeft', 'Sum'), 0, {
+      description:
+        'A dispatcher worker left due notifications it could neither fire nor hand on: they fire a minute late or later',
+      evaluationPeriods: 1,
+    });
     this.alarm('DispatcherErrors', dispatcher.metricErrors({ period: PERIOD, statistic: 'Sum' }), 0, {
       description: 'The dispatcher function failed (the due index could not be read, or it crashed)',
       evaluationPeriods: 1,

@@ -4,7 +4,14 @@ import { Alarm, ComparisonOperator, type IAlarmAction, TreatMissingData } from '
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
-import { AccountPrincipal, ArnPrincipal, type IPrincipal, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import {
+  AccountPrincipal,
+  ArnPrincipal,
+  type IPrincipal,
+  type IRole,
+  Policy,
+  PolicyStatement,
+} from 'aws-cdk-lib/aws-iam';
 import type { ParamsAndSecretsLayerVersion } from 'aws-cdk-lib/aws-lambda';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
@@ -137,9 +144,17 @@ export class Scheduler extends Construct {
       reservedConcurrency: stage.dispatcherReservedConcurrency,
     });
     this.dispatcher.bindTable(props.table, DISPATCHER_TABLE_ACTIONS);
-    // A worker that fails is not run again: within the minute, the next coordinator counts what it
-    // left and plans it afresh, and a late retry would only read the same shards twice. A start that
-    // Lambda cannot make within the minute (throttled) is dropped: the monitoring's alarm counts both.
+    // A worker starts continuations of itself (functions/dispatch.ts). A policy of its own, not the
+    // role's default one: the function waits for that policy, which would then wait for the function.
+    new Policy(this, 'DispatcherContinuations', {
+      roles: [this.dispatcher.role as IRole],
+      statements: [
+        new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [this.dispatcher.functionArn] }),
+      ],
+    });
+    // A worker that fails is not run again: the next minute's coordinator counts what it left and
+    // plans it afresh, and a late retry would only read the same slices twice. A start that Lambda
+    // cannot make within the minute (throttled) is dropped: the monitoring's alarm counts both.
     this.dispatcher.configureAsyncInvoke({ retryAttempts: 0, maxEventAge: Duration.minutes(1) });
     for (const fn of [this.dispatcher, ...props.producers]) {
       this.queue.grantSendMessages(fn);

@@ -1,8 +1,8 @@
-import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import type { Context } from 'aws-lambda';
 import { config } from '#lib/config';
-import { planWorkers, workerFiresPerSecond } from '#lib/domain/dispatch-fanout';
+import { fireByOf, planWorkers, workerFiresPerSecond } from '#lib/domain/dispatch-fanout';
 import { settleStalledRuns } from '#lib/domain/outcomes';
+import { startWorker } from '#lib/jobs/dispatch-workers';
 import { logger } from '#lib/log';
 import { dueCounts } from '#lib/store/due-counts';
 import { stalledRunStore } from '#lib/store/run-status';
@@ -10,17 +10,11 @@ import { stalledRunStore } from '#lib/store/run-status';
 /**
  * Started every minute by an EventBridge rule: counts what is due in each shard of the due index and
  * starts one dispatcher worker (functions/dispatch.ts) per group of shards, asynchronously, so that a
- * busy minute is fired by as many workers as it needs, each within its own timeout. Then settles the
- * runs a dead outcome report left unsettled (`settleStalledRuns`), the minute's one step that needs no
- * worker.
+ * busy minute is fired by as many workers as it needs, each within its own timeout. A worker that
+ * measures itself slower than planned hands what it would not fire in the minute on to workers it
+ * starts itself. Then settles the runs a dead outcome report left unsettled (`settleStalledRuns`), the
+ * minute's one step that needs no worker.
  */
-
-/**
- * The client the workers are started with. Lambda has no local engine: the tests record its Invoke
- * requests at its middleware stack and run the worker with exactly those payloads.
- */
-export const lambda = new LambdaClient({});
-
 export async function handler(_event: unknown, _context: Pick<Context, 'getRemainingTimeInMillis'>) {
   const now = Date.now();
   const worker = process.env.DISPATCH_WORKER_FUNCTION;
@@ -30,19 +24,10 @@ export async function handler(_event: unknown, _context: Pick<Context, 'getRemai
     workerFiresPerSecond: workerFiresPerSecond(config().dispatchConcurrency),
     workerSeconds: config().dispatchWorkerSeconds,
   });
+  const fireBy = fireByOf(now);
   // Every worker is asked for, even when one is refused: the others' shards fire this minute.
   const started = await Promise.allSettled(
-    plan.workers.map((shards) =>
-      lambda.send(
-        new InvokeCommand({
-          FunctionName: worker,
-          // Queued by Lambda; a worker that fails is not retried (cdk/scheduler.ts): the next minute's
-          // count finds what it left, and a pass is safe to repeat.
-          InvocationType: 'Event',
-          Payload: JSON.stringify({ shards }),
-        }),
-      ),
-    ),
+    plan.workers.map((shards) => startWorker(worker, { slices: shards.map((shard) => ({ shard })), fireBy })),
   );
   const settled = await settleStalledRuns(stalledRunStore, now).catch((error: unknown) => {
     // The next minute tries again; the workers' starts decide whether the coordinator failed.

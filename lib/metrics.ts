@@ -100,6 +100,8 @@ export function publishDispatchMetrics(counts: {
   queued: number;
   skipped: number;
   missed: number;
+  handedOn: number;
+  left: number;
   failed: number;
 }): void {
   tagOperation(DISPATCH_OPERATION);
@@ -108,6 +110,8 @@ export function publishDispatchMetrics(counts: {
   add('DeliveriesSkipped', 'Count', counts.skipped);
   add('InstantsMissed', 'Count', counts.missed);
   add('DispatchFailures', 'Count', counts.failed);
+  add('DispatchHandedOn', 'Count', counts.handedOn);
+  add('DispatchLeft', 'Count', counts.left);
   flush();
 }
 

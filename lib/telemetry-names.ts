@@ -29,6 +29,10 @@ export const DISPATCH_METRICS = [
   'DeliveriesSkipped',
   'InstantsMissed',
   'DispatchFailures',
+  /** Due entries a worker handed on to continuations it started, to fire within the minute. */
+  'DispatchHandedOn',
+  /** Due entries a worker neither fired nor handed on: they fire a minute late or later. */
+  'DispatchLeft',
 ] as const;
 
 /** The dispatcher's operation name in metrics and logs (it answers no route). */

@@ -1,5 +1,11 @@
 import { type Deadline, hasTimeFor, NO_DEADLINE } from '#lib/deadline';
 import { type Clock, type RandomHex, stoppedClock } from '#lib/domain/clock';
+import {
+  CONTINUATION_START_SECONDS,
+  type DueSlice,
+  type MeasuredPace,
+  planHandOn,
+} from '#lib/domain/dispatch-fanout';
 import type { ConsoleUser, Dashboard } from '#lib/domain/entities';
 import type { Notification, NotificationRef } from '#lib/domain/notification';
 import {
@@ -51,7 +57,7 @@ export type DueEntry = (
   | { kind: 'notification'; deploymentId: number; notificationId: number; dueKey: string; dueAt: number }
   /** A notification item's mark: its schedule was written at `dueAt`, and its state may be left to store. */
   | { kind: 'change'; deploymentId: number; notificationId: number; dueKey: string; dueAt: number }
-  | { kind: 'run'; deploymentId: number; notificationId: number; runId: string }
+  | { kind: 'run'; deploymentId: number; notificationId: number; runId: string; dueKey: string }
 ) & {
   /** The due-index shard it was read from. */
   shard?: number;
@@ -126,8 +132,11 @@ export interface RunDeliveryStore {
 
 /** A dispatcher pass's storage: the due index and its entries, and a run's deliveries. */
 export interface DispatchStore extends RunDeliveryStore {
-  /** Every due-index entry at or before `now`, in the given shards of the index (every shard when absent). */
-  dueEntries(now: number, shards?: readonly number[]): Promise<DueEntry[]>;
+  /**
+   * Every due-index entry at or before `now` in the given slices of the index (every shard when
+   * absent), each shard's oldest first.
+   */
+  dueEntries(now: number, slices?: readonly DueSlice[]): Promise<DueEntry[]>;
   findNotification(ref: NotificationRef): Promise<StoredNotification | undefined>;
   /** Step 1: the notification, its schedule entry and up to `limit` recipients. */
   dueNotification(ref: NotificationRef, limit: number): Promise<DueNotification>;
@@ -170,6 +179,11 @@ export interface SendNowStore extends RunDeliveryStore {
   createManualRun(run: Run, lease: Lease | undefined, previousNoLaterThan: number): Promise<ManualRunClaim>;
 }
 
+/** Starts another worker on slices of the due index a pass hands on: deployed, an invocation of its function. */
+interface Continuation {
+  start(slices: readonly DueSlice[]): Promise<void>;
+}
+
 /** Where delivery jobs go: a queue when deployed, files locally. Sending the same job again is harmless. */
 export interface JobSink {
   send(jobs: readonly DeliveryJob[]): Promise<void>;
@@ -193,8 +207,15 @@ export interface DispatchOptions {
   leaseMs?: number;
   pageSize?: number;
   concurrency?: number;
-  /** The due-index shards this pass reads; passes over disjoint shards share a busy minute. */
-  shards?: readonly number[];
+  /** The slices of the due index this pass reads; passes over disjoint slices share a busy minute. */
+  slices?: readonly DueSlice[];
+  /**
+   * When what the pass read should all have fired (epoch ms): the end of its minute's window. With a
+   * continuation, the pass hands on, as soon as it has measured its pace, the shards it would not
+   * fire by then, and at its own deadline whatever it has not started.
+   */
+  fireBy?: number;
+  continuation?: Continuation;
   /**
    * Entries started per second in any one shard, at most: each writes a few entries into its shard's
    * index partition, which takes at most 1,000 writes a second (lib/domain/dispatch-fanout.ts).
@@ -215,6 +236,10 @@ export interface PassSummary {
   skipped: number;
   /** Runs left for a later pass (out of time). */
   unfinished: number;
+  /** Entries handed on to continuations, started at once. */
+  handedOn: number;
+  /** Entries neither done nor handed on (out of time, or a continuation refused): the next minute's. */
+  left: number;
   /** Entries that failed; a later pass retries them. */
   failed: number;
   runs: Run[];
@@ -270,6 +295,8 @@ function newContext<Store extends RunDeliveryStore>(
       queued: 0,
       skipped: 0,
       unfinished: 0,
+      handedOn: 0,
+      left: 0,
       failed: 0,
       runs: [],
     },
@@ -520,6 +547,71 @@ function pacer(perSecond: number | undefined, clock: Clock): (shard: number | un
   };
 }
 
+/** The pass measures its pace over at least this long before it hands anything on. */
+const WARM_UP_MS = 1_000;
+/** And looks again this often. */
+const REVIEW_EVERY_MS = 1_000;
+
+/**
+ * The entries a pass has still to start, one lane per shard in index order, taken in turn across the
+ * lanes so that every shard goes on at its own partition's pace at once (one shard after another
+ * would hold the whole pass to one partition's pace).
+ */
+function dueLanes(entries: readonly DueEntry[]) {
+  const lanes = new Map<number, { entries: DueEntry[]; next: number }>();
+  for (const entry of entries) {
+    const shard = entry.shard ?? -1;
+    const lane = lanes.get(shard) ?? { entries: [], next: 0 };
+    lanes.set(shard, lane);
+    lane.entries.push(entry);
+  }
+  let turn = lanes.values();
+  return {
+    /** The next entry to start, each lane in turn; undefined when none is left. */
+    take(): DueEntry | undefined {
+      for (let tried = 0; tried <= lanes.size; tried++) {
+        let step = turn.next();
+        if (step.done) {
+          turn = lanes.values();
+          step = turn.next();
+        }
+        if (step.done) return undefined;
+        const lane = step.value;
+        const entry = lane.entries[lane.next];
+        if (entry) {
+          lane.next += 1;
+          return entry;
+        }
+      }
+      return undefined;
+    },
+    remainingByShard: () =>
+      new Map([...lanes].map(([shard, lane]) => [shard, lane.entries.length - lane.next] as const)),
+    remaining: () => [...lanes.values()].reduce((sum, lane) => sum + lane.entries.length - lane.next, 0),
+    /**
+     * Takes the lanes' entries not started out of the pass: the slice of the index each one is (after
+     * the last entry started, through the last read), with how many entries it holds.
+     */
+    handOver(shards: readonly number[]): { slices: DueSlice[]; count: number; first?: DueEntry } {
+      const slices: DueSlice[] = [];
+      let count = 0;
+      let first: DueEntry | undefined;
+      for (const shard of shards) {
+        const lane = lanes.get(shard);
+        const last = lane?.entries.at(-1);
+        if (!lane || !last || lane.next >= lane.entries.length) continue;
+        count += lane.entries.length - lane.next;
+        first ??= lane.entries[lane.next];
+        const started = lane.entries[lane.next - 1];
+        slices.push({ shard, ...(started && { after: started.dueKey }), through: last.dueKey });
+        lane.next = lane.entries.length;
+      }
+      return { slices, count, first };
+    },
+    shards: () => [...lanes.keys()],
+  };
+}
+
 /** One pass as of `options.now`. Entries fail one by one; a failed one is retried by a later pass. */
 export async function dispatchPass(
   store: DispatchStore,
@@ -528,30 +620,79 @@ export async function dispatchPass(
   onError: (error: unknown, entry: DueEntry) => void = () => {},
 ): Promise<PassSummary> {
   const context = newContext(store, sink, options);
-  const entries = await store.dueEntries(options.now, options.shards);
-  context.summary.due = entries.length;
-  const pace = pacer(options.maxPerSecondPerShard, context.clock);
-  // One queue that every worker takes its next entry from.
-  const queue = entries.values();
+  const { clock, summary } = context;
+  const entries = await store.dueEntries(options.now, options.slices);
+  summary.due = entries.length;
+  const pace = pacer(options.maxPerSecondPerShard, clock);
+  const lanes = dueLanes(entries);
+  const started = clock.now();
+  const measured: MeasuredPace = { done: 0, seconds: 0 };
+  const handingOn: Promise<void>[] = [];
+  const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
+
+  /** Starts continuations on these groups of shards' remaining entries; what one refuses is left. */
+  const handOn = (groups: readonly (readonly number[])[]) => {
+    for (const shards of groups) {
+      const { slices, count, first } = lanes.handOver(shards);
+      if (count === 0 || !first) continue;
+      const continuation = options.continuation;
+      if (!continuation) {
+        summary.left += count;
+        continue;
+      }
+      handingOn.push(
+        continuation.start(slices).then(
+          () => {
+            summary.handedOn += count;
+          },
+          (error: unknown) => {
+            summary.left += count;
+            onError(error, first);
+          },
+        ),
+      );
+    }
+  };
+
+  /** At the pace measured so far, hands on the shards the pass would not fire by `fireBy`. */
+  let reviewedAt = started;
+  const review = () => {
+    const now = clock.now();
+    const { fireBy, continuation } = options;
+    if (!continuation || fireBy === undefined || now >= fireBy) return;
+    if (now - started < WARM_UP_MS || now - reviewedAt < REVIEW_EVERY_MS || measured.done < concurrency)
+      return;
+    reviewedAt = now;
+    measured.seconds = (now - started) / 1000;
+    const untilDeadline = (context.options.deadline ?? NO_DEADLINE).remainingMs() - TIME_RESERVE_MS;
+    const secondsLeft = Math.min(fireBy - now, untilDeadline) / 1000;
+    const plan = planHandOn(lanes.remainingByShard(), measured, secondsLeft);
+    // Past the window by the time a continuation would start: it is still sooner than the next minute.
+    handOn(secondsLeft > CONTINUATION_START_SECONDS ? plan.continuations : [plan.continuations.flat()]);
+  };
+
   const worker = async () => {
     while (timeLeft(context)) {
-      const next = queue.next();
-      if (next.done) return;
-      const entry = next.value;
+      const entry = lanes.take();
+      if (!entry) return;
       await pace(entry.shard);
       try {
         if (entry.kind === 'notification') await fireNotification(context, options.planner, entry);
         else if (entry.kind === 'change') await settleChange(context, options.planner, entry);
         else await resumeRun(context, entry);
       } catch (error) {
-        context.summary.failed += 1;
+        summary.failed += 1;
         onError(error, entry);
       }
+      measured.done += 1;
+      review();
     }
   };
-  const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
   await Promise.all(Array.from({ length: Math.min(concurrency, entries.length) }, worker));
-  return context.summary;
+  // Out of time: what was not started goes on now, never silently a minute late.
+  handOn([lanes.shards()]);
+  await Promise.all(handingOn);
+  return summary;
 }
 
 export interface SendNowOptions {

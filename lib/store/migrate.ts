@@ -30,7 +30,8 @@ import { globalSecondaryIndexes, tableDefinition } from '#lib/store/table-defini
  * dashboards' by-id links, gives each notification its schedule entry (its reading and upcoming
  * instants; it takes over the due-index entry an older version kept on the notification item), gives
  * runs and deliveries written before run history expired their TTL attribute (their run's instant
- * plus RUN_RETENTION_DAYS), and moves the notification id counter past every stored id. Each write
+ * plus RUN_RETENTION_DAYS), moves schedule entries into the due-index shard their notification
+ * hashes to, and moves the notification id counter past every stored id. Each write
  * is conditional on the attribute being absent, so a second run, or a run beside live traffic,
  * changes nothing that is already right and never overwrites what it does not add.
  */
@@ -44,6 +45,8 @@ export interface MigrationReport {
   scheduleEntries: number;
   /** Runs and deliveries written before run history expired, given their TTL attribute. */
   runHistory: number;
+  /** Schedule entries moved into the due-index shard their notification now hashes to. */
+  dueShardsMoved: number;
   highestNotificationId: number;
 }
 
@@ -158,6 +161,32 @@ async function moveScheduleEntry(item: Item, notification: Notification, now: nu
   return created;
 }
 
+/**
+ * A schedule entry waiting in a due-index shard other than the one its notification hashes to (it
+ * was written before the shard hash changed) moves to it, on the condition that it is still where and
+ * as it was read. Waiting there is harmless (a pass reads every shard, and a fire moves the entry to
+ * its shard): this only evens the shards out at once rather than over the entries' next instants.
+ */
+async function moveToItsShard(item: Item): Promise<boolean> {
+  const { gsi3pk: held, gsi3sk: dueKey, deploymentId, id } = item;
+  if (typeof held !== 'string' || typeof dueKey !== 'string') return false;
+  if (typeof deploymentId !== 'number' || typeof id !== 'number') return false;
+  const { gsi3pk: wanted } = dueIndexKeys.notification(deploymentId, id, dueIndexKeys.instantOf(dueKey));
+  if (held === wanted) return false;
+  return conditionHeld(() =>
+    documentClient().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: decodeKey(item),
+        UpdateExpression: 'SET #pk = :wanted',
+        ConditionExpression: '#pk = :held AND #sk = :dueKey',
+        ExpressionAttributeNames: { '#pk': DUE_INDEX.partitionKey, '#sk': DUE_INDEX.sortKey },
+        ExpressionAttributeValues: { ':wanted': wanted, ':held': held, ':dueKey': dueKey },
+      }),
+    ),
+  );
+}
+
 /** The dashboard of each notification whose rows the scan meets, read once per notification. */
 function dashboardsOfNotifications() {
   const known = new Map<string, Promise<number | undefined>>();
@@ -205,6 +234,7 @@ export async function migrateTable(now = new Date()): Promise<MigrationReport> {
     dashboardLinks: 0,
     scheduleEntries: 0,
     runHistory: 0,
+    dueShardsMoved: 0,
     highestNotificationId: 0,
   };
   // Rows subscribed before the index existed have no subscription instant: the migration's own
@@ -241,6 +271,8 @@ export async function migrateTable(now = new Date()): Promise<MigrationReport> {
           (await addAttributes(item, retention, TIME_TO_LIVE_ATTRIBUTE))
         )
           report.runHistory++;
+      } else if (item.entity === 'SCHEDULE') {
+        if (await moveToItsShard(item)) report.dueShardsMoved++;
       } else if (item.entity === 'DASHBOARD') {
         const link = encodeDashboardLink(decodeDashboard(item));
         if (await putIfAbsent(link)) report.dashboardLinks++;

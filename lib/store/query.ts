@@ -76,3 +76,26 @@ export const belowInIndex = (index: SecondaryIndex, partition: string, bound: st
   ExpressionAttributeNames: { '#pk': index.partitionKey, '#sk': index.sortKey },
   ExpressionAttributeValues: { ':partition': partition, ':bound': bound },
 });
+
+/**
+ * The entries of an index partition whose sort key is after `after` (exclusive; from the first when
+ * undefined) and at most `through`. The least string above `after` is `after` and a NUL.
+ */
+export const withinInIndex = (
+  index: SecondaryIndex,
+  partition: string,
+  after: string | undefined,
+  through: string,
+): QueryInput => ({
+  IndexName: index.name,
+  KeyConditionExpression:
+    after === undefined
+      ? '#pk = :partition AND #sk <= :through'
+      : '#pk = :partition AND #sk BETWEEN :from AND :through',
+  ExpressionAttributeNames: { '#pk': index.partitionKey, '#sk': index.sortKey },
+  ExpressionAttributeValues: {
+    ':partition': partition,
+    ':through': through,
+    ...(after !== undefined && { ':from': `${after}\u0000` }),
+  },
+});

@@ -1,5 +1,6 @@
 import { PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DispatchStore, DueEntry, EntryMove } from '#lib/domain/dispatch';
+import type { DueSlice } from '#lib/domain/dispatch-fanout';
 import { documentClient, tableName } from '#lib/store/client';
 import { decodeDueEntry, decodeRunProgress } from '#lib/store/codecs/dispatch';
 import {
@@ -20,7 +21,7 @@ import {
   NOTIFICATION_ITEMS_PREFIX,
   RECIPIENT_PREFIX,
 } from '#lib/store/keys';
-import { belowInIndex, queryAll, queryPage, stringAttribute } from '#lib/store/query';
+import { belowInIndex, queryAll, queryPage, stringAttribute, withinInIndex } from '#lib/store/query';
 import { findNotification, runClaim, runDeliveryStore, runKey } from '#lib/store/run-delivery';
 import { storeScheduleEntry } from '#lib/store/scheduled-notifications';
 
@@ -30,15 +31,21 @@ import { storeScheduleEntry } from '#lib/store/scheduled-notifications';
  * two dispatchers, or one and its own retry, can both try a step and only one of them does it.
  */
 
-/** Every entry of one shard due at or before `now`, oldest first, paged past 1 MB. */
-async function dueInShard(shard: number, now: number): Promise<DueEntry[]> {
+/**
+ * Every entry of one slice of a shard due at or before `now`, oldest first, paged past 1 MB: the
+ * whole shard, or the part after and through the keys a pass handed on.
+ */
+async function dueInSlice({ shard, after, through }: DueSlice, now: number): Promise<DueEntry[]> {
+  const partition = dueIndexKeys.shard(shard);
   const items = await queryAll(
-    belowInIndex(DUE_INDEX, dueIndexKeys.shard(shard), dueIndexKeys.dueBound(now)),
+    through === undefined && after === undefined
+      ? belowInIndex(DUE_INDEX, partition, dueIndexKeys.dueBound(now))
+      : withinInIndex(DUE_INDEX, partition, after, through ?? dueIndexKeys.dueBound(now)),
   );
   return items.flatMap((item) => decodeDueEntry(item, shard) ?? []);
 }
 
-const allShards = Array.from({ length: DUE_INDEX_SHARDS }, (_, shard) => shard);
+const allShards: DueSlice[] = Array.from({ length: DUE_INDEX_SHARDS }, (_, shard) => ({ shard }));
 
 /** The write that moves a schedule entry, on the condition that it is still the one read. */
 function entryMoveUpdate(ref: { deploymentId: number; id: number }, move: EntryMove) {
@@ -79,8 +86,8 @@ export const dispatchStore: DispatchStore = {
   findNotification,
   findDashboard,
 
-  async dueEntries(now, shards = allShards) {
-    return (await Promise.all(shards.map((shard) => dueInShard(shard, now)))).flat();
+  async dueEntries(now, slices = allShards) {
+    return (await Promise.all(slices.map((slice) => dueInSlice(slice, now)))).flat();
   },
 
   async dueNotification(ref, limit) {

@@ -343,7 +343,7 @@ describe('the dev stage', () => {
     const functionAlarms = Math.ceil((routes.length + 2) / 10);
     // Plus the 5xx rate, the table's throttling, dispatch failures, dispatcher errors, dispatch
     // starts, dead letters, the failed-delivery rate and runs stuck awaiting outcomes.
-    expect(alarms).toHaveLength(8 + functionAlarms);
+    expect(alarms).toHaveLength(9 + functionAlarms);
     const topic = logicalId(stack, { node: { defaultChild: stack.monitoring.alarmTopic.node.defaultChild } });
     for (const alarm of alarms) {
       expect(alarm.Properties).toMatchObject({
@@ -425,6 +425,8 @@ describe('the dev stage', () => {
       'DeliveriesSkipped',
       'InstantsMissed',
       'DispatchFailures',
+      'DispatchHandedOn',
+      'DispatchLeft',
       'DeliveriesDelivered',
       'DeliveriesFailed',
       'DeliveriesRetried',

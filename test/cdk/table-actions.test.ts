@@ -36,6 +36,8 @@ const ACTIONS_OF_COMMAND: Record<string, string[]> = {
   SendMessageBatch: [],
   // The unsubscribe signing key: granted on its secret, not on the table.
   GetSecretValue: [],
+  // A dispatcher worker starting its continuations: granted on the function, not on the table.
+  Invoke: [],
 };
 
 const ACTIONS_OF_TRANSACTION_MEMBER: Record<string, string> = {

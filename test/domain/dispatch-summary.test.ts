@@ -10,6 +10,8 @@ const summary: PassSummary = {
   queued: 5,
   skipped: 4,
   unfinished: 3,
+  handedOn: 11,
+  left: 10,
   failed: 2,
   runs: [],
 };
@@ -17,7 +19,7 @@ const summary: PassSummary = {
 describe('a pass summary', () => {
   it('reads as one line with every count under its name', () => {
     expect(summaryLine(Date.UTC(2026, 10, 24, 9, 15), summary)).toBe(
-      'dispatch 2026-11-24T09:15:00.000Z: 9 due, 8 fired, 5 queued, 4 skipped, 7 missed, 6 resumed, 3 unfinished, 2 failed',
+      'dispatch 2026-11-24T09:15:00.000Z: 9 due, 8 fired, 5 queued, 4 skipped, 7 missed, 6 resumed, 3 unfinished, 11 handed on, 10 left, 2 failed',
     );
   });
 
@@ -30,6 +32,8 @@ describe('a pass summary', () => {
       queued: 5,
       skipped: 4,
       unfinished: 3,
+      handedOn: 11,
+      left: 10,
       failed: 2,
     });
   });

@@ -13,6 +13,7 @@ import {
   type SendNowStore,
   sendNow,
 } from '#lib/domain/dispatch';
+import type { DueSlice } from '#lib/domain/dispatch-fanout';
 import type { ConsoleUser, Dashboard } from '#lib/domain/entities';
 import type { Notification, NotificationRef } from '#lib/domain/notification';
 import {
@@ -107,7 +108,7 @@ function world(options: WorldOptions = {}) {
     dashboardReads: [] as number[],
     schedules: [] as { state: ScheduleState; signature: string; scheduleVersion: number }[],
     cleared: [] as string[],
-    dueReads: [] as { at: number; shards: readonly number[] | undefined }[],
+    dueReads: [] as { at: number; slices: readonly DueSlice[] | undefined }[],
   };
   const sent: DeliveryJob[][] = [];
   let failingUserReads = options.failingUserReads ?? 0;
@@ -119,8 +120,8 @@ function world(options: WorldOptions = {}) {
     return { rows: found, last: start >= 0 && start + limit < rows.length ? found.at(-1)?.key : undefined };
   };
   const store: DispatchStore & SendNowStore = {
-    async dueEntries(at, shards) {
-      log.dueReads.push({ at, shards });
+    async dueEntries(at, slices) {
+      log.dueReads.push({ at, slices });
       return options.entries ?? notifications.map((notification) => entryOf(notification));
     },
     findNotification: async (ref) => {
@@ -242,15 +243,18 @@ describe('a dispatch pass firing a due notification', () => {
       queued: 2,
       skipped: 0,
       unfinished: 0,
+      handedOn: 0,
+      left: 0,
       failed: 0,
       runs: [run],
     });
   });
 
-  it('reads the due entries of the pass instant in its shards', async () => {
+  it('reads the due entries of the pass instant in its slices', async () => {
     const { log, pass } = world();
-    await pass({ shards: [2, 3] });
-    expect(log.dueReads).toEqual([{ at: now, shards: [2, 3] }]);
+    const slices = [{ shard: 2 }, { shard: 3, after: 'a', through: 'b' }];
+    await pass({ slices });
+    expect(log.dueReads).toEqual([{ at: now, slices }]);
   });
 
   it('reads no console user for a run of embed users', async () => {
@@ -589,7 +593,13 @@ describe('a dispatch pass settling a schedule-change mark', () => {
 });
 
 describe('a dispatch pass resuming a run', () => {
-  const entry: DueEntry = { kind: 'run', deploymentId: 7, notificationId: 700, runId: runRef.runId };
+  const entry: DueEntry = {
+    kind: 'run',
+    deploymentId: 7,
+    notificationId: 700,
+    runId: runRef.runId,
+    dueKey: `2026-11-24T09:00:00.000Z#RUN#7#700#${runRef.runId}`,
+  };
   const progress = (queued: number): RunProgress => ({
     run: dailyRun({ recipients: { ...noRecipients(), queued } }),
     cursor: `R#U#${String(queued).padStart(4, '0')}`,

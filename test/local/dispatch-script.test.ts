@@ -38,7 +38,7 @@ describe('npm run dispatch', () => {
   it('runs one pass as of --now, prints one line, and writes one job per queued delivery', async () => {
     const { stdout } = await dispatch('--now', '2026-11-24T08:00:30Z');
     expect(stdout.trim()).toBe(
-      'dispatch 2026-11-24T08:00:30.000Z: 1 due, 1 fired, 2 queued, 1 skipped, 0 missed, 0 resumed, 0 unfinished, 0 failed',
+      'dispatch 2026-11-24T08:00:30.000Z: 1 due, 1 fired, 2 queued, 1 skipped, 0 missed, 0 resumed, 0 unfinished, 0 handed on, 0 left, 0 failed',
     );
     const jobs = await readdir(outbox);
     expect(jobs).toHaveLength(2);

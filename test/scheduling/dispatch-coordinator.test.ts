@@ -7,6 +7,7 @@ import { planWorkers, workerFiresPerSecond } from '#lib/domain/dispatch-fanout';
 import type { DeliveryJob } from '#lib/domain/runs';
 import { parseFixture } from '#lib/fixtures/fixture';
 import { ensureTable, loadFixture } from '#lib/fixtures/load-fixture';
+import { lambda } from '#lib/jobs/dispatch-workers';
 import { batchWriteAll } from '#lib/store/batch';
 import { documentClient, tableName } from '#lib/store/client';
 import { encodeRecipient } from '#lib/store/codecs/recipients';
@@ -16,7 +17,7 @@ import { countRunsAwaitingSince } from '#lib/store/run-status';
 import { crash, injectDynamoDbFaults } from '#test/support/dynamodb-faults';
 import { consoleUsers, dailyUtc } from '#test/support/fixtures';
 import { handler as worker } from '../../functions/dispatch.ts';
-import { handler as coordinator, lambda } from '../../functions/dispatch-coordinator.ts';
+import { handler as coordinator } from '../../functions/dispatch-coordinator.ts';
 
 /**
  * A minute through the deployed fan-out, end to end: due entries in DynamoDB Local, the coordinator
@@ -73,8 +74,17 @@ lambda.middlewareStack.add(
 );
 
 const payloadOf = (input: InvokeCommandInput) =>
-  JSON.parse(Buffer.from(input.Payload as Uint8Array).toString()) as { shards: number[] };
+  JSON.parse(Buffer.from(input.Payload as Uint8Array).toString()) as {
+    slices: { shard: number }[];
+    fireBy: number;
+  };
 const shardOf = (id: number) => Number(dueIndexKeys.notification(DEPLOYMENT, id, 0).gsi3pk.slice(4));
+
+/** A worker's event for these shards, as the coordinator sends it. */
+const eventOf = (shards: number[]) => ({
+  slices: shards.map((shard) => ({ shard })),
+  fireBy: Date.now() + MINUTE,
+});
 
 const ids = Array.from({ length: NOTIFICATIONS }, (_, i) => FIRST_ID + i);
 
@@ -104,7 +114,7 @@ beforeAll(async () => {
 const started = (from: number) =>
   invokes.slice(from).map((input) => {
     expect(input).toMatchObject({ FunctionName: WORKER_FUNCTION, InvocationType: 'Event' });
-    return payloadOf(input).shards;
+    return payloadOf(input).slices.map(({ shard }) => shard);
   });
 
 describe('a minute through the coordinator and its workers', () => {
@@ -130,10 +140,10 @@ describe('a minute through the coordinator and its workers', () => {
     // One worker cannot read the due index: it fails (deployed: its Errors, and Lambda drops the event).
     const faults = injectDynamoDbFaults(documentClient());
     faults.add({ operations: ['Query'], fault: crash() });
-    await expect(worker({ shards: failing }, invocation)).rejects.toThrow('Injected crash');
+    await expect(worker(eventOf(failing), invocation)).rejects.toThrow('Injected crash');
     faults.detach();
     let fired = 0;
-    for (const shards of [running, ...rest]) fired += (await worker({ shards }, invocation)).fired;
+    for (const shards of [running, ...rest]) fired += (await worker(eventOf(shards), invocation)).fired;
     const left = (shards: number[]) => shards.reduce((sum, shard) => sum + (dueByShard[shard] ?? 0), 0);
     expect(fired).toBe(NOTIFICATIONS - left(refused) - left(failing));
 
@@ -144,7 +154,7 @@ describe('a minute through the coordinator and its workers', () => {
     expect(second.flat().sort((a, b) => a - b)).toEqual(
       [...refused, ...failing].filter((shard) => (dueByShard[shard] ?? 0) > 0).sort((a, b) => a - b),
     );
-    for (const shards of second) fired += (await worker({ shards }, invocation)).fired;
+    for (const shards of second) fired += (await worker(eventOf(shards), invocation)).fired;
     expect(fired).toBe(NOTIFICATIONS);
 
     // Nothing is left due, and each notification has one run of its instant and one job.

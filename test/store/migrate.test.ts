@@ -1,4 +1,5 @@
 import { CreateTableCommand, DescribeTableCommand } from '@aws-sdk/client-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeCron } from '#lib/domain/cron';
 import { fixtureItems, parseFixture } from '#lib/fixtures/fixture';
@@ -7,6 +8,7 @@ import { documentClient, tableName } from '#lib/store/client';
 import { encodeRecipient } from '#lib/store/codecs/recipients';
 import * as keys from '#lib/store/item-keys';
 import { getItem, type Item } from '#lib/store/items';
+import { DUE_INDEX_SHARDS, dueIndexKeys, dueShard } from '#lib/store/keys';
 import { migrateTable } from '#lib/store/migrate';
 import { tableDefinition } from '#lib/store/table-definition';
 import { type LocalApi, startLocalApi } from '#test/support/local-api';
@@ -140,5 +142,28 @@ describe('npm run migrate', () => {
       scheduleEntries: 0,
     });
     expect((await client.list()).body.items).toHaveLength(3);
+  });
+});
+
+describe('npm run migrate, after the due-index shard hash changed', () => {
+  it('moves a schedule entry waiting in another shard into its own, once', async () => {
+    const key = keys.scheduleEntry(7, 700);
+    const { gsi3pk: own } = dueIndexKeys.notification(7, 700, 0);
+    const elsewhere = dueIndexKeys.shard((dueShard(7, 700) + 1) % DUE_INDEX_SHARDS);
+    await documentClient().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: key,
+        UpdateExpression: 'SET gsi3pk = :elsewhere',
+        ExpressionAttributeValues: { ':elsewhere': elsewhere },
+      }),
+    );
+    const before = await getItem(key);
+    expect((await migrateTable()).dueShardsMoved).toBe(1);
+    const after = await getItem(key);
+    expect(after?.gsi3pk).toBe(own);
+    // Only the shard changed: the instant it is due at and its instants are as they were.
+    expect({ ...after, gsi3pk: elsewhere }).toEqual(before);
+    expect((await migrateTable()).dueShardsMoved).toBe(0);
   });
 });

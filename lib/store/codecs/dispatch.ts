@@ -21,7 +21,13 @@ const dueNotificationItem = () =>
     id: z.int(),
     [DUE_INDEX.sortKey]: z.string(),
   });
-const dueRunItem = () => z.looseObject({ deploymentId: z.int(), notificationId: z.int(), runId: z.string() });
+const dueRunItem = () =>
+  z.looseObject({
+    deploymentId: z.int(),
+    notificationId: z.int(),
+    runId: z.string(),
+    [DUE_INDEX.sortKey]: z.string(),
+  });
 const sendNowMarkerItem = () => z.looseObject({ lastAt: z.number(), runId: z.string() });
 
 /** A run a dispatcher has taken over, with the cursor of the page its last holder finished. */
@@ -45,6 +51,7 @@ export function decodeDueEntry(item: Item, shard: number): DueEntry | undefined 
       deploymentId: run.deploymentId,
       notificationId: run.notificationId,
       runId: run.runId,
+      dueKey: run[DUE_INDEX.sortKey],
     };
   }
   if (item.entity !== 'SCHEDULE' && item.entity !== 'NOTIFICATION') return undefined;
