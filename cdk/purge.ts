@@ -20,6 +20,8 @@ import type { StageConfig } from './stages.ts';
 
 /** The purge's table actions, read off lib/store/purge-store.ts. */
 export const PURGE_TABLE_ACTIONS: readonly TableAction[] = [
+  // Whether a notification exists under the id again, before each step: then it is left alone.
+  'dynamodb:GetItem',
   // The pending purges (gsi1, partition PURGES); a partition's keys, a step at a time.
   'dynamodb:Query',
   // A partition's items, 25 per call.

@@ -9,6 +9,10 @@ import type { NotificationRef } from '#lib/domain/notification';
  * a bounded number of items per step, by passes that any number of times may start, stop or crash:
  * the tombstone is the only state, and deleting is idempotent, so the next pass simply goes on.
  *
+ * A notification that exists is never touched. The service never reuses an id and the fixture loader
+ * refuses one still being purged, so only a fixture load that raced the delete can put a notification
+ * under a purged id; its partition is then the live notification's, and the purge is given up.
+ *
  * A request that raced the delete may still write into the partition for a while after it (it had
  * read the notification before the delete; it answers 404 when it checks again, see
  * lib/store/notification-guard.ts). So a tombstone is removed only once a sweep that started after
@@ -26,6 +30,8 @@ export interface PendingPurge extends NotificationRef {
 export interface PurgeStore {
   /** Pending purges, oldest delete first, at most `limit`. */
   pending(limit: number): Promise<PendingPurge[]>;
+  /** Whether a notification exists under the purge's id (strongly consistent). */
+  notificationExists(ref: NotificationRef): Promise<boolean>;
   /** Deletes at most `limit` items of the notification's partition; how many it deleted (0: it is empty). */
   deleteSome(ref: NotificationRef, limit: number): Promise<number>;
   /** Removes the tombstone (unless a later delete of the same id replaced it). */
@@ -60,6 +66,8 @@ export interface PurgeSummary {
   unfinished: number;
   /** Purges whose step failed; a later pass retries them. */
   failed: number;
+  /** Purges given up untouched: a notification exists under the id again (a fixture loaded it). */
+  recreated: number;
 }
 
 const DEFAULT_ITEMS_PER_STEP = 1_000;
@@ -79,6 +87,12 @@ async function purgeOne(
   for (;;) {
     if (!hasTimeFor(deadline, TIME_RESERVE_MS)) {
       summary.unfinished += 1;
+      return;
+    }
+    // The partition is the live notification's now: whatever of the deleted one is left stays with it.
+    if (await store.notificationExists(purge)) {
+      await store.finish(purge);
+      summary.recreated += 1;
       return;
     }
     // Decided before the sweep starts: an empty sweep that began after the grace is final.
@@ -101,7 +115,15 @@ export async function purgePass(
   onError: (error: unknown, purge: PendingPurge) => void = () => {},
 ): Promise<PurgeSummary> {
   const clock = options.clock ?? stoppedClock(options.now);
-  const summary: PurgeSummary = { pending: 0, deleted: 0, finished: 0, waiting: 0, unfinished: 0, failed: 0 };
+  const summary: PurgeSummary = {
+    pending: 0,
+    deleted: 0,
+    finished: 0,
+    waiting: 0,
+    unfinished: 0,
+    failed: 0,
+    recreated: 0,
+  };
   const purges = await store.pending(options.purgesPerPass ?? DEFAULT_PURGES_PER_PASS);
   summary.pending = purges.length;
   // One queue that every worker takes its next purge from.
@@ -124,4 +146,4 @@ export async function purgePass(
 /** The pass's one-line summary, as `npm start` prints it and the function logs it. */
 export const purgeSummaryLine = (now: number, summary: PurgeSummary) =>
   `purge ${new Date(now).toISOString()}: ${summary.pending} pending, ${summary.deleted} items deleted, ` +
-  `${summary.finished} finished, ${summary.waiting} waiting, ${summary.unfinished} unfinished, ${summary.failed} failed`;
+  `${summary.finished} finished, ${summary.waiting} waiting, ${summary.unfinished} unfinished, ${summary.failed} failed, ${summary.recreated} recreated`;

@@ -28,8 +28,8 @@ export function startPurgeLoop(print: (line: string) => void): { stop: () => voi
   const run = async () => {
     try {
       const { summary, line } = await purgeOnce(Date.now());
-      if (summary.pending > 0 && (summary.deleted > 0 || summary.finished > 0 || summary.failed > 0))
-        print(line);
+      const didSomething = summary.deleted + summary.finished + summary.failed + summary.recreated > 0;
+      if (summary.pending > 0 && didSomething) print(line);
     } catch (error) {
       print(`purge failed: ${error instanceof Error ? error.message : String(error)}`);
     }

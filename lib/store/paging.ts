@@ -1,4 +1,4 @@
-import type { PageWindow, StoredPage } from '#lib/domain/paging';
+import { emptyPage, type PageWindow, type StoredPage } from '#lib/domain/paging';
 import { ValidationError } from '#lib/errors';
 import type { Item } from '#lib/store/items';
 import { type Key, type SecondaryIndex, tableKeySchema } from '#lib/store/keys';
@@ -29,7 +29,8 @@ export interface ListSource {
   /**
    * `prefix`: the list is the part of the partition whose sort keys start with it. `from` (with a
    * prefix): only sort keys from it on, a key range, so what lies below (runs past their retention
-   * that TTL has not removed yet) is never read and costs nothing.
+   * that TTL has not removed yet) is never read and costs nothing. A `from` that moves with time may
+   * pass a cursor's position; that cursor still works (`resumeAfter`).
    */
   sortKey?: { prefix: string; from?: string };
   newestFirst: boolean;
@@ -111,6 +112,26 @@ function startKeyAt(source: ListSource, position: string): Record<string, string
   };
 }
 
+/** Whether sort key `a` sorts before `b` as DynamoDB orders them: by their UTF-8 bytes. */
+const sortsBefore = (a: string, b: string) =>
+  Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8')) < 0;
+
+/**
+ * Where a walk goes on after `position`: the start key of its next Query, or `end` when nothing can
+ * follow. A range that moves with time (`from`: runs past their retention) may have moved past the
+ * position since its cursor was issued, and DynamoDB refuses a start key outside the key condition.
+ * The walk then goes on with the next item still in the range: none for a newest-first walk (all that
+ * follows is older still), the range's first for an oldest-first one.
+ */
+function resumeAfter(source: ListSource, position: string | undefined): { start?: Item } | 'end' {
+  if (position === undefined) return {};
+  const from = source.sortKey?.from;
+  if (from !== undefined && sortsBefore(`${prefixOf(source)}${position}`, from)) {
+    return source.newestFirst ? 'end' : {};
+  }
+  return { start: startKeyAt(source, position) };
+}
+
 /** The first sort key past every key that starts with `prefix`: its last character incremented. */
 const pastPrefix = (prefix: string) =>
   `${prefix.slice(0, -1)}${String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1)}`;
@@ -154,12 +175,13 @@ function queryList(source: ListSource, limit: number, start?: Item): Promise<Rea
  */
 export async function readPage<T>(reader: ListReader<T>, window: PageWindow<T>): Promise<StoredPage<T>> {
   const { source } = reader;
-  const after = cursorPosition(source, window.after);
+  const resumed = resumeAfter(source, cursorPosition(source, window.after));
+  if (resumed === 'end') return emptyPage();
   const kept: { item: T; position: string }[] = [];
   let bytes = 0;
   let largest = 0;
   let requests = 0;
-  let start: Item | undefined = after === undefined ? undefined : startKeyAt(source, after);
+  let start = resumed.start;
   let exhausted = false;
   let pending: Item[] = [];
   const page = (hasNextPage: boolean, count = kept.length) => ({

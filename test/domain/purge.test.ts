@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { type PendingPurge, type PurgeStore, purgePass, purgeSummaryLine } from '#lib/domain/purge';
 
 /** Partitions of deleted notifications held in memory as item counts, with their tombstones. */
-function storeOf(partitions: { purge: PendingPurge; items: number; fails?: boolean }[]) {
+function storeOf(partitions: { purge: PendingPurge; items: number; fails?: boolean; live?: boolean }[]) {
   const items = new Map(partitions.map((p) => [p.purge.id, p.items]));
   const finished: number[] = [];
   const limits: number[] = [];
@@ -10,6 +10,9 @@ function storeOf(partitions: { purge: PendingPurge; items: number; fails?: boole
     async pending(limit) {
       limits.push(limit);
       return partitions.map((p) => p.purge).slice(0, limit);
+    },
+    async notificationExists(ref) {
+      return partitions.find((p) => p.purge.id === ref.id)?.live === true;
     },
     async deleteSome(ref, limit) {
       if (partitions.find((p) => p.purge.id === ref.id)?.fails) throw new Error('throttled');
@@ -46,6 +49,7 @@ describe('purgePass', () => {
       waiting: 0,
       unfinished: 0,
       failed: 0,
+      recreated: 0,
     });
     expect(items.get(1)).toBe(0);
     expect(finished.sort()).toEqual([1, 2]);
@@ -55,6 +59,16 @@ describe('purgePass', () => {
     const { store, finished } = storeOf([{ purge: purge(1, now + 60_000), items: 10 }]);
     expect(await purgePass(store, { now })).toMatchObject({ deleted: 10, finished: 0, waiting: 1 });
     expect(finished).toEqual([]);
+  });
+
+  it('never touches a notification that exists under the id again: it gives the purge up, deleting nothing', async () => {
+    const { store, items, finished } = storeOf([
+      { purge: purge(1, now - 1), items: 40, live: true },
+      { purge: purge(2, now - 1), items: 40 },
+    ]);
+    expect(await purgePass(store, { now })).toMatchObject({ deleted: 40, finished: 1, recreated: 1 });
+    expect(items.get(1)).toBe(40);
+    expect(finished.sort()).toEqual([1, 2]);
   });
 
   it('takes its step size, pass size and concurrency from the options', async () => {
@@ -139,6 +153,7 @@ describe('purgePass', () => {
       waiting: 0,
       unfinished: 0,
       failed: 0,
+      recreated: 0,
     });
   });
 });
@@ -146,9 +161,17 @@ describe('purgePass', () => {
 describe('purgeSummaryLine', () => {
   it('reads as one line with every count under its name', () => {
     expect(
-      purgeSummaryLine(now, { pending: 6, deleted: 5, finished: 4, waiting: 3, unfinished: 2, failed: 1 }),
+      purgeSummaryLine(now, {
+        pending: 7,
+        deleted: 6,
+        finished: 5,
+        waiting: 4,
+        unfinished: 3,
+        failed: 2,
+        recreated: 1,
+      }),
     ).toBe(
-      'purge 2026-11-24T12:00:00.000Z: 6 pending, 5 items deleted, 4 finished, 3 waiting, 2 unfinished, 1 failed',
+      'purge 2026-11-24T12:00:00.000Z: 7 pending, 6 items deleted, 5 finished, 4 waiting, 3 unfinished, 2 failed, 1 recreated',
     );
   });
 });

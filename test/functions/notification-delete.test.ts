@@ -7,6 +7,8 @@ import { config } from '#lib/config';
 import { dispatchPass } from '#lib/domain/dispatch';
 import { type PurgeStore, purgePass } from '#lib/domain/purge';
 import { schedulePlanner } from '#lib/domain/schedule-planning';
+import { parseFixture } from '#lib/fixtures/fixture';
+import { planFixtureLoad, writeFixtureLoad } from '#lib/fixtures/load-fixture';
 import { outboxSink } from '#lib/jobs/outbox-sink';
 import { type DynamoMeter, meterDynamoDb } from '#lib/local/dynamodb-meter';
 import { batchWriteAll } from '#lib/store/batch';
@@ -240,6 +242,50 @@ describe('the background purge', () => {
     await fill(id, 30);
     expect(await purgeAfterGrace()).toMatchObject({ deleted: 30, finished: 1 });
     expect(await partitionItems(id)).toEqual([]);
+  });
+});
+
+describe('the purge and a notification loaded again under the deleted id', () => {
+  it('leaves the new notification whole and firing: its schedule, its recipients and its later runs', async () => {
+    const id = await createNotification();
+    expect(
+      (await admin('POST', `${base}/${id}/recipients`, { recipients: [{ userId: 1 }, { userId: 2 }] }))
+        .status,
+    ).toBe(200);
+    await fill(id, 30);
+    const again = parseFixture({
+      users: consoleUsers,
+      notifications: [
+        { id, deploymentId: 7, dashboardId: 70, scheduleType: 'DAILY', hour: 9, recipients: [{ userId: 1 }] },
+      ],
+    });
+    // A load that checked the id before the delete and writes after it: it races the delete.
+    const load = await planFixtureLoad(again);
+    expect((await admin('DELETE', `${base}/${id}`)).status).toBe(204);
+    await writeFixtureLoad(load);
+    const sent = await admin('POST', `${base}/${id}/send`);
+    expect(sent.status).toBe(202);
+
+    const summary = await purgeAfterGrace();
+    expect(summary.failed).toBe(0);
+
+    const notification = await admin('GET', `${base}/${id}`);
+    expect(notification.body).toMatchObject({ isEnabled: true, nextRunAt: expect.any(String) });
+    const recipients = (await admin('GET', `${base}/${id}/recipients`)).body.items;
+    expect(recipients.map((recipient: { userId: number }) => recipient.userId)).toContain(1);
+    const runs = (await admin('GET', `${base}/${id}/runs`)).body.items;
+    expect(runs.map((run: { runId: string }) => run.runId)).toEqual([sent.body.runId]);
+    const nextNine = Date.parse(notification.body.nextRunAt) + 30_000;
+    const fired = await dispatchPass(dispatchStore, outboxSink(config().outboxDir), {
+      randomHex,
+      now: nextNine,
+      misfireGraceMinutes: 60,
+      planner: schedulePlanner,
+    });
+    expect(fired.runs.filter((run) => run.notificationId === id)).toHaveLength(1);
+    // The purge was given up, its tombstone removed: the id is free for a later load.
+    expect(summary.recreated).toBe(1);
+    expect(await tombstoneOf(id)).toBeUndefined();
   });
 });
 

@@ -253,6 +253,42 @@ describe('GET /v1/deployments/{deploymentId}/notifications', () => {
   });
 });
 
+describe('cursors whose own item is gone', () => {
+  it('go on with the next item: of every notification list, and of the recipients', async () => {
+    const [oldest, middle, newest] = (await createMany(3, 7, 71)) as [number, number, number];
+    for (const id of [oldest, middle, newest]) {
+      await client.subscribe(id, [{ userId: 1 }]);
+      // Subscribed after the user: the newest recipient, the first page's.
+      await client.subscribe(id, [{ embedTenantName: 'acme', externalId: 'gone@acme.example' }]);
+    }
+    const lists = ['', 'dashboardId=71', 'recipientUserId=1', 'recipientUserId=1&dashboardId=71'];
+    const cursors = await Promise.all(
+      lists.map(async (filter) => {
+        const page = await client.list(`first=2&${filter}`);
+        expect(ids(page.body.items), filter).toEqual([newest, middle]);
+        return page.body.pageInfo.endCursor as string;
+      }),
+    );
+    const recipientsPage = await client.recipients(oldest, 'first=1');
+    const embed = recipientsPage.body.items[0];
+    expect(embed).toMatchObject({ type: 'EMBED_USER', externalId: 'gone@acme.example' });
+
+    expect((await client.remove(middle)).status).toBe(204);
+    await client.unsubscribe(oldest, [
+      { type: 'EMBED_USER', id: embed.embedUserId, embedTenantName: 'acme' },
+    ]);
+
+    for (const [i, filter] of lists.entries()) {
+      const rest = await client.list(`first=2&${filter}&after=${cursors[i]}`);
+      expect(rest.status, filter).toBe(200);
+      expect(ids(rest.body.items)[0], filter).toBe(oldest);
+    }
+    const rest = await client.recipients(oldest, `after=${recipientsPage.body.pageInfo.endCursor}`);
+    expect(rest.status).toBe(200);
+    expect(rest.body.items).toEqual([{ type: 'USER', userId: 1, email: 'ada@example.com', username: 'ada' }]);
+  });
+});
+
 describe('GET .../notifications/{id}/recipients', () => {
   it('lists the output items, newest subscription first, page by page', async () => {
     const [id] = (await createMany(1)) as [number];

@@ -1,5 +1,5 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { config } from '#lib/config';
 import { manualRunId, type Run, scheduledRunId } from '#lib/domain/runs';
 import { type DynamoMeter, meterDynamoDb } from '#lib/local/dynamodb-meter';
@@ -33,6 +33,7 @@ const fixture = {
     },
     { id: 701, deploymentId: 7, dashboardId: 70, scheduleType: 'DAILY', hour: 9 },
     { id: 702, deploymentId: 7, dashboardId: 70, scheduleType: 'DAILY', hour: 9 },
+    { id: 703, deploymentId: 7, dashboardId: 70, scheduleType: 'DAILY', hour: 9 },
   ],
 };
 
@@ -134,6 +135,32 @@ describe('retention of runs and deliveries', () => {
     const listed = await get('/702/runs');
     expect(listed.body.items).toHaveLength(1);
     expect(meter.byOperation).toEqual(alone);
+  });
+
+  it('goes on from a cursor whose run has aged past retention with the next run kept (none: all that follows is older)', async () => {
+    const now = Date.now();
+    const runs = [1, 88, 89.5].map((daysAgo) => runAt(703, now - daysAgo * DAY_MS));
+    await batchWriteAll(runs.map((run) => ({ PutRequest: { Item: encodeRun(run) } })));
+    const first = await get('/703/runs?first=2');
+    expect(first.body.items.map((run: Run) => run.runId)).toEqual([runs[0]?.runId, runs[1]?.runId]);
+    expect(first.body.pageInfo.hasNextPage).toBe(true);
+    const { endCursor } = first.body.pageInfo;
+
+    // The clock the lists read moves on: the run the cursor stands at is past its retention now, and so
+    // is every run after it (older still).
+    vi.useFakeTimers({ toFake: ['Date'], now: now + 3 * DAY_MS });
+    try {
+      const rest = await get(`/703/runs?first=2&after=${endCursor}`);
+      expect(rest.status).toBe(200);
+      expect(rest.body.items).toEqual([]);
+      expect(rest.body.pageInfo).toMatchObject({
+        hasNextPage: false,
+        hasPreviousPage: true,
+        endCursor: null,
+      });
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('migrate gives runs and deliveries written before retention their TTL attribute', async () => {
