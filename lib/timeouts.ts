@@ -23,7 +23,7 @@ export const TIMEOUT_RESERVE_MS = 500;
  * A storage call gives up this long before the reserve above is reached, so that the handler itself
  * answers its 503 (with the route's own message) rather than the chain's last-moment timeout.
  */
-export const STORAGE_ANSWER_MARGIN_MS = 250;
+export const STORAGE_ANSWER_MARGIN_MS = 500;
 
 /** A connection to the table's endpoint that is not made within this is given up (and retried). */
 export const STORAGE_CONNECT_TIMEOUT_MS = 1000;
