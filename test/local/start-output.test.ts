@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 
@@ -6,6 +7,17 @@ import { afterAll, describe, expect, it } from 'vitest';
  * `npm start` says that metrics are off; so it must write none, and no warning about them, however
  * many requests it serves at once. Started as the script runs, over this file's table and engine.
  */
+
+/** Whether a TCP connection to `host`:`port` is accepted. */
+const accepts = (host: string, port: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = connect({ host, port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
 
 const script = fileURLToPath(new URL('../../scripts/start.ts', import.meta.url));
 let child: ChildProcess | undefined;
@@ -15,7 +27,7 @@ afterAll(() => {
 
 describe('npm start output', () => {
   it('prints its lines, then one per request and per dispatch pass: no metric lines, no metric warnings', async () => {
-    const { POWERTOOLS_METRICS_DISABLED: _, ...env } = process.env;
+    const { POWERTOOLS_METRICS_DISABLED: _, HOST: _host, ...env } = process.env;
     child = spawn(process.execPath, [script], {
       env: { ...env, PORT: '0', LOG_LEVEL: 'info' },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -31,6 +43,10 @@ describe('npm start output', () => {
     const baseUrl = /API listening on (\S+)/.exec(output)?.[1] as string;
     expect(baseUrl).toMatch(/^http:\/\/localhost:\d+$/);
     expect(baseUrl).not.toMatch(/:0$/);
+    // Without HOST, on the loopback address alone: the machine's IPv6 loopback is refused too.
+    const port = Number(new URL(baseUrl).port);
+    expect(await accepts('127.0.0.1', port)).toBe(true);
+    expect(await accepts('::1', port)).toBe(false);
 
     const admin = { Authorization: 'Bearer sk-demo-admin' };
     const answers = await Promise.all(
