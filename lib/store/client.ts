@@ -60,7 +60,7 @@ function isStorageOutage(error: unknown): boolean {
 class DeadlineBoundHandler extends NodeHttpHandler {
   override async handle(...[request, options = {}]: Parameters<NodeHttpHandler['handle']>) {
     const left = currentDeadline().remainingMs() - STORAGE_ANSWER_MARGIN_MS;
-    if (left <= 0) throw new UnavailableError('Storage did not answer in the time the request had');
+    if (left <= 0) throw new UnavailableError('Storage did not answer before the request ran out of time');
     return super.handle(request, { ...options, requestTimeout: Number.isFinite(left) ? left : undefined });
   }
 }
