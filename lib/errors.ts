@@ -81,7 +81,7 @@ export class MalformedJsonError extends ServiceError {
 
 export class UnsupportedMediaTypeError extends ServiceError {
   constructor() {
-    super('unsupported_media_type', 'The request body must be sent as application/json');
+    super('unsupported_media_type', 'The request body must be sent as application/json, in UTF-8');
   }
 }
 
@@ -136,17 +136,15 @@ export class TooManyRequestsError extends ServiceError {
 }
 
 /**
- * An outage rather than a fault of the request: storage throttled past its retries, signing keys that
- * cannot be fetched, time running out. Every write made so far is safe to repeat; `cause` says what
- * failed (logged, never answered).
+ * An outage rather than a fault of the request: storage throttled, unreachable or silent past its
+ * retries, signing keys that cannot be fetched, time running out. The message says why; the error
+ * handler adds what a repeat of the route's request does. `cause` says what failed (logged, never
+ * answered).
  */
 export class UnavailableError extends ServiceError {
   readonly retryAfterSeconds: number;
 
-  constructor(
-    message = 'The service is busy; the request is safe to repeat',
-    options: { cause?: unknown; retryAfterSeconds?: number } = {},
-  ) {
+  constructor(message = 'Storage is busy', options: { cause?: unknown; retryAfterSeconds?: number } = {}) {
     super('unavailable', message, [], { cause: options.cause });
     this.retryAfterSeconds = options.retryAfterSeconds ?? RETRY_AFTER_SECONDS;
   }

@@ -23,6 +23,18 @@ export type TableAction =
   | 'dynamodb:BatchWriteItem'
   | 'dynamodb:ConditionCheckItem';
 
+/**
+ * What a repeat of a request that failed or was never answered does; the 503's message says it
+ * (lib/http/unavailable.ts), and docs/api.md ("Faults and repeats") lists it per write route.
+ */
+export type RepeatEffect =
+  /** Nothing twice: a read, or a write whose repeat leaves what a single request leaves. */
+  | 'safe'
+  /** As safe, but a repeat after a first request that did the work answers 404: it is gone. */
+  | 'safe-then-not-found'
+  /** A repeat acts again unless it carries the same `Idempotency-Key` as the first. */
+  | 'with-key';
+
 export interface RouteFacts {
   /** Also the function's file name (`functions/<operation>.ts`) and its metrics' operation dimension. */
   operation: string;
@@ -42,6 +54,8 @@ export interface RouteFacts {
   bundledButNotCalled?: readonly TableAction[];
   /** Reads the stage's unsubscribe signing key (Secrets Manager): it signs or checks unsubscribe links. */
   readsUnsubscribeKey?: boolean;
+  /** What repeating a failed or unanswered request does (the 503's message). */
+  repeat: RepeatEffect;
   /** The failures of the operation's own rules, beyond those its access, path and body imply. */
   ownErrors?: readonly ErrorCode[];
   /** What happened in the business, counted per request by this operation's function. */
@@ -62,6 +76,7 @@ export const updateNotificationRoute = {
   operation: 'update-notification',
   method: 'PUT',
   path: '/v1/deployments/{deploymentId}/notifications/{id}',
+  repeat: 'safe',
   summary: 'Update a notification',
   timeoutSeconds: TIMEOUT_SECONDS,
   memoryMiB: MEMORY_MIB,
@@ -82,6 +97,7 @@ export const addRecipientsRoute = {
   operation: 'add-recipients',
   method: 'POST',
   path: '/v1/deployments/{deploymentId}/notifications/{id}/recipients',
+  repeat: 'safe',
   summary: 'Add recipients to a notification',
   // Up to 1000 recipients, with batch retries bounded by the remaining time.
   timeoutSeconds: LONG_TIMEOUT_SECONDS,
@@ -105,6 +121,7 @@ export const setDashboardEmbeddingRoute = {
   operation: 'set-dashboard-embedding',
   method: 'PATCH',
   path: '/v1/embed/dashboard/{publicId}',
+  repeat: 'safe',
   summary: 'Turn signed embedding of a dashboard on or off',
   timeoutSeconds: TIMEOUT_SECONDS,
   memoryMiB: MEMORY_MIB,
@@ -116,6 +133,7 @@ export const getEmbeddedDashboardRoute = {
   operation: 'get-embedded-dashboard',
   method: 'GET',
   path: '/v1/embed/dashboard/{publicId}',
+  repeat: 'safe',
   summary: 'Fetch a dashboard for signed embedding',
   // An embed token may make the function fetch the tenant's JWKS over the internet.
   timeoutSeconds: TIMEOUT_SECONDS,
@@ -128,6 +146,7 @@ export const sendNotificationRoute = {
   operation: 'send-notification',
   method: 'POST',
   path: '/v1/deployments/{deploymentId}/notifications/{id}/send',
+  repeat: 'with-key',
   summary: 'Send a notification now (a manual run)',
   // Delivers what fits; a run cut short is finished by the dispatcher under its lease.
   timeoutSeconds: LONG_TIMEOUT_SECONDS,
@@ -157,6 +176,7 @@ export const listRunsRoute = {
   operation: 'list-runs',
   method: 'GET',
   path: '/v1/deployments/{deploymentId}/notifications/{id}/runs',
+  repeat: 'safe',
   summary: 'List the runs of a notification, newest first',
   timeoutSeconds: TIMEOUT_SECONDS,
   memoryMiB: MEMORY_MIB,
@@ -168,6 +188,7 @@ export const listDeliveriesRoute = {
   operation: 'list-deliveries',
   method: 'GET',
   path: '/v1/deployments/{deploymentId}/notifications/{id}/runs/{runId}/deliveries',
+  repeat: 'safe',
   summary: "List a run's deliveries",
   timeoutSeconds: TIMEOUT_SECONDS,
   memoryMiB: MEMORY_MIB,
@@ -179,6 +200,7 @@ export const listNotificationsRoute = {
   operation: 'list-notifications',
   method: 'GET',
   path: '/v1/deployments/{deploymentId}/notifications',
+  repeat: 'safe',
   summary: 'List the notifications of a deployment',
   timeoutSeconds: TIMEOUT_SECONDS,
   memoryMiB: MEMORY_MIB,
@@ -196,6 +218,7 @@ export const createNotificationRoute = {
   operation: 'create-notification',
   method: 'POST',
   path: '/v1/deployments/{deploymentId}/notifications',
+  repeat: 'with-key',
   summary: 'Create a notification',
   timeoutSeconds: TIMEOUT_SECONDS,
   memoryMiB: MEMORY_MIB,
@@ -215,6 +238,7 @@ export const getNotificationRoute = {
   operation: 'get-notification',
   method: 'GET',
   path: '/v1/deployments/{deploymentId}/notifications/{id}',
+  repeat: 'safe',
   summary: 'Get a notification',
   timeoutSeconds: TIMEOUT_SECONDS,
   memoryMiB: MEMORY_MIB,
@@ -226,6 +250,7 @@ export const deleteNotificationRoute = {
   operation: 'delete-notification',
   method: 'DELETE',
   path: '/v1/deployments/{deploymentId}/notifications/{id}',
+  repeat: 'safe-then-not-found',
   summary: 'Delete a notification, its recipients and its runs',
   // One transaction, whatever the notification holds: the purge does the rest in the background.
   timeoutSeconds: TIMEOUT_SECONDS,
@@ -243,6 +268,7 @@ export const listRecipientsRoute = {
   operation: 'list-recipients',
   method: 'GET',
   path: '/v1/deployments/{deploymentId}/notifications/{id}/recipients',
+  repeat: 'safe',
   summary: 'List the recipients of a notification',
   timeoutSeconds: TIMEOUT_SECONDS,
   memoryMiB: MEMORY_MIB,
@@ -259,6 +285,7 @@ export const removeRecipientsRoute = {
   operation: 'remove-recipients',
   method: 'DELETE',
   path: '/v1/deployments/{deploymentId}/notifications/{id}/recipients',
+  repeat: 'safe',
   summary: 'Remove recipients from a notification',
   // Up to 1000 recipients.
   timeoutSeconds: LONG_TIMEOUT_SECONDS,
@@ -277,6 +304,7 @@ export const getApiSpecRoute = {
   operation: 'get-api-spec',
   method: 'GET',
   path: '/v1/spec',
+  repeat: 'safe',
   summary: 'This API description (OpenAPI 3.1)',
   timeoutSeconds: TIMEOUT_SECONDS,
   memoryMiB: MEMORY_MIB,
@@ -288,6 +316,7 @@ export const retryRunRoute = {
   operation: 'retry-run',
   method: 'POST',
   path: '/v1/deployments/{deploymentId}/notifications/{id}/runs/{runId}/retry',
+  repeat: 'with-key',
   summary: "Queue a run's failed deliveries again",
   // Up to a thousand failed deliveries: their jobs and eleven transactions.
   timeoutSeconds: LONG_TIMEOUT_SECONDS,
@@ -311,6 +340,7 @@ export const reportDeliveryOutcomeRoute = {
   operation: 'report-delivery-outcome',
   method: 'POST',
   path: '/v1/deliveries/{jobId}/outcome',
+  repeat: 'safe',
   summary: "Report a delivery job's outcome (the renderer)",
   // One transaction, retried with backoff while many reports of one run contend for it.
   timeoutSeconds: LONG_TIMEOUT_SECONDS,
@@ -326,6 +356,7 @@ export const previewScheduleRoute = {
   operation: 'preview-schedule',
   method: 'POST',
   path: '/v1/schedules/preview',
+  repeat: 'safe',
   summary: 'Preview a schedule: its cron, its reading and its next firing instants',
   timeoutSeconds: TIMEOUT_SECONDS,
   memoryMiB: MEMORY_MIB,
@@ -337,6 +368,7 @@ export const unsubscribeRoute = {
   operation: 'unsubscribe',
   method: 'POST',
   path: '/v1/unsubscribe',
+  repeat: 'safe',
   summary: 'Unsubscribe a recipient in one click (RFC 8058), by its signed token',
   timeoutSeconds: TIMEOUT_SECONDS,
   memoryMiB: MEMORY_MIB,
@@ -349,6 +381,7 @@ export const getUnsubscribePageRoute = {
   operation: 'get-unsubscribe-page',
   method: 'GET',
   path: '/v1/unsubscribe',
+  repeat: 'safe',
   summary: 'The confirmation page of an unsubscribe link (changes nothing)',
   timeoutSeconds: TIMEOUT_SECONDS,
   memoryMiB: MEMORY_MIB,

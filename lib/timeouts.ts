@@ -19,6 +19,15 @@ export const LONGEST_WRITER_SECONDS = 60;
 /** Kept back from the function's limit so that a late request still gets a proper 503, not a kill. */
 export const TIMEOUT_RESERVE_MS = 500;
 
+/**
+ * A storage call gives up this long before the reserve above is reached, so that the handler itself
+ * answers its 503 (with the route's own message) rather than the chain's last-moment timeout.
+ */
+export const STORAGE_ANSWER_MARGIN_MS = 500;
+
+/** A connection to the table's endpoint that is not made within this is given up (and retried). */
+export const STORAGE_CONNECT_TIMEOUT_MS = 1000;
+
 /** Less than this left, and a call that may need retries is not started: better a clean 503 than a kill. */
 export const MIN_TIME_FOR_A_CALL_MS = 1000;
 

@@ -1,6 +1,6 @@
 // First: the environment the modules below read when they load.
 import './local-process-env.ts';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, isIPv6 } from 'node:net';
 import { ValidationError } from '#lib/errors';
 import { ensureTable, loadFixture } from '#lib/fixtures/load-fixture';
 import { startDispatchLoop } from '#lib/local/dispatch-loop';
@@ -26,12 +26,19 @@ import {
 
 /**
  * `npm start`: DynamoDB Local (unless DYNAMODB_ENDPOINT names an engine), the table, the fixture
- * (SEED_FILE, default the demo), the API on http://localhost:$PORT, the dispatcher (a pass every
+ * (SEED_FILE, default the demo), the API on http://localhost:$PORT (both on 127.0.0.1 alone unless
+ * HOST names another address), the dispatcher (a pass every
  * minute, one line each, jobs to OUTBOX_DIR) and the purge of deleted notifications (a pass every
  * few seconds) until Ctrl-C.
  */
+const LOOPBACK_OR_EVERY = new Set(['127.0.0.1', '::1', 'localhost', '0.0.0.0', '::']);
+
 async function main(): Promise<void> {
   const port = Number(process.env.PORT ?? 3000);
+  // The demo admin key is published: the API and its engine answer this machine alone unless asked.
+  const host = process.env.HOST ?? '127.0.0.1';
+  // How clients on this machine reach the API: by name on the loopback or every interface, else by address.
+  const reachable = LOOPBACK_OR_EVERY.has(host) ? 'localhost' : isIPv6(host) ? `[${host}]` : host;
   process.env.TABLE_NAME ??= DEFAULT_TABLE_NAME;
   const seedFile = process.env.SEED_FILE ?? DEMO_FIXTURE;
   // The demo tenant's private key is made here on first start, never committed (scripts/demo-embed-key.ts).
@@ -40,7 +47,7 @@ async function main(): Promise<void> {
   const fixture = demoKey ? withDemoEmbedKey(seeded, demoKey.key) : seeded;
   trustIssuersOf(fixture);
   // Unsubscribe links point here and are signed with a key of this machine's (.local/, never committed).
-  process.env.PUBLIC_BASE_URL ??= `http://localhost:${port}`;
+  process.env.PUBLIC_BASE_URL ??= `http://${reachable}:${port}`;
   await useLocalUnsubscribeKey();
   const renderer = process.env.RENDERER === 'none' ? undefined : await localRendererKey();
   if (renderer) {
@@ -57,7 +64,7 @@ async function main(): Promise<void> {
     ]);
   }
 
-  const engine = process.env.DYNAMODB_ENDPOINT ? undefined : await startDynamoDbLocal();
+  const engine = process.env.DYNAMODB_ENDPOINT ? undefined : await startDynamoDbLocal(host);
   if (engine) process.env.DYNAMODB_ENDPOINT = engine.endpoint;
 
   await ensureTable();
@@ -74,10 +81,10 @@ async function main(): Promise<void> {
     engine?.stop();
     process.exit(1);
   });
-  server.listen(port, async () => {
+  server.listen(port, host, async () => {
     // PORT=0 picks a free port: the one printed is the one bound.
     const bound = (server.address() as AddressInfo).port;
-    const baseUrl = `http://localhost:${bound}`;
+    const baseUrl = `http://${reachable}:${bound}`;
     await recordStarted(baseUrl, process.env.DYNAMODB_ENDPOINT as string);
     const adminKey = fixture.users.find((user) => user.role === 'admin' && user.active)?.apiKeys[0];
     console.log(`API listening on ${baseUrl}`);
@@ -99,7 +106,7 @@ async function main(): Promise<void> {
         {
           outboxDir: process.env.OUTBOX_DIR ?? '.local/outbox',
           mailDir,
-          baseUrl: `http://localhost:${port}`,
+          baseUrl: `http://${reachable}:${port}`,
           delayMs: Number(process.env.RENDERER_DELAY_SECONDS ?? 0) * 1000,
           token: () => localRendererToken(renderer),
         },

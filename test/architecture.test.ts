@@ -51,6 +51,8 @@ const RUNTIME_LEAVES = [
   'lib/concurrency',
   'lib/clock',
   'lib/ttl-cache',
+  // The deadline of the invocation in progress, which storage calls are bounded by.
+  'lib/invocation-deadline',
 ];
 const LEAVES = [...PURE_LEAVES, ...RUNTIME_LEAVES];
 

@@ -106,7 +106,7 @@ function classify(error: unknown, keys: KeySource): Error {
     error instanceof JwksValidationError ||
     error instanceof JwkValidationError
   ) {
-    return new UnavailableError('The signing keys of the token issuer cannot be fetched; retry later', {
+    return new UnavailableError('The signing keys of the token issuer cannot be fetched', {
       cause: error,
       retryAfterSeconds: KEYS_RETRY_AFTER_SECONDS,
     });

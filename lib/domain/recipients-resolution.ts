@@ -313,7 +313,7 @@ export function resolveAgain(found: {
   return (item) => {
     if (isConsoleUserCase(item)) return consoleUserCase(item.user, rows);
     const stored = storedEmbedUserCase(item.ref, item.supplied, rows, embedUsers);
-    if (!stored) throw new UnavailableError('An embed user changed during the request; it is safe to repeat');
+    if (!stored) throw new UnavailableError('An embed user changed during the request');
     return stored;
   };
 }

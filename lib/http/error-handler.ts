@@ -3,6 +3,8 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import { ServiceError, TooManyRequestsError, UnavailableError } from '#lib/errors';
 import { jsonResponse } from '#lib/http/responses';
 import { statusOf } from '#lib/http/statuses';
+import { unavailableMessage } from '#lib/http/unavailable';
+import type { RouteFacts } from '#lib/routes';
 
 /** How a request failed: the answered error, and the one thrown (for the log only). */
 interface Failure {
@@ -28,20 +30,21 @@ function toServiceError(error: unknown): ServiceError {
 
 /**
  * Turns every failure into the JSON error body: the error's code and message, the field problems, the
- * request id. Nothing of an unexpected error reaches the caller; the request log keeps it.
+ * request id. Nothing of an unexpected error reaches the caller; the request log keeps it. A 503 says
+ * why, then what a repeat of the route's request does (its `repeat` fact), and when to try again.
  */
-export function errorHandler(): MiddlewareObj<
-  APIGatewayProxyEventV2,
-  APIGatewayProxyStructuredResultV2,
-  Error,
-  Context,
-  FailureRecord
-> {
+export function errorHandler(
+  route: Pick<RouteFacts, 'repeat'>,
+): MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, Context, FailureRecord> {
   const errorHandlerMiddlewareOnError = (request: FailingRequest) => {
     const failure = toServiceError(request.error);
     request.internal.failure = { answered: failure, thrown: request.error };
     const status = statusOf[failure.code];
-    const body: Record<string, unknown> = { message: failure.message, code: failure.code };
+    const message =
+      failure instanceof UnavailableError
+        ? unavailableMessage(failure.message, route.repeat)
+        : failure.message;
+    const body: Record<string, unknown> = { message, code: failure.code };
     if (failure.problems.length > 0) body.errors = failure.problems;
     body.requestId = request.event.requestContext?.requestId;
     const headers: Record<string, string> = {};

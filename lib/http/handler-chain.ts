@@ -9,6 +9,7 @@ import type { JsonBody } from '#lib/http/json-body';
 import { requestLog } from '#lib/http/request-log';
 import { jsonResponse, noContentResponse, securityHeaders } from '#lib/http/responses';
 import { type Checked, validate } from '#lib/http/validate';
+import { runWithinDeadline } from '#lib/invocation-deadline';
 import { lambdaContextLog } from '#lib/log';
 import { recordBusinessMetric, requestMetrics } from '#lib/metrics';
 import type { RouteFacts } from '#lib/routes';
@@ -82,7 +83,7 @@ type ApiHandlerFunction = (
 export type ApiHandler = ApiHandlerFunction & { definition: HandlerDescription };
 
 const outOfTime = () => {
-  throw new UnavailableError('The request ran out of time; it is safe to repeat');
+  throw new UnavailableError('The request ran out of time');
 };
 
 type CallerCheck = MiddlewareObj<
@@ -142,7 +143,7 @@ export function composeHandler<
     .use(lambdaContextLog())
     .use(requestMetrics())
     .use(requestLog(declaration.route.operation))
-    .use(errorHandler())
+    .use(errorHandler(declaration.route))
     .use(callerChecks);
   if (declaration.body) chain.use(declaration.body.parser);
   const schemas = { ...declaration, body: declaration.body?.schema };
@@ -157,7 +158,10 @@ export function composeHandler<
     });
     return successResponse(declaration.success, result);
   });
-  return Object.assign(handler, { definition: { ...declaration, access } });
+  // Storage calls made anywhere in the invocation, the authentication's included, end in its time.
+  const invoke: ApiHandlerFunction = (event, context) =>
+    runWithinDeadline(invocationDeadline(context, TIMEOUT_RESERVE_MS), () => handler(event, context));
+  return Object.assign(invoke, { definition: { ...declaration, access } });
 }
 
 /** The answer of an operation that succeeded: 200 with the result unless its declaration says otherwise. */

@@ -16,6 +16,15 @@ export interface JsonBody<S> {
 
 /** `application/json` and `application/<anything>+json`, with or without parameters (Middy's test). */
 const jsonContentType = /^application\/([a-z0-9.+-]+\+)?json(;|$)/i;
+/** A `charset` parameter, quoted or not; JSON is UTF-8 (RFC 8259), so no other is read. */
+const charsetParameter = /;\s*charset\s*=\s*"?([^";\s]*)"?/i;
+
+/** A JSON content type whose charset, if it names one, is UTF-8. */
+function isUtf8Json(contentType: string): boolean {
+  if (!jsonContentType.test(contentType)) return false;
+  const charset = charsetParameter.exec(contentType)?.[1];
+  return charset === undefined || /^utf-8$/i.test(charset);
+}
 
 /**
  * Declares a handler's JSON body, checked against `schema` once parsed. The handlers that take a body
@@ -26,7 +35,7 @@ export function jsonBody<S extends z.ZodMiniType>(schema: S, { optional = false 
 }
 
 /**
- * The JSON body: 413 past 5 MiB, 415 for a non-JSON content type, 400 `malformed_json` for a body
+ * The JSON body: 413 past 5 MiB, 415 for a non-JSON content type or a charset other than UTF-8, 400 `malformed_json` for a body
  * that does not parse and 400 `validation_failed` for JSON that cannot be kept exactly (see json-text).
  */
 function jsonBodyParser(optional: boolean): MiddlewareObj<APIGatewayProxyEventV2> {
@@ -42,7 +51,7 @@ function jsonBodyParser(optional: boolean): MiddlewareObj<APIGatewayProxyEventV2
     const bytes = isBase64Encoded ? Math.floor((body.length * 3) / 4) : Buffer.byteLength(body);
     if (bytes > MAX_BODY_BYTES) throw new PayloadTooLargeError(MAX_BODY_BYTES);
     const { headers } = request.event;
-    if (!jsonContentType.test(headers?.['content-type'] ?? headers?.['Content-Type'] ?? '')) {
+    if (!isUtf8Json(headers?.['content-type'] ?? headers?.['Content-Type'] ?? '')) {
       throw new UnsupportedMediaTypeError();
     }
     const text = isBase64Encoded ? Buffer.from(body, 'base64').toString('utf8') : body;

@@ -5,8 +5,10 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import { describeError } from '#lib/http/request-log';
 import { securityHeaders } from '#lib/http/responses';
 import { statusOf } from '#lib/http/statuses';
+import { unavailableMessage } from '#lib/http/unavailable';
 import { logger } from '#lib/log';
 import { type Operation, type Route, routeKey, routes } from '#lib/routes';
+import { RETRY_AFTER_SECONDS } from '#lib/timeouts';
 
 /**
  * A local stand-in for the API Gateway HTTP API: it matches the same route table, builds the same
@@ -159,13 +161,16 @@ function send(response: ServerResponse, result: APIGatewayProxyStructuredResultV
  * shape (`message` is API Gateway's key) and with the status the error handler gives its code.
  */
 const gatewayError = (
-  code: 'validation_failed' | 'not_found' | 'payload_too_large' | 'internal',
+  code: 'validation_failed' | 'not_found' | 'payload_too_large' | 'internal' | 'unavailable',
   message: string,
   requestId: string = randomUUID(),
   errors?: { path: string; message: string }[],
 ): APIGatewayProxyStructuredResultV2 => ({
   statusCode: statusOf[code],
-  headers: { 'content-type': 'application/json' },
+  headers: {
+    'content-type': 'application/json',
+    ...(code === 'unavailable' && { 'retry-after': String(RETRY_AFTER_SECONDS) }),
+  },
   body: JSON.stringify({ message, code, ...(errors && { errors }), requestId }),
 });
 
@@ -189,6 +194,11 @@ function refuseUnparsable(error: NodeJS.ErrnoException, socket: Duplex): void {
   );
 }
 
+/**
+ * The request's body, or undefined past API Gateway's limit. A body past it is still read to its end
+ * and dropped: a server that stops reading mid-body resets the connection, and the client would meet
+ * the reset instead of the 413 (and lose its kept-alive connection).
+ */
 async function readBody(request: IncomingMessage): Promise<Buffer | undefined> {
   const parts: Buffer[] = [];
   let size = 0;
@@ -196,10 +206,41 @@ async function readBody(request: IncomingMessage): Promise<Buffer | undefined> {
   for await (const part of request) {
     const chunk: Buffer = part;
     size += chunk.length;
-    if (size > API_GATEWAY_MAX_PAYLOAD_BYTES) return undefined;
-    parts.push(chunk);
+    if (size <= API_GATEWAY_MAX_PAYLOAD_BYTES) parts.push(chunk);
+    else parts.length = 0;
   }
-  return Buffer.concat(parts);
+  return size > API_GATEWAY_MAX_PAYLOAD_BYTES ? undefined : Buffer.concat(parts);
+}
+
+/**
+ * The function's answer, or, once its timeout has passed (when Lambda would stop it), the 503 of an
+ * unanswered request: the route's own message, as the function's error handler gives it.
+ */
+async function answerWithin(
+  invocation: Promise<APIGatewayProxyStructuredResultV2>,
+  route: Route,
+  timeoutMs: number,
+  requestId: string,
+): Promise<APIGatewayProxyStructuredResultV2> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<APIGatewayProxyStructuredResultV2>((resolve) => {
+    timer = setTimeout(
+      () =>
+        resolve(
+          gatewayError(
+            'unavailable',
+            unavailableMessage('The function did not answer within its timeout', route.repeat),
+            requestId,
+          ),
+        ),
+      timeoutMs,
+    );
+  });
+  try {
+    return await Promise.race([invocation, timedOut]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 export function createLocalApi({ resolveHandler, timeoutMs, pages }: LocalApiOptions): Server {
@@ -259,9 +300,12 @@ export function createLocalApi({ resolveHandler, timeoutMs, pages }: LocalApiOpt
       requestId = event.requestContext.requestId;
       operation = matched.route.operation;
       const handler = await resolveHandler(operation);
-      const result = await handler(
-        event,
-        lambdaContext(operation, timeoutMs ?? matched.route.timeoutSeconds * 1000, requestId),
+      const functionTimeoutMs = timeoutMs ?? matched.route.timeoutSeconds * 1000;
+      const result = await answerWithin(
+        handler(event, lambdaContext(operation, functionTimeoutMs, requestId)),
+        matched.route,
+        functionTimeoutMs,
+        requestId,
       );
       send(response, result, requestId);
     } catch (error) {

@@ -3,7 +3,7 @@ import type { ApiHandler, HandlerDescription } from '#lib/http/handler-chain';
 import { type ErrorStatus, statusOf } from '#lib/http/statuses';
 import { inputComponents, outputComponents } from '#lib/openapi/components';
 import { responseSchemas } from '#lib/openapi/responses';
-import { type RouteFacts, routes } from '#lib/routes';
+import { type RepeatEffect, type RouteFacts, routes } from '#lib/routes';
 
 /**
  * The OpenAPI 3.1 description of the API, built from what each handler declares: its access policy,
@@ -31,12 +31,22 @@ const errorDescriptions: Record<ErrorStatus, string> = {
   404: 'No such resource, or none that this caller may see',
   409: 'A concurrent change won; the request is safe to repeat',
   413: 'The body is larger than 5 MiB',
-  415: 'The body is not application/json',
+  415: 'The body is not application/json in UTF-8',
   422: 'This Idempotency-Key was used with another body',
   429: 'Too soon after the previous request of its kind, or while that one is still dispatching; nothing was done: send it again after Retry-After',
   500: 'An internal error; the answer carries nothing more than its request id',
-  503: 'Storage or an identity provider is unavailable; the request is safe to repeat after Retry-After',
+  503: 'Storage or an identity provider is unavailable, or time ran out; the request is safe to repeat after Retry-After',
 };
+
+/** A 503 says what a repeat of the route's request does (its `repeat` fact): one answer component each. */
+const unavailableDescriptions: Record<Exclude<RepeatEffect, 'safe'>, string> = {
+  'safe-then-not-found': `${errorDescriptions[503]} (a repeat answers 404 if this one was done)`,
+  'with-key':
+    'Storage or an identity provider is unavailable, or time ran out; the request may have been done: repeat it after Retry-After with the same Idempotency-Key header, so that it is not done twice',
+};
+
+const unavailableResponse = (repeat: RepeatEffect) =>
+  repeat === 'safe' ? 'Error503' : `Error503${pascalCase(repeat)}`;
 
 /** Statuses whose answer says, in `Retry-After`, when to repeat the request. */
 const retryAfterStatuses = new Set<number>([429, 503]);
@@ -125,7 +135,9 @@ function parameters(schema: z.ZodMiniType | undefined, location: 'path' | 'query
 /** The statuses its access, path and body imply, and those of the operation's own rules. */
 function errorStatuses(route: RouteFacts, definition: Definition): ErrorStatus[] {
   const statuses = new Set<ErrorStatus>([400, 500, ...(route.ownErrors ?? []).map((code) => statusOf[code])]);
-  if (definition.access !== 'public') for (const status of [401, 403, 503] as const) statuses.add(status);
+  if (definition.access !== 'public') for (const status of [401, 403] as const) statuses.add(status);
+  // Storage that does not answer, or an identity provider's keys that cannot be fetched.
+  if (definition.access !== 'public' || route.tableActions.length > 0) statuses.add(503);
   if (definition.params) statuses.add(404);
   if (definition.body) for (const status of [413, 415] as const) statuses.add(status);
   return [...statuses].sort((a, b) => a - b);
@@ -203,7 +215,9 @@ function operationObject(route: RouteFacts, definition: Definition, names: Names
       successResponse(route, definition, names),
       ...errorStatuses(route, definition).map((status) => [
         String(status),
-        { $ref: `#/components/responses/Error${status}` },
+        {
+          $ref: `#/components/responses/${status === 503 ? unavailableResponse(route.repeat) : `Error${status}`}`,
+        },
       ]),
     ]),
   };
@@ -259,8 +273,19 @@ function buildOpenApiDocument(definitions: ReadonlyMap<string, Definition>): Jso
       },
       schemas: { ...outputSchemas, ...inputSchemas },
       responses: Object.fromEntries(
-        Object.entries(errorDescriptions).map(([status, description]) => [
-          `Error${status}`,
+        [
+          ...Object.entries(errorDescriptions).map(([status, description]) => [
+            `Error${status}`,
+            status,
+            description,
+          ]),
+          ...Object.entries(unavailableDescriptions).map(([repeat, description]) => [
+            unavailableResponse(repeat as RepeatEffect),
+            '503',
+            description,
+          ]),
+        ].map(([name, status, description]) => [
+          name,
           {
             description,
             ...(status === '401' && {

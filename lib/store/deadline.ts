@@ -4,6 +4,6 @@ import { MIN_TIME_FOR_A_CALL_MS } from '#lib/timeouts';
 
 export function ensureTimeLeft(deadline: Deadline = NO_DEADLINE): void {
   if (!hasTimeFor(deadline, MIN_TIME_FOR_A_CALL_MS)) {
-    throw new UnavailableError('The request ran out of time; it is safe to repeat');
+    throw new UnavailableError('The request ran out of time');
   }
 }

@@ -333,7 +333,7 @@ describe('issuers whose keys are fetched', () => {
     );
     expect(error).toMatchObject({
       code: 'unavailable',
-      message: 'The signing keys of the token issuer cannot be fetched; retry later',
+      message: 'The signing keys of the token issuer cannot be fetched',
       retryAfterSeconds: KEYS_RETRY_AFTER_SECONDS,
       cause: expect.any(Error),
     });

@@ -314,7 +314,7 @@ describe('resolveAgain', () => {
   it('answers 503 for an embed user that has vanished since the request began', () => {
     const again = resolveAgain({ recipients: [], embedUsers: [] });
     expect(() => newAlice && again(newAlice)).toThrow(
-      new UnavailableError('An embed user changed during the request; it is safe to repeat'),
+      new UnavailableError('An embed user changed during the request'),
     );
   });
 });

@@ -132,7 +132,7 @@ describe('the operation', () => {
     expect(response).toMatchObject({ statusCode: 503, headers: { 'retry-after': '1' } });
     expect(JSON.parse(response.body ?? '')).toMatchObject({
       code: 'unavailable',
-      message: 'The request ran out of time; it is safe to repeat',
+      message: 'The request ran out of time; the request is safe to repeat',
     });
   });
 });

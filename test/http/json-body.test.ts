@@ -83,6 +83,8 @@ describe('jsonBody', () => {
     'Application/JSON',
     'application/vnd.api+json',
     'application/merge-patch+json;charset=utf-8',
+    'application/json; charset=UTF-8',
+    'application/json; charset="utf-8"',
   ])('accepts the content type %s', async (contentType) => {
     expect(await bodyOf({ headers: { 'content-type': contentType }, body: '{}' })).toEqual({});
   });
@@ -100,6 +102,11 @@ describe('jsonBody', () => {
     'application/x-www-form-urlencoded',
     'application/+json',
     '',
+    // JSON is UTF-8 (RFC 8259): a body declared in another charset would be read as something else.
+    'application/json; charset=utf-16',
+    'application/json; charset=UTF-16LE',
+    'application/json;charset="iso-8859-1"',
+    'application/vnd.api+json; charset=latin1',
   ])('refuses the content type %j', async (contentType) => {
     await expect(bodyOf({ headers: { 'content-type': contentType }, body: '{}' })).rejects.toMatchObject(
       UNSUPPORTED,

@@ -298,4 +298,17 @@ describe("the platform's fields", () => {
     expect(removed.status).toBe(204);
     expect((await admin('GET', recipients)).body.items).toEqual([]);
   });
+
+  it('null for an optional enum means omitted too: a recipient without a type, a test send without one', async () => {
+    const recipients = `${BASE}/700/recipients`;
+    const added = await admin('POST', recipients, { recipients: [{ type: null, email: 'BOB@example.com' }] });
+    expect(added.status, added.text).toBe(200);
+    expect(added.body.createdRecipients).toEqual([
+      { type: 'USER', userId: 2, email: 'bob@example.com', username: 'bob' },
+    ]);
+    const testSend = await admin('POST', `${BASE}/700/send`, {
+      recipients: [{ type: null, userId: 1, email: null }],
+    });
+    expect(testSend.status, testSend.text).toBe(202);
+  });
 });

@@ -1,6 +1,8 @@
+import { Agent, request as httpRequest, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildEvent, lambdaContext, matchRoute } from '#lib/local/http-adapter';
+import { buildEvent, createLocalApi, lambdaContext, matchRoute } from '#lib/local/http-adapter';
 import { routes } from '#lib/routes';
 import { ADMIN_KEY, consoleUsers } from '#test/support/fixtures';
 import { type LocalApi, startLocalApi } from '#test/support/local-api';
@@ -147,5 +149,79 @@ describe('a handler invoked with an event as API Gateway sends it', () => {
     );
     expect(refused.statusCode).toBe(401);
     expect(JSON.parse(refused.body as string).requestId).toBe('JKJaXmPLvHcESHA=');
+  });
+});
+
+describe('the local server on its own', () => {
+  /** Serves `server` on a free port of 127.0.0.1 for the test's duration. */
+  async function listening(server: Server): Promise<{ port: number; close: () => Promise<void> }> {
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return {
+      port: (server.address() as AddressInfo).port,
+      close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    };
+  }
+
+  it("answers a function that outlives its timeout 503, with Retry-After and the route's repeat advice", async () => {
+    const never = async () => new Promise<never>(() => {});
+    const { port, close } = await listening(
+      createLocalApi({ resolveHandler: async () => never, timeoutMs: 100 }),
+    );
+    try {
+      const read = await fetch(`http://127.0.0.1:${port}/v1/deployments/7/notifications/700`);
+      expect(read.status).toBe(503);
+      expect(read.headers.get('retry-after')).toBe('1');
+      expect(await read.json()).toMatchObject({
+        code: 'unavailable',
+        message: 'The function did not answer within its timeout; the request is safe to repeat',
+      });
+      const create = await fetch(`http://127.0.0.1:${port}/v1/deployments/7/notifications`, {
+        method: 'POST',
+      });
+      expect(create.status).toBe(503);
+      const { message } = (await create.json()) as { message: string };
+      expect(message).toMatch(/repeat it with the same Idempotency-Key header so that it is not done twice/);
+      expect(message).not.toContain('safe to repeat');
+    } finally {
+      await close();
+    }
+  });
+
+  it('answers a body over 10 MiB 413 and keeps the connection usable for the next request', async () => {
+    const { port, close } = await listening(
+      createLocalApi({ resolveHandler: async () => async () => ({ statusCode: 200, body: '{}' }) }),
+    );
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const send = (body: string) =>
+      new Promise<{ status: number; reusedSocket: boolean }>((resolve, reject) => {
+        const request = httpRequest(
+          {
+            host: '127.0.0.1',
+            port,
+            agent,
+            method: 'PUT',
+            path: '/v1/deployments/7/notifications/700',
+            headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+          },
+          (response) => {
+            response.resume();
+            response.on('end', () =>
+              resolve({ status: response.statusCode ?? 0, reusedSocket: request.reusedSocket }),
+            );
+          },
+        );
+        request.on('error', reject);
+        request.end(body);
+      });
+    try {
+      expect(await send(`"${'x'.repeat(16 * 1024 * 1024)}"`)).toEqual({
+        status: 413,
+        reusedSocket: false,
+      });
+      expect(await send('{}')).toEqual({ status: 200, reusedSocket: true });
+    } finally {
+      agent.destroy();
+      await close();
+    }
   });
 });

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 
@@ -6,6 +7,17 @@ import { afterAll, describe, expect, it } from 'vitest';
  * `npm start` says that metrics are off; so it must write none, and no warning about them, however
  * many requests it serves at once. Started as the script runs, over this file's table and engine.
  */
+
+/** Whether a TCP connection to `host`:`port` is accepted. */
+const accepts = (host: string, port: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = connect({ host, port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
 
 const script = fileURLToPath(new URL('../../scripts/start.ts', import.meta.url));
 let child: ChildProcess | undefined;
@@ -15,7 +27,7 @@ afterAll(() => {
 
 describe('npm start output', () => {
   it('prints its lines, then one short line per request: no metric lines, no metric warnings, no idle dispatch lines', async () => {
-    const { POWERTOOLS_METRICS_DISABLED: _, ...env } = process.env;
+    const { POWERTOOLS_METRICS_DISABLED: _, HOST: _host, ...env } = process.env;
     child = spawn(process.execPath, [script], {
       env: { ...env, PORT: '0', LOG_LEVEL: 'info' },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -31,6 +43,10 @@ describe('npm start output', () => {
     const baseUrl = /API listening on (\S+)/.exec(output)?.[1] as string;
     expect(baseUrl).toMatch(/^http:\/\/localhost:\d+$/);
     expect(baseUrl).not.toMatch(/:0$/);
+    // Without HOST, on the loopback address alone: the machine's IPv6 loopback is refused too.
+    const port = Number(new URL(baseUrl).port);
+    expect(await accepts('127.0.0.1', port)).toBe(true);
+    expect(await accepts('::1', port)).toBe(false);
 
     const admin = { Authorization: 'Bearer sk-demo-admin' };
     const answers = await Promise.all(
@@ -48,9 +64,8 @@ describe('npm start output', () => {
       /^\d\d:\d\d:\d\d (GET|POST) \/v1\/deployments\/\{deploymentId\}\/notifications\/\{id\}(\/send)? (200|202) \d+ ms$/gm;
     await expect.poll(() => output.match(served)?.length ?? 0).toBe(21);
     expect(output).not.toContain('"level"');
-    expect(output).not.toMatch(
-      /^dispatch .*: 0 due, 0 fired, 0 queued, 0 skipped, 0 missed, 0 resumed, 0 unfinished, 0 failed$/m,
-    );
+    // A pass that found nothing to do: every count of its line 0.
+    expect(output).not.toMatch(/^dispatch \S+: (0 [a-z ]+, )*0 [a-z ]+$/m);
 
     expect(output).not.toContain('"_aws"');
     expect(output).not.toContain('has already been added');

@@ -38,13 +38,15 @@ export interface ApiResponse {
 export async function startLocalApi(
   fixtureInput: unknown = {},
   resolveHandler: ResolveHandler = functionsFrom(new URL('../../functions/', import.meta.url)),
+  /** Every function's timeout, instead of its route's: a test of time running out need not wait long. */
+  timeoutMs?: number,
 ): Promise<LocalApi & { fixture: Fixture }> {
   const fixture = parseFixture(fixtureInput);
   if (fixture.trustedIssuers.length > 0) process.env.TRUSTED_ISSUERS = JSON.stringify(fixture.trustedIssuers);
   await ensureTable();
   await loadFixture(fixture);
 
-  const server = createLocalApi({ resolveHandler });
+  const server = createLocalApi({ resolveHandler, timeoutMs });
   return { ...(await serveLocally(server, assertConformsToDescription)), fixture };
 }
 

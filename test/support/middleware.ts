@@ -62,6 +62,7 @@ export const testRoute = {
   timeoutSeconds: 10,
   memoryMiB: 1024,
   tableActions: [],
+  repeat: 'safe',
   businessMetrics: ['ThingsDone'],
 } as const satisfies RouteFacts;
 

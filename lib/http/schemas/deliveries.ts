@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { MAX_OUTCOME_ERROR_LENGTH, type OutcomeReport, outcomeStatuses } from '#lib/domain/outcomes';
 import { MAX_TOKEN_LENGTH } from '#lib/domain/unsubscribe';
-import { intBetween, wellFormedTextUpTo } from '#lib/http/schemas/common';
+import { intBetween, nullish, nullMeansOmitted, wellFormedTextUpTo } from '#lib/http/schemas/common';
 
 /** Requests of the renderer's outcome report and of one-click unsubscribe. */
 
@@ -13,24 +13,24 @@ export const jobPath = z.strictObject({
 /** Attempts count from 1; a delivery is never queued anywhere near this often. */
 const MAX_ATTEMPT = 1_000_000;
 
-export const outcomeInput = z
-  .strictObject({
+export const outcomeInput = nullMeansOmitted(
+  z.strictObject({
     status: z.enum(outcomeStatuses),
-    error: z.optional(wellFormedTextUpTo(MAX_OUTCOME_ERROR_LENGTH)),
+    error: nullish(wellFormedTextUpTo(MAX_OUTCOME_ERROR_LENGTH)),
     attempt: intBetween(1, MAX_ATTEMPT),
-  })
-  .check(
-    z.superRefine((report, ctx) => {
-      if (report.error !== undefined && report.status !== 'failed') {
-        ctx.issues.push({
-          code: 'custom',
-          path: ['error'],
-          message: 'is only for a failed delivery',
-          input: report.error,
-        });
-      }
-    }),
-  ) satisfies z.ZodMiniType<OutcomeReport>;
+  }),
+).check(
+  z.superRefine((report, ctx) => {
+    if (report.error !== undefined && report.status !== 'failed') {
+      ctx.issues.push({
+        code: 'custom',
+        path: ['error'],
+        message: 'is only for a failed delivery',
+        input: report.error,
+      });
+    }
+  }),
+) satisfies z.ZodMiniType<OutcomeReport>;
 
 export const unsubscribeQuery = z.strictObject({
   token: z

@@ -44,7 +44,7 @@ const userAttribute = nullMeansOmitted(
 /** Every field may be `null`, which means the same as leaving it out (as the platform's clients send it). */
 const recipientFields = nullMeansOmitted(
   z.strictObject({
-    type: z.optional(z.enum(recipientKinds)),
+    type: nullish(z.enum(recipientKinds)),
     userId: nullish(z.int('must be a positive integer').check(z.positive('must be a positive integer'))),
     email: nullish(text(320)),
     embedTenantName: nullish(text(128).check(z.minLength(1, 'must not be empty'))),

@@ -1,0 +1,205 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { config } from '#lib/config';
+import { unsubscribeToken } from '#lib/domain/unsubscribe';
+import { type Operation, type RepeatEffect, type Route, routes } from '#lib/routes';
+import { type EngineMode, type EngineProxy, startEngineProxy } from '#test/support/engine-proxy';
+import { ADMIN_KEY, consoleUsers, embeddableDashboardFixture } from '#test/support/fixtures';
+import { type ApiResponse, type LocalApi, startLocalApi } from '#test/support/local-api';
+import { tableSnapshot } from '#test/support/table-snapshot';
+import { freshClaims, generateSigningKey, signJwt } from '#test/support/tokens';
+
+/**
+ * Storage that does not answer, through the real HTTP server, for every route: the engine refusing
+ * connections, holding them without a word, resetting them. Each route that reads storage answers
+ * 503 with Retry-After and a message that says what a repeat does; nothing is written; and the
+ * service answers again as soon as the engine does. The engine sits behind a TCP proxy
+ * (test/support/engine-proxy.ts) that the tests switch.
+ */
+
+// The send made below for the routes that need a run, and the one of the last test, follow each other.
+process.env.SEND_NOW_MIN_INTERVAL_SECONDS = '0';
+
+/** Every function's timeout here: a stalled engine holds each request this long at most. */
+const FUNCTION_TIMEOUT_MS = 8_000;
+
+const PLATFORM_ISSUER = 'https://platform.outages.example';
+const platformKey = generateSigningKey('platform-outages', 'ES256');
+const rendererToken = () =>
+  signJwt(
+    freshClaims({ iss: PLATFORM_ISSUER, aud: 'platform', sub: 'renderer', session: 'screenshot' }),
+    platformKey,
+  );
+
+const NOTIFICATION = '/v1/deployments/7/notifications/700';
+
+let proxy: EngineProxy;
+let api: LocalApi;
+/** A run of notification 700 and its one delivery's job, made before any outage. */
+let runId: string;
+let jobId: string;
+
+interface Sent {
+  path: string;
+  token?: string;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+/** A request each route accepts when storage answers (the last test holds them to it). */
+const validRequests: Record<Operation, () => Sent> = {
+  'update-notification': () => ({ path: NOTIFICATION, token: ADMIN_KEY, body: { hour: 3 } }),
+  'add-recipients': () => ({
+    path: `${NOTIFICATION}/recipients`,
+    token: ADMIN_KEY,
+    body: { recipients: [{ userId: 2 }] },
+  }),
+  'set-dashboard-embedding': () => ({
+    path: '/v1/embed/dashboard/ops-kpis',
+    token: ADMIN_KEY,
+    body: { allowEmbed: false },
+  }),
+  'get-embedded-dashboard': () => ({ path: '/v1/embed/dashboard/ops-kpis', token: ADMIN_KEY }),
+  'send-notification': () => ({ path: `${NOTIFICATION}/send`, token: ADMIN_KEY }),
+  'list-runs': () => ({ path: `${NOTIFICATION}/runs`, token: ADMIN_KEY }),
+  'list-deliveries': () => ({ path: `${NOTIFICATION}/runs/${runId}/deliveries`, token: ADMIN_KEY }),
+  'list-notifications': () => ({ path: '/v1/deployments/7/notifications', token: ADMIN_KEY }),
+  'create-notification': () => ({
+    path: '/v1/deployments/7/notifications',
+    token: ADMIN_KEY,
+    body: { dashboardId: 70, scheduleType: 'DAILY', hour: 9 },
+    headers: { 'idempotency-key': crypto.randomUUID() },
+  }),
+  'get-notification': () => ({ path: NOTIFICATION, token: ADMIN_KEY }),
+  'delete-notification': () => ({ path: NOTIFICATION, token: ADMIN_KEY }),
+  'list-recipients': () => ({ path: `${NOTIFICATION}/recipients`, token: ADMIN_KEY }),
+  'remove-recipients': () => ({
+    path: `${NOTIFICATION}/recipients`,
+    token: ADMIN_KEY,
+    body: { recipients: [{ type: 'USER', id: 2 }] },
+  }),
+  'get-api-spec': () => ({ path: '/v1/spec' }),
+  'retry-run': () => ({ path: `${NOTIFICATION}/runs/${runId}/retry`, token: ADMIN_KEY }),
+  'report-delivery-outcome': () => ({
+    path: `/v1/deliveries/${encodeURIComponent(jobId)}/outcome`,
+    token: rendererToken(),
+    body: { status: 'failed', attempt: 1, error: 'mailbox full' },
+  }),
+  'preview-schedule': () => ({
+    path: '/v1/schedules/preview',
+    token: ADMIN_KEY,
+    body: { scheduleType: 'DAILY', hour: 9 },
+  }),
+  unsubscribe: () => ({ path: `/v1/unsubscribe?token=${unsubscribeTokenOfUser1()}` }),
+  'get-unsubscribe-page': () => ({ path: `/v1/unsubscribe?token=${unsubscribeTokenOfUser1()}` }),
+};
+
+const unsubscribeTokenOfUser1 = () =>
+  encodeURIComponent(
+    unsubscribeToken(
+      { deploymentId: 7, id: 700, recipient: { type: 'USER', userId: 1 } },
+      Buffer.from(config().unsubscribeSigningKey as string, 'base64'),
+    ),
+  );
+
+const send = (route: Route): Promise<ApiResponse> => {
+  const { path, ...options } = validRequests[route.operation]();
+  return api.request(route.method, path, options);
+};
+
+/** What each route's 503 must say about a repeat, written out here rather than taken from the code. */
+const adviceOf: Record<RepeatEffect, RegExp> = {
+  safe: /; the request is safe to repeat$/,
+  'safe-then-not-found': /; the request is safe to repeat \(a repeat answers 404 if this one was done\)$/,
+  'with-key':
+    /; it may have been done: repeat it with the same Idempotency-Key header so that it is not done twice/,
+};
+
+async function outboxJobIds(run: string): Promise<string[]> {
+  const dir = config().outboxDir;
+  const jobs = await Promise.all(
+    (await readdir(dir)).map(async (file) => JSON.parse(await readFile(join(dir, file), 'utf8'))),
+  );
+  return jobs.filter((job) => job.runId === run).map((job) => job.jobId as string);
+}
+
+beforeAll(async () => {
+  proxy = await startEngineProxy(process.env.DYNAMODB_ENDPOINT as string);
+  // Before anything builds the table client: every storage call of this file goes through the proxy.
+  process.env.DYNAMODB_ENDPOINT = proxy.endpoint;
+  const fixture = embeddableDashboardFixture(consoleUsers.slice(0, 2));
+  api = await startLocalApi(
+    {
+      ...fixture,
+      notifications: fixture.notifications.map((notification) => ({
+        ...notification,
+        recipients: [{ userId: 1 }],
+      })),
+      trustedIssuers: [
+        {
+          kind: 'platform',
+          issuer: PLATFORM_ISSUER,
+          audience: 'platform',
+          jwks: { keys: [platformKey.publicJwk] },
+        },
+      ],
+    },
+    undefined,
+    FUNCTION_TIMEOUT_MS,
+  );
+  const sent = await api.request('POST', `${NOTIFICATION}/send`, { token: ADMIN_KEY });
+  expect(sent.status, sent.text).toBe(202);
+  runId = sent.body.runId;
+  [jobId = ''] = await outboxJobIds(runId);
+});
+afterAll(async () => {
+  await api.close();
+  await proxy.close();
+});
+
+describe.each<[string, EngineMode]>([
+  ['refuses connections', 'refuse'],
+  ['holds connections without answering', 'stall'],
+  ['resets connections', 'reset'],
+])('while the engine %s', (_name, mode) => {
+  it('every route that reads storage answers 503 with Retry-After and what a repeat does; nothing is written', async () => {
+    const before = await tableSnapshot();
+    await proxy.set(mode);
+    const answers = await Promise.all(
+      routes.map(async (route) => ({ route, answer: await send(route) })),
+    ).finally(() => proxy.set('pass'));
+
+    for (const { route, answer } of answers) {
+      const what = `${route.operation}: ${answer.text.slice(0, 300)}`;
+      if (route.tableActions.length === 0) {
+        // A route that never reads the table (the description, the unsubscribe page) is not touched.
+        expect(answer.status, what).toBe(200);
+        continue;
+      }
+      expect(answer.status, what).toBe(503);
+      expect(answer.headers.get('retry-after'), what).toBe('1');
+      expect(answer.body.code, what).toBe('unavailable');
+      // The function answered itself, within its time: not the server's cut-off of an unanswered request.
+      expect(answer.body.message, what).toMatch(/^Storage /);
+      expect(answer.body.message, what).toMatch(adviceOf[route.repeat]);
+      if (route.repeat === 'with-key') expect(answer.body.message, what).not.toContain('safe to repeat');
+    }
+    expect(await tableSnapshot()).toEqual(before);
+    // Once the engine answers again, so does the service.
+    expect((await api.request('GET', NOTIFICATION, { token: ADMIN_KEY })).status).toBe(200);
+  });
+});
+
+describe('the requests above', () => {
+  it('are each accepted when storage answers (so an outage, not the request, made each 503)', async () => {
+    // The delete goes last: the others need the notification.
+    const ordered = [...routes].sort(
+      (a, b) => Number(a.operation === 'delete-notification') - Number(b.operation === 'delete-notification'),
+    );
+    for (const route of ordered) {
+      const answer = await send(route);
+      expect(answer.status, `${route.operation}: ${answer.text.slice(0, 300)}`).toBeLessThan(300);
+    }
+  });
+});
