@@ -4,10 +4,7 @@ import { PayloadTooLargeError } from '#lib/errors';
 import { REQUEST_BODY_MAX_BYTES } from '#lib/limits';
 
 /** The size of a request's body as the client sent it: a base64-encoded body counts decoded. */
-export function bodyBytes({
-  body,
-  isBase64Encoded,
-}: Pick<APIGatewayProxyEventV2, 'body' | 'isBase64Encoded'>) {
+function bodyBytes({ body, isBase64Encoded }: Pick<APIGatewayProxyEventV2, 'body' | 'isBase64Encoded'>) {
   if (body === undefined) return 0;
   return isBase64Encoded ? Math.floor((body.length * 3) / 4) : Buffer.byteLength(body);
 }

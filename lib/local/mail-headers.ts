@@ -17,7 +17,7 @@ const LINE_LENGTH = 78;
 const WORD_BYTES = 39;
 
 /** Caller text on one line: line breaks and other control characters become spaces. */
-export const oneLine = (text: string) => text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, ' ');
+export const oneLine = (text: string) => text.replace(/[\p{Cc}\u2028\u2029]/gu, ' ');
 
 /** Text that may stand in a header as it is: printable ASCII that no reader would take for an encoded-word. */
 const isPlain = (text: string) => /^[\x20-\x7e]*$/.test(text) && !text.includes('=?');
