@@ -3,11 +3,12 @@ import { createPublicHandler } from '#lib/http/create-public-handler';
 import { unsubscribeQuery } from '#lib/http/schemas/deliveries';
 import { getUnsubscribePageRoute } from '#lib/routes';
 import { unsubscribeKey } from '#lib/secrets/unsubscribe-key';
+import { subscriptionReader } from '#lib/store/unsubscribe';
 
-/** GET /v1/unsubscribe?token=…: a confirmation page whose button POSTs; it changes nothing itself. */
+/** GET /v1/unsubscribe?token=…: a confirmation page whose button POSTs (or says the link expired); it changes nothing. */
 export const handler = createPublicHandler({
   route: getUnsubscribePageRoute,
   query: unsubscribeQuery,
   success: { status: 200, html: { contentSecurityPolicy: UNSUBSCRIBE_PAGE_POLICY } },
-  operation: async ({ query }) => unsubscribePage(query.token, await unsubscribeKey()),
+  operation: async ({ query }) => unsubscribePage(subscriptionReader, query.token, await unsubscribeKey()),
 });

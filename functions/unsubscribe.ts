@@ -9,5 +9,6 @@ import { unsubscribeStore } from '#lib/store/unsubscribe';
 export const handler = createPublicHandler({
   route: unsubscribeRoute,
   query: unsubscribeQuery,
+  anyBody: true,
   operation: async ({ query }) => unsubscribe(unsubscribeStore, query.token, await unsubscribeKey()),
 });

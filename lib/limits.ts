@@ -29,6 +29,9 @@ export const dynamoDbLimits = {
  */
 export const SQS_MESSAGE_MAX_BYTES = 1024 * 1024;
 
+/** The largest request body any route takes (413 past it), JSON or not: bytes as received, decoded. */
+export const REQUEST_BODY_MAX_BYTES = 5 * 1024 * 1024;
+
 /** UTF-8 size of text, the unit DynamoDB counts in. */
 export const utf8Bytes = (text: string) => Buffer.byteLength(text, 'utf8');
 

@@ -372,9 +372,11 @@ export const unsubscribeRoute = {
   summary: 'Unsubscribe a recipient in one click (RFC 8058), by its signed token',
   timeoutSeconds: TIMEOUT_SECONDS,
   memoryMiB: MEMORY_MIB,
-  // The recipient row, deleted by its key; the token alone authorizes it.
+  // The recipient row, deleted by its key if it is the token's subscription; the token alone authorizes it.
   tableActions: ['dynamodb:DeleteItem'],
   readsUnsubscribeKey: true,
+  // It takes any body or none (RFC 8058), held to the size of every body.
+  ownErrors: ['payload_too_large'],
 } as const satisfies RouteFacts;
 
 export const getUnsubscribePageRoute = {
@@ -385,8 +387,8 @@ export const getUnsubscribePageRoute = {
   summary: 'The confirmation page of an unsubscribe link (changes nothing)',
   timeoutSeconds: TIMEOUT_SECONDS,
   memoryMiB: MEMORY_MIB,
-  // The token is checked with the key alone: no table access.
-  tableActions: [],
+  // The token is checked with the key, then the recipient row read: is it still the token's subscription?
+  tableActions: ['dynamodb:GetItem'],
   readsUnsubscribeKey: true,
 } as const satisfies RouteFacts;
 

@@ -39,6 +39,8 @@ export interface StoredUserRecipient {
   userId: number;
   /** When the row was first written (ISO-8601 UTC); kept by later rewrites of the row. */
   subscribedAt?: string;
+  /** The subscription's own random value (see SubscriptionNonce). */
+  subscriptionNonce?: SubscriptionNonce;
 }
 
 /** A recipient row keeps its embed user's id, externalId and e-mail, so a replay need not read the embed user. */
@@ -50,7 +52,16 @@ export interface StoredEmbedRecipient extends EmbedUserRef {
   properties: RecipientProperties;
   /** When the row was first written (ISO-8601 UTC); kept by later rewrites of the row. */
   subscribedAt?: string;
+  /** The subscription's own random value (see SubscriptionNonce). */
+  subscriptionNonce?: SubscriptionNonce;
 }
+
+/**
+ * Drawn at random when a recipient row is created and kept by later rewrites of it: each subscription
+ * of a recipient to a notification has its own, so an unsubscribe link bound to it never removes a
+ * later subscription of the same recipient. Rows stored before nonces existed have none. Never shown.
+ */
+export type SubscriptionNonce = string;
 
 export type StoredRecipient = StoredUserRecipient | StoredEmbedRecipient;
 

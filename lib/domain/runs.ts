@@ -9,7 +9,7 @@ import type {
 } from '#lib/domain/notification-fields';
 import type { RecipientOutput } from '#lib/domain/recipients';
 import type { UserAttribute } from '#lib/domain/recipients-input';
-import type { StoredRecipient } from '#lib/domain/recipients-resolution';
+import type { StoredRecipient, SubscriptionNonce } from '#lib/domain/recipients-resolution';
 
 /**
  * Runs and deliveries: what one firing (or one send-now) decides and records. Everything here is
@@ -140,6 +140,8 @@ export interface Delivery {
   /** The renderer's text for a failed delivery, else null. */
   error: string | null;
   updatedAt: string;
+  /** The nonce of the subscription the delivery was made for, which its job's unsubscribe link names. */
+  subscriptionNonce?: SubscriptionNonce;
 }
 
 export type JobRecipient = RecipientOutput & {
@@ -162,6 +164,11 @@ export interface DeliveryJob {
   timeGrains: DashboardTimeGrain[] | null;
   memberSwitchers: DashboardMemberSwitcher[] | null;
   recipient: JobRecipient;
+  /**
+   * Not part of the job the renderer receives: the subscription its unsubscribe link is bound to
+   * (none for a row stored before nonces, or a test send's recipient, who may not be subscribed).
+   */
+  subscriptionNonce?: SubscriptionNonce;
 }
 
 /** A delivery's id: the same recipient in the same run always gets the same one. */
@@ -196,7 +203,7 @@ export function parseJobId(jobId: string): DeliveryRef | undefined {
 /** The job of a queued delivery: the notification's fields a renderer needs are read here, in one place. */
 export function jobOf(
   run: Pick<Run, 'runId' | 'deploymentId' | 'notificationId' | 'scheduledFor'>,
-  delivery: Pick<Delivery, 'deliveryId' | 'attempts'>,
+  delivery: Pick<Delivery, 'deliveryId' | 'attempts' | 'subscriptionNonce'>,
   notification: Notification,
   dashboard: Dashboard,
   recipient: JobRecipient,
@@ -215,6 +222,7 @@ export function jobOf(
     timeGrains: notification.timeGrains,
     memberSwitchers: notification.memberSwitchers,
     recipient,
+    ...(delivery.subscriptionNonce !== undefined && { subscriptionNonce: delivery.subscriptionNonce }),
   };
 }
 
@@ -275,6 +283,7 @@ export function decideDeliveries(
       attempts: reason ? 0 : 1,
       error: null,
       updatedAt: run.createdAt,
+      ...(recipient.subscriptionNonce !== undefined && { subscriptionNonce: recipient.subscriptionNonce }),
     };
     deliveries.push(delivery);
     if (!reason) jobs.push(jobOf(run, delivery, notification, dashboard, { ...output, ...extra }));
@@ -290,6 +299,10 @@ export const countDeliveries = (
   skipped: deliveries.filter((delivery) => delivery.status === 'skipped').length,
 });
 
-export type DeliveryDto = Omit<Delivery, 'recipientKey' | 'deliveryId'>;
-export const toDeliveryDto = ({ recipientKey: _, deliveryId: __, ...delivery }: Delivery): DeliveryDto =>
-  delivery;
+export type DeliveryDto = Omit<Delivery, 'recipientKey' | 'deliveryId' | 'subscriptionNonce'>;
+export const toDeliveryDto = ({
+  recipientKey: _,
+  deliveryId: __,
+  subscriptionNonce: ___,
+  ...delivery
+}: Delivery): DeliveryDto => delivery;

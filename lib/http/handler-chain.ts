@@ -96,7 +96,7 @@ type CallerCheck = MiddlewareObj<
 /**
  * A function that makes a handler of a declaration: createHandler (whose declarations also name who may
  * call, `Policy`, and whose operations also get the caller, `Added`) and createPublicHandler (whose
- * operations get the base URL instead).
+ * declarations may say that they take any body, and whose operations get the base URL instead).
  */
 export type HandlerComposer<Policy, Added> = <
   Route extends RouteFacts,

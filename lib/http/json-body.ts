@@ -1,10 +1,9 @@
 import type { MiddlewareObj, Request } from '@middy/core';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import type * as z from 'zod/mini';
-import { MalformedJsonError, PayloadTooLargeError, UnsupportedMediaTypeError } from '#lib/errors';
+import { MalformedJsonError, UnsupportedMediaTypeError } from '#lib/errors';
+import { ensureBodyWithinLimit } from '#lib/http/body-size';
 import { parseJsonText } from '#lib/http/json-text';
-
-const MAX_BODY_BYTES = 5 * 1024 * 1024;
 
 /** A handler's JSON body: what it is checked against, whether it may be absent, and the parser it goes through. */
 export interface JsonBody<S> {
@@ -48,8 +47,7 @@ function jsonBodyParser(optional: boolean): MiddlewareObj<APIGatewayProxyEventV2
       }
       throw new MalformedJsonError();
     }
-    const bytes = isBase64Encoded ? Math.floor((body.length * 3) / 4) : Buffer.byteLength(body);
-    if (bytes > MAX_BODY_BYTES) throw new PayloadTooLargeError(MAX_BODY_BYTES);
+    ensureBodyWithinLimit(request.event);
     const { headers } = request.event;
     if (!isUtf8Json(headers?.['content-type'] ?? headers?.['Content-Type'] ?? '')) {
       throw new UnsupportedMediaTypeError();

@@ -9,17 +9,19 @@ let sink: JobSink | undefined;
 
 /**
  * Gives each job its recipient's one-click unsubscribe link: `<base URL>/v1/unsubscribe?token=…`, the
- * token signed with the stage's key.
+ * token naming the job's subscription, signed with the stage's key.
  */
 function withUnsubscribeLinks(transport: JobSink, baseUrl: string, key: () => Promise<Buffer>): JobSink {
   return {
     async send(jobs) {
       const signingKey = await key();
       await transport.send(
-        jobs.map((job) => ({
-          ...job,
-          unsubscribeUrl: `${baseUrl}/v1/unsubscribe?token=${unsubscribeToken(unsubscribeTargetOf(job), signingKey)}`,
-        })),
+        jobs.map((job) => {
+          // The subscription's nonce goes out inside the signed token only, never as a field of the job.
+          const { subscriptionNonce: _, ...sent } = job;
+          const token = unsubscribeToken(unsubscribeTargetOf(job), signingKey);
+          return { ...sent, unsubscribeUrl: `${baseUrl}/v1/unsubscribe?token=${token}` };
+        }),
       );
     },
   };

@@ -1,6 +1,7 @@
 import { mkdir, readdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import MailComposer from 'nodemailer/lib/mail-composer';
+import { addressField, oneLine, unstructuredField, urlField } from '#lib/local/mail-headers';
 
 /**
  * The renderer's stand-in under `npm start`: it takes each job in the outbox, writes the message the
@@ -32,26 +33,49 @@ export interface RendererOptions {
   delayMs?: number;
 }
 
-/** The message for one job: to the recipient, naming the dashboard, with List-Unsubscribe and its One-Click POST. */
-function composeMessage(job: OutboxJob, from: string): Promise<Buffer> {
-  const title = job.dashboard.title;
+/**
+ * The message for one job: to the recipient, naming the dashboard, with List-Unsubscribe and its
+ * One-Click POST. An RFC 5322 message: CRLF line ends throughout, and caller text (the title, the
+ * user's name, the address, the link) kept on one line of its field or its part, encoded and folded
+ * where long (lib/local/mail-headers.ts): it can never start a header or a line of its own.
+ */
+async function composeMessage(job: OutboxJob, from: string): Promise<Buffer> {
+  const title = oneLine(job.dashboard.title);
   const link = job.unsubscribeUrl;
-  return new MailComposer({
+  const { recipient } = job;
+  const message = await new MailComposer({
     from,
-    to: job.recipient.email,
-    subject: `${title}: your scheduled dashboard`,
     messageId: `<${job.jobId}.${job.attempt}@renderer.localhost>`,
     date: new Date(job.scheduledFor),
-    text: `Hello,\n\nhere is the dashboard "${title}" (${job.dashboard.publicId}), as scheduled for ${job.scheduledFor}.\nThe ${job.notificationFormat.toUpperCase()} would be attached here by the platform's renderer.\n\nUnsubscribe: ${link}\n`,
-    html: `<p>Hello,</p><p>here is the dashboard <strong>${escapeHtml(title)}</strong>, as scheduled for ${escapeHtml(job.scheduledFor)}.</p><p><a href="${escapeHtml(link)}">Unsubscribe</a></p>`,
-    // MailComposer leaves the `list` option to the transport's mailer: the two headers are set as they are.
+    text: [
+      'Hello,',
+      '',
+      `here is the dashboard "${title}" (${oneLine(job.dashboard.publicId)}), as scheduled for ${job.scheduledFor}.`,
+      `The ${job.notificationFormat.toUpperCase()} would be attached here by the platform's renderer.`,
+      '',
+      `Unsubscribe: ${oneLine(link)}`,
+      '',
+    ].join('\r\n'),
+    html: `<p>Hello,</p><p>here is the dashboard <strong>${escapeHtml(title)}</strong>, as scheduled for ${escapeHtml(job.scheduledFor)}.</p><p><a href="${escapeHtml(oneLine(link))}">Unsubscribe</a></p>`,
+    // Every line of the message ends in CRLF, the parts' text included.
+    newline: '\r\n',
+    // Written ready-made: Nodemailer would leave a long ASCII word unfolded. (MailComposer leaves the
+    // `list` option to the transport's mailer: the two List headers are set here as they are.)
     headers: {
-      'List-Unsubscribe': `<${link}>`,
+      Subject: {
+        prepared: true,
+        value: unstructuredField('Subject', `${title}: your scheduled dashboard`),
+      },
+      'List-Unsubscribe': { prepared: true, value: urlField('List-Unsubscribe', link) },
       'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
     },
   })
     .compile()
     .build();
+  // Nodemailer formats `To` itself, whatever it is given, folding only at spaces: the field is
+  // written here and leads the others (their order is free).
+  const to = `To: ${addressField('To', recipient.email, recipient.username)}\r\n`;
+  return Buffer.concat([Buffer.from(to, 'utf8'), message]);
 }
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);

@@ -10,6 +10,8 @@ import { ensureTable, loadFixture } from '#lib/fixtures/load-fixture';
 import { outboxSink } from '#lib/jobs/outbox-sink';
 import { routeKey, routes } from '#lib/routes';
 import { batchWriteAll } from '#lib/store/batch';
+import * as keys from '#lib/store/item-keys';
+import { getItem } from '#lib/store/items';
 import { notificationItems } from '#lib/store/notification-items';
 import { dispatchStore } from '#lib/store/runs';
 import { freshClaims, generateSigningKey, signJwt } from '#test/support/tokens';
@@ -49,9 +51,19 @@ const placeholders: Partial<Record<string, (event: Awaited<ReturnType<typeof rea
   unsubscribe: (event) => fillToken(event),
   'get-unsubscribe-page': (event) => fillToken(event),
 };
+/** The demo fixture's subscription of user 1 to notification 700, which the example events unsubscribe. */
+let subscriptionNonce: string | undefined;
 function fillToken(event: Awaited<ReturnType<typeof readEvent>>) {
   const key = Buffer.from(process.env.UNSUBSCRIBE_SIGNING_KEY as string, 'base64');
-  const token = unsubscribeToken({ deploymentId: 7, id: 700, recipient: { type: 'USER', userId: 1 } }, key);
+  const token = unsubscribeToken(
+    {
+      deploymentId: 7,
+      id: 700,
+      recipient: { type: 'USER', userId: 1 },
+      ...(subscriptionNonce && { subscriptionNonce }),
+    },
+    key,
+  );
   event.rawQueryString = `token=${token}`;
   event.queryStringParameters = { token };
 }
@@ -64,6 +76,7 @@ describe('the example events in events/', () => {
     await loadFixture(demo);
     // The run events/list-deliveries.json names: the 09:00 Berlin firing of 2026-11-23, dispatched.
     const { recipients: _, ...notification } = demo.notifications.find((n) => n.id === 700) ?? {};
+    subscriptionNonce = (await getItem(keys.userRecipient(7, 700, 1)))?.subscriptionNonce as string;
     const firing = Date.parse('2026-11-23T08:00:00Z');
     await batchWriteAll(
       notificationItems(notification as never, firing - 60_000).map((item) => ({

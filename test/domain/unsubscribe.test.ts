@@ -17,11 +17,18 @@ const embedUser: UnsubscribeTarget = {
   recipient: { type: 'EMBED_USER', embedTenantName: 'acme', normalizedExternalId: 'ann@x.example' },
 };
 
-function recordingStore() {
+/** A store whose rows are all the tokens' own subscriptions, unless `replaced` says they were made anew. */
+function recordingStore({ replaced = false } = {}) {
   const removed: UnsubscribeTarget[] = [];
   return {
     removed,
-    store: { removeSubscription: async (target: UnsubscribeTarget) => void removed.push(target) },
+    store: {
+      removeSubscription: async (target: UnsubscribeTarget) => {
+        if (!replaced) removed.push(target);
+        return !replaced;
+      },
+      isReplaced: async () => replaced,
+    },
   };
 }
 
@@ -58,6 +65,30 @@ describe('unsubscribe tokens', () => {
     }
   });
 
+  it('name the subscription they were made for, and remove nothing once it was made anew', async () => {
+    const bound = { ...user, subscriptionNonce: 'n0nce' };
+    const token = tokens().unsubscribeToken(bound, key);
+    expect(token).not.toBe(tokens().unsubscribeToken(user, key));
+    expect(token).not.toBe(tokens().unsubscribeToken({ ...user, subscriptionNonce: 'other' }, key));
+    const current = recordingStore();
+    await tokens().unsubscribe(current.store, token, key);
+    expect(current.removed).toEqual([bound]);
+    const made = recordingStore({ replaced: true });
+    const error = await tokens()
+      .unsubscribe(made.store, token, key)
+      .catch((caught: unknown) => caught);
+    expect(error).toMatchObject({
+      name: 'ValidationError',
+      problems: [
+        {
+          path: 'token',
+          message: 'has expired: the recipient was subscribed again since this link was sent',
+        },
+      ],
+    });
+    expect(made.removed).toEqual([]);
+  });
+
   it('are the same for every message to one recipient, and differ between recipients', () => {
     expect(tokens().unsubscribeToken(user, key)).toBe(tokens().unsubscribeToken({ ...user }, key));
     expect(tokens().unsubscribeToken(user, key)).not.toBe(tokens().unsubscribeToken(embedUser, key));
@@ -76,6 +107,32 @@ describe('unsubscribe tokens', () => {
     await refusalOf('');
   });
 
+  it('are refused in any text but the exact one issued, even where it decodes to the same bytes', async () => {
+    const token = tokens().unsubscribeToken(user, key);
+    const [payload, signature] = token.split('.') as [string, string];
+    // 32 bytes take 43 characters, whose last holds two spare bits: its neighbour decodes alike.
+    const last = signature.at(-1) as string;
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const twin = alphabet[alphabet.indexOf(last) ^ 1] as string;
+    expect(Buffer.from(`${signature.slice(0, -1)}${twin}`, 'base64url')).toEqual(
+      Buffer.from(signature, 'base64url'),
+    );
+    for (const altered of [
+      `${payload}.${signature.slice(0, -1)}${twin}`,
+      `${token}=`,
+      `${payload}=.${signature}`,
+      `${token}!`,
+      `${token}*`,
+      `${token} `,
+      ` ${token}`,
+      `${payload}.${signature.slice(0, 5)}\n${signature.slice(5)}`,
+      `${payload}.${signature.slice(0, 5)} ${signature.slice(5)}`,
+      `${payload.slice(0, 5)} ${payload.slice(5)}.${signature}`,
+    ]) {
+      await refusalOf(altered);
+    }
+  });
+
   it('are refused when well signed but not of the shape the service issues', async () => {
     for (const parts of [
       { v: 1 },
@@ -90,22 +147,31 @@ describe('unsubscribe tokens', () => {
       [1, 7, 700, 'X', 3],
       [1, 7, 700, 'X', 'acme', 'ann'],
       [1, 7, 700, 'E', 'acme', 'ann', 'extra'],
+      [2, 7, 700, 'U', 3, ''],
+      [2, 7, 700, 'U', 3, 5],
+      [2, 7, 700, 'E', 'acme', 'n0nce'],
+      [3, 7, 700, 'U', 3, 'n0nce'],
     ]) {
       await refusalOf(signedPayload(parts));
     }
     await refusalOf(signedPayload(undefined, '[1,7,'));
     // The signed form of what the service issues is accepted: the refusals above are for their shape.
-    const { store } = recordingStore();
-    await expect(tokens().unsubscribe(store, signedPayload([1, 7, 700, 'U', 3]), key)).resolves.toMatchObject(
+    const { store, removed } = recordingStore();
+    await tokens().unsubscribe(store, signedPayload([1, 7, 700, 'U', 3]), key);
+    await tokens().unsubscribe(store, signedPayload([2, 7, 700, 'E', 'acme', 'ann', 'n0nce']), key);
+    expect(removed).toEqual([
+      user,
       {
-        notificationId: 700,
+        ...embedUser,
+        recipient: { ...embedUser.recipient, normalizedExternalId: 'ann' },
+        subscriptionNonce: 'n0nce',
       },
-    );
+    ]);
   });
 });
 
 describe('unsubscribeTargetOf', () => {
-  it('names a console user by id and an embed user by tenant and normalized externalId', () => {
+  it('names a console user by id and an embed user by tenant and normalized externalId, with the subscription', () => {
     expect(
       tokens().unsubscribeTargetOf({
         deploymentId: 7,
@@ -113,6 +179,14 @@ describe('unsubscribeTargetOf', () => {
         recipient: { type: 'USER', userId: 3, email: 'ada@example.com', username: 'ada' },
       }),
     ).toEqual(user);
+    expect(
+      tokens().unsubscribeTargetOf({
+        deploymentId: 7,
+        notificationId: 700,
+        recipient: { type: 'USER', userId: 3, email: 'ada@example.com', username: 'ada' },
+        subscriptionNonce: 'n0nce',
+      }),
+    ).toEqual({ ...user, subscriptionNonce: 'n0nce' });
     expect(
       tokens().unsubscribeTargetOf({
         deploymentId: 7,
@@ -130,15 +204,23 @@ describe('unsubscribeTargetOf', () => {
 });
 
 describe('unsubscribePage', () => {
-  it('shows a form that posts the token back, escaped, and refuses a bad token', () => {
+  it('shows a form that posts the token back, escaped, and refuses a bad token', async () => {
+    const { store } = recordingStore();
     const token = tokens().unsubscribeToken(user, key);
-    const page = tokens().unsubscribePage(token, key);
+    const page = await tokens().unsubscribePage(store, token, key);
     expect(page).toContain(`<form method="post" action="?token=${encodeURIComponent(token)}">`);
     expect(page).toContain('<h1>Unsubscribe from this notification?</h1>');
     // No script or style at all, and the form posts back to this service only.
     expect(tokens().UNSUBSCRIBE_PAGE_POLICY).toContain("default-src 'none'; form-action 'self'");
-    expect(() => tokens().unsubscribePage(tokens().unsubscribeToken(user, otherKey), key)).toThrow(
-      'token: is not an unsubscribe token of this service',
-    );
+    await expect(
+      tokens().unsubscribePage(store, tokens().unsubscribeToken(user, otherKey), key),
+    ).rejects.toThrow('token: is not an unsubscribe token of this service');
+  });
+
+  it('says the link has expired, with no form, once the subscription was made anew', async () => {
+    const { store } = recordingStore({ replaced: true });
+    const page = await tokens().unsubscribePage(store, tokens().unsubscribeToken(user, key), key);
+    expect(page).toContain('<h1>This unsubscribe link has expired</h1>');
+    expect(page).not.toContain('<form');
   });
 });

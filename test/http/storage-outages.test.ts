@@ -4,6 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { config } from '#lib/config';
 import { unsubscribeToken } from '#lib/domain/unsubscribe';
 import { type Operation, type RepeatEffect, type Route, routes } from '#lib/routes';
+import * as keys from '#lib/store/item-keys';
+import { getItem } from '#lib/store/items';
 import { type EngineMode, type EngineProxy, startEngineProxy } from '#test/support/engine-proxy';
 import { ADMIN_KEY, consoleUsers, embeddableDashboardFixture } from '#test/support/fixtures';
 import { type ApiResponse, type LocalApi, startLocalApi } from '#test/support/local-api';
@@ -95,10 +97,16 @@ const validRequests: Record<Operation, () => Sent> = {
   'get-unsubscribe-page': () => ({ path: `/v1/unsubscribe?token=${unsubscribeTokenOfUser1()}` }),
 };
 
+let subscriptionNonceOfUser1: string;
 const unsubscribeTokenOfUser1 = () =>
   encodeURIComponent(
     unsubscribeToken(
-      { deploymentId: 7, id: 700, recipient: { type: 'USER', userId: 1 } },
+      {
+        deploymentId: 7,
+        id: 700,
+        recipient: { type: 'USER', userId: 1 },
+        subscriptionNonce: subscriptionNonceOfUser1,
+      },
       Buffer.from(config().unsubscribeSigningKey as string, 'base64'),
     ),
   );
@@ -148,6 +156,9 @@ beforeAll(async () => {
     undefined,
     FUNCTION_TIMEOUT_MS,
   );
+  // Links name the subscription they were made for: the fixture's row drew its nonce when loaded.
+  const row = await getItem(keys.userRecipient(7, 700, 1));
+  subscriptionNonceOfUser1 = row?.subscriptionNonce as string;
   const sent = await api.request('POST', `${NOTIFICATION}/send`, { token: ADMIN_KEY });
   expect(sent.status, sent.text).toBe(202);
   runId = sent.body.runId;

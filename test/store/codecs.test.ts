@@ -311,7 +311,13 @@ describe('round trips: decode(stored(encode(value))) is the value', () => {
     ];
     for (const recipient of recipients) {
       const item = await stored(encodeRecipient(ref, recipient));
-      expect(decodeRecipient(item)).toEqual(recipient);
+      // A new row draws its subscription's nonce; a row written again keeps the one it has.
+      const decoded = decodeRecipient(item);
+      expect(decoded).toEqual({ ...recipient, subscriptionNonce: expect.stringMatching(/^[\w-]{16}$/) });
+      expect(decodeRecipient(await stored(encodeRecipient(ref, decoded)))).toEqual(decoded);
+      expect(decodeRecipient(encodeRecipient(ref, recipient)).subscriptionNonce).not.toBe(
+        decoded.subscriptionNonce,
+      );
     }
     const embedRow = await getItem(keys.embedRecipient(9, 901, 'acme', 'mia@acme.com'));
     expect(attributeNames(embedRow as Item)).toEqual([
@@ -332,6 +338,7 @@ describe('round trips: decode(stored(encode(value))) is the value', () => {
       'securityContextJson',
       'sk',
       'subscribedAt',
+      'subscriptionNonce',
       'type',
     ]);
   });

@@ -1,9 +1,10 @@
+import { randomBytes } from 'node:crypto';
 import * as z from 'zod/mini';
 import type { NotificationRef } from '#lib/domain/notification';
 import type { RecipientRef } from '#lib/domain/recipients';
 import type { RecipientProperties } from '#lib/domain/recipients-input';
 import { canonicalJson, propertyNames } from '#lib/domain/recipients-properties';
-import type { StoredRecipient } from '#lib/domain/recipients-resolution';
+import type { StoredRecipient, SubscriptionNonce } from '#lib/domain/recipients-resolution';
 import type { RecipientRow } from '#lib/domain/runs';
 import { checkItem, parseJsonAttribute } from '#lib/store/codecs/stored-item';
 import type { NotificationOnDashboard } from '#lib/store/index-keys';
@@ -42,6 +43,14 @@ function recipientIndexKeys(
   };
 }
 
+/** 96 random bits: no two subscriptions of a recipient share one. */
+const newSubscriptionNonce = () => randomBytes(12).toString('base64url');
+
+/** A row's nonce is drawn at its first write, like `subscribedAt`, and kept when the row is written again. */
+const subscriptionAttributes = (recipient: StoredRecipient): Item => ({
+  subscriptionNonce: recipient.subscriptionNonce ?? newSubscriptionNonce(),
+});
+
 /** The key of a recipient row, from the recipient's identity alone. */
 export function recipientKey(notification: NotificationRef, recipient: RecipientRef): Key {
   return recipient.type === 'USER'
@@ -71,6 +80,7 @@ export function encodeRecipient(notification: NotificationOnDashboard, recipient
     return {
       ...key,
       ...recipientIndexKeys(notification, recipient, key.sk),
+      ...subscriptionAttributes(recipient),
       entity: 'RECIPIENT',
       type: 'USER',
       userId: recipient.userId,
@@ -79,6 +89,7 @@ export function encodeRecipient(notification: NotificationOnDashboard, recipient
   const item: Item = {
     ...key,
     ...recipientIndexKeys(notification, recipient, key.sk),
+    ...subscriptionAttributes(recipient),
     entity: 'RECIPIENT',
     type: 'EMBED_USER',
     embedTenantName: recipient.embedTenantName,
@@ -104,10 +115,17 @@ export function decodeRecipientParent(item: Item): NotificationOnDashboard {
   return { deploymentId, id, dashboardId };
 }
 
-// Rows written before the recipients index have no subscription instant.
+// Rows written before the recipients index have no subscription instant, and those written before
+// unsubscribe links were bound to a subscription no nonce.
 const subscribedAt = () => z.optional(z.string());
+const subscriptionNonce = () => z.optional(z.string());
 const userRowItem = () =>
-  z.looseObject({ type: z.literal('USER'), userId: z.int(), subscribedAt: subscribedAt() });
+  z.looseObject({
+    type: z.literal('USER'),
+    userId: z.int(),
+    subscribedAt: subscribedAt(),
+    subscriptionNonce: subscriptionNonce(),
+  });
 const embedRowItem = () =>
   z.looseObject({
     type: z.literal('EMBED_USER'),
@@ -117,23 +135,51 @@ const embedRowItem = () =>
     embedUserId: z.int(),
     email: z.string(),
     subscribedAt: subscribedAt(),
+    subscriptionNonce: subscriptionNonce(),
     securityContextJson: z.optional(z.string()),
     userAttributesJson: z.optional(z.string()),
     groupsJson: z.optional(z.string()),
   });
 
+const subscriptionItem = () => z.looseObject({ subscriptionNonce: subscriptionNonce() });
+
+/** The nonce of a stored recipient row (undefined: a row stored before nonces existed). */
+export const subscriptionNonceOf = (item: Item): SubscriptionNonce | undefined =>
+  checkItem('recipient row', subscriptionItem, item).subscriptionNonce;
+
+/**
+ * The condition that a recipient row, if there is one, is the subscription of `nonce` (no nonce: a row
+ * stored before nonces existed).
+ */
+export function sameSubscriptionCondition(nonce: SubscriptionNonce | undefined) {
+  return nonce === undefined
+    ? {
+        ConditionExpression: 'attribute_not_exists(pk) OR attribute_not_exists(#nonce)',
+        ExpressionAttributeNames: { '#nonce': 'subscriptionNonce' },
+      }
+    : {
+        ConditionExpression: 'attribute_not_exists(pk) OR #nonce = :nonce',
+        ExpressionAttributeNames: { '#nonce': 'subscriptionNonce' },
+        ExpressionAttributeValues: { ':nonce': nonce },
+      };
+}
+
+/** The row's subscription instant and nonce, each only when stored. */
+const subscriptionOf = (row: {
+  subscribedAt?: string | undefined;
+  subscriptionNonce?: string | undefined;
+}) => ({
+  ...(row.subscribedAt === undefined ? {} : { subscribedAt: row.subscribedAt }),
+  ...(row.subscriptionNonce === undefined ? {} : { subscriptionNonce: row.subscriptionNonce }),
+});
+
 export function decodeRecipient(item: Item): StoredRecipient {
   // The row's kind picks its schema; a kind that is neither fails the embed schema on `type`.
   if (item.type === 'USER') {
     const row = checkItem('recipient row', userRowItem, item);
-    return {
-      type: 'USER',
-      userId: row.userId,
-      ...(row.subscribedAt === undefined ? {} : { subscribedAt: row.subscribedAt }),
-    };
+    return { type: 'USER', userId: row.userId, ...subscriptionOf(row) };
   }
   const stored = checkItem('recipient row', embedRowItem, item);
-  const instant = stored.subscribedAt === undefined ? {} : { subscribedAt: stored.subscribedAt };
   const properties: RecipientProperties = {};
   for (const name of propertyNames) {
     // Written from a checked request as canonical JSON: the text is trusted to hold the property's shape.
@@ -148,7 +194,7 @@ export function decodeRecipient(item: Item): StoredRecipient {
     embedUserId: stored.embedUserId,
     email: stored.email,
     properties,
-    ...instant,
+    ...subscriptionOf(stored),
   };
 }
 

@@ -121,6 +121,7 @@ export function encodeDelivery(
     attempts: delivery.attempts,
     error: delivery.error,
     updatedAt: delivery.updatedAt,
+    ...(delivery.subscriptionNonce !== undefined && { subscriptionNonce: delivery.subscriptionNonce }),
     ...retentionOf(run.runId),
   };
 }
@@ -138,6 +139,8 @@ const deliveryItem = () =>
     attempts: z.optional(count()),
     error: z.optional(z.nullable(z.string())),
     updatedAt: z.optional(z.string()),
+    // Deliveries made before unsubscribe links named a subscription have no nonce.
+    subscriptionNonce: z.optional(z.string()),
   });
 
 /** The recipient of each kind, checked once its kind is known (one schema each: no union to bundle). */
@@ -199,5 +202,6 @@ export function decodeDelivery(item: Item): Delivery {
     attempts: attemptsOf(stored),
     error: stored.error ?? null,
     updatedAt: stored.updatedAt ?? '',
+    ...(stored.subscriptionNonce !== undefined && { subscriptionNonce: stored.subscriptionNonce }),
   };
 }
