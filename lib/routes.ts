@@ -46,6 +46,11 @@ export interface RouteFacts {
   ownErrors?: readonly ErrorCode[];
   /** What happened in the business, counted per request by this operation's function. */
   businessMetrics?: readonly string[];
+  /**
+   * Takes an Idempotency-Key, without which a repeat may act twice (a second notification, run or
+   * attempt): its 503 then says to repeat with a key rather than that repeating is safe.
+   */
+  takesIdempotencyKey?: boolean;
 }
 
 /**
@@ -154,6 +159,7 @@ export const sendNotificationRoute = {
   readsUnsubscribeKey: true,
   // Too soon after the last send; a concurrent use of the Idempotency-Key; the key used with another body.
   ownErrors: ['too_many_requests', 'conflict', 'idempotency_key_mismatch'],
+  takesIdempotencyKey: true,
   businessMetrics: ['RunsCreated', 'DeliveriesQueued', 'DeliveriesSkipped'],
 } as const satisfies RouteFacts;
 
@@ -215,6 +221,7 @@ export const createNotificationRoute = {
   ],
   // No such dashboard; a concurrent use of the Idempotency-Key; the key used with another body.
   ownErrors: ['not_found', 'conflict', 'idempotency_key_mismatch'],
+  takesIdempotencyKey: true,
 } as const satisfies RouteFacts;
 
 export const getNotificationRoute = {
@@ -317,6 +324,7 @@ export const retryRunRoute = {
   readsUnsubscribeKey: true,
   // The dashboard unpublished, or a concurrent use of the Idempotency-Key; the key used with another body.
   ownErrors: ['conflict', 'idempotency_key_mismatch'],
+  takesIdempotencyKey: true,
   businessMetrics: ['DeliveriesRetried'],
 } as const satisfies RouteFacts;
 

@@ -46,7 +46,7 @@ const RETRY_PAGE_SIZE = 97;
 const TIME_RESERVE_MS = 3_000;
 
 /** What a page's record did: moved deliveries (and marked the key done), or found the notification gone. */
-export type Requeued = { gone: false; moved: number; keyDone: boolean } | { gone: true };
+type Requeued = { gone: false; moved: number; keyDone: boolean } | { gone: true };
 
 export interface RetryStore extends IdempotencyKeys {
   findRun(ref: RunRef): Promise<Run | undefined>;

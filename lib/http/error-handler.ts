@@ -27,18 +27,26 @@ function toServiceError(error: unknown): ServiceError {
 }
 
 /**
+ * A 503 of a request that took no Idempotency-Key where it could: repeating it may do it twice, so
+ * the answer says how to repeat it safely instead of that repeating is safe.
+ */
+const repeatWithKey = (failure: UnavailableError) =>
+  new UnavailableError(
+    'The service is busy; the request may have been done: repeat it with an Idempotency-Key so that it is done once',
+    { cause: failure.cause, retryAfterSeconds: failure.retryAfterSeconds },
+  );
+
+/**
  * Turns every failure into the JSON error body: the error's code and message, the field problems, the
  * request id. Nothing of an unexpected error reaches the caller; the request log keeps it.
  */
-export function errorHandler(): MiddlewareObj<
-  APIGatewayProxyEventV2,
-  APIGatewayProxyStructuredResultV2,
-  Error,
-  Context,
-  FailureRecord
-> {
+export function errorHandler(
+  options: { takesIdempotencyKey?: boolean } = {},
+): MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, Context, FailureRecord> {
   const errorHandlerMiddlewareOnError = (request: FailingRequest) => {
-    const failure = toServiceError(request.error);
+    const thrown = toServiceError(request.error);
+    const unkeyed = options.takesIdempotencyKey && request.event.headers?.['idempotency-key'] === undefined;
+    const failure = unkeyed && thrown instanceof UnavailableError ? repeatWithKey(thrown) : thrown;
     request.internal.failure = { answered: failure, thrown: request.error };
     const status = statusOf[failure.code];
     const body: Record<string, unknown> = { message: failure.message, code: failure.code };

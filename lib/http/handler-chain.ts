@@ -142,7 +142,7 @@ export function composeHandler<
     .use(lambdaContextLog())
     .use(requestMetrics())
     .use(requestLog(declaration.route.operation))
-    .use(errorHandler())
+    .use(errorHandler({ takesIdempotencyKey: declaration.route.takesIdempotencyKey === true }))
     .use(callerChecks);
   if (declaration.body) chain.use(declaration.body.parser);
   const schemas = { ...declaration, body: declaration.body?.schema };

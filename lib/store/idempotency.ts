@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { HeldKey, IdempotencyClaim, IdempotencyKeys, IdempotentResult } from '#lib/domain/idempotency';
+import type { HeldKey, IdempotencyClaim, IdempotentResult } from '#lib/domain/idempotency';
 import { ConflictError, IdempotencyKeyMismatchError } from '#lib/errors';
 import { documentClient, tableName } from '#lib/store/client';
 import {
@@ -16,6 +16,8 @@ import { getItem } from '#lib/store/items';
 /**
  * The Idempotency-Key records of every request that takes a key (lib/domain/idempotency.ts): the
  * claim, the done mark that goes in the transaction of the write it completes, and the release.
+ * Each use case's adapter lists the three functions by name (no spread), so that a function that
+ * bundles an adapter module for another of its exports tree-shakes them away.
  */
 
 /** An Idempotency-Key is remembered this long (DynamoDB's TTL removes the record some time after). */
@@ -36,7 +38,7 @@ const recordKey = (deploymentId: number, claim: IdempotencyClaim) =>
  * Takes the key for this request: a new record (or one past its 24 h), a matching record whose
  * request completed, or a matching record whose holder's lease ran out (taken over).
  */
-async function claimKey(
+export async function claimKey(
   deploymentId: number,
   claim: IdempotencyClaim,
 ): Promise<{ held: HeldKey; done?: IdempotentResult }> {
@@ -119,14 +121,14 @@ export function keyDoneMark(held: HeldKey, result: IdempotentResult) {
   };
 }
 
-async function completeKey(held: HeldKey, result: IdempotentResult): Promise<void> {
+export async function completeKey(held: HeldKey, result: IdempotentResult): Promise<void> {
   const marked = await conditionHeld(() =>
     documentClient().send(new UpdateCommand(keyDoneMark(held, result))),
   );
   if (!marked) throw keyInUse();
 }
 
-async function releaseKey(held: HeldKey): Promise<void> {
+export async function releaseKey(held: HeldKey): Promise<void> {
   await conditionHeld(() =>
     documentClient().send(
       new DeleteCommand({
@@ -142,6 +144,3 @@ async function releaseKey(held: HeldKey): Promise<void> {
     ),
   );
 }
-
-/** The key records' adapter, part of the store of every use case that takes a key. */
-export const idempotencyKeys: IdempotencyKeys = { claimKey, completeKey, releaseKey };

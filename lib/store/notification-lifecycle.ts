@@ -7,7 +7,7 @@ import { ConflictError } from '#lib/errors';
 import { documentClient, tableName } from '#lib/store/client';
 import { encodeNotification, encodeScheduleEntry } from '#lib/store/codecs/notifications';
 import { transact } from '#lib/store/conditional';
-import { idempotencyKeys, keyDoneMark, keyInUse } from '#lib/store/idempotency';
+import { claimKey, completeKey, keyDoneMark, keyInUse, releaseKey } from '#lib/store/idempotency';
 import { notificationIsLive } from '#lib/store/notification-guard';
 import { nextNotificationId } from '#lib/store/notification-ids';
 import { findScheduledNotification } from '#lib/store/scheduled-notifications';
@@ -84,5 +84,7 @@ export const notificationCreation: NotificationCreation = {
   dashboardIdOf,
   create,
   isLive: notificationIsLive,
-  ...idempotencyKeys,
+  claimKey,
+  completeKey,
+  releaseKey,
 };

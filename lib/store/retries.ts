@@ -8,7 +8,7 @@ import { decodeRecipient } from '#lib/store/codecs/recipients';
 import { decodeDelivery } from '#lib/store/codecs/runs';
 import { contendedRetries, transact } from '#lib/store/conditional';
 import { findDashboard } from '#lib/store/dashboards';
-import { idempotencyKeys, keyDoneMark, keyInUse } from '#lib/store/idempotency';
+import { claimKey, completeKey, keyDoneMark, keyInUse, releaseKey } from '#lib/store/idempotency';
 import * as indexKeys from '#lib/store/index-keys';
 import * as keys from '#lib/store/item-keys';
 import { awaitingOutcomesIndex, indexes } from '#lib/store/keys';
@@ -115,7 +115,9 @@ function requeueOnce(
 }
 
 export const retryStore: RetryStore = {
-  ...idempotencyKeys,
+  claimKey,
+  completeKey,
+  releaseKey,
   findRun: (ref) => currentRun({ deploymentId: ref.deploymentId, notificationId: ref.id, runId: ref.runId }),
   findNotification,
   findDashboard,

@@ -5,7 +5,7 @@ import { decodeSendNowMarker, encodeSendNowMarker } from '#lib/store/codecs/disp
 import { encodeDelivery, STORED_DISPATCHING } from '#lib/store/codecs/runs';
 import { transact } from '#lib/store/conditional';
 import { findDashboard } from '#lib/store/dashboards';
-import { idempotencyKeys, keyDoneMark, keyInUse } from '#lib/store/idempotency';
+import { claimKey, completeKey, keyDoneMark, keyInUse, releaseKey } from '#lib/store/idempotency';
 import * as keys from '#lib/store/item-keys';
 import { getItem } from '#lib/store/items';
 import { findNotification, runClaim, runDeliveryStore } from '#lib/store/run-delivery';
@@ -18,7 +18,9 @@ import { currentRun } from '#lib/store/run-status';
  */
 export const sendNowStore: SendNowStore = {
   ...runDeliveryStore,
-  ...idempotencyKeys,
+  claimKey,
+  completeKey,
+  releaseKey,
   findNotification,
   findDashboard,
   findRun: (ref) => currentRun({ deploymentId: ref.deploymentId, notificationId: ref.id, runId: ref.runId }),

@@ -5,6 +5,7 @@ import { decodeKey } from '#lib/store/codecs/keys';
 import { decodeDelivery } from '#lib/store/codecs/runs';
 import { decodeConsoleUser, decodeUserLink } from '#lib/store/codecs/users';
 import { findDashboard } from '#lib/store/dashboards';
+import { claimKey, completeKey, releaseKey } from '#lib/store/idempotency';
 import * as keys from '#lib/store/item-keys';
 import { deliveryPrefix } from '#lib/store/keys';
 import { notificationIsLive } from '#lib/store/notification-guard';
@@ -35,9 +36,9 @@ export const testSendStore: TestSendStore = {
   userRowKey: (ref, userId) => keys.userRecipient(ref.deploymentId, ref.id, userId).sk,
   isLive: notificationIsLive,
   findRun: sendNowStore.findRun,
-  claimKey: sendNowStore.claimKey,
-  completeKey: sendNowStore.completeKey,
-  releaseKey: sendNowStore.releaseKey,
+  claimKey,
+  completeKey,
+  releaseKey,
   async testRunDeliveries(ref) {
     const page = await queryPage({
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :deliveries)',

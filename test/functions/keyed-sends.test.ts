@@ -11,7 +11,13 @@ import { documentClient, tableName } from '#lib/store/client';
 import * as keys from '#lib/store/item-keys';
 import { getItem } from '#lib/store/items';
 import { dispatchStore } from '#lib/store/runs';
-import { crash, type DynamoFaults, type Fault, injectDynamoDbFaults } from '#test/support/dynamodb-faults';
+import {
+  crash,
+  type DynamoFaults,
+  type Fault,
+  injectDynamoDbFaults,
+  throttling,
+} from '#test/support/dynamodb-faults';
 import { ADMIN_KEY, consoleUsers } from '#test/support/fixtures';
 import { type ApiResponse, type LocalApi, startLocalApi } from '#test/support/local-api';
 import { freshClaims, generateSigningKey, signJwt } from '#test/support/tokens';
@@ -87,7 +93,7 @@ beforeAll(async () => {
       ...[...loopIds(SEND_NOW_IDS), ...loopIds(TEST_SEND_IDS), ...loopIds(RETRY_IDS)].map((id) =>
         notification(id),
       ),
-      ...[400, 401, 402, 403, 404, 405, 406].map((id) => notification(id)),
+      ...[400, 401, 402, 403, 404, 405, 406, 407].map((id) => notification(id)),
       notification(410, embedRecipients(150, 'race')),
       notification(411, embedRecipients(3, 'early')),
     ],
@@ -302,7 +308,13 @@ describe('the same key', () => {
       faults.add({
         operations: ['TransactWriteItems'],
         when: (call) => call === 1,
-        fault: { kind: 'hook', run: () => (arrived(), paused) },
+        fault: {
+          kind: 'hook',
+          run: () => {
+            arrived();
+            return paused;
+          },
+        },
       });
       const first = request();
       await atTransaction;
@@ -314,6 +326,19 @@ describe('the same key', () => {
       expect(await runsOf(id)).toHaveLength(1);
       faults.clear();
     }
+  });
+
+  it('after a 503 is given back: its repeat goes ahead at once; a 503 without a key says to use one', async () => {
+    faults.add({ operations: ['TransactWriteItems'], fault: throttling() });
+    const unkeyed = await send(407);
+    const keyed = await send(407, 'throttled-1');
+    faults.clear();
+    expect([unkeyed.status, keyed.status]).toEqual([503, 503]);
+    expect(unkeyed.body.message).toMatch(/repeat it with an Idempotency-Key/);
+    expect(keyed.body.message).toMatch(/safe to repeat/);
+    const repeat = await send(407, 'throttled-1');
+    expect(repeat.status).toBe(202);
+    expect((await runsOf(407)).map((run: { runId: string }) => run.runId)).toEqual([repeat.body.runId]);
   });
 
   it('on a refused request is given back: the repeat after a 429 goes ahead', async () => {
