@@ -93,7 +93,7 @@ beforeAll(async () => {
       ...[...loopIds(SEND_NOW_IDS), ...loopIds(TEST_SEND_IDS), ...loopIds(RETRY_IDS)].map((id) =>
         notification(id),
       ),
-      ...[400, 401, 402, 403, 404, 405, 406, 407].map((id) => notification(id)),
+      ...[400, 401, 402, 403, 404, 405, 406, 407, 408].map((id) => notification(id)),
       notification(410, embedRecipients(150, 'race')),
       notification(411, embedRecipients(3, 'early')),
     ],
@@ -292,9 +292,11 @@ describe('the same key', () => {
   });
 
   it('while the first request is in flight is 409, and only the first makes a run', async () => {
+    const failedRun = await runWithFailures(408);
     const cases: [number, () => Promise<ApiResponse>][] = [
       [403, () => send(403, 'flight-1')],
       [404, () => send(404, 'flight-2', TEST_RECIPIENTS)],
+      [408, () => retry(408, failedRun, 'flight-3')],
     ];
     for (const [id, request] of cases) {
       let resume: () => void = () => {};
@@ -324,6 +326,9 @@ describe('the same key', () => {
       expect(second.body.code).toBe('conflict');
       expect((await first).status).toBe(202);
       expect(await runsOf(id)).toHaveLength(1);
+      // Only the first request queued anything: one job per delivery, at one attempt.
+      const jobs = await jobsOf(id);
+      expect(new Set(jobs.map((job) => job.attempt)).size).toBe(1);
       faults.clear();
     }
   });
