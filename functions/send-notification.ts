@@ -1,8 +1,10 @@
 import { clockFrom, randomHex } from '#lib/clock';
 import { sendNow } from '#lib/domain/dispatch';
 import { testSend } from '#lib/domain/test-send';
+import { callerOf } from '#lib/http/caller';
 import { createHandler } from '#lib/http/create-handler';
 import { jsonBody } from '#lib/http/json-body';
+import { idempotencyKeyHeader } from '#lib/http/schemas/notifications';
 import { notificationPath } from '#lib/http/schemas/paths';
 import { sendNowInput } from '#lib/http/schemas/runs';
 import { jobSink } from '#lib/jobs/job-sink';
@@ -13,20 +15,24 @@ import { testSendStore } from '#lib/store/test-sends';
 /**
  * POST /v1/deployments/{deploymentId}/notifications/{id}/send: a manual run now, or with `recipients` a
  * test run to exactly them; answered 202 with its RunDto (`dispatching` while a large run goes on in the
- * background); 429 when too soon after the last send-now or test send.
+ * background); 429 when too soon after the last send-now or test send. At most one run per
+ * Idempotency-Key: a repeat answers the run the first request made, as it stands.
  */
 export const handler = createHandler({
   route: sendNotificationRoute,
   access: 'admin',
   params: notificationPath,
+  headers: idempotencyKeyHeader,
   body: jsonBody(sendNowInput, { optional: true }),
   success: { status: 202 },
-  operation: async ({ params, body, settings, recordMetric }) => {
+  operation: async ({ params, headers, body, principal, settings, recordMetric }) => {
     const now = Date.now();
     const options = { now, clock: clockFrom(now), randomHex, minIntervalMs: settings.sendNowMinIntervalMs };
+    const key = headers['idempotency-key'];
+    const idempotency = key === undefined ? undefined : { caller: callerOf(principal), key };
     const run = body.recipients
-      ? await testSend(testSendStore, jobSink(), params, body.recipients, options)
-      : await sendNow(sendNowStore, jobSink(), params, options);
+      ? await testSend(testSendStore, jobSink(), params, body.recipients, options, idempotency)
+      : await sendNow(sendNowStore, jobSink(), params, options, idempotency);
     recordMetric('RunsCreated', 1);
     recordMetric('DeliveriesQueued', run.recipients.queued);
     recordMetric('DeliveriesSkipped', run.recipients.skipped);

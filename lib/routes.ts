@@ -154,7 +154,8 @@ export const sendNotificationRoute = {
   tableActions: [
     // The notification, its dashboard link and the dashboard; the last send-now.
     AUTHENTICATION,
-    // The run and the send-now marker, in one transaction (lib/store/send-now.ts).
+    // The run and the send-now marker (a test run's deliveries too), in one transaction
+    // (lib/store/send-now.ts); an Idempotency-Key's record.
     'dynamodb:PutItem',
     // In that transaction: the notification still exists, the previous send-now's run is done.
     'dynamodb:ConditionCheckItem',
@@ -164,11 +165,14 @@ export const sendNotificationRoute = {
     'dynamodb:BatchGetItem',
     // The deliveries of a page.
     'dynamodb:BatchWriteItem',
-    // The run's progress, lease and end (lib/store/runs.ts).
+    // The run's progress, lease and end (lib/store/runs.ts); an Idempotency-Key taken over or marked done.
     'dynamodb:UpdateItem',
+    // An Idempotency-Key given back by a request that failed before its run was made.
+    'dynamodb:DeleteItem',
   ],
   readsUnsubscribeKey: true,
-  ownErrors: ['too_many_requests'],
+  // Too soon after the last send; a concurrent use of the Idempotency-Key; the key used with another body.
+  ownErrors: ['too_many_requests', 'conflict', 'idempotency_key_mismatch'],
   businessMetrics: ['RunsCreated', 'DeliveriesQueued', 'DeliveriesSkipped'],
 } as const satisfies RouteFacts;
 
@@ -229,6 +233,8 @@ export const createNotificationRoute = {
     'dynamodb:UpdateItem',
     // The key's record; the notification and its schedule entry (in the transaction).
     'dynamodb:PutItem',
+    // The key given back by a request that failed before it created.
+    'dynamodb:DeleteItem',
   ],
   // No such dashboard; a concurrent use of the Idempotency-Key; the key used with another body.
   ownErrors: ['not_found', 'conflict', 'idempotency_key_mismatch'],
@@ -328,11 +334,18 @@ export const retryRunRoute = {
     'dynamodb:Query',
     // Embed recipients' rows, for the properties their jobs carry.
     'dynamodb:BatchGetItem',
-    // The deliveries and the run's counts: UpdateItems inside TransactWriteItems.
+    // The deliveries and the run's counts: UpdateItems inside TransactWriteItems; an
+    // Idempotency-Key taken over or marked done.
     'dynamodb:UpdateItem',
+    // In that transaction: the notification still exists.
+    'dynamodb:ConditionCheckItem',
+    // An Idempotency-Key's record; given back by a request that failed.
+    'dynamodb:PutItem',
+    'dynamodb:DeleteItem',
   ],
   readsUnsubscribeKey: true,
-  ownErrors: ['conflict'],
+  // The dashboard unpublished, or a concurrent use of the Idempotency-Key; the key used with another body.
+  ownErrors: ['conflict', 'idempotency_key_mismatch'],
   businessMetrics: ['DeliveriesRetried'],
 } as const satisfies RouteFacts;
 

@@ -7,6 +7,13 @@ import {
   planHandOn,
 } from '#lib/domain/dispatch-fanout';
 import type { ConsoleUser, Dashboard } from '#lib/domain/entities';
+import {
+  type HeldKey,
+  type IdempotencyKeyInput,
+  type IdempotencyKeys,
+  onceForKey,
+  requestFingerprint,
+} from '#lib/domain/idempotency';
 import type { Notification, NotificationRef } from '#lib/domain/notification';
 import {
   countDeliveries,
@@ -21,6 +28,7 @@ import {
   type RunDto,
   type RunRef,
   type RunTrigger,
+  runMadeByKey,
   runSkipReason,
   scheduledRunId,
   toRunDto,
@@ -168,15 +176,26 @@ export interface DispatchStore extends RunDeliveryStore {
   takeOver(ref: RunRef, now: number, lease: Lease): Promise<RunProgress | undefined>;
 }
 
-/** Send-now's storage: the notification, its dashboard, the write that decides the send-now limit, and the run's deliveries. */
-export interface SendNowStore extends RunDeliveryStore {
+/**
+ * Send-now's storage: the notification, its dashboard, the write that decides the send-now limit, the
+ * run's deliveries, and the Idempotency-Key and the run it made.
+ */
+export interface SendNowStore extends RunDeliveryStore, IdempotencyKeys {
   findNotification: DispatchStore['findNotification'];
   findDashboard: DispatchStore['findDashboard'];
+  findRun(ref: RunRef): Promise<Run | undefined>;
   /**
    * Creates a manual run and records it as the notification's latest send-now, in one atomic write,
-   * unless the previous send-now was after `previousNoLaterThan` or its run is still dispatching.
+   * unless the previous send-now was after `previousNoLaterThan` or its run is still dispatching. The
+   * same write marks a held key done with the run, and writes `deliveries` (a test run's, all of them).
    */
-  createManualRun(run: Run, lease: Lease | undefined, previousNoLaterThan: number): Promise<ManualRunClaim>;
+  createManualRun(
+    run: Run,
+    lease: Lease | undefined,
+    previousNoLaterThan: number,
+    held?: HeldKey,
+    deliveries?: readonly Delivery[],
+  ): Promise<ManualRunClaim>;
 }
 
 /** Starts another worker on slices of the due index a pass hands on: deployed, an invocation of its function. */
@@ -722,10 +741,31 @@ export async function sendNow(
   sink: JobSink,
   ref: NotificationRef,
   options: SendNowOptions,
+  idempotency?: IdempotencyKeyInput,
 ): Promise<RunDto> {
   const stored = await store.findNotification(ref);
   if (!stored) throw notFound(ref);
-  const { notification } = stored;
+  const claim = idempotency && {
+    ...idempotency,
+    fingerprint: requestFingerprint({ operation: 'send', target: ref, body: {} }),
+  };
+  return onceForKey(
+    store,
+    ref.deploymentId,
+    claim,
+    (held) => makeManualRun(store, sink, stored.notification, options, held),
+    (done) => runMadeByKey(store, done),
+  );
+}
+
+async function makeManualRun(
+  store: SendNowStore,
+  sink: JobSink,
+  notification: Notification,
+  options: SendNowOptions,
+  held: HeldKey | undefined,
+): Promise<RunDto> {
+  const ref: NotificationRef = { deploymentId: notification.deploymentId, id: notification.id };
   const dashboard = await store.findDashboard(notification.deploymentId, notification.dashboardId);
   const skipReason = runSkipReason('manual', notification, dashboard);
   const run = newRun(
@@ -738,9 +778,10 @@ export async function sendNow(
   );
   const context = newContext(store, sink, { ...options, misfireGraceMinutes: 0 });
   const lease = skipReason ? undefined : leaseFrom(context);
-  const claim = await store.createManualRun(run, lease, options.now - options.minIntervalMs);
+  const claim = await store.createManualRun(run, lease, options.now - options.minIntervalMs, held);
   if (!claim.created) throw refusalOf(claim, ref, options);
-  // The run itself was written on the condition that the notification exists (the claim above).
+  // The run itself was written on the condition that the notification exists (the claim above); from
+  // here a crash leaves it under its lease, and the next dispatcher pass finishes it.
   if (!lease || !dashboard) return toRunDto(run);
   const made = await deliver(context, { run, cursor: undefined }, lease, notification, dashboard, 1);
   // Raced by a delete (lib/store/notification-guard.ts): what the page wrote is the purge's.

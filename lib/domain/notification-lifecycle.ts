@@ -1,3 +1,4 @@
+import type { HeldKey, IdempotencyKeys } from '#lib/domain/idempotency';
 import {
   type Notification,
   type NotificationDto,
@@ -58,13 +59,6 @@ export interface NotificationFilter {
   recipient?: RecipientFilter;
 }
 
-/** An Idempotency-Key as stored: scoped to deployment and caller, with the fingerprint of its body. */
-export interface IdempotencyClaim {
-  caller: string;
-  key: string;
-  fingerprint: string;
-}
-
 /** The recipients a removal names, once checked: Slack items are gone (no Slack recipient can exist). */
 export type RemovalTarget =
   | { type: 'USER'; userId: number }
@@ -80,20 +74,21 @@ export interface NotificationLookup {
   find(deploymentId: number, id: number): Promise<ScheduledNotification | undefined>;
 }
 
-/** Create: the dashboard named, then the new notification. */
-export interface NotificationCreation {
+/** Create: the dashboard named, then the new notification, at most once per Idempotency-Key. */
+export interface NotificationCreation extends IdempotencyKeys {
   /** The integer id of a dashboard of this deployment, or undefined when it has none such. */
   dashboardIdOf(deploymentId: number, ref: DashboardRef): Promise<number | undefined>;
   /**
-   * Stores a new notification under a fresh id, with its schedule state. With a claim: a repeat of
-   * the claim answers the notification it created (IdempotencyKeyMismatchError for another body,
-   * ConflictError while the first is in flight).
+   * Stores a new notification under a fresh id, with its schedule state, and marks the held key
+   * done in the same write.
    */
   create(
     draft: Omit<Notification, 'id'>,
     schedule: ScheduleState & { signature: string },
-    claim?: IdempotencyClaim,
+    held?: HeldKey,
   ): Promise<Notification>;
+  /** Whether the notification still exists (a key's repeat after its delete is 404). */
+  isLive(ref: NotificationRef): Promise<boolean>;
 }
 
 /** Delete. */

@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import { customCronProblem } from '#lib/domain/cron';
+import { type IdempotencyKeyInput, onceForKey, requestFingerprint } from '#lib/domain/idempotency';
 import {
   type Notification,
   type NotificationDto,
@@ -14,7 +14,6 @@ import type {
   DashboardRef,
   NotificationCreation,
 } from '#lib/domain/notification-lifecycle';
-import { canonicalJson } from '#lib/domain/recipients-properties';
 import {
   missingScheduleFields,
   requiredTimeFields,
@@ -24,7 +23,13 @@ import {
 } from '#lib/domain/schedule';
 import type { ScheduleType } from '#lib/domain/schedule-fields';
 import { planSchedule } from '#lib/domain/schedule-planning';
-import { ConflictError, type FieldProblem, NotFoundError, ValidationError } from '#lib/errors';
+import {
+  ConflictError,
+  type FieldProblem,
+  IdempotencyKeyMismatchError,
+  NotFoundError,
+  ValidationError,
+} from '#lib/errors';
 
 /**
  * The schedule writers of the API: create and update. They compute what a read only picks up (the
@@ -224,7 +229,7 @@ export async function createNotification(
   input: CreateNotificationInput,
   settings: NotificationSettings,
   now: number,
-  idempotency?: { caller: string; key: string },
+  idempotency?: IdempotencyKeyInput,
 ): Promise<NotificationDto> {
   const { dashboardId, dashboardPublicId, ...fields } = input;
   // The schedule is checked by the update's own rules, before anything is read.
@@ -249,18 +254,22 @@ export async function createNotification(
     throw new NotFoundError(`Dashboard ${name} of deployment ${deploymentId}`);
   }
   const { id: _placeholder, ...draft } = { ...checked, dashboardId: resolvedDashboardId };
-  const claim = idempotency && {
-    ...idempotency,
-    fingerprint: createHash('sha256')
-      .update(canonicalJson(input) ?? '')
-      .digest('hex'),
-  };
+  const claim = idempotency && { ...idempotency, fingerprint: requestFingerprint(input) };
   // A repeat of the key answers the notification the first request made: the same body, so the same schedule.
   const schedule = planSchedule(draft, now);
-  const notification = await notifications.create(
-    draft,
-    { ...schedule, signature: scheduleSignature(draft) },
+  const notification = await onceForKey(
+    notifications,
+    deploymentId,
     claim,
+    (held) => notifications.create(draft, { ...schedule, signature: scheduleSignature(draft) }, held),
+    async (done) => {
+      if (done.kind !== 'notification') throw new IdempotencyKeyMismatchError();
+      const made = done.notification;
+      // Deleted since: the key answers what is gone as every route does.
+      if (!(await notifications.isLive({ deploymentId, id: made.id })))
+        throw new NotFoundError(`Notification ${made.id} of deployment ${deploymentId}`);
+      return made;
+    },
   );
   return toNotificationDto({ notification, schedule }, now);
 }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ConsoleUser, Dashboard } from '#lib/domain/entities';
+import type { IdempotentResult } from '#lib/domain/idempotency';
 import type { Notification, NotificationRef } from '#lib/domain/notification';
 import type {
   DashboardFilter,
@@ -10,6 +11,7 @@ import type {
 import type { RecipientOutput } from '#lib/domain/recipients';
 import type { UserAttribute } from '#lib/domain/recipients-input';
 import type { StoredRecipient, SubscriptionNonce } from '#lib/domain/recipients-resolution';
+import { IdempotencyKeyMismatchError, NotFoundError } from '#lib/errors';
 
 /**
  * Runs and deliveries: what one firing (or one send-now) decides and records. Everything here is
@@ -84,6 +86,21 @@ export interface Run {
 export type RunDto = Run;
 
 export const toRunDto = (run: Run): RunDto => run;
+
+/**
+ * The answer to a repeat of an Idempotency-Key whose request made (or retried) a run: the run as it
+ * stands now, a run still `dispatching` included. Gone (its notification deleted and purged): 404.
+ */
+export async function runMadeByKey(
+  runs: { findRun(ref: RunRef): Promise<Run | undefined> },
+  done: IdempotentResult,
+): Promise<RunDto> {
+  // The fingerprint names the route: a key of a create cannot match one of a run.
+  if (done.kind !== 'run') throw new IdempotencyKeyMismatchError();
+  const run = await runs.findRun(done.run);
+  if (!run) throw new NotFoundError(`Run ${done.run.runId} of notification ${done.run.id}`);
+  return toRunDto(run);
+}
 
 export const noRecipients = (): RecipientCounts => ({ queued: 0, skipped: 0, delivered: 0, failed: 0 });
 

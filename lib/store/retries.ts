@@ -1,4 +1,5 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { HeldKey } from '#lib/domain/idempotency';
 import type { RetryStore } from '#lib/domain/retry';
 import type { Delivery, JobRecipient, RunRef } from '#lib/domain/runs';
 import { batchGetAll } from '#lib/store/batch';
@@ -7,6 +8,7 @@ import { decodeRecipient } from '#lib/store/codecs/recipients';
 import { decodeDelivery } from '#lib/store/codecs/runs';
 import { contendedRetries, transact } from '#lib/store/conditional';
 import { findDashboard } from '#lib/store/dashboards';
+import { claimKey, completeKey, keyDoneMark, keyInUse, releaseKey } from '#lib/store/idempotency';
 import * as indexKeys from '#lib/store/index-keys';
 import * as keys from '#lib/store/item-keys';
 import { awaitingOutcomesIndex, indexes } from '#lib/store/keys';
@@ -18,16 +20,27 @@ import { currentRun, settleRun } from '#lib/store/run-status';
 /**
  * Retry in storage. A run's failed deliveries are the only items of their gsi1 partition, so a retry
  * reads them and nothing else. A page of them goes back to `queued` in one transaction together with
- * the run's counts (99 deliveries and the run: DynamoDB's 100 actions).
+ * the run's counts, the check that the notification exists and, on a retry's last page, its
+ * Idempotency-Key's done mark (97 deliveries and those three: DynamoDB's 100 actions).
  */
 
-type RequeueResult = { moved: number } | { changed: Delivery[] } | { runGone: true };
+type RequeueResult =
+  | { moved: number }
+  | { changed: Delivery[] }
+  | { runGone: true }
+  | { notificationGone: true };
 
 /**
- * One transaction of a page of deliveries and their run; sent again while it conflicts with the
- * run's other writers (outcome reports), like they are.
+ * One transaction of a page of deliveries and their run, on the condition that the notification
+ * exists, with a held key's done mark; sent again while it conflicts with the run's other writers
+ * (outcome reports), like they are.
  */
-function requeueOnce(ref: RunRef, deliveries: readonly Delivery[], now: number): Promise<RequeueResult> {
+function requeueOnce(
+  ref: RunRef,
+  deliveries: readonly Delivery[],
+  now: number,
+  held: HeldKey | undefined,
+): Promise<RequeueResult> {
   const updatedAt = new Date(now).toISOString();
   const awaiting = awaitingOutcomesIndex.run(ref.deploymentId, ref.id, ref.runId, now);
   const send = () =>
@@ -72,17 +85,29 @@ function requeueOnce(ref: RunRef, deliveries: readonly Delivery[], now: number):
               },
             },
           },
+          // No record of a retry after the notification's delete: the purge may have swept already.
+          {
+            ConditionCheck: {
+              TableName: tableName(),
+              Key: keys.notification(ref.deploymentId, ref.id),
+              ConditionExpression: 'attribute_exists(pk)',
+            },
+          },
+          ...(held ? [{ Update: keyDoneMark(held, { kind: 'run', run: ref }) }] : []),
         ],
       }),
     );
+  const [runAt, notificationAt, keyAt] = [deliveries.length, deliveries.length + 1, deliveries.length + 2];
   return transact<RequeueResult>(
     send,
     {
       written: { moved: deliveries.length },
       cancelled: ({ failedAt }) => {
+        if (failedAt(notificationAt)) return { notificationGone: true };
+        if (held && failedAt(keyAt)) throw keyInUse();
         const changed = deliveries.filter((_, i) => failedAt(i));
         if (changed.length > 0) return { changed };
-        return failedAt(deliveries.length) ? { runGone: true } : undefined;
+        return failedAt(runAt) ? { runGone: true } : undefined;
       },
     },
     contendedRetries,
@@ -90,6 +115,9 @@ function requeueOnce(ref: RunRef, deliveries: readonly Delivery[], now: number):
 }
 
 export const retryStore: RetryStore = {
+  claimKey,
+  completeKey,
+  releaseKey,
   findRun: (ref) => currentRun({ deploymentId: ref.deploymentId, notificationId: ref.id, runId: ref.runId }),
   findNotification,
   findDashboard,
@@ -134,16 +162,17 @@ export const retryStore: RetryStore = {
     });
   },
 
-  async requeue(ref, deliveries, now) {
+  async requeue(ref, deliveries, now, held) {
     let pending = [...deliveries];
     while (pending.length > 0) {
-      const result = await requeueOnce(ref, pending, now);
-      if ('moved' in result) return result.moved;
-      if ('runGone' in result) return 0;
+      const result = await requeueOnce(ref, pending, now, held);
+      if ('notificationGone' in result) return { gone: true };
+      if ('moved' in result) return { gone: false, moved: result.moved, keyDone: held !== undefined };
+      if ('runGone' in result) return { gone: false, moved: 0, keyDone: false };
       // Deliveries that changed meanwhile (a late success) are left; the rest are tried again.
       pending = pending.filter((delivery) => !result.changed.includes(delivery));
     }
-    return 0;
+    return { gone: false, moved: 0, keyDone: false };
   },
 
   isLive: notificationIsLive,

@@ -46,7 +46,7 @@ export const findNotification: DispatchStore['findNotification'] = async (ref) =
 };
 
 /** A page of a run's deliveries, written as they are planned. */
-export const putDeliveries: DispatchStore['putDeliveries'] = async (run, deliveries) => {
+const putDeliveries: DispatchStore['putDeliveries'] = async (run, deliveries) => {
   // Puts of items keyed by run and recipient: writing a page again after a crash writes the same items.
   await batchWriteAll(
     deliveries.map((delivery) => ({ PutRequest: { Item: encodeDelivery(run, delivery) } })),

@@ -2,11 +2,15 @@ import type { ConsoleUser } from '#lib/domain/entities';
 import type { TestSendStore } from '#lib/domain/test-send';
 import { batchGetAll } from '#lib/store/batch';
 import { decodeKey } from '#lib/store/codecs/keys';
+import { decodeDelivery } from '#lib/store/codecs/runs';
 import { decodeConsoleUser, decodeUserLink } from '#lib/store/codecs/users';
 import { findDashboard } from '#lib/store/dashboards';
+import { claimKey, completeKey, releaseKey } from '#lib/store/idempotency';
 import * as keys from '#lib/store/item-keys';
+import { deliveryPrefix } from '#lib/store/keys';
 import { notificationIsLive } from '#lib/store/notification-guard';
-import { findNotification, putDeliveries } from '#lib/store/run-delivery';
+import { queryPage } from '#lib/store/query';
+import { findNotification } from '#lib/store/run-delivery';
 import { sendNowStore } from '#lib/store/send-now';
 
 /** A test send reads and writes as send-now does; its console users are read by key, as add-recipients reads them. */
@@ -30,7 +34,22 @@ export const testSendStore: TestSendStore = {
     return { users, emailLinks };
   },
   userRowKey: (ref, userId) => keys.userRecipient(ref.deploymentId, ref.id, userId).sk,
-  putDeliveries,
   isLive: notificationIsLive,
-  claimRun: (run, previousNoLaterThan) => sendNowStore.createManualRun(run, undefined, previousNoLaterThan),
+  findRun: sendNowStore.findRun,
+  claimKey,
+  completeKey,
+  releaseKey,
+  async testRunDeliveries(ref) {
+    const page = await queryPage({
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :deliveries)',
+      ExpressionAttributeValues: {
+        ':pk': keys.notificationPartition(ref.deploymentId, ref.id),
+        ':deliveries': deliveryPrefix(ref.runId),
+      },
+      ConsistentRead: true,
+    });
+    return page.items.map(decodeDelivery);
+  },
+  claimRun: (run, deliveries, previousNoLaterThan, held) =>
+    sendNowStore.createManualRun(run, undefined, previousNoLaterThan, held, deliveries),
 };

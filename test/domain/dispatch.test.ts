@@ -128,6 +128,10 @@ function world(options: WorldOptions = {}) {
       const notification = find(ref);
       return notification && { notification, dueKey: undefined };
     },
+    findRun: async () => undefined,
+    claimKey: async (deploymentId, claim) => ({ held: { deploymentId, claim, owner: 'o' } }),
+    completeKey: async () => {},
+    releaseKey: async () => {},
     async dueNotification(ref, limit) {
       log.firstPageLimits.push(limit);
       const notification = find(ref);

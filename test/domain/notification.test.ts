@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { IdempotencyClaim } from '#lib/domain/idempotency';
 import type { Notification } from '#lib/domain/notification';
 import type { UpdateNotificationInput } from '#lib/domain/notification-fields';
 import type {
@@ -349,10 +350,11 @@ describe('updateNotification', () => {
 describe('createNotification', () => {
   /** A creation port whose deployment 7 has dashboard 70 (`sales`), recording what it is asked. */
   function creation() {
-    const asked: { dashboards: DashboardRef[]; created: Parameters<NotificationCreation['create']>[] } = {
-      dashboards: [],
-      created: [],
-    };
+    const asked: {
+      dashboards: DashboardRef[];
+      created: Parameters<NotificationCreation['create']>[];
+      claimed: IdempotencyClaim[];
+    } = { dashboards: [], created: [], claimed: [] };
     const port: NotificationCreation = {
       async dashboardIdOf(_deploymentId, ref) {
         asked.dashboards.push(ref);
@@ -363,6 +365,13 @@ describe('createNotification', () => {
         asked.created.push(args);
         return { ...args[0], id: 701 };
       },
+      isLive: async () => true,
+      async claimKey(deploymentId, claim) {
+        asked.claimed.push(claim);
+        return { held: { deploymentId, claim, owner: 'o' } };
+      },
+      async completeKey() {},
+      async releaseKey() {},
     };
     return { port, asked };
   }
@@ -377,7 +386,7 @@ describe('createNotification', () => {
         { path: 'dashboardId', message: 'exactly one of dashboardId and dashboardPublicId is required' },
       ],
     });
-    expect(asked).toEqual({ dashboards: [], created: [] });
+    expect(asked).toEqual({ dashboards: [], created: [], claimed: [] });
   });
 
   it('creates the notification with the defaults and its schedule state, on the dashboard named', async () => {
@@ -451,7 +460,8 @@ describe('createNotification', () => {
       { scheduleType: 'DAILY', hour: 10, dashboardId: 70 },
     ];
     for (const body of bodies) await createNotification(port, 7, body, settings, NOW, key);
-    const [first, reordered, other] = asked.created.map((args) => args[2]);
+    const [first, reordered, other] = asked.claimed;
+    expect(asked.created.map((args) => args[2]?.claim)).toEqual(asked.claimed);
     expect(first).toEqual({ ...key, fingerprint: expect.stringMatching(/^[0-9a-f]{64}$/) });
     expect(reordered).toEqual(first);
     expect(other?.fingerprint).not.toBe(first?.fingerprint);

@@ -34,6 +34,7 @@ function world(options: {
   notificationGone?: boolean;
   dashboard?: Dashboard | undefined;
   deletedAfterPages?: number;
+  deletedBeforeRecord?: boolean;
 }) {
   let failed = Array.from({ length: options.failed }, (_, i) => failedDelivery(i + 1));
   const run = dailyRun({
@@ -60,12 +61,16 @@ function world(options: {
       return { deliveries, last: deliveries.length === limit ? deliveries.at(-1)?.recipientKey : undefined };
     },
     jobRecipients: async (_ref, deliveries) => deliveries.map((delivery) => delivery.recipient),
-    async requeue(_ref, deliveries) {
+    async requeue(_ref, deliveries, _now, held) {
+      if (options.deletedBeforeRecord) return { gone: true };
       const moved = new Set(deliveries.map((delivery) => delivery.recipientKey));
       failed = failed.filter((delivery) => !moved.has(delivery.recipientKey));
       run.recipients = { ...run.recipients, failed: run.recipients.failed - moved.size };
-      return moved.size;
+      return { gone: false, moved: moved.size, keyDone: held !== undefined };
     },
+    claimKey: async (deploymentId, claim) => ({ held: { deploymentId, claim, owner: 'o' } }),
+    completeKey: async () => {},
+    releaseKey: async () => {},
     settle: async () => ({ ...run, status: run.recipients.failed === 0 ? 'dispatched' : run.status }),
     isLive: async () => {
       pages++;
@@ -106,12 +111,12 @@ describe('retryRun', () => {
     expect(sent).toEqual([]);
   });
 
-  it('works in pages of 99 and queues at most 1000 in one request', async () => {
+  it('works in pages of 97 and queues at most 1000 in one request', async () => {
     const { store, sink, sent, pageLimits, failedLeft } = world({ failed: 1100 });
     const result = await retryRun(store, sink, ref, { now });
     expect(result.queued).toBe(1000);
-    expect(sent.map((jobs) => jobs.length)).toEqual([...Array(10).fill(99), 10]);
-    expect(pageLimits).toEqual([...Array(10).fill(99), 10]);
+    expect(sent.map((jobs) => jobs.length)).toEqual([...Array(10).fill(97), 30]);
+    expect(pageLimits).toEqual([...Array(10).fill(97), 30]);
     expect(failedLeft()).toBe(100);
     expect(result.run.recipients.failed).toBe(100);
   });
@@ -130,7 +135,7 @@ describe('retryRun', () => {
     });
     // 6,500 ms left after the first page, 3,000 after the second: no third.
     expect(sent.length).toBe(2);
-    expect(result.queued).toBe(198);
+    expect(result.queued).toBe(194);
   });
 
   it('does not know a run id of another form, an unknown run, or a run whose notification is gone', async () => {
@@ -174,10 +179,24 @@ describe('retryRun', () => {
     }
   });
 
-  it('sends nothing more once the notification is deleted under it', async () => {
-    const { store, sink, sent } = world({ failed: 300, deletedAfterPages: 1 });
+  it('answers 404 having sent nothing when the notification is deleted before its first page leaves', async () => {
+    const { store, sink, sent } = world({ failed: 300, deletedAfterPages: 0 });
     const error = await errorOf(retryRun(store, sink, ref, { now }));
     expect(error).toBeInstanceOf(NotFoundError);
+    expect(sent).toEqual([]);
+  });
+
+  it('sends nothing more once the notification is deleted under it, and answers the run it sent a page of', async () => {
+    const { store, sink, sent } = world({ failed: 300, deletedAfterPages: 1 });
+    const result = await retryRun(store, sink, ref, { now });
+    expect(result.queued).toBe(97);
+    expect(sent.length).toBe(1);
+  });
+
+  it('answers the run, not 404, when the delete lands between its check and its record', async () => {
+    const { store, sink, sent } = world({ failed: 3, deletedBeforeRecord: true });
+    const result = await retryRun(store, sink, ref, { now });
+    expect(result).toMatchObject({ queued: 0, run: { runId } });
     expect(sent.length).toBe(1);
   });
 });

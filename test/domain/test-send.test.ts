@@ -44,12 +44,19 @@ function world(
       };
     },
     userRowKey: (_ref, userId) => `R#U#${userId}`,
-    putDeliveries: async (_run, deliveries) => void put.push([...deliveries]),
-    async claimRun(run, previousNoLaterThan) {
+    async claimRun(run, deliveries, previousNoLaterThan) {
       claims.push({ run, previousNoLaterThan });
-      return options.claim ?? { created: true };
+      const claimed = options.claim ?? { created: true };
+      // The deliveries are written in the claim's write, only when it makes the run.
+      if (claimed.created && deliveries.length > 0) put.push([...deliveries]);
+      return claimed;
     },
     isLive: async () => options.live ?? true,
+    findRun: async () => undefined,
+    testRunDeliveries: async () => put.flat(),
+    claimKey: async (deploymentId, claim) => ({ held: { deploymentId, claim, owner: 'o' } }),
+    completeKey: async () => {},
+    releaseKey: async () => {},
   };
   const sink = { send: async (jobs: readonly DeliveryJob[]) => void sent.push([...jobs]) };
   return { store, sink, claims, put, sent, userReads };

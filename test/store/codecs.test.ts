@@ -372,14 +372,21 @@ describe('round trips: decode(stored(encode(value))) is the value', () => {
     const done = await stored({
       ...pending,
       state: 'done',
-      notificationJson: encodeIdempotencyResult(notification),
+      ...encodeIdempotencyResult({ kind: 'notification', notification }),
     });
     expect(decodeIdempotencyRecord(done)).toEqual({
       state: 'done',
       fingerprint: claim.fingerprint,
       owner: 'owner-1',
-      done: notification,
+      done: { kind: 'notification', notification },
     });
+    const run = { deploymentId: 9, id: 901, runId: '20260102T030405006Z-mab12cd34' };
+    const doneRun = await stored({
+      ...pending,
+      state: 'done',
+      ...encodeIdempotencyResult({ kind: 'run', run }),
+    });
+    expect(decodeIdempotencyRecord(doneRun).done).toEqual({ kind: 'run', run });
   });
 
   it('run, with and without its lease, and a delivery', async () => {

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import type { IdempotentResult } from '#lib/domain/idempotency';
 import type { Notification } from '#lib/domain/notification';
 import { decodeNotification } from '#lib/store/codecs/notifications';
 import {
@@ -12,12 +13,14 @@ import type { Item } from '#lib/store/items';
 import type { Key } from '#lib/store/keys';
 
 /**
- * A create's Idempotency-Key record: claimed (`pending`, held by `owner` until `leaseUntil`), then
- * `done` with the created notification as JSON text (as the notification item keeps its filters:
- * values come back exactly). `expiresAt` is the table's TTL attribute, in epoch seconds.
+ * An Idempotency-Key record: claimed (`pending`, held by `owner` until `leaseUntil`), then `done`
+ * with what the key's request made: a created notification as JSON text (as the notification item
+ * keeps its filters: values come back exactly), or a run by its notification and run id (a send-now,
+ * test send or retry, answered again as the run stands). `expiresAt` is the table's TTL attribute,
+ * in epoch seconds.
  */
 
-/** Claimed by a request still creating, or done with what it created. */
+/** Claimed by a request still working, or done with what it made. */
 const idempotencyStates = ['pending', 'done'] as const;
 
 export interface IdempotencyRecord {
@@ -26,8 +29,8 @@ export interface IdempotencyRecord {
   owner: string;
   /** Epoch ms; gone once the record is done. */
   leaseUntil?: number;
-  /** The notification the key's request created: set exactly when `state` is `done`. */
-  done?: Notification;
+  /** What the key's request made: set exactly when `state` is `done`. */
+  done?: IdempotentResult;
 }
 
 /** The attributes the writes of a record name in their expressions. */
@@ -37,6 +40,9 @@ export const idempotencyAttributes = {
   leaseUntil: 'leaseUntil',
   expiresAt: 'expiresAt',
   notification: 'notificationJson',
+  runDeploymentId: 'runDeploymentId',
+  runNotificationId: 'runNotificationId',
+  runId: 'runId',
 } as const;
 
 export function encodeIdempotencyClaim(
@@ -54,8 +60,16 @@ export function encodeIdempotencyClaim(
   };
 }
 
-/** The `notificationJson` value of a done record. */
-export const encodeIdempotencyResult = (notification: Notification) => JSON.stringify(notification);
+/** The attributes a done record gains: what its request made. */
+export function encodeIdempotencyResult(result: IdempotentResult): Record<string, string | number> {
+  if (result.kind === 'notification')
+    return { [idempotencyAttributes.notification]: JSON.stringify(result.notification) };
+  return {
+    [idempotencyAttributes.runDeploymentId]: result.run.deploymentId,
+    [idempotencyAttributes.runNotificationId]: result.run.id,
+    [idempotencyAttributes.runId]: result.run.runId,
+  };
+}
 
 const idempotencyItem = () =>
   z.looseObject({
@@ -64,6 +78,9 @@ const idempotencyItem = () =>
     owner: z.string(),
     leaseUntil: z.optional(z.number()),
     notificationJson: z.optional(z.string()),
+    runDeploymentId: z.optional(z.number()),
+    runNotificationId: z.optional(z.number()),
+    runId: z.optional(z.string()),
   });
 
 const notificationText = () => z.looseObject({});
@@ -83,20 +100,28 @@ function doneNotification(item: Item): Notification {
   return decodeNotification(fields.data);
 }
 
+function doneResult(item: Item, stored: z.infer<ReturnType<typeof idempotencyItem>>): IdempotentResult {
+  if (stored.notificationJson !== undefined)
+    return { kind: 'notification', notification: doneNotification(item) };
+  const { runDeploymentId, runNotificationId, runId } = stored;
+  if (runDeploymentId !== undefined && runNotificationId !== undefined && runId !== undefined)
+    return { kind: 'run', run: { deploymentId: runDeploymentId, id: runNotificationId, runId } };
+  // Neither what a create made nor a run: the record is broken.
+  throw new MalformedItemError(
+    'idempotency record',
+    itemKey(item),
+    idempotencyAttributes.notification,
+    'is missing',
+  );
+}
+
 export function decodeIdempotencyRecord(item: Item): IdempotencyRecord {
   const stored = checkItem('idempotency record', idempotencyItem, item);
-  if (stored.state === 'done' && stored.notificationJson === undefined)
-    throw new MalformedItemError(
-      'idempotency record',
-      itemKey(item),
-      idempotencyAttributes.notification,
-      'is missing',
-    );
   return {
     state: stored.state,
     fingerprint: stored.fingerprint,
     owner: stored.owner,
     ...(stored.leaseUntil === undefined ? {} : { leaseUntil: stored.leaseUntil }),
-    ...(stored.state === 'done' ? { done: doneNotification(item) } : {}),
+    ...(stored.state === 'done' ? { done: doneResult(item, stored) } : {}),
   };
 }
