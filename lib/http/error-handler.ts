@@ -42,7 +42,11 @@ export function errorHandler(
     const status = statusOf[failure.code];
     const message =
       failure instanceof UnavailableError
-        ? unavailableMessage(failure.message, route.repeat)
+        ? unavailableMessage(
+            failure.message,
+            route.repeat,
+            request.event.headers?.['idempotency-key'] !== undefined,
+          )
         : failure.message;
     const body: Record<string, unknown> = { message, code: failure.code };
     if (failure.problems.length > 0) body.errors = failure.problems;

@@ -13,6 +13,12 @@ const repeatAdvice: Record<RepeatEffect, string> = {
     '(without one, a repeat may do it again)',
 };
 
-/** A 503's message: why the request failed, then what a repeat of it does. */
-export const unavailableMessage = (reason: string, repeat: RepeatEffect): string =>
-  `${reason}; ${repeatAdvice[repeat]}`;
+/** A request that carried its Idempotency-Key is repeated with it safely. */
+const keyedAdvice = 'the request is safe to repeat with the same Idempotency-Key header';
+
+/**
+ * A 503's message: why the request failed, then what a repeat of it does (`keyed`: the request
+ * carried an Idempotency-Key).
+ */
+export const unavailableMessage = (reason: string, repeat: RepeatEffect, keyed = false): string =>
+  `${reason}; ${repeat === 'with-key' && keyed ? keyedAdvice : repeatAdvice[repeat]}`;

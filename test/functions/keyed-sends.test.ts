@@ -339,8 +339,8 @@ describe('the same key', () => {
     const keyed = await send(407, 'throttled-1');
     faults.clear();
     expect([unkeyed.status, keyed.status]).toEqual([503, 503]);
-    expect(unkeyed.body.message).toMatch(/repeat it with an Idempotency-Key/);
-    expect(keyed.body.message).toMatch(/safe to repeat/);
+    expect(unkeyed.body.message).toMatch(/repeat it with the same Idempotency-Key header/);
+    expect(keyed.body.message).toMatch(/safe to repeat with the same Idempotency-Key header/);
     const repeat = await send(407, 'throttled-1');
     expect(repeat.status).toBe(202);
     expect((await runsOf(407)).map((run: { runId: string }) => run.runId)).toEqual([repeat.body.runId]);

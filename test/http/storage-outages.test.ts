@@ -117,8 +117,10 @@ const send = (route: Route): Promise<ApiResponse> => {
 };
 
 /** What each route's 503 must say about a repeat, written out here rather than taken from the code. */
-const adviceOf: Record<RepeatEffect, RegExp> = {
+const adviceOf: Record<RepeatEffect | 'keyed', RegExp> = {
   safe: /; the request is safe to repeat$/,
+  // A request of a with-key route that carried its key.
+  keyed: /; the request is safe to repeat with the same Idempotency-Key header$/,
   'safe-then-not-found': /; the request is safe to repeat \(a repeat answers 404 if this one was done\)$/,
   'with-key':
     /; it may have been done: repeat it with the same Idempotency-Key header so that it is not done twice/,
@@ -193,8 +195,11 @@ describe.each<[string, EngineMode]>([
       expect(answer.body.code, what).toBe('unavailable');
       // The function answered itself, within its time: not the server's cut-off of an unanswered request.
       expect(answer.body.message, what).toMatch(/^Storage /);
-      expect(answer.body.message, what).toMatch(adviceOf[route.repeat]);
-      if (route.repeat === 'with-key') expect(answer.body.message, what).not.toContain('safe to repeat');
+      const keyed = validRequests[route.operation]().headers?.['idempotency-key'] !== undefined;
+      expect(answer.body.message, what).toMatch(adviceOf[keyed ? 'keyed' : route.repeat]);
+      if (route.repeat === 'with-key' && !keyed) {
+        expect(answer.body.message, what).not.toContain('safe to repeat');
+      }
     }
     expect(await tableSnapshot()).toEqual(before);
     // Once the engine answers again, so does the service.
