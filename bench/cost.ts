@@ -1,11 +1,11 @@
 import { BatchWriteItemCommand, CreateTableCommand, DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { chunk, inParallel } from '#lib/concurrency';
-import { normalizeExternalId } from '#lib/domain/recipients-input';
-import { BATCH_WRITE_LIMIT, batchGetAll } from '#lib/store/batch';
+import { normalizeExternalId } from '#lib/domain/recipients/recipients-input';
 import { encodeRecipient } from '#lib/store/codecs/recipients';
-import * as keys from '#lib/store/item-keys';
-import { getItem } from '#lib/store/items';
-import { tableDefinition } from '#lib/store/table-definition';
+import { BATCH_WRITE_LIMIT, batchGetAll } from '#lib/store/dynamo/batch';
+import * as keys from '#lib/store/dynamo/item-keys';
+import { getItem } from '#lib/store/dynamo/items';
+import { tableDefinition } from '#lib/store/dynamo/table-definition';
 import { singleFieldUpdates } from '#test/support/single-field-updates';
 import { embedRecipient, putItems } from '#test/support/stored-items';
 import { describe, watch, writes } from './dynamodb.ts';

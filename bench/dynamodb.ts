@@ -1,5 +1,5 @@
 import { type DynamoMeter, meterDynamoDb } from '#lib/local/dynamodb-meter';
-import { documentClient } from '#lib/store/client';
+import { documentClient } from '#lib/store/dynamo/client';
 
 /**
  * What a piece of work sends to DynamoDB through the handlers' own client: the tests' SDK meter and each

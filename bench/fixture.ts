@@ -1,4 +1,4 @@
-import type { Notification } from '#lib/domain/notification';
+import type { Notification } from '#lib/domain/notifications/notification';
 import { generateSigningKey, type SigningKey, signJwt } from '#lib/local/sign-jwt';
 import { dailyNotification } from '#test/support/domain-fixtures';
 import { freshClaims } from '#test/support/tokens';

@@ -1,10 +1,10 @@
 import { deadlineIn } from '#lib/clock';
-import { purgePass } from '#lib/domain/purge';
-import { decideDeliveries, noRecipients, type RecipientRow, scheduledRunId } from '#lib/domain/runs';
+import { purgePass } from '#lib/domain/deletion/purge';
+import { decideDeliveries, noRecipients, type RecipientRow, scheduledRunId } from '#lib/domain/runs/runs';
 import { encodeRecipient } from '#lib/store/codecs/recipients';
 import { encodeDelivery, encodeRun } from '#lib/store/codecs/runs';
-import { PURGE_GRACE_MS } from '#lib/store/notification-guard';
-import { purgeStore } from '#lib/store/purge-store';
+import { purgeStore } from '#lib/store/deletion/purge-store';
+import { PURGE_GRACE_MS } from '#lib/store/notifications/notification-guard';
 import { dailyRun, salesDashboard } from '#test/support/domain-fixtures';
 import { embedRecipient, putItems } from '#test/support/stored-items';
 import { watch } from './dynamodb.ts';

@@ -1,9 +1,9 @@
-import type { Notification } from '#lib/domain/notification';
+import type { Notification } from '#lib/domain/notifications/notification';
 import { PAGE_BODY_MAX_BYTES } from '#lib/domain/paging';
 import { meterDynamoDb } from '#lib/local/dynamodb-meter';
-import { documentClient } from '#lib/store/client';
 import { encodeNotification } from '#lib/store/codecs/notifications';
 import { encodeRecipient } from '#lib/store/codecs/recipients';
+import { documentClient } from '#lib/store/dynamo/client';
 import { largestLists } from '#test/support/largest-lists';
 import { walkList } from '#test/support/list-walk';
 import { embedRecipient, putItems } from '#test/support/stored-items';

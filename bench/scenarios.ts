@@ -1,4 +1,4 @@
-import { unsubscribeToken } from '#lib/domain/unsubscribe';
+import { unsubscribeToken } from '#lib/domain/unsubscribe/unsubscribe';
 import type { Operation } from '#lib/routes';
 import { BENCH_UNSUBSCRIBE_KEY } from './fixture.ts';
 

@@ -12,7 +12,7 @@ import { type BundlingOptions, LogLevel, NodejsFunction, OutputFormat } from 'aw
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import type { TableAction } from '#lib/routes';
-import { globalSecondaryIndexes } from '#lib/store/table-definition';
+import { globalSecondaryIndexes } from '#lib/store/dynamo/table-definition';
 import { bundlingSettings } from './bundling.ts';
 
 /** cdk/bundling.ts in NodejsFunction's terms: the benchmark builds the same bundles from the same settings. */

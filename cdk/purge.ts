@@ -18,7 +18,7 @@ import type { StageConfig } from './stages.ts';
  * the purge") gives the design.
  */
 
-/** The purge's table actions, read off lib/store/purge-store.ts. */
+/** The purge's table actions, read off lib/store/deletion/purge-store.ts. */
 export const PURGE_TABLE_ACTIONS: readonly TableAction[] = [
   // Whether a notification exists under the id again, before each step: then it is left alone.
   'dynamodb:GetItem',

@@ -28,7 +28,7 @@ import type { StageConfig } from './stages.ts';
  * docs/scheduling.md gives the design.
  */
 
-/** The dispatcher's table actions, read off lib/store/runs.ts. */
+/** The dispatcher's table actions, read off lib/store/dispatch/dispatch.ts. */
 export const DISPATCHER_TABLE_ACTIONS: readonly TableAction[] = [
   // The due index (gsi3), every shard; a notification with its entry and recipients, a page at a time.
   'dynamodb:Query',
@@ -132,7 +132,7 @@ export class Scheduler extends Construct {
     this.dispatcher = new ApiFunction(scope, 'dispatch', {
       entry: fileURLToPath(new URL('../functions/dispatch.ts', import.meta.url)),
       description: `Fires the due notifications of the shards it is given (${stage.name})`,
-      // One full vCPU: a worker's fires are bound by its CPU as much as by DynamoDB (lib/domain/dispatch-fanout.ts).
+      // One full vCPU: a worker's fires are bound by its CPU as much as by DynamoDB (lib/domain/dispatch/dispatch-fanout.ts).
       memoryMiB: 1769,
       timeoutSeconds: DISPATCHER_TIMEOUT_SECONDS,
       environment: props.environment,

@@ -1,10 +1,10 @@
-import { addRecipients } from '#lib/domain/recipients';
+import { addRecipients } from '#lib/domain/recipients/recipients';
 import { createHandler } from '#lib/http/create-handler';
 import { jsonBody } from '#lib/http/json-body';
 import { notificationPath } from '#lib/http/schemas/paths';
 import { addRecipientsInput } from '#lib/http/schemas/recipients';
 import { addRecipientsRoute } from '#lib/routes';
-import { addRecipientsStore } from '#lib/store/recipients';
+import { addRecipientsStore } from '#lib/store/recipients/recipients';
 
 /** POST /v1/deployments/{deploymentId}/notifications/{id}/recipients: subscribe console and embed users. */
 export const handler = createHandler({

@@ -1,4 +1,4 @@
-import { createNotification } from '#lib/domain/notification-writes';
+import { createNotification } from '#lib/domain/notifications/notification-writes';
 import { callerOf } from '#lib/http/caller';
 import { createHandler } from '#lib/http/create-handler';
 import { jsonBody } from '#lib/http/json-body';
@@ -6,7 +6,7 @@ import { notificationLocation } from '#lib/http/locations';
 import { createNotificationInput, idempotencyKeyHeader } from '#lib/http/schemas/notifications';
 import { deploymentPath } from '#lib/http/schemas/paths';
 import { createNotificationRoute } from '#lib/routes';
-import { notificationCreation } from '#lib/store/notification-lifecycle';
+import { notificationCreation } from '#lib/store/notifications/notification-lifecycle';
 
 /** POST /v1/deployments/{deploymentId}/notifications: a new notification, at most once per Idempotency-Key. */
 export const handler = createHandler({

@@ -1,12 +1,12 @@
-import { deleteNotification } from '#lib/domain/notification-lifecycle';
+import { deleteNotification } from '#lib/domain/notifications/notification-lifecycle';
 import { createHandler } from '#lib/http/create-handler';
 import { notificationPath } from '#lib/http/schemas/paths';
 import { deleteNotificationRoute } from '#lib/routes';
-import { notificationDeletion } from '#lib/store/notification-delete';
+import { notificationDeletion } from '#lib/store/deletion/notification-delete';
 
 /**
  * DELETE /v1/deployments/{deploymentId}/notifications/{id}: the notification goes at once, what it
- * held in the background (lib/domain/purge.ts).
+ * held in the background (lib/domain/deletion/purge.ts).
  */
 export const handler = createHandler({
   route: deleteNotificationRoute,

@@ -1,11 +1,11 @@
 import type { Context } from 'aws-lambda';
 import { config } from '#lib/config';
-import { fireByOf, planWorkers, workerFiresPerSecond } from '#lib/domain/dispatch-fanout';
-import { settleStalledRuns } from '#lib/domain/outcomes';
+import { fireByOf, planWorkers, workerFiresPerSecond } from '#lib/domain/dispatch/dispatch-fanout';
+import { settleStalledRuns } from '#lib/domain/runs/outcomes';
 import { startWorker } from '#lib/jobs/dispatch-workers';
 import { logger } from '#lib/log';
-import { dueCounts } from '#lib/store/due-counts';
-import { stalledRunStore } from '#lib/store/run-status';
+import { dueCounts } from '#lib/store/dispatch/due-counts';
+import { stalledRunStore } from '#lib/store/runs/run-status';
 
 /**
  * Started every minute by an EventBridge rule: counts what is due in each shard of the due index and

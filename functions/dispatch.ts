@@ -3,17 +3,17 @@ import * as z from 'zod/mini';
 import { clockFrom, randomHex } from '#lib/clock';
 import { config } from '#lib/config';
 import { invocationDeadline } from '#lib/deadline';
-import { dispatchPass } from '#lib/domain/dispatch';
-import { FIRES_PER_SECOND_PER_SHARD, fireByOf } from '#lib/domain/dispatch-fanout';
-import { passCounts, summaryLine } from '#lib/domain/dispatch-summary';
-import { schedulePlanner } from '#lib/domain/schedule-planning';
+import { dispatchPass } from '#lib/domain/dispatch/dispatch';
+import { FIRES_PER_SECOND_PER_SHARD, fireByOf } from '#lib/domain/dispatch/dispatch-fanout';
+import { passCounts, summaryLine } from '#lib/domain/dispatch/dispatch-summary';
+import { schedulePlanner } from '#lib/domain/schedules/schedule-planning';
 import { startWorker } from '#lib/jobs/dispatch-workers';
 import { jobSink } from '#lib/jobs/job-sink';
 import { logger } from '#lib/log';
 import { publishDispatchMetrics, publishRunsAwaitingOutcomes } from '#lib/metrics';
-import { DUE_INDEX_SHARDS } from '#lib/store/keys';
-import { countRunsAwaitingSince } from '#lib/store/run-status';
-import { dispatchStore } from '#lib/store/runs';
+import { dispatchStore } from '#lib/store/dispatch/dispatch';
+import { DUE_INDEX_SHARDS } from '#lib/store/dynamo/keys';
+import { countRunsAwaitingSince } from '#lib/store/runs/run-status';
 import { OUTCOMES_OVERDUE_AFTER_MS } from '#lib/telemetry-names';
 
 /** What the coordinator, or a worker handing on, sends: the due-index slices this invocation reads. */

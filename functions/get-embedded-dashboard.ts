@@ -1,8 +1,8 @@
-import { getEmbeddedDashboard } from '#lib/domain/embedding';
+import { getEmbeddedDashboard } from '#lib/domain/embedding/embedding';
 import { createHandler } from '#lib/http/create-handler';
 import { dashboardPath } from '#lib/http/schemas/embedding';
 import { getEmbeddedDashboardRoute } from '#lib/routes';
-import { dashboardLookup } from '#lib/store/dashboards';
+import { dashboardLookup } from '#lib/store/embedding/dashboards';
 
 /** GET /v1/embed/dashboard/{publicId}: the dashboard, if this caller may embed it. */
 export const handler = createHandler({

@@ -1,9 +1,9 @@
-import { listRecipients } from '#lib/domain/notification-lifecycle';
+import { listRecipients } from '#lib/domain/notifications/notification-lifecycle';
 import { createHandler } from '#lib/http/create-handler';
 import { pagingQuery } from '#lib/http/schemas/paging';
 import { notificationPath } from '#lib/http/schemas/paths';
 import { listRecipientsRoute } from '#lib/routes';
-import { recipientListing } from '#lib/store/recipient-lists';
+import { recipientListing } from '#lib/store/recipients/recipient-lists';
 
 /** GET /v1/deployments/{deploymentId}/notifications/{id}/recipients: a page, newest subscription first. */
 export const handler = createHandler({

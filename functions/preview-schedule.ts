@@ -1,4 +1,4 @@
-import { previewSchedule } from '#lib/domain/schedule-preview';
+import { previewSchedule } from '#lib/domain/schedules/schedule-preview';
 import { createHandler } from '#lib/http/create-handler';
 import { jsonBody } from '#lib/http/json-body';
 import { schedulePreviewInput } from '#lib/http/schemas/schedules';

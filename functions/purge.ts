@@ -1,13 +1,13 @@
 import type { Context } from 'aws-lambda';
 import { clockFrom } from '#lib/clock';
 import { invocationDeadline } from '#lib/deadline';
-import { purgePass, purgeSummaryLine } from '#lib/domain/purge';
+import { purgePass, purgeSummaryLine } from '#lib/domain/deletion/purge';
 import { logger } from '#lib/log';
-import { purgeStore } from '#lib/store/purge-store';
+import { purgeStore } from '#lib/store/deletion/purge-store';
 
 /**
  * The purge, started every minute by an EventBridge rule: one pass over the deleted notifications
- * whose partitions are still being emptied (lib/domain/purge.ts). It stops in time; the next
+ * whose partitions are still being emptied (lib/domain/deletion/purge.ts). It stops in time; the next
  * minute's pass goes on where it stopped. A purge that fails is logged and left for the next pass.
  */
 export async function handler(_event: unknown, context: Pick<Context, 'getRemainingTimeInMillis'>) {

@@ -1,10 +1,10 @@
-import { removeRecipients } from '#lib/domain/notification-lifecycle';
+import { removeRecipients } from '#lib/domain/notifications/notification-lifecycle';
 import { createHandler } from '#lib/http/create-handler';
 import { jsonBody } from '#lib/http/json-body';
 import { removeRecipientsInput } from '#lib/http/schemas/lifecycle';
 import { notificationPath } from '#lib/http/schemas/paths';
 import { removeRecipientsRoute } from '#lib/routes';
-import { recipientRemoval } from '#lib/store/recipient-lists';
+import { recipientRemoval } from '#lib/store/recipients/recipient-lists';
 
 /** DELETE /v1/deployments/{deploymentId}/notifications/{id}/recipients: unsubscribe; not subscribed is fine. */
 export const handler = createHandler({

@@ -1,10 +1,10 @@
-import { reportOutcome } from '#lib/domain/outcomes';
+import { reportOutcome } from '#lib/domain/runs/outcomes';
 import { createHandler } from '#lib/http/create-handler';
 import { jsonBody } from '#lib/http/json-body';
 import { jobPath, outcomeInput } from '#lib/http/schemas/deliveries';
 import { recordCompletedRun } from '#lib/metrics';
 import { reportDeliveryOutcomeRoute } from '#lib/routes';
-import { outcomeStore } from '#lib/store/outcomes';
+import { outcomeStore } from '#lib/store/runs/outcomes';
 
 /** POST /v1/deliveries/{jobId}/outcome: the renderer reports what became of a job; 204. */
 export const handler = createHandler({

@@ -1,11 +1,11 @@
-import { retryRun } from '#lib/domain/retry';
+import { retryRun } from '#lib/domain/runs/retry';
 import { callerOf } from '#lib/http/caller';
 import { createHandler } from '#lib/http/create-handler';
 import { idempotencyKeyHeader } from '#lib/http/schemas/notifications';
 import { runPath } from '#lib/http/schemas/paths';
 import { jobSink } from '#lib/jobs/job-sink';
 import { retryRunRoute } from '#lib/routes';
-import { retryStore } from '#lib/store/retries';
+import { retryStore } from '#lib/store/runs/retries';
 
 /**
  * POST …/runs/{runId}/retry: queues the run's failed deliveries again; 202 with the run. At most once

@@ -1,6 +1,6 @@
 import { clockFrom, randomHex } from '#lib/clock';
-import { sendNow } from '#lib/domain/dispatch';
-import { testSend } from '#lib/domain/test-send';
+import { sendNow } from '#lib/domain/dispatch/dispatch';
+import { testSend } from '#lib/domain/runs/test-send';
 import { callerOf } from '#lib/http/caller';
 import { createHandler } from '#lib/http/create-handler';
 import { jsonBody } from '#lib/http/json-body';
@@ -9,8 +9,8 @@ import { notificationPath } from '#lib/http/schemas/paths';
 import { sendNowInput } from '#lib/http/schemas/runs';
 import { jobSink } from '#lib/jobs/job-sink';
 import { sendNotificationRoute } from '#lib/routes';
-import { sendNowStore } from '#lib/store/send-now';
-import { testSendStore } from '#lib/store/test-sends';
+import { sendNowStore } from '#lib/store/runs/send-now';
+import { testSendStore } from '#lib/store/runs/test-sends';
 
 /**
  * POST /v1/deployments/{deploymentId}/notifications/{id}/send: a manual run now, or with `recipients` a

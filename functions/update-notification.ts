@@ -1,11 +1,11 @@
 import { backoff } from '#lib/concurrency';
-import { updateNotification } from '#lib/domain/notification-writes';
+import { updateNotification } from '#lib/domain/notifications/notification-writes';
 import { createHandler } from '#lib/http/create-handler';
 import { jsonBody } from '#lib/http/json-body';
 import { updateNotificationInput } from '#lib/http/schemas/notifications';
 import { notificationPath } from '#lib/http/schemas/paths';
 import { updateNotificationRoute } from '#lib/routes';
-import { notificationUpdate } from '#lib/store/notifications';
+import { notificationUpdate } from '#lib/store/notifications/notifications';
 
 /** PUT /v1/deployments/{deploymentId}/notifications/{id}: replace the supplied fields of a notification. */
 export const handler = createHandler({

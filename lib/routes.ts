@@ -64,7 +64,7 @@ export interface RouteFacts {
 
 /**
  * Every request authenticates first: an API key or console subject resolves through a link item to
- * the user item, an embed token through its tenant item (lib/store/users.ts), all single GetItems.
+ * the user item, an embed token through its tenant item (lib/store/users/users.ts), all single GetItems.
  */
 const AUTHENTICATION = 'dynamodb:GetItem';
 const MEMORY_MIB = 1024;
@@ -81,11 +81,11 @@ export const updateNotificationRoute = {
   timeoutSeconds: TIMEOUT_SECONDS,
   memoryMiB: MEMORY_MIB,
   tableActions: [
-    // The schedule entry beside an update of other fields (lib/store/notifications.ts).
+    // The schedule entry beside an update of other fields (lib/store/notifications/notifications.ts).
     AUTHENTICATION,
     // One conditional UpdateItem of the notification, no read first.
     'dynamodb:UpdateItem',
-    // A schedule change's new state: its schedule entry (lib/store/scheduled-notifications.ts).
+    // A schedule change's new state: its schedule entry (lib/store/notifications/scheduled-notifications.ts).
     'dynamodb:PutItem',
     // The notification with its entry, for an empty body or a refused schedule change.
     'dynamodb:Query',
@@ -125,7 +125,7 @@ export const setDashboardEmbeddingRoute = {
   summary: 'Turn signed embedding of a dashboard on or off',
   timeoutSeconds: TIMEOUT_SECONDS,
   memoryMiB: MEMORY_MIB,
-  // One conditional UpdateItem on the dashboard, no read first (lib/store/dashboards.ts).
+  // One conditional UpdateItem on the dashboard, no read first (lib/store/embedding/dashboards.ts).
   tableActions: [AUTHENTICATION, 'dynamodb:UpdateItem'],
 } as const satisfies RouteFacts;
 
@@ -155,7 +155,7 @@ export const sendNotificationRoute = {
     // The notification, its dashboard link and the dashboard; the last send-now.
     AUTHENTICATION,
     // The run and the send-now marker (a test run's deliveries too), in one transaction
-    // (lib/store/send-now.ts); an Idempotency-Key's record.
+    // (lib/store/runs/send-now.ts); an Idempotency-Key's record.
     'dynamodb:PutItem',
     // In that transaction: the notification still exists, the previous send-now's run is done.
     'dynamodb:ConditionCheckItem',
@@ -165,7 +165,7 @@ export const sendNotificationRoute = {
     'dynamodb:BatchGetItem',
     // The deliveries of a page.
     'dynamodb:BatchWriteItem',
-    // The run's progress, lease and end (lib/store/runs.ts); an Idempotency-Key taken over or marked done.
+    // The run's progress, lease and end (lib/store/dispatch/dispatch.ts); an Idempotency-Key taken over or marked done.
     'dynamodb:UpdateItem',
     // An Idempotency-Key given back by a request that failed before its run was made.
     'dynamodb:DeleteItem',

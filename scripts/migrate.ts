@@ -1,4 +1,4 @@
-import { migrateTable } from '#lib/store/migrate';
+import { migrateTable } from '#lib/store/dynamo/migrate';
 import { DEFAULT_TABLE_NAME } from './local-env.ts';
 
 /**

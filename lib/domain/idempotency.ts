@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { Notification } from '#lib/domain/notification';
-import { canonicalJson } from '#lib/domain/recipients-properties';
-import type { RunRef } from '#lib/domain/runs';
+import type { Notification } from '#lib/domain/notifications/notification';
+import { canonicalJson } from '#lib/domain/recipients/recipients-properties';
+import type { RunRef } from '#lib/domain/runs/runs';
 
 /**
  * The Idempotency-Key, one mechanism for every request that takes it (create, send-now, test send,

@@ -23,7 +23,7 @@ export function isRenderer(principal: Principal): boolean {
 
 /**
  * Where credentials are looked up: the port lib/auth authenticates through, which the store
- * implements (lib/store/users.ts).
+ * implements (lib/store/users/users.ts).
  */
 export interface CredentialDirectory {
   userByApiKeyDigest(digest: string): Promise<ConsoleUser | undefined>;

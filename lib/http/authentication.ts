@@ -1,6 +1,6 @@
 import { type Authenticator, createAuthenticator } from '#lib/auth/authenticate';
 import type { Config } from '#lib/config';
-import { credentialDirectory } from '#lib/store/users';
+import { credentialDirectory } from '#lib/store/users/users';
 
 /**
  * How authenticated routes know their callers: token verification (aws-jwt-verify) against the

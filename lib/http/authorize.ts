@@ -1,7 +1,7 @@
 import type { MiddlewareObj, Request } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { Authenticate } from '#lib/auth/authenticate';
-import { mayReadEmbeddedDashboards } from '#lib/domain/embedding';
+import { mayReadEmbeddedDashboards } from '#lib/domain/embedding/embedding';
 import { isAdmin, isRenderer, type Principal } from '#lib/domain/principal';
 import { ForbiddenError } from '#lib/errors';
 

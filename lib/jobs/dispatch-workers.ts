@@ -1,5 +1,5 @@
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
-import type { DueSlice } from '#lib/domain/dispatch-fanout';
+import type { DueSlice } from '#lib/domain/dispatch/dispatch-fanout';
 
 /**
  * How dispatcher workers are started, by the coordinator each minute and by a worker handing on

@@ -1,6 +1,6 @@
 import { config } from '#lib/config';
-import type { JobSink } from '#lib/domain/dispatch';
-import { unsubscribeTargetOf, unsubscribeToken } from '#lib/domain/unsubscribe';
+import type { JobSink } from '#lib/domain/dispatch/dispatch';
+import { unsubscribeTargetOf, unsubscribeToken } from '#lib/domain/unsubscribe/unsubscribe';
 import { outboxSink } from '#lib/jobs/outbox-sink';
 import { sqsSink } from '#lib/jobs/sqs-sink';
 import { unsubscribeKey } from '#lib/secrets/unsubscribe-key';

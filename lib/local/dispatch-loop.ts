@@ -1,13 +1,13 @@
 import { clockFrom, randomHex } from '#lib/clock';
 import { config } from '#lib/config';
-import { dispatchPass, type PassSummary } from '#lib/domain/dispatch';
-import { passCounts, summaryLine } from '#lib/domain/dispatch-summary';
-import { settleStalledRuns } from '#lib/domain/outcomes';
-import { schedulePlanner } from '#lib/domain/schedule-planning';
+import { dispatchPass, type PassSummary } from '#lib/domain/dispatch/dispatch';
+import { passCounts, summaryLine } from '#lib/domain/dispatch/dispatch-summary';
+import { settleStalledRuns } from '#lib/domain/runs/outcomes';
+import { schedulePlanner } from '#lib/domain/schedules/schedule-planning';
 import { jobSink } from '#lib/jobs/job-sink';
 import { sweepOutbox } from '#lib/jobs/outbox-sink';
-import { stalledRunStore } from '#lib/store/run-status';
-import { dispatchStore } from '#lib/store/runs';
+import { dispatchStore } from '#lib/store/dispatch/dispatch';
+import { stalledRunStore } from '#lib/store/runs/run-status';
 
 /**
  * One pass as of `now` against the configured table and sink, with its one-line summary, at the

@@ -1,6 +1,6 @@
 import { clockFrom, deadlineIn } from '#lib/clock';
-import { type PurgeSummary, purgePass, purgeSummaryLine } from '#lib/domain/purge';
-import { purgeStore } from '#lib/store/purge-store';
+import { type PurgeSummary, purgePass, purgeSummaryLine } from '#lib/domain/deletion/purge';
+import { purgeStore } from '#lib/store/deletion/purge-store';
 
 /** A local pass gets as long as a deployed one: its work is bounded the same way. */
 const PASS_BUDGET_MS = 60_000;

@@ -2,16 +2,16 @@ import { randomUUID } from 'node:crypto';
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { HeldKey, IdempotencyClaim, IdempotentResult } from '#lib/domain/idempotency';
 import { ConflictError, IdempotencyKeyMismatchError } from '#lib/errors';
-import { documentClient, tableName } from '#lib/store/client';
 import {
   decodeIdempotencyRecord,
   encodeIdempotencyClaim,
   encodeIdempotencyResult,
   idempotencyAttributes,
 } from '#lib/store/codecs/idempotency';
-import { conditionHeld } from '#lib/store/conditional';
-import * as keys from '#lib/store/item-keys';
-import { getItem } from '#lib/store/items';
+import { documentClient, tableName } from '#lib/store/dynamo/client';
+import { conditionHeld } from '#lib/store/dynamo/conditional';
+import * as keys from '#lib/store/dynamo/item-keys';
+import { getItem } from '#lib/store/dynamo/items';
 
 /**
  * The Idempotency-Key records of every request that takes a key (lib/domain/idempotency.ts): the

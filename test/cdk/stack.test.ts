@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { readConfig } from '#lib/config';
 import { SQS_MESSAGE_MAX_BYTES } from '#lib/limits';
 import { routeKey, routes } from '#lib/routes';
-import { PURGE_GRACE_MS } from '#lib/store/notification-guard';
+import { PURGE_GRACE_MS } from '#lib/store/notifications/notification-guard';
 import { DISPATCHER_TIMEOUT_SECONDS, LONGEST_WRITER_SECONDS, PURGE_TIMEOUT_SECONDS } from '#lib/timeouts';
 import { addStageStack } from '../../cdk/admin-api-app.ts';
 import type { AdminApiStack } from '../../cdk/admin-api-stack.ts';

@@ -4,8 +4,8 @@ import {
   planHandOn,
   planWorkers,
   workerFiresPerSecond,
-} from '#lib/domain/dispatch-fanout';
-import { DUE_INDEX_SHARDS, dueShard } from '#lib/store/keys';
+} from '#lib/domain/dispatch/dispatch-fanout';
+import { DUE_INDEX_SHARDS, dueShard } from '#lib/store/dynamo/keys';
 import { simulateMinute } from '#test/support/dispatch-timeline';
 
 /** The worst minute of the scale model in docs/scheduling.md: 300,000 due at once, spread by the shard hash. */

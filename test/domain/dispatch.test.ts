@@ -12,10 +12,10 @@ import {
   type RunProgress,
   type SendNowStore,
   sendNow,
-} from '#lib/domain/dispatch';
-import type { DueSlice } from '#lib/domain/dispatch-fanout';
+} from '#lib/domain/dispatch/dispatch';
+import type { DueSlice } from '#lib/domain/dispatch/dispatch-fanout';
 import type { ConsoleUser, Dashboard } from '#lib/domain/entities';
-import type { Notification, NotificationRef } from '#lib/domain/notification';
+import type { Notification, NotificationRef } from '#lib/domain/notifications/notification';
 import {
   type Delivery,
   type DeliveryJob,
@@ -26,9 +26,9 @@ import {
   type Run,
   type RunRef,
   scheduledRunId,
-} from '#lib/domain/runs';
-import { type ScheduleState, scheduleSignature } from '#lib/domain/schedule';
-import { type SchedulePlanner, schedulePlanner } from '#lib/domain/schedule-planning';
+} from '#lib/domain/runs/runs';
+import { type ScheduleState, scheduleSignature } from '#lib/domain/schedules/schedule';
+import { type SchedulePlanner, schedulePlanner } from '#lib/domain/schedules/schedule-planning';
 import { NotFoundError, TooManyRequestsError } from '#lib/errors';
 import { consoleUser, dailyNotification, dailyRun, salesDashboard } from '#test/support/domain-fixtures';
 

@@ -8,7 +8,7 @@ import {
   embedVisibility,
   getEmbeddedDashboard,
   setDashboardEmbedding,
-} from '#lib/domain/embedding';
+} from '#lib/domain/embedding/embedding';
 import type { Dashboard } from '#lib/domain/entities';
 import { ForbiddenError, NotFoundError } from '#lib/errors';
 import { principals } from '#test/support/domain-fixtures';

@@ -5,8 +5,8 @@ import {
   latestFiringAtOrBefore,
   nextFiringAfter,
   type ZonedSchedule,
-} from '#lib/domain/firing-instants';
-import { isoInstant } from '#lib/domain/schedule';
+} from '#lib/domain/schedules/firing-instants';
+import { isoInstant } from '#lib/domain/schedules/schedule';
 
 const MINUTE = 60_000;
 const zones = [

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { ZonedSchedule } from '#lib/domain/firing-instants';
-import { isoInstant } from '#lib/domain/schedule';
+import type { ZonedSchedule } from '#lib/domain/schedules/firing-instants';
+import { isoInstant } from '#lib/domain/schedules/schedule';
 import { freshForEachTest } from '#test/support/fresh-module';
 
 /** Loaded anew in each test: the constants it computes on import then count as checked by the tests below. */
-const instants = freshForEachTest(() => import('#lib/domain/firing-instants'));
+const instants = freshForEachTest(() => import('#lib/domain/schedules/firing-instants'));
 
 const daily = (timezone: string, hour: number, minute: number): ZonedSchedule => ({
   scheduleType: 'DAILY',

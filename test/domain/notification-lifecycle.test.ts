@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ScheduledNotification } from '#lib/domain/notification';
+import type { ScheduledNotification } from '#lib/domain/notifications/notification';
 import {
   deleteNotification,
   getNotification,
@@ -10,9 +10,9 @@ import {
   type RemovalTarget,
   type RemovedRecipientInput,
   removeRecipients,
-} from '#lib/domain/notification-lifecycle';
+} from '#lib/domain/notifications/notification-lifecycle';
 import type { PageWindow } from '#lib/domain/paging';
-import type { RecipientOutput } from '#lib/domain/recipients';
+import type { RecipientOutput } from '#lib/domain/recipients/recipients';
 import { NotFoundError, ValidationError } from '#lib/errors';
 import { dailyNotification } from '#test/support/domain-fixtures';
 

@@ -1,20 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import type { IdempotencyClaim } from '#lib/domain/idempotency';
-import type { Notification } from '#lib/domain/notification';
-import type { UpdateNotificationInput } from '#lib/domain/notification-fields';
+import type { Notification } from '#lib/domain/notifications/notification';
+import type { UpdateNotificationInput } from '#lib/domain/notifications/notification-fields';
 import type {
   CreateNotificationInput,
   DashboardRef,
   NotificationCreation,
-} from '#lib/domain/notification-lifecycle';
+} from '#lib/domain/notifications/notification-lifecycle';
 import {
   applyNotificationUpdate,
   createNotification,
   MAX_ATTEMPTS,
   type NotificationUpdate,
   updateNotification,
-} from '#lib/domain/notification-writes';
-import type { ScheduleState } from '#lib/domain/schedule';
+} from '#lib/domain/notifications/notification-writes';
+import type { ScheduleState } from '#lib/domain/schedules/schedule';
 import { ConflictError, NotFoundError, ValidationError } from '#lib/errors';
 import { dailyNotification } from '#test/support/domain-fixtures';
 import { loadFresh } from '#test/support/fresh-module';
@@ -224,7 +224,7 @@ describe('updateNotification', () => {
 
   it('counts a write of the schedule’s fields, and only those, as a new schedule', async () => {
     // Loaded anew: the set of schedule fields, built on import, then counts as checked here.
-    const fresh = await loadFresh(() => import('#lib/domain/notification-writes'));
+    const fresh = await loadFresh(() => import('#lib/domain/notifications/notification-writes'));
     const scheduleInputs: UpdateNotificationInput[] = [
       { scheduleType: 'HOURLY' },
       { minute: 5 },

@@ -6,8 +6,8 @@ import {
   reportOutcome,
   SETTLE_CHECK_AFTER_MS,
   settleStalledRuns,
-} from '#lib/domain/outcomes';
-import { type DeliveryStatus, type Run, scheduledRunId } from '#lib/domain/runs';
+} from '#lib/domain/runs/outcomes';
+import { type DeliveryStatus, type Run, scheduledRunId } from '#lib/domain/runs/runs';
 import { ConflictError, NotFoundError } from '#lib/errors';
 
 /**

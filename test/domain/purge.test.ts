@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type PendingPurge, type PurgeStore, purgePass, purgeSummaryLine } from '#lib/domain/purge';
+import { type PendingPurge, type PurgeStore, purgePass, purgeSummaryLine } from '#lib/domain/deletion/purge';
 
 /** Partitions of deleted notifications held in memory as item counts, with their tombstones. */
 function storeOf(partitions: { purge: PendingPurge; items: number; fails?: boolean; live?: boolean }[]) {

@@ -4,11 +4,11 @@ import {
   MAX_PROPERTIES_JSON_BYTES,
   normalizeExternalId,
   recipientKindOf,
-} from '#lib/domain/recipients-input';
+} from '#lib/domain/recipients/recipients-input';
 import { check } from '#lib/http/schemas/common';
 import { KEY_PART_MAX_BYTES } from '#lib/limits';
-import * as indexKeys from '#lib/store/index-keys';
-import * as keys from '#lib/store/item-keys';
+import * as indexKeys from '#lib/store/dynamo/index-keys';
+import * as keys from '#lib/store/dynamo/item-keys';
 import { freshForEachTest } from '#test/support/fresh-module';
 
 const schemas = freshForEachTest(() => import('#lib/http/schemas/recipients'));

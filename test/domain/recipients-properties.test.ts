@@ -4,7 +4,7 @@ import {
   mergeProperties,
   propertiesChanged,
   suppliedProperties,
-} from '#lib/domain/recipients-properties';
+} from '#lib/domain/recipients/recipients-properties';
 
 describe('canonicalJson', () => {
   it('gives the same text for objects whose keys come in another order, at any depth', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { EmbedUser } from '#lib/domain/entities';
-import type { EmbedRecipientInput, RecipientInput } from '#lib/domain/recipients-input';
+import type { EmbedRecipientInput, RecipientInput } from '#lib/domain/recipients/recipients-input';
 import {
   type Directory,
   isConsoleUserCase,
@@ -10,7 +10,7 @@ import {
   resolveRecipients,
   type StoredEmbedRecipient,
   type SupportedRecipientInput,
-} from '#lib/domain/recipients-resolution';
+} from '#lib/domain/recipients/recipients-resolution';
 import {
   ServiceError,
   UnavailableError,

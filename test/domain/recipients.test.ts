@@ -1,8 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import type { ConsoleUser, EmbedUser } from '#lib/domain/entities';
-import { type AddRecipientsStore, addRecipients, type DirectoryRequest } from '#lib/domain/recipients';
-import { normalizeExternalId, type RecipientInput } from '#lib/domain/recipients-input';
-import { type EmbedUserRef, identityOf, type StoredRecipient } from '#lib/domain/recipients-resolution';
+import {
+  type AddRecipientsStore,
+  addRecipients,
+  type DirectoryRequest,
+} from '#lib/domain/recipients/recipients';
+import { normalizeExternalId, type RecipientInput } from '#lib/domain/recipients/recipients-input';
+import {
+  type EmbedUserRef,
+  identityOf,
+  type StoredRecipient,
+} from '#lib/domain/recipients/recipients-resolution';
 import {
   ConflictError,
   NotFoundError,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isRunKept, oldestKeptInstant, runExpiresAt, runInstant } from '#lib/domain/retention';
+import { isRunKept, oldestKeptInstant, runExpiresAt, runInstant } from '#lib/domain/runs/retention';
 
 const DAY = 86_400_000;
 

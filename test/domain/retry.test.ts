@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { Dashboard } from '#lib/domain/entities';
-import { type RetryStore, retryRun } from '#lib/domain/retry';
-import { type Delivery, type DeliveryJob, noRecipients, type Run, scheduledRunId } from '#lib/domain/runs';
+import { type RetryStore, retryRun } from '#lib/domain/runs/retry';
+import {
+  type Delivery,
+  type DeliveryJob,
+  noRecipients,
+  type Run,
+  scheduledRunId,
+} from '#lib/domain/runs/runs';
 import { ConflictError, NotFoundError } from '#lib/errors';
 import { dailyNotification, dailyRun, salesDashboard } from '#test/support/domain-fixtures';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { emptyPage, type StoredPage } from '#lib/domain/paging';
-import { type DeliveryListing, listDeliveries, listRuns, type RunListing } from '#lib/domain/run-lists';
-import { type Delivery, noRecipients, type Run, scheduledRunId } from '#lib/domain/runs';
+import { type DeliveryListing, listDeliveries, listRuns, type RunListing } from '#lib/domain/runs/run-lists';
+import { type Delivery, noRecipients, type Run, scheduledRunId } from '#lib/domain/runs/runs';
 import { NotFoundError } from '#lib/errors';
 
 const runId = scheduledRunId(Date.UTC(2026, 10, 24, 9));

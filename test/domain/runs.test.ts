@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { ConsoleUser } from '#lib/domain/entities';
-import type { Notification } from '#lib/domain/notification';
-import { noRecipients, type RecipientRow, type Run, scheduledRunId } from '#lib/domain/runs';
+import type { Notification } from '#lib/domain/notifications/notification';
+import { noRecipients, type RecipientRow, type Run, scheduledRunId } from '#lib/domain/runs/runs';
 import { salesDashboard } from '#test/support/domain-fixtures';
 import { freshForEachTest } from '#test/support/fresh-module';
 
 /** Loaded anew in each test: the functions and patterns it defines on import then count as checked by the tests below. */
-const runs = freshForEachTest(() => import('#lib/domain/runs'));
+const runs = freshForEachTest(() => import('#lib/domain/runs/runs'));
 
 const instant = Date.UTC(2026, 10, 24, 9, 15, 0, 123);
 const notification: Notification = {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { nextFiringAfter } from '#lib/domain/firing-instants';
+import { nextFiringAfter } from '#lib/domain/schedules/firing-instants';
 import { freshForEachTest } from '#test/support/fresh-module';
 
 /** Loaded anew in each test: the bounds it computes on import then count as checked by the tests below. */
-const planning = freshForEachTest(() => import('#lib/domain/schedule-planning'));
+const planning = freshForEachTest(() => import('#lib/domain/schedules/schedule-planning'));
 
 const NOW = Date.parse('2026-11-24T18:00:00Z');
 const daily = {

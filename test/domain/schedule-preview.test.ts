@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { previewSchedule } from '#lib/domain/schedule-preview';
+import { previewSchedule } from '#lib/domain/schedules/schedule-preview';
 import { ValidationError } from '#lib/errors';
 
 const settings = { customCronMinIntervalMinutes: 15 };

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { Schedule } from '#lib/domain/schedule';
-import { isTimeZone } from '#lib/domain/schedule-fields';
+import type { Schedule } from '#lib/domain/schedules/schedule';
+import { isTimeZone } from '#lib/domain/schedules/schedule-fields';
 import { freshForEachTest } from '#test/support/fresh-module';
 
 /** Loaded anew in each test: the tables and patterns they build on import then count as checked by the tests below. */
-const cronCode = freshForEachTest(() => import('#lib/domain/cron'));
-const scheduleCode = freshForEachTest(() => import('#lib/domain/schedule'));
+const cronCode = freshForEachTest(() => import('#lib/domain/schedules/cron'));
+const scheduleCode = freshForEachTest(() => import('#lib/domain/schedules/schedule'));
 
 describe('cronExpressionOf derives the cron from the structured schedule', () => {
   it.each<[Schedule, string]>([

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { ManualRunClaim } from '#lib/domain/dispatch';
+import type { ManualRunClaim } from '#lib/domain/dispatch/dispatch';
 import type { ConsoleUser, Dashboard } from '#lib/domain/entities';
-import type { Delivery, DeliveryJob, Run } from '#lib/domain/runs';
-import { type TestSendStore, testSend } from '#lib/domain/test-send';
+import type { Delivery, DeliveryJob, Run } from '#lib/domain/runs/runs';
+import { type TestSendStore, testSend } from '#lib/domain/runs/test-send';
 import { NotFoundError, TooManyRequestsError, ValidationError } from '#lib/errors';
 import { dailyNotification, salesDashboard } from '#test/support/domain-fixtures';
 

@@ -1,10 +1,10 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { UnsubscribeTarget } from '#lib/domain/unsubscribe';
+import type { UnsubscribeTarget } from '#lib/domain/unsubscribe/unsubscribe';
 import { freshForEachTest } from '#test/support/fresh-module';
 
 /** Loaded anew in each test: the helpers it defines on import then count as checked by the tests below. */
-const tokens = freshForEachTest(() => import('#lib/domain/unsubscribe'));
+const tokens = freshForEachTest(() => import('#lib/domain/unsubscribe/unsubscribe'));
 
 /** Tokens signed and read back with a fixed key; a store that only records what it is asked to remove. */
 

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type DynamoMeter, meterDynamoDb, type OperationCount } from '#lib/local/dynamodb-meter';
-import { batchWriteAll } from '#lib/store/batch';
-import { documentClient } from '#lib/store/client';
 import { encodeRecipient } from '#lib/store/codecs/recipients';
-import * as keys from '#lib/store/item-keys';
-import { getItem } from '#lib/store/items';
+import { batchWriteAll } from '#lib/store/dynamo/batch';
+import { documentClient } from '#lib/store/dynamo/client';
+import * as keys from '#lib/store/dynamo/item-keys';
+import { getItem } from '#lib/store/dynamo/items';
 import { type LocalApi, startLocalApi } from '#test/support/local-api';
 import {
   addRecipients,

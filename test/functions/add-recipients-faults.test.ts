@@ -2,9 +2,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type DynamoMeter, meterDynamoDb } from '#lib/local/dynamodb-meter';
 import { buildEvent, lambdaContext } from '#lib/local/http-adapter';
 import { routes } from '#lib/routes';
-import { documentClient } from '#lib/store/client';
-import * as keys from '#lib/store/item-keys';
-import { getItem, type Item } from '#lib/store/items';
+import { documentClient } from '#lib/store/dynamo/client';
+import * as keys from '#lib/store/dynamo/item-keys';
+import { getItem, type Item } from '#lib/store/dynamo/items';
 import {
   barrier,
   crash,

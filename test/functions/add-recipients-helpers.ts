@@ -1,9 +1,9 @@
 import { QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { expect } from 'vitest';
-import { documentClient, tableName } from '#lib/store/client';
-import * as keys from '#lib/store/item-keys';
-import type { Item } from '#lib/store/items';
-import { RECIPIENT_PREFIX } from '#lib/store/keys';
+import { documentClient, tableName } from '#lib/store/dynamo/client';
+import * as keys from '#lib/store/dynamo/item-keys';
+import type { Item } from '#lib/store/dynamo/items';
+import { RECIPIENT_PREFIX } from '#lib/store/dynamo/keys';
 import type { ApiResponse, LocalApi } from '#test/support/local-api';
 
 /** Shared by the add-recipients test files: a fixture, the request, and read-backs straight from the table. */

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { meterDynamoDb } from '#lib/local/dynamodb-meter';
-import { documentClient } from '#lib/store/client';
+import { documentClient } from '#lib/store/dynamo/client';
 import {
   ACME_ISSUER,
   acmeClaims,

@@ -4,13 +4,13 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { randomHex } from '#lib/clock';
 import { config } from '#lib/config';
-import { dispatchPass } from '#lib/domain/dispatch';
-import { schedulePlanner } from '#lib/domain/schedule-planning';
+import { dispatchPass } from '#lib/domain/dispatch/dispatch';
+import { schedulePlanner } from '#lib/domain/schedules/schedule-planning';
 import { jobSink } from '#lib/jobs/job-sink';
-import { documentClient, tableName } from '#lib/store/client';
-import * as keys from '#lib/store/item-keys';
-import { getItem } from '#lib/store/items';
-import { dispatchStore } from '#lib/store/runs';
+import { dispatchStore } from '#lib/store/dispatch/dispatch';
+import { documentClient, tableName } from '#lib/store/dynamo/client';
+import * as keys from '#lib/store/dynamo/item-keys';
+import { getItem } from '#lib/store/dynamo/items';
 import {
   crash,
   type DynamoFaults,

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StoredRecipient } from '#lib/domain/recipients-resolution';
+import type { StoredRecipient } from '#lib/domain/recipients/recipients-resolution';
 import { KEY_PART_MAX_BYTES } from '#lib/limits';
 import { type DynamoMeter, meterDynamoDb } from '#lib/local/dynamodb-meter';
-import { documentClient } from '#lib/store/client';
 import { encodeNotification } from '#lib/store/codecs/notifications';
 import { encodeRecipient } from '#lib/store/codecs/recipients';
-import type { Item } from '#lib/store/items';
+import { documentClient } from '#lib/store/dynamo/client';
+import type { Item } from '#lib/store/dynamo/items';
 import { dailyNotification } from '#test/support/domain-fixtures';
 import { largestLists } from '#test/support/largest-lists';
 import { type ListWalk, walkList } from '#test/support/list-walk';

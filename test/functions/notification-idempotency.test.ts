@@ -1,7 +1,7 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { documentClient, tableName } from '#lib/store/client';
-import * as keys from '#lib/store/item-keys';
+import { documentClient, tableName } from '#lib/store/dynamo/client';
+import * as keys from '#lib/store/dynamo/item-keys';
 import { type LocalApi, startLocalApi } from '#test/support/local-api';
 import { dailyAt, lifecycleClient, lifecycleFixture } from './lifecycle-helpers.ts';
 

@@ -1,10 +1,10 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { purgePass } from '#lib/domain/purge';
-import { documentClient, tableName } from '#lib/store/client';
-import * as keys from '#lib/store/item-keys';
-import { PURGE_GRACE_MS } from '#lib/store/notification-guard';
-import { purgeStore } from '#lib/store/purge-store';
+import { purgePass } from '#lib/domain/deletion/purge';
+import { purgeStore } from '#lib/store/deletion/purge-store';
+import { documentClient, tableName } from '#lib/store/dynamo/client';
+import * as keys from '#lib/store/dynamo/item-keys';
+import { PURGE_GRACE_MS } from '#lib/store/notifications/notification-guard';
 import { ADMIN_KEY, MEMBER_KEY } from '#test/support/fixtures';
 import { type LocalApi, startLocalApi } from '#test/support/local-api';
 import {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DynamoMeter, meterDynamoDb } from '#lib/local/dynamodb-meter';
-import { documentClient } from '#lib/store/client';
+import { documentClient } from '#lib/store/dynamo/client';
 import { walkList } from '#test/support/list-walk';
 import { type LocalApi, startLocalApi } from '#test/support/local-api';
 import { dailyAt, lifecycleClient, lifecycleFixture } from './lifecycle-helpers.ts';

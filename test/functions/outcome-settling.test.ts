@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { config } from '#lib/config';
 import { dispatchOnce } from '#lib/local/dispatch-loop';
-import { documentClient } from '#lib/store/client';
+import { documentClient } from '#lib/store/dynamo/client';
 import { crash, type Fault, injectDynamoDbFaults } from '#test/support/dynamodb-faults';
 import { ADMIN_KEY, consoleUsers } from '#test/support/fixtures';
 import { type LocalApi, startLocalApi } from '#test/support/local-api';

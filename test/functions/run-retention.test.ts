@@ -1,13 +1,13 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { config } from '#lib/config';
-import { manualRunId, type Run, scheduledRunId } from '#lib/domain/runs';
+import { manualRunId, type Run, scheduledRunId } from '#lib/domain/runs/runs';
 import { type DynamoMeter, meterDynamoDb } from '#lib/local/dynamodb-meter';
-import { batchWriteAll } from '#lib/store/batch';
-import { documentClient, tableName } from '#lib/store/client';
 import { encodeDelivery, encodeRun } from '#lib/store/codecs/runs';
-import * as keys from '#lib/store/item-keys';
-import { migrateTable } from '#lib/store/migrate';
+import { batchWriteAll } from '#lib/store/dynamo/batch';
+import { documentClient, tableName } from '#lib/store/dynamo/client';
+import * as keys from '#lib/store/dynamo/item-keys';
+import { migrateTable } from '#lib/store/dynamo/migrate';
 import { ADMIN_KEY, consoleUsers } from '#test/support/fixtures';
 import { type LocalApi, startLocalApi } from '#test/support/local-api';
 

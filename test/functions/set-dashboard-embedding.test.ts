@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { meterDynamoDb } from '#lib/local/dynamodb-meter';
-import { documentClient } from '#lib/store/client';
-import * as keys from '#lib/store/item-keys';
-import { getItem } from '#lib/store/items';
+import { documentClient } from '#lib/store/dynamo/client';
+import * as keys from '#lib/store/dynamo/item-keys';
+import { getItem } from '#lib/store/dynamo/items';
 import {
   acmeClaims,
   acmeJwt,

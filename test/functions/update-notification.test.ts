@@ -1,10 +1,10 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { describeCron } from '#lib/domain/cron';
+import { describeCron } from '#lib/domain/schedules/cron';
 import { meterDynamoDb } from '#lib/local/dynamodb-meter';
-import { documentClient, tableName } from '#lib/store/client';
-import * as keys from '#lib/store/item-keys';
-import { getItem } from '#lib/store/items';
+import { documentClient, tableName } from '#lib/store/dynamo/client';
+import * as keys from '#lib/store/dynamo/item-keys';
+import { getItem } from '#lib/store/dynamo/items';
 import { ADMIN_KEY, consoleUsers, MEMBER_KEY } from '#test/support/fixtures';
 import { type LocalApi, startLocalApi } from '#test/support/local-api';
 import { singleFieldUpdates } from '#test/support/single-field-updates';
@@ -17,7 +17,7 @@ async function freshNotification(overrides: Record<string, unknown> = {}): Promi
   const id = nextId++;
   const { fixtureItems } = await import('#lib/fixtures/fixture');
   const { parseFixture } = await import('#lib/fixtures/fixture');
-  const { batchWriteAll } = await import('#lib/store/batch');
+  const { batchWriteAll } = await import('#lib/store/dynamo/batch');
   const fixture = parseFixture({
     notifications: [
       {

@@ -1,9 +1,9 @@
 import { ProvisionedThroughputExceededException } from '@aws-sdk/client-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { documentClient } from '#lib/store/client';
-import * as keys from '#lib/store/item-keys';
-import { getItem } from '#lib/store/items';
-import { retryPolicy } from '#lib/store/retry';
+import { documentClient } from '#lib/store/dynamo/client';
+import * as keys from '#lib/store/dynamo/item-keys';
+import { getItem } from '#lib/store/dynamo/items';
+import { retryPolicy } from '#lib/store/dynamo/retry';
 import { RETRY_AFTER_SECONDS } from '#lib/timeouts';
 import { ADMIN_KEY, consoleUsers } from '#test/support/fixtures';
 import { type LocalApi, startLocalApi } from '#test/support/local-api';

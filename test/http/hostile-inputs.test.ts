@@ -1,13 +1,13 @@
 import { connect } from 'node:net';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_PROPERTIES_JSON_BYTES } from '#lib/domain/recipients-input';
+import { MAX_PROPERTIES_JSON_BYTES } from '#lib/domain/recipients/recipients-input';
 import { notificationJsonBytes, notificationListLimits } from '#lib/limits';
 import { base64url } from '#lib/local/sign-jwt';
-import { documentClient, tableName } from '#lib/store/client';
 import { decodeNotification } from '#lib/store/codecs/notifications';
-import * as keys from '#lib/store/item-keys';
-import { getItem } from '#lib/store/items';
+import { documentClient, tableName } from '#lib/store/dynamo/client';
+import * as keys from '#lib/store/dynamo/item-keys';
+import { getItem } from '#lib/store/dynamo/items';
 import { storedRows } from '#test/functions/add-recipients-helpers';
 import { ACME_ISSUER, acmeKey, embeddableDashboardFixture } from '#test/support/fixtures';
 import { type ApiResponse, type LocalApi, startLocalApi } from '#test/support/local-api';

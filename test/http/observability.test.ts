@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { functionsFrom } from '#lib/local/handlers';
 import { createLocalApi } from '#lib/local/http-adapter';
-import { documentClient } from '#lib/store/client';
+import { documentClient } from '#lib/store/dynamo/client';
 import { TIMEOUT_RESERVE_MS } from '#lib/timeouts';
 import { ADMIN_KEY, consoleUsers } from '#test/support/fixtures';
 import { type LocalApi, startLocalApi } from '#test/support/local-api';

@@ -2,20 +2,20 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomHex } from '#lib/clock';
 import { config } from '#lib/config';
-import { dispatchPass } from '#lib/domain/dispatch';
-import { schedulePlanner } from '#lib/domain/schedule-planning';
-import { unsubscribeToken } from '#lib/domain/unsubscribe';
+import { dispatchPass } from '#lib/domain/dispatch/dispatch';
+import { schedulePlanner } from '#lib/domain/schedules/schedule-planning';
+import { unsubscribeToken } from '#lib/domain/unsubscribe/unsubscribe';
 import { parseFixture } from '#lib/fixtures/fixture';
 import { loadFixture } from '#lib/fixtures/load-fixture';
 import type { ApiHandler } from '#lib/http/create-handler';
 import { outboxSink } from '#lib/jobs/outbox-sink';
 import { base64url } from '#lib/local/sign-jwt';
 import { type Route, routes } from '#lib/routes';
-import { batchWriteAll } from '#lib/store/batch';
-import { documentClient } from '#lib/store/client';
 import { encodeRecipient } from '#lib/store/codecs/recipients';
-import { notificationItems } from '#lib/store/notification-items';
-import { dispatchStore } from '#lib/store/runs';
+import { dispatchStore } from '#lib/store/dispatch/dispatch';
+import { batchWriteAll } from '#lib/store/dynamo/batch';
+import { documentClient } from '#lib/store/dynamo/client';
+import { notificationItems } from '#lib/store/notifications/notification-items';
 import {
   ACME_ISSUER,
   ADMIN_KEY,

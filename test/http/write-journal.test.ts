@@ -7,7 +7,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureTable } from '#lib/fixtures/load-fixture';
-import { documentClient, tableName } from '#lib/store/client';
+import { documentClient, tableName } from '#lib/store/dynamo/client';
 import { journalWrites, type WriteJournal } from '#test/support/write-journal';
 
 /** The property suite's write journal sees every change a write call can make, and none where there is none. */

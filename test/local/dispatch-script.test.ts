@@ -9,8 +9,8 @@ import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureTable, loadFixture } from '#lib/fixtures/load-fixture';
 import { startDispatchLoop } from '#lib/local/dispatch-loop';
-import { batchWriteAll } from '#lib/store/batch';
-import { notificationItems } from '#lib/store/notification-items';
+import { batchWriteAll } from '#lib/store/dynamo/batch';
+import { notificationItems } from '#lib/store/notifications/notification-items';
 import { dailyUtc } from '#test/support/fixtures';
 import { DEMO_FIXTURE, readFixture } from '../../scripts/local-env.ts';
 

@@ -10,19 +10,19 @@ import {
   type DispatchStore,
   dispatchPass,
   type PassSummary,
-} from '#lib/domain/dispatch';
-import type { DueSlice } from '#lib/domain/dispatch-fanout';
-import { summaryLine } from '#lib/domain/dispatch-summary';
-import { schedulePlanner } from '#lib/domain/schedule-planning';
+} from '#lib/domain/dispatch/dispatch';
+import type { DueSlice } from '#lib/domain/dispatch/dispatch-fanout';
+import { summaryLine } from '#lib/domain/dispatch/dispatch-summary';
+import { schedulePlanner } from '#lib/domain/schedules/schedule-planning';
 import { parseFixture } from '#lib/fixtures/fixture';
 import { ensureTable, loadFixture } from '#lib/fixtures/load-fixture';
 import { outboxSink } from '#lib/jobs/outbox-sink';
-import { batchWriteAll } from '#lib/store/batch';
-import { documentClient, tableName } from '#lib/store/client';
 import { encodeRecipient } from '#lib/store/codecs/recipients';
-import { dueShard } from '#lib/store/keys';
-import { notificationItems } from '#lib/store/notification-items';
-import { dispatchStore } from '#lib/store/runs';
+import { dispatchStore } from '#lib/store/dispatch/dispatch';
+import { batchWriteAll } from '#lib/store/dynamo/batch';
+import { documentClient, tableName } from '#lib/store/dynamo/client';
+import { dueShard } from '#lib/store/dynamo/keys';
+import { notificationItems } from '#lib/store/notifications/notification-items';
 import { consoleUsers, dailyUtc } from '#test/support/fixtures';
 
 /**

@@ -2,9 +2,9 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { config } from '#lib/config';
-import { notificationFormats } from '#lib/domain/notification-fields';
-import { MAX_PROPERTIES_JSON_BYTES } from '#lib/domain/recipients-input';
-import { isEmail } from '#lib/domain/recipients-resolution';
+import { notificationFormats } from '#lib/domain/notifications/notification-fields';
+import { MAX_PROPERTIES_JSON_BYTES } from '#lib/domain/recipients/recipients-input';
+import { isEmail } from '#lib/domain/recipients/recipients-resolution';
 import {
   KEY_PART_MAX_BYTES,
   keyPartLimits,

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { config } from '#lib/config';
-import type { DeliveryJob } from '#lib/domain/runs';
+import type { DeliveryJob } from '#lib/domain/runs/runs';
 import { ensureTable } from '#lib/fixtures/load-fixture';
 import { outboxSink, STALE_PARTIAL_MS } from '#lib/jobs/outbox-sink';
 import { dispatchOnce } from '#lib/local/dispatch-loop';

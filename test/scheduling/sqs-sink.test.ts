@@ -1,6 +1,6 @@
 import { type SendMessageBatchCommandInput, SQSClient } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
-import type { DeliveryJob } from '#lib/domain/runs';
+import type { DeliveryJob } from '#lib/domain/runs/runs';
 import { SQS_BATCH_BYTES, SQS_BATCH_LIMIT, sqsSink } from '#lib/jobs/sqs-sink';
 
 /**

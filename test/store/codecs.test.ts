@@ -1,9 +1,8 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import * as z from 'zod/mini';
-import type { Notification } from '#lib/domain/notification';
-import type { StoredRecipient } from '#lib/domain/recipients-resolution';
-import { documentClient, tableName } from '#lib/store/client';
+import type { Notification } from '#lib/domain/notifications/notification';
+import type { StoredRecipient } from '#lib/domain/recipients/recipients-resolution';
 import { decodeCounter } from '#lib/store/codecs/counters';
 import {
   decodeDashboard,
@@ -38,9 +37,10 @@ import {
   encodeEmbedTenant,
   encodeSubjectLink,
 } from '#lib/store/codecs/users';
-import * as keys from '#lib/store/item-keys';
-import { getItem, type Item } from '#lib/store/items';
-import { nextNotificationId, reserveNotificationIdsThrough } from '#lib/store/notification-ids';
+import { documentClient, tableName } from '#lib/store/dynamo/client';
+import * as keys from '#lib/store/dynamo/item-keys';
+import { getItem, type Item } from '#lib/store/dynamo/items';
+import { nextNotificationId, reserveNotificationIdsThrough } from '#lib/store/notifications/notification-ids';
 import { ADMIN_KEY, consoleUsers } from '#test/support/fixtures';
 import { type LocalApi, startLocalApi } from '#test/support/local-api';
 import { captureLogs, type LogCapture } from '#test/support/log-capture';

@@ -1,16 +1,16 @@
 import { CreateTableCommand, DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { describeCron } from '#lib/domain/cron';
+import { describeCron } from '#lib/domain/schedules/cron';
 import { fixtureItems, parseFixture } from '#lib/fixtures/fixture';
-import { batchWriteAll } from '#lib/store/batch';
-import { documentClient, tableName } from '#lib/store/client';
 import { encodeRecipient } from '#lib/store/codecs/recipients';
-import * as keys from '#lib/store/item-keys';
-import { getItem, type Item } from '#lib/store/items';
-import { DUE_INDEX_SHARDS, dueIndexKeys, dueShard } from '#lib/store/keys';
-import { migrateTable } from '#lib/store/migrate';
-import { tableDefinition } from '#lib/store/table-definition';
+import { batchWriteAll } from '#lib/store/dynamo/batch';
+import { documentClient, tableName } from '#lib/store/dynamo/client';
+import * as keys from '#lib/store/dynamo/item-keys';
+import { getItem, type Item } from '#lib/store/dynamo/items';
+import { DUE_INDEX_SHARDS, dueIndexKeys, dueShard } from '#lib/store/dynamo/keys';
+import { migrateTable } from '#lib/store/dynamo/migrate';
+import { tableDefinition } from '#lib/store/dynamo/table-definition';
 import { type LocalApi, startLocalApi } from '#test/support/local-api';
 import { lifecycleClient, lifecycleFixture } from '../functions/lifecycle-helpers.ts';
 

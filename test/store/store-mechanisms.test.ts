@@ -3,10 +3,10 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { UnavailableError } from '#lib/errors';
 import { ensureTable } from '#lib/fixtures/load-fixture';
-import { documentClient, tableName } from '#lib/store/client';
-import { cancellationOf, conditionHeld, ifConditionHolds, transact } from '#lib/store/conditional';
-import { type ListSource, readPage } from '#lib/store/paging';
-import { allPages, countAll, queryAll, queryPage } from '#lib/store/query';
+import { documentClient, tableName } from '#lib/store/dynamo/client';
+import { cancellationOf, conditionHeld, ifConditionHolds, transact } from '#lib/store/dynamo/conditional';
+import { type ListSource, readPage } from '#lib/store/dynamo/paging';
+import { allPages, countAll, queryAll, queryPage } from '#lib/store/dynamo/query';
 
 /**
  * The store's shared mechanisms on their own: the Query pager every whole-range read goes through,

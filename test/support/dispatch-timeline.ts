@@ -3,7 +3,7 @@ import {
   FIRES_PER_SECOND_PER_SHARD,
   planHandOn,
   planWorkers,
-} from '#lib/domain/dispatch-fanout';
+} from '#lib/domain/dispatch/dispatch-fanout';
 
 /**
  * A busy minute as deployed, on a timeline of modelled seconds: the coordinator's plan

@@ -1,7 +1,7 @@
 import type { ConsoleUser, Dashboard } from '#lib/domain/entities';
-import type { Notification } from '#lib/domain/notification';
+import type { Notification } from '#lib/domain/notifications/notification';
 import type { Principal } from '#lib/domain/principal';
-import { noRecipients, type Run, scheduledRunId } from '#lib/domain/runs';
+import { noRecipients, type Run, scheduledRunId } from '#lib/domain/runs/runs';
 
 /**
  * The domain values the in-memory domain tests share: dashboard 70 of deployment 7, its daily

@@ -1,4 +1,4 @@
-import type { Notification } from '#lib/domain/notification';
+import type { Notification } from '#lib/domain/notifications/notification';
 import { generateSigningKey } from '#test/support/tokens';
 
 /** Fixture pieces several test files share: the callers every admin route is tried with. */

@@ -1,4 +1,4 @@
-import type { Notification } from '#lib/domain/notification';
+import type { Notification } from '#lib/domain/notifications/notification';
 import { notificationListLimits } from '#lib/limits';
 
 /**

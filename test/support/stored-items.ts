@@ -1,6 +1,6 @@
-import type { StoredEmbedRecipient } from '#lib/domain/recipients-resolution';
-import { batchWriteAll } from '#lib/store/batch';
-import type { Item } from '#lib/store/items';
+import type { StoredEmbedRecipient } from '#lib/domain/recipients/recipients-resolution';
+import { batchWriteAll } from '#lib/store/dynamo/batch';
+import type { Item } from '#lib/store/dynamo/items';
 
 /** Items written straight into the table (already encoded, as the stores write them), 16 BatchWrites in flight. */
 export const putItems = (items: readonly Item[]) =>

@@ -1,6 +1,6 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient, tableName } from '#lib/store/client';
-import type { Item } from '#lib/store/items';
+import { documentClient, tableName } from '#lib/store/dynamo/client';
+import type { Item } from '#lib/store/dynamo/items';
 
 const sortedKeys = (_key: string, value: unknown) =>
   value && typeof value === 'object' && !Array.isArray(value)

@@ -1,8 +1,8 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '#lib/config';
-import { tableName } from '#lib/store/client';
-import { tableKeySchema } from '#lib/store/keys';
+import { tableName } from '#lib/store/dynamo/client';
+import { tableKeySchema } from '#lib/store/dynamo/keys';
 
 /**
  * What a window of requests changed in the table, at the cost of the items they wrote rather than a

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
-import { MAX_OUTCOME_ERROR_LENGTH, type OutcomeReport, outcomeStatuses } from '#lib/domain/outcomes';
-import { MAX_TOKEN_LENGTH } from '#lib/domain/unsubscribe';
+import { MAX_OUTCOME_ERROR_LENGTH, type OutcomeReport, outcomeStatuses } from '#lib/domain/runs/outcomes';
+import { MAX_TOKEN_LENGTH } from '#lib/domain/unsubscribe/unsubscribe';
 import { intBetween, nullish, nullMeansOmitted, wellFormedTextUpTo } from '#lib/http/schemas/common';
 
 /** Requests of the renderer's outcome report and of one-click unsubscribe. */

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import type { UnsubscribeAnswer } from '#lib/domain/unsubscribe';
+import type { UnsubscribeAnswer } from '#lib/domain/unsubscribe/unsubscribe';
 
 /** What one-click unsubscribe answers, for the API description (see notification-outputs.ts). */
 

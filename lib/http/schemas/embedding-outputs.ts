@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import type { DashboardEmbeddingDto, EmbeddedDashboardDto } from '#lib/domain/embedding';
+import type { DashboardEmbeddingDto, EmbeddedDashboardDto } from '#lib/domain/embedding/embedding';
 import { idOutput } from '#lib/http/schemas/common';
 
 /** What the embedding operations answer, for the API description (see notification-outputs.ts). */

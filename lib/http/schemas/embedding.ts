@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import type { UpdateDashboardEmbeddingInput } from '#lib/domain/embedding';
+import type { UpdateDashboardEmbeddingInput } from '#lib/domain/embedding/embedding';
 import { keyPartLimits } from '#lib/limits';
 
 /** The request shapes of the embedding operations. */

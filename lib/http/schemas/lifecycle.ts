@@ -1,5 +1,8 @@
 import * as z from 'zod/mini';
-import type { ListNotificationsQuery, RemovedRecipientInput } from '#lib/domain/notification-lifecycle';
+import type {
+  ListNotificationsQuery,
+  RemovedRecipientInput,
+} from '#lib/domain/notifications/notification-lifecycle';
 import { pathId } from '#lib/http/schemas/common';
 import { keyName, name, positiveInt } from '#lib/http/schemas/names';
 import { pagingQueryShape } from '#lib/http/schemas/paging';

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
-import type { NotificationDto } from '#lib/domain/notification';
-import { notificationFormats } from '#lib/domain/notification-fields';
+import type { NotificationDto } from '#lib/domain/notifications/notification';
+import { notificationFormats } from '#lib/domain/notifications/notification-fields';
 import type { Page } from '#lib/domain/paging';
 import { idOutput } from '#lib/http/schemas/common';
 import {

@@ -6,9 +6,9 @@ import {
   filterOperators,
   notificationFormats,
   type UpdateNotificationInput,
-} from '#lib/domain/notification-fields';
-import type { CreateNotificationInput } from '#lib/domain/notification-lifecycle';
-import { isTimeZone, scheduleTypes } from '#lib/domain/schedule-fields';
+} from '#lib/domain/notifications/notification-fields';
+import type { CreateNotificationInput } from '#lib/domain/notifications/notification-lifecycle';
+import { isTimeZone, scheduleTypes } from '#lib/domain/schedules/schedule-fields';
 import {
   compactTextUpTo,
   intBetween,

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import type { Page } from '#lib/domain/paging';
-import type { AddRecipientsResult, RecipientOutput } from '#lib/domain/recipients';
+import type { AddRecipientsResult, RecipientOutput } from '#lib/domain/recipients/recipients';
 import { idOutput } from '#lib/http/schemas/common';
 import { pageOf } from '#lib/http/schemas/paging';
 

@@ -10,7 +10,7 @@ import {
   recipientKinds,
   recipientProblems,
   type UserAttribute,
-} from '#lib/domain/recipients-input';
+} from '#lib/domain/recipients/recipients-input';
 import {
   compactTextUpTo,
   listUpTo,

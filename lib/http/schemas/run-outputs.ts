@@ -8,7 +8,7 @@ import {
   runSkipReasons,
   runStatuses,
   runTriggers,
-} from '#lib/domain/runs';
+} from '#lib/domain/runs/runs';
 import { countOutput, idOutput } from '#lib/http/schemas/common';
 import { pageOf } from '#lib/http/schemas/paging';
 import { recipientOutput } from '#lib/http/schemas/recipient-outputs';

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
-import { emailFitsKey, tooLongEncoded } from '#lib/domain/recipients-input';
-import { MAX_TEST_RECIPIENTS, type TestRecipientInput } from '#lib/domain/test-send-input';
+import { emailFitsKey, tooLongEncoded } from '#lib/domain/recipients/recipients-input';
+import { MAX_TEST_RECIPIENTS, type TestRecipientInput } from '#lib/domain/runs/test-send-input';
 import { nullish, nullMeansOmitted, wellFormedTextUpTo } from '#lib/http/schemas/common';
 
 /** The request of send-now (its answer and the run and delivery lists' are in run-outputs.ts). */

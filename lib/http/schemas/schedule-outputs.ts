@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import type { SchedulePreview } from '#lib/domain/schedule-preview';
+import type { SchedulePreview } from '#lib/domain/schedules/schedule-preview';
 
 /** What the schedule preview answers, for the API description (see notification-outputs.ts). */
 

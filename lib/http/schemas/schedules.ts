@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
-import { scheduleTypes } from '#lib/domain/schedule-fields';
-import { MAX_PREVIEW_COUNT, type SchedulePreviewInput } from '#lib/domain/schedule-preview';
+import { scheduleTypes } from '#lib/domain/schedules/schedule-fields';
+import { MAX_PREVIEW_COUNT, type SchedulePreviewInput } from '#lib/domain/schedules/schedule-preview';
 import { intBetween, nullish } from '#lib/http/schemas/common';
 import { updateNotificationInput } from '#lib/http/schemas/notifications';
 

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { checkItem } from '#lib/store/codecs/stored-item';
-import * as keys from '#lib/store/item-keys';
-import type { Item } from '#lib/store/items';
+import * as keys from '#lib/store/dynamo/item-keys';
+import type { Item } from '#lib/store/dynamo/items';
 
 /** A deployment: written by the fixture loader; the operations know deployments only by id. */
 

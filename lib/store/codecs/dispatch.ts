@@ -1,11 +1,11 @@
 import * as z from 'zod/mini';
-import type { DueEntry, RunProgress } from '#lib/domain/dispatch';
-import type { NotificationRef } from '#lib/domain/notification';
+import type { DueEntry, RunProgress } from '#lib/domain/dispatch/dispatch';
+import type { NotificationRef } from '#lib/domain/notifications/notification';
 import { decodeRun } from '#lib/store/codecs/runs';
 import { checkItem } from '#lib/store/codecs/stored-item';
-import * as keys from '#lib/store/item-keys';
-import type { Item } from '#lib/store/items';
-import { DUE_INDEX, dueIndexKeys } from '#lib/store/keys';
+import * as keys from '#lib/store/dynamo/item-keys';
+import type { Item } from '#lib/store/dynamo/items';
+import { DUE_INDEX, dueIndexKeys } from '#lib/store/dynamo/keys';
 
 /**
  * What the dispatcher alone reads: the due index's entries, a run with its lease's cursor, and the

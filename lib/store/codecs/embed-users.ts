@@ -1,9 +1,9 @@
 import * as z from 'zod/mini';
 import type { EmbedUser } from '#lib/domain/entities';
-import { normalizeExternalId } from '#lib/domain/recipients-input';
+import { normalizeExternalId } from '#lib/domain/recipients/recipients-input';
 import { checkItem } from '#lib/store/codecs/stored-item';
-import * as keys from '#lib/store/item-keys';
-import type { Item } from '#lib/store/items';
+import * as keys from '#lib/store/dynamo/item-keys';
+import type { Item } from '#lib/store/dynamo/items';
 
 /** An embed user: one item per tenant and normalized externalId. */
 

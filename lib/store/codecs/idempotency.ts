@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import type { IdempotentResult } from '#lib/domain/idempotency';
-import type { Notification } from '#lib/domain/notification';
+import type { Notification } from '#lib/domain/notifications/notification';
 import { decodeNotification } from '#lib/store/codecs/notifications';
 import {
   checkItem,
@@ -9,8 +9,8 @@ import {
   parseJsonAttribute,
   schemaOf,
 } from '#lib/store/codecs/stored-item';
-import type { Item } from '#lib/store/items';
-import type { Key } from '#lib/store/keys';
+import type { Item } from '#lib/store/dynamo/items';
+import type { Key } from '#lib/store/dynamo/keys';
 
 /**
  * An Idempotency-Key record: claimed (`pending`, held by `owner` until `leaseUntil`), then `done`

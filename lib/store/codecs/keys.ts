@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { checkItem } from '#lib/store/codecs/stored-item';
-import type { Item } from '#lib/store/items';
-import type { Key } from '#lib/store/keys';
+import type { Item } from '#lib/store/dynamo/items';
+import type { Key } from '#lib/store/dynamo/keys';
 
 /** Items read for their key alone: a keys-only Query's, a BatchGet's answer told apart by its key. */
 

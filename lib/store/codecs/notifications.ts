@@ -1,8 +1,8 @@
 import * as z from 'zod/mini';
-import type { Notification, ScheduledNotification } from '#lib/domain/notification';
-import { filterOperators, notificationFormats } from '#lib/domain/notification-fields';
-import { cronExpressionOf, type ScheduleState } from '#lib/domain/schedule';
-import { scheduleTypes } from '#lib/domain/schedule-fields';
+import type { Notification, ScheduledNotification } from '#lib/domain/notifications/notification';
+import { filterOperators, notificationFormats } from '#lib/domain/notifications/notification-fields';
+import { cronExpressionOf, type ScheduleState } from '#lib/domain/schedules/schedule';
+import { scheduleTypes } from '#lib/domain/schedules/schedule-fields';
 import {
   checkItem,
   itemKey,
@@ -11,10 +11,10 @@ import {
   type StoredShape,
   schemaOf,
 } from '#lib/store/codecs/stored-item';
-import * as indexKeys from '#lib/store/index-keys';
-import * as keys from '#lib/store/item-keys';
-import type { Item } from '#lib/store/items';
-import { DUE_INDEX, dueIndexKeys } from '#lib/store/keys';
+import * as indexKeys from '#lib/store/dynamo/index-keys';
+import * as keys from '#lib/store/dynamo/item-keys';
+import type { Item } from '#lib/store/dynamo/items';
+import { DUE_INDEX, dueIndexKeys } from '#lib/store/dynamo/keys';
 
 /** The fields of a notification, each an attribute of its item besides its key and its `version`. */
 const notificationFields = [

@@ -1,9 +1,9 @@
 import * as z from 'zod/mini';
-import type { PendingPurge } from '#lib/domain/purge';
+import type { PendingPurge } from '#lib/domain/deletion/purge';
 import { checkItem } from '#lib/store/codecs/stored-item';
-import * as indexKeys from '#lib/store/index-keys';
-import * as keys from '#lib/store/item-keys';
-import type { Item } from '#lib/store/items';
+import * as indexKeys from '#lib/store/dynamo/index-keys';
+import * as keys from '#lib/store/dynamo/item-keys';
+import type { Item } from '#lib/store/dynamo/items';
 
 /**
  * A deleted notification's tombstone: its partition is still being emptied. In the `PURGES`

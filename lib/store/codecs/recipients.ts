@@ -1,17 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import * as z from 'zod/mini';
-import type { NotificationRef } from '#lib/domain/notification';
-import type { RecipientRef } from '#lib/domain/recipients';
-import type { RecipientProperties } from '#lib/domain/recipients-input';
-import { canonicalJson, propertyNames } from '#lib/domain/recipients-properties';
-import type { StoredRecipient, SubscriptionNonce } from '#lib/domain/recipients-resolution';
-import type { RecipientRow } from '#lib/domain/runs';
+import type { NotificationRef } from '#lib/domain/notifications/notification';
+import type { RecipientRef } from '#lib/domain/recipients/recipients';
+import type { RecipientProperties } from '#lib/domain/recipients/recipients-input';
+import { canonicalJson, propertyNames } from '#lib/domain/recipients/recipients-properties';
+import type { StoredRecipient, SubscriptionNonce } from '#lib/domain/recipients/recipients-resolution';
+import type { RecipientRow } from '#lib/domain/runs/runs';
 import { checkItem, parseJsonAttribute } from '#lib/store/codecs/stored-item';
-import type { NotificationOnDashboard } from '#lib/store/index-keys';
-import * as indexKeys from '#lib/store/index-keys';
-import * as keys from '#lib/store/item-keys';
-import type { Item } from '#lib/store/items';
-import type { Key } from '#lib/store/keys';
+import type { NotificationOnDashboard } from '#lib/store/dynamo/index-keys';
+import * as indexKeys from '#lib/store/dynamo/index-keys';
+import * as keys from '#lib/store/dynamo/item-keys';
+import type { Item } from '#lib/store/dynamo/items';
+import type { Key } from '#lib/store/dynamo/keys';
 
 /**
  * A recipient row in its notification's partition. An embed recipient's properties are kept as

@@ -1,7 +1,7 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import * as z from 'zod/mini';
 import { config } from '#lib/config';
-import { runExpiresAt, runInstant } from '#lib/domain/retention';
+import { runExpiresAt, runInstant } from '#lib/domain/runs/retention';
 import {
   type Delivery,
   deliveryRecipientTypes,
@@ -12,11 +12,11 @@ import {
   runSkipReasons,
   runStatuses,
   runTriggers,
-} from '#lib/domain/runs';
+} from '#lib/domain/runs/runs';
 import { checkItem } from '#lib/store/codecs/stored-item';
-import * as keys from '#lib/store/item-keys';
-import type { Item } from '#lib/store/items';
-import { dueIndexKeys, type Key, TIME_TO_LIVE_ATTRIBUTE } from '#lib/store/keys';
+import * as keys from '#lib/store/dynamo/item-keys';
+import type { Item } from '#lib/store/dynamo/items';
+import { dueIndexKeys, type Key, TIME_TO_LIVE_ATTRIBUTE } from '#lib/store/dynamo/keys';
 
 /**
  * Runs and deliveries in their notification's partition. A run in progress also holds its lease
@@ -24,7 +24,7 @@ import { dueIndexKeys, type Key, TIME_TO_LIVE_ATTRIBUTE } from '#lib/store/keys'
  * written and removed by its conditional updates, and not part of the run as read.
  *
  * A run and its deliveries carry the table's TTL attribute: the run's instant plus RUN_RETENTION_DAYS
- * (lib/domain/retention.ts), so DynamoDB removes a run's history all at once.
+ * (lib/domain/runs/retention.ts), so DynamoDB removes a run's history all at once.
  */
 
 /** The TTL attribute of a run and of each of its deliveries. */
@@ -36,7 +36,7 @@ export function retentionOf(runId: string): Item {
 }
 /**
  * A run in progress is stored as `pending`, the word it had before the API showed it: the dispatcher's
- * conditional writes (lib/store/runs.ts) test for it, and runs written by earlier versions carry it.
+ * conditional writes (lib/store/dispatch/dispatch.ts) test for it, and runs written by earlier versions carry it.
  */
 export const STORED_DISPATCHING = 'pending' as const;
 const storedStatus = (status: RunStatus) => (status === 'dispatching' ? STORED_DISPATCHING : status);

@@ -1,5 +1,5 @@
 import type * as z from 'zod/mini';
-import type { Item } from '#lib/store/items';
+import type { Item } from '#lib/store/dynamo/items';
 
 /**
  * A stored item that does not have its entity's shape: a fault of whatever wrote it, never of the

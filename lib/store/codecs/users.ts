@@ -1,8 +1,8 @@
 import * as z from 'zod/mini';
 import { type ConsoleUser, type EmbedTenant, userRoles } from '#lib/domain/entities';
 import { checkItem } from '#lib/store/codecs/stored-item';
-import * as keys from '#lib/store/item-keys';
-import type { Item } from '#lib/store/items';
+import * as keys from '#lib/store/dynamo/item-keys';
+import type { Item } from '#lib/store/dynamo/items';
 
 /** Console users, the links that find them (e-mail, IdP subject, API key digest), and embed tenants. */
 

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type * as z from 'zod/mini';
-import type { DashboardEmbeddingDto, EmbeddedDashboardDto } from '#lib/domain/embedding';
-import { toNotificationDto } from '#lib/domain/notification';
+import type { DashboardEmbeddingDto, EmbeddedDashboardDto } from '#lib/domain/embedding/embedding';
+import { toNotificationDto } from '#lib/domain/notifications/notification';
 import type { Page } from '#lib/domain/paging';
-import type { AddRecipientsResult, RecipientOutput } from '#lib/domain/recipients';
-import type { DeliveryDto, RunDto } from '#lib/domain/runs';
-import type { SchedulePreview } from '#lib/domain/schedule-preview';
-import type { UnsubscribeAnswer } from '#lib/domain/unsubscribe';
+import type { AddRecipientsResult, RecipientOutput } from '#lib/domain/recipients/recipients';
+import type { DeliveryDto, RunDto } from '#lib/domain/runs/runs';
+import type { SchedulePreview } from '#lib/domain/schedules/schedule-preview';
+import type { UnsubscribeAnswer } from '#lib/domain/unsubscribe/unsubscribe';
 import { check } from '#lib/http/schemas/common';
 import { dailyNotification } from '#test/support/domain-fixtures';
 import { freshForEachTest } from '#test/support/fresh-module';

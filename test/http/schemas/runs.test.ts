@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_OUTCOME_ERROR_LENGTH } from '#lib/domain/outcomes';
-import { MAX_TEST_RECIPIENTS } from '#lib/domain/test-send-input';
-import { MAX_TOKEN_LENGTH } from '#lib/domain/unsubscribe';
+import { MAX_OUTCOME_ERROR_LENGTH } from '#lib/domain/runs/outcomes';
+import { MAX_TEST_RECIPIENTS } from '#lib/domain/runs/test-send-input';
+import { MAX_TOKEN_LENGTH } from '#lib/domain/unsubscribe/unsubscribe';
 import { check } from '#lib/http/schemas/common';
 import { KEY_PART_MAX_BYTES } from '#lib/limits';
 import { freshForEachTest } from '#test/support/fresh-module';

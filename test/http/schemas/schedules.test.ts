@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_PREVIEW_COUNT } from '#lib/domain/schedule-preview';
+import { MAX_PREVIEW_COUNT } from '#lib/domain/schedules/schedule-preview';
 import { check } from '#lib/http/schemas/common';
 import { freshForEachTest } from '#test/support/fresh-module';
 

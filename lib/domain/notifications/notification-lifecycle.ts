@@ -1,0 +1,221 @@
+import type { HeldKey, IdempotencyKeys } from '#lib/domain/idempotency';
+import {
+  type Notification,
+  type NotificationDto,
+  type NotificationRef,
+  type ScheduledNotification,
+  toNotificationDto,
+} from '#lib/domain/notifications/notification';
+import type { UpdateNotificationInput } from '#lib/domain/notifications/notification-fields';
+import {
+  type Page,
+  type PageRequest,
+  type PageWindow,
+  pageWindow,
+  type StoredPage,
+  toPage,
+} from '#lib/domain/paging';
+import type { RecipientOutput } from '#lib/domain/recipients/recipients';
+import type { ScheduleState } from '#lib/domain/schedules/schedule';
+import type { ScheduleType } from '#lib/domain/schedules/schedule-fields';
+import { type FieldProblem, NotFoundError, ValidationError } from '#lib/errors';
+
+/**
+ * Reading, listing and deleting notifications, and listing and removing their recipients (creating
+ * one is in lib/domain/notifications/notification-writes.ts, with the cron code these routes do without).
+ * The rules live here; lib/store/notifications/notification-lifecycle.ts and lib/store/recipients/recipient-lists.ts keep them.
+ */
+
+/** A create: the update's fields, a schedule type that must be given, and exactly one dashboard reference. */
+export interface CreateNotificationInput extends UpdateNotificationInput {
+  scheduleType: ScheduleType;
+  dashboardId?: number;
+  dashboardPublicId?: string;
+}
+
+export interface ListNotificationsQuery extends PageRequest {
+  dashboardId?: number;
+  dashboardPublicId?: string;
+  recipientUserId?: number;
+  recipientEmail?: string;
+  recipientEmbedTenantName?: string;
+  recipientExternalId?: string;
+}
+
+/** A recipient to remove, as a removal names it. */
+export type RemovedRecipientInput =
+  | { type: 'USER'; id: number }
+  | { type: 'EMBED_USER'; id: number; embedTenantName: string }
+  | { type: 'SLACK'; id: string };
+
+export type DashboardRef = { dashboardId: number } | { dashboardPublicId: string };
+export type RecipientFilter =
+  | { userId: number }
+  | { email: string }
+  | { embedTenantName: string; externalId: string };
+
+export interface NotificationFilter {
+  dashboard?: DashboardRef;
+  recipient?: RecipientFilter;
+}
+
+/** The recipients a removal names, once checked: Slack items are gone (no Slack recipient can exist). */
+export type RemovalTarget =
+  | { type: 'USER'; userId: number }
+  | { type: 'EMBED_USER'; embedUserId: number; embedTenantName: string };
+
+/*
+ * One port per use case, each implemented by one store adapter (lib/store) that the operation's
+ * function passes: a function bundles the storage code of its own use case only.
+ */
+
+/** Get: a notification with its schedule state. */
+export interface NotificationLookup {
+  find(deploymentId: number, id: number): Promise<ScheduledNotification | undefined>;
+}
+
+/** Create: the dashboard named, then the new notification, at most once per Idempotency-Key. */
+export interface NotificationCreation extends IdempotencyKeys {
+  /** The integer id of a dashboard of this deployment, or undefined when it has none such. */
+  dashboardIdOf(deploymentId: number, ref: DashboardRef): Promise<number | undefined>;
+  /**
+   * Stores a new notification under a fresh id, with its schedule state, and marks the held key
+   * done in the same write.
+   */
+  create(
+    draft: Omit<Notification, 'id'>,
+    schedule: ScheduleState & { signature: string },
+    held?: HeldKey,
+  ): Promise<Notification>;
+  /** Whether the notification still exists (a key's repeat after its delete is 404). */
+  isLive(ref: NotificationRef): Promise<boolean>;
+}
+
+/** Delete. */
+export interface NotificationDeletion {
+  /** Removes the notification and everything stored under it; false when there was no notification. */
+  delete(deploymentId: number, id: number): Promise<boolean>;
+}
+
+/** List a deployment's notifications. */
+export interface NotificationListing {
+  /** A page of at most `first` items and `maxBytes` of their JSON; a foreign cursor is a 400 naming `after`. */
+  list(
+    deploymentId: number,
+    filter: NotificationFilter,
+    window: PageWindow<ScheduledNotification>,
+  ): Promise<StoredPage<ScheduledNotification>>;
+}
+
+/** List a notification's recipients. */
+export interface RecipientListing {
+  /** undefined when the notification does not exist. */
+  listRecipients(
+    notification: NotificationRef,
+    window: PageWindow<RecipientOutput>,
+  ): Promise<StoredPage<RecipientOutput> | undefined>;
+}
+
+/** Remove recipients from a notification. */
+export interface RecipientRemoval {
+  /** Removes those of `targets` that are subscribed; false when the notification does not exist. */
+  removeRecipients(notification: NotificationRef, targets: readonly RemovalTarget[]): Promise<boolean>;
+}
+
+const notFound = (target: NotificationRef) =>
+  new NotFoundError(`Notification ${target.id} of deployment ${target.deploymentId}`);
+
+export async function getNotification(
+  notifications: NotificationLookup,
+  target: NotificationRef,
+  now: number,
+): Promise<NotificationDto> {
+  const notification = await notifications.find(target.deploymentId, target.id);
+  if (!notification) throw notFound(target);
+  return toNotificationDto(notification, now);
+}
+
+export async function deleteNotification(
+  notifications: NotificationDeletion,
+  target: NotificationRef,
+): Promise<void> {
+  if (!(await notifications.delete(target.deploymentId, target.id))) throw notFound(target);
+}
+
+function filterOf(query: ListNotificationsQuery): NotificationFilter {
+  const filter: NotificationFilter = {};
+  if (query.dashboardId !== undefined) filter.dashboard = { dashboardId: query.dashboardId };
+  else if (query.dashboardPublicId !== undefined)
+    filter.dashboard = { dashboardPublicId: query.dashboardPublicId };
+  if (query.recipientUserId !== undefined) filter.recipient = { userId: query.recipientUserId };
+  else if (query.recipientEmail !== undefined) filter.recipient = { email: query.recipientEmail };
+  else if (query.recipientEmbedTenantName !== undefined && query.recipientExternalId !== undefined) {
+    filter.recipient = {
+      embedTenantName: query.recipientEmbedTenantName,
+      externalId: query.recipientExternalId,
+    };
+  }
+  return filter;
+}
+
+export async function listNotifications(
+  notifications: NotificationListing,
+  deploymentId: number,
+  query: ListNotificationsQuery,
+  now: number,
+): Promise<Page<NotificationDto>> {
+  const page = { first: query.first, after: query.after };
+  // One moment for the whole page: each item's `nextRunAt` is its first instant after the answer.
+  const toDto = (notification: ScheduledNotification) => toNotificationDto(notification, now);
+  const stored = await notifications.list(deploymentId, filterOf(query), pageWindow(page, toDto));
+  return toPage(stored, page, toDto);
+}
+
+export async function listRecipients(
+  recipients: RecipientListing,
+  target: NotificationRef,
+  page: PageRequest,
+): Promise<Page<RecipientOutput>> {
+  const stored = await recipients.listRecipients(
+    target,
+    pageWindow(page, (recipient) => recipient),
+  );
+  if (!stored) throw notFound(target);
+  return toPage(stored, page, (recipient) => recipient);
+}
+
+const identityOf = (item: RemovedRecipientInput) =>
+  item.type === 'EMBED_USER'
+    ? `EMBED_USER\u0000${item.embedTenantName}\u0000${item.id}`
+    : `${item.type}\u0000${item.id}`;
+
+/** The whole request is checked (shape by the schema, duplicates here) before the first write. */
+function removalTargets(items: readonly RemovedRecipientInput[]): RemovalTarget[] {
+  const firstIndex = new Map<string, number>();
+  const problems: FieldProblem[] = [];
+  items.forEach((item, index) => {
+    const earlier = firstIndex.get(identityOf(item));
+    if (earlier !== undefined) {
+      problems.push({
+        path: `recipients.${index}`,
+        message: `is the same recipient as recipients[${earlier}]`,
+      });
+    } else firstIndex.set(identityOf(item), index);
+  });
+  if (problems.length > 0) throw new ValidationError(problems);
+  return items.flatMap((item): RemovalTarget[] => {
+    if (item.type === 'USER') return [{ type: 'USER', userId: item.id }];
+    if (item.type === 'EMBED_USER')
+      return [{ type: 'EMBED_USER', embedUserId: item.id, embedTenantName: item.embedTenantName }];
+    return [];
+  });
+}
+
+export async function removeRecipients(
+  recipients: RecipientRemoval,
+  target: NotificationRef,
+  items: readonly RemovedRecipientInput[],
+): Promise<void> {
+  const targets = removalTargets(items);
+  if (!(await recipients.removeRecipients(target, targets))) throw notFound(target);
+}

@@ -1,0 +1,92 @@
+import type {
+  DashboardFilter,
+  DashboardMemberSwitcher,
+  DashboardTimeGrain,
+  NotificationFormat,
+} from '#lib/domain/notifications/notification-fields';
+import {
+  cronExpressionOf,
+  isoInstant,
+  nextRunOf,
+  type Schedule,
+  type ScheduleState,
+} from '#lib/domain/schedules/schedule';
+
+/**
+ * A notification and its answer. Reads bundle this module, so nothing here needs the cron libraries:
+ * `humanReadableSchedule` and the upcoming instants are stored by the schedule writers
+ * (lib/domain/notifications/notification-writes.ts, the dispatcher) and only picked from here.
+ */
+
+export interface Notification extends Schedule {
+  id: number;
+  deploymentId: number;
+  dashboardId: number;
+  timezone: string;
+  isEnabled: boolean;
+  notificationEnabled: boolean;
+  notificationFormat: NotificationFormat;
+  filters: DashboardFilter[] | null;
+  timeGrains: DashboardTimeGrain[] | null;
+  memberSwitchers: DashboardMemberSwitcher[] | null;
+  /** Whether the delivered message carries a summary of what changed (the renderer writes it). */
+  notificationAiSummary: boolean;
+}
+
+/** A notification as a read finds it: its fields and the schedule state stored beside them. */
+export interface ScheduledNotification {
+  notification: Notification;
+  schedule: ScheduleState;
+}
+
+/** A notification by its identity: its deployment and its id. */
+export interface NotificationRef {
+  deploymentId: number;
+  id: number;
+}
+
+export interface NotificationSettings {
+  customCronMinIntervalMinutes: number;
+}
+
+export interface NotificationDto {
+  id: number;
+  dashboardId: number;
+  deploymentId: number;
+  cronExpression: string;
+  timezone: string;
+  isEnabled: boolean;
+  humanReadableSchedule: string;
+  notificationEnabled: boolean;
+  notificationFormat: NotificationFormat;
+  filters: DashboardFilter[] | null;
+  timeGrains: DashboardTimeGrain[] | null;
+  memberSwitchers: DashboardMemberSwitcher[] | null;
+  notificationAiSummary: boolean;
+  /** The first firing instant after the answer was made (`2026-11-24T08:00:00Z`); null while disabled. */
+  nextRunAt: string | null;
+}
+
+/** The answer for a notification as stored, made at `now` (epoch ms): `nextRunAt` is the first instant after it. */
+export function toNotificationDto(
+  { notification, schedule }: ScheduledNotification,
+  now: number,
+): NotificationDto {
+  const nextRun = nextRunOf(notification.isEnabled, schedule, now);
+  return {
+    id: notification.id,
+    dashboardId: notification.dashboardId,
+    deploymentId: notification.deploymentId,
+    cronExpression: cronExpressionOf(notification),
+    timezone: notification.timezone,
+    isEnabled: notification.isEnabled,
+    humanReadableSchedule: schedule.humanReadableSchedule,
+    notificationEnabled: notification.notificationEnabled,
+    notificationFormat: notification.notificationFormat,
+    filters: notification.filters,
+    timeGrains: notification.timeGrains,
+    memberSwitchers: notification.memberSwitchers,
+    notificationAiSummary: notification.notificationAiSummary,
+    nextRunAt: nextRun === undefined ? null : isoInstant(nextRun),
+  };
+}

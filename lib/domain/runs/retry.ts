@@ -1,0 +1,171 @@
+import { type Deadline, hasTimeFor, NO_DEADLINE } from '#lib/deadline';
+import type { JobSink } from '#lib/domain/dispatch/dispatch';
+import type { Dashboard } from '#lib/domain/entities';
+import {
+  type HeldKey,
+  type IdempotencyKeyInput,
+  type IdempotencyKeys,
+  onceForKey,
+  requestFingerprint,
+} from '#lib/domain/idempotency';
+import type { Notification, NotificationRef } from '#lib/domain/notifications/notification';
+import {
+  type Delivery,
+  type DeliveryJob,
+  type JobRecipient,
+  jobOf,
+  RUN_ID_PATTERN,
+  type Run,
+  type RunDto,
+  type RunRef,
+  runMadeByKey,
+  toRunDto,
+} from '#lib/domain/runs/runs';
+import { ConflictError, NotFoundError } from '#lib/errors';
+
+/**
+ * Retry: queue each failed delivery of a run again, as the same job (same `jobId`) with the next
+ * attempt. Only failed deliveries are read (the store keeps a list of them), a page at a time, and a
+ * request queues at most RETRY_LIMIT_PER_REQUEST of them: the answer's `recipients.failed` says how
+ * many are left for another request.
+ *
+ * The race with a delete: before a page's jobs leave, the notification is read again, and the page's
+ * record is written only if it still exists. A retry whose first check finds it gone answers 404 and
+ * has sent and written nothing; one that had sent jobs before the delete stops there and answers the
+ * run (it completed, in part, before the delete; the purge removes what it wrote).
+ */
+
+/** Deliveries one retry request queues at most: bounded work whatever the run's size. */
+const RETRY_LIMIT_PER_REQUEST = 1000;
+/**
+ * Failed deliveries read and queued together: one transaction with the run's counts, the check that
+ * the notification exists and, on the last page, the Idempotency-Key's done mark (DynamoDB's 100).
+ */
+const RETRY_PAGE_SIZE = 97;
+/** Less than this left and no new page is started. */
+const TIME_RESERVE_MS = 3_000;
+
+/** What a page's record did: moved deliveries (and marked the key done), or found the notification gone. */
+type Requeued = { gone: false; moved: number; keyDone: boolean } | { gone: true };
+
+export interface RetryStore extends IdempotencyKeys {
+  findRun(ref: RunRef): Promise<Run | undefined>;
+  findNotification(ref: NotificationRef): Promise<{ notification: Notification } | undefined>;
+  findDashboard(deploymentId: number, dashboardId: number): Promise<Dashboard | undefined>;
+  /** A page of the run's failed deliveries, after `after` (a previous page's `last`). */
+  failedPage(
+    ref: RunRef,
+    after: string | undefined,
+    limit: number,
+  ): Promise<{ deliveries: Delivery[]; last: string | undefined }>;
+  /** The recipient each delivery's job goes to, with an embed user's stored properties. */
+  jobRecipients(ref: NotificationRef, deliveries: readonly Delivery[]): Promise<JobRecipient[]>;
+  /**
+   * Moves each delivery from `failed` at its attempt to `queued` at the next, and the run's counts with
+   * them, atomically, only while the notification exists; a delivery that changed meanwhile is left as
+   * it is. With a held key, the same write marks it done with the run.
+   */
+  requeue(ref: RunRef, deliveries: readonly Delivery[], now: number, held?: HeldKey): Promise<Requeued>;
+  /** The run after its status follows its counts again. */
+  settle(ref: RunRef, now: number): Promise<Run | undefined>;
+  /** Whether the notification still exists: the race guard with a delete (lib/store/notifications/notification-guard.ts). */
+  isLive(ref: NotificationRef): Promise<boolean>;
+}
+
+/** The run after the retry, and how many deliveries this request queued again. */
+export interface RetryResult {
+  run: RunDto;
+  queued: number;
+}
+
+export async function retryRun(
+  store: RetryStore,
+  sink: JobSink,
+  ref: RunRef,
+  options: { now: number; deadline?: Deadline },
+  idempotency?: IdempotencyKeyInput,
+): Promise<RetryResult> {
+  const notFound = () => new NotFoundError(`Run ${ref.runId} of notification ${ref.id}`);
+  // Run ids are opaque to clients: one of a form the service never issues names no run.
+  if (!RUN_ID_PATTERN.test(ref.runId)) throw notFound();
+  // A deleted notification's runs stay until the purge: they are gone for this route already.
+  const stored = await store.findNotification(ref);
+  if (!stored) throw notFound();
+  const run = await store.findRun(ref);
+  if (!run) throw notFound();
+  const claim = idempotency && {
+    ...idempotency,
+    fingerprint: requestFingerprint({ operation: 'retry', target: ref, body: {} }),
+  };
+  return onceForKey(
+    store,
+    ref.deploymentId,
+    claim,
+    (held) => requeueFailed(store, sink, run, stored.notification, options, held),
+    async (done) => ({ run: await runMadeByKey(store, done), queued: 0 }),
+  );
+}
+
+async function requeueFailed(
+  store: RetryStore,
+  sink: JobSink,
+  run: Run,
+  notification: Notification,
+  options: { now: number; deadline?: Deadline },
+  held: HeldKey | undefined,
+): Promise<RetryResult> {
+  const ref: RunRef = { deploymentId: run.deploymentId, id: run.notificationId, runId: run.runId };
+  const result = { kind: 'run', run: ref } as const;
+  if (run.recipients.failed === 0) {
+    if (held) await store.completeKey(held, result);
+    return { run: toRunDto(run), queued: 0 };
+  }
+  const dashboard = await store.findDashboard(notification.deploymentId, notification.dashboardId);
+  if (!dashboard?.published) {
+    throw new ConflictError(
+      'The dashboard is unpublished or gone: nothing can be delivered until it is back',
+    );
+  }
+  const { deadline = NO_DEADLINE } = options;
+  let after: string | undefined;
+  let queued = 0;
+  let sent = 0;
+  let keyDone = false;
+  for (let last = false; !last; ) {
+    const limit = Math.min(RETRY_PAGE_SIZE, RETRY_LIMIT_PER_REQUEST - queued);
+    const page = await store.failedPage(ref, after, limit);
+    if (page.deliveries.length === 0) break;
+    const recipients = await store.jobRecipients(ref, page.deliveries);
+    // Raced by a delete: no job leaves for a notification that is gone (its purge removes the rest).
+    if (!(await store.isLive(ref))) {
+      if (sent === 0) throw new NotFoundError(`Run ${ref.runId} of notification ${ref.id}`);
+      return { run: toRunDto(run), queued };
+    }
+    const jobs: DeliveryJob[] = page.deliveries.map((delivery, i) =>
+      jobOf(
+        run,
+        { ...delivery, attempts: delivery.attempts + 1 },
+        notification,
+        dashboard,
+        // The store gives one recipient per delivery; the delivery's own is the same without properties.
+        recipients[i] ?? delivery.recipient,
+      ),
+    );
+    last =
+      page.last === undefined ||
+      queued + page.deliveries.length >= RETRY_LIMIT_PER_REQUEST ||
+      !hasTimeFor(deadline, TIME_RESERVE_MS);
+    // Jobs first: a job queued twice is dropped by its id, a job lost after its delivery was marked
+    // queued would leave it waiting for an outcome that never comes.
+    await sink.send(jobs);
+    sent += jobs.length;
+    const requeued = await store.requeue(ref, page.deliveries, options.now, last ? held : undefined);
+    // Deleted since the check: the jobs sent stand, nothing more is written.
+    if (requeued.gone) return { run: toRunDto(run), queued };
+    queued += requeued.moved;
+    keyDone ||= requeued.keyDone;
+    after = page.last;
+  }
+  if (held && !keyDone) await store.completeKey(held, result);
+  return { run: toRunDto((await store.settle(ref, options.now)) ?? run), queued };
+}

@@ -1,0 +1,123 @@
+import { CronExpressionParser } from 'cron-parser';
+import { cronExpressionOf, type Schedule } from '#lib/domain/schedules/schedule';
+
+/**
+ * When a schedule fires. Each local wall-clock minute in the zone that matches the cron expression
+ * maps to one instant: itself when that local time occurs once; its first occurrence when the clock
+ * goes back and it occurs twice; the instant the gap ends when the clock goes forward over it
+ * (Europe/Berlin 2026-03-29 02:30 → 01:00:00Z, 03:00 CEST). A schedule fires once at each distinct
+ * instant, so two gap minutes that map to the same instant fire once.
+ *
+ * cron-parser enumerates the matching wall-clock minutes, read in UTC so that it sees a clock with no
+ * transitions; the mapping to instants is done here with Intl. cron-parser's own zone handling moves
+ * a gap minute by the gap's length (02:30 → 03:30 CEST), which is not the rule above.
+ */
+
+export interface ZonedSchedule extends Schedule {
+  timezone: string;
+}
+
+const MINUTE_MS = 60_000;
+const HOUR_MS = 60 * MINUTE_MS;
+const DAY_MS = 24 * HOUR_MS;
+/** Further than any clock change moves the wall clock (the largest in use is 2 h), so a search started this far out sees every candidate. */
+const SEARCH_MARGIN_MS = 3 * HOUR_MS;
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function formatterFor(timezone: string): Intl.DateTimeFormat {
+  let formatter = formatters.get(timezone);
+  if (!formatter) {
+    formatter = new Intl.DateTimeFormat('en-US', {
+      timeZone: timezone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+    });
+    formatters.set(timezone, formatter);
+  }
+  return formatter;
+}
+
+/** The wall-clock time at `instant` in the zone, as milliseconds of a clock that reads it in UTC. */
+function wallClockAt(timezone: string, instant: number): number {
+  const parts: Record<string, number> = {};
+  for (const part of formatterFor(timezone).formatToParts(new Date(instant))) {
+    if (part.type !== 'literal') parts[part.type] = Number(part.value);
+  }
+  // The formatter gives every one of these parts; a missing one would make the time NaN all the same.
+  const { year = Number.NaN, month = Number.NaN, day, hour, minute, second } = parts;
+  const wall = Date.UTC(year, month - 1, day, hour, minute, second);
+  // Intl drops the milliseconds; the offset is whole seconds, so they carry over unchanged.
+  return wall + (((instant % 1000) + 1000) % 1000);
+}
+
+const offsetAt = (timezone: string, instant: number) => wallClockAt(timezone, instant) - instant;
+
+/** The instant a wall-clock minute of the zone maps to, by the rule above. */
+export function instantOfWallClock(timezone: string, wall: number): number {
+  const before = offsetAt(timezone, wall - DAY_MS);
+  const after = offsetAt(timezone, wall + DAY_MS);
+  const [earliest] = [wall - before, wall - after]
+    .filter((instant) => wallClockAt(timezone, instant) === wall)
+    .sort((a, b) => a - b);
+  if (earliest !== undefined) return earliest;
+  // In a gap: the clock went forward, so `before` < `after`; the gap ends where the offset changes.
+  let low = wall - after; // still on the old offset
+  let high = wall - before; // already on the new one
+  while (high - low > MINUTE_MS) {
+    const middle = low + Math.floor((high - low) / 2 / MINUTE_MS) * MINUTE_MS;
+    if (offsetAt(timezone, middle) === before) low = middle;
+    else high = middle;
+  }
+  return high;
+}
+
+// cron-parser's strict mode wants the seconds field; a fixed 0 keeps the 5-field meaning.
+const matchingWallClocks = (schedule: Schedule, from: number) =>
+  CronExpressionParser.parse(`0 ${cronExpressionOf(schedule)}`, {
+    tz: 'UTC',
+    currentDate: new Date(from),
+    strict: true,
+  });
+
+/**
+ * The firing instants strictly later than `after` (epoch ms), in order, each once; none if the
+ * expression never matches. One parse of the expression for all of them.
+ */
+export function* firingsAfter(schedule: ZonedSchedule, after: number): Generator<number, void, undefined> {
+  // The mapping from wall clock to instants never goes backwards, so the candidates that land after
+  // the last one given are the next; starting early keeps the repeated hour's first occurrence in view.
+  const wallClocks = matchingWallClocks(schedule, wallClockAt(schedule.timezone, after) - SEARCH_MARGIN_MS);
+  let last = after;
+  while (wallClocks.hasNext()) {
+    const instant = instantOfWallClock(schedule.timezone, wallClocks.next().getTime());
+    // Gap minutes that map to the same instant give it once.
+    if (instant > last) {
+      yield instant;
+      last = instant;
+    }
+  }
+}
+
+/** The first firing instant strictly later than `after` (epoch ms), or undefined if the expression never matches. */
+export function nextFiringAfter(schedule: ZonedSchedule, after: number): number | undefined {
+  return firingsAfter(schedule, after).next().value ?? undefined;
+}
+
+/** The latest firing instant at or before `atOrBefore` (epoch ms), or undefined if there is none. */
+export function latestFiringAtOrBefore(schedule: ZonedSchedule, atOrBefore: number): number | undefined {
+  const wallClocks = matchingWallClocks(
+    schedule,
+    wallClockAt(schedule.timezone, atOrBefore) + SEARCH_MARGIN_MS,
+  );
+  while (wallClocks.hasPrev()) {
+    const instant = instantOfWallClock(schedule.timezone, wallClocks.prev().getTime());
+    if (instant <= atOrBefore) return instant;
+  }
+  return undefined;
+}

@@ -1,0 +1,21 @@
+import type { Notification } from '#lib/domain/notifications/notification';
+import { scheduleSignature } from '#lib/domain/schedules/schedule';
+import { planSchedule } from '#lib/domain/schedules/schedule-planning';
+import { encodeNotification, encodeScheduleEntry } from '#lib/store/codecs/notifications';
+import type { Item } from '#lib/store/dynamo/items';
+
+/**
+ * The items of a notification written at `writtenAt` (epoch ms): the notification and its schedule
+ * entry with the instants after that moment. For writers outside the API (fixtures, the bench).
+ */
+export function notificationItems(notification: Notification, writtenAt = Date.now(), version = 0): Item[] {
+  const schedule = planSchedule(notification, writtenAt);
+  return [
+    encodeNotification(notification, version, new Date(writtenAt).toISOString()),
+    encodeScheduleEntry(notification, {
+      ...schedule,
+      signature: scheduleSignature(notification),
+      scheduleVersion: 0,
+    }),
+  ];
+}

@@ -1,0 +1,109 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { StalledRunStore } from '#lib/domain/runs/outcomes';
+import { isComplete, type Run, settledStatus } from '#lib/domain/runs/runs';
+import { decodeRun } from '#lib/store/codecs/runs';
+import { documentClient, tableName } from '#lib/store/dynamo/client';
+import { conditionHeld } from '#lib/store/dynamo/conditional';
+import * as keys from '#lib/store/dynamo/item-keys';
+import { getItem } from '#lib/store/dynamo/items';
+import { awaitingOutcomesIndex, DUE_INDEX } from '#lib/store/dynamo/keys';
+import { allPages, belowInIndex, countAll, queryPage } from '#lib/store/dynamo/query';
+
+/**
+ * A run's status follows its counts: every writer that changes them (an outcome report, a retry, the
+ * dispatcher's last page) reads the run back and, when the status its counts call for differs from the
+ * stored one, writes it, on condition that nothing changed since the read. A writer that loses that
+ * race changed nothing: the one whose write moved the counts last settles the run.
+ */
+
+/** The run as it stands (a strongly consistent read), or undefined when it is gone. */
+export async function currentRun(ref: {
+  deploymentId: number;
+  notificationId: number;
+  runId: string;
+}): Promise<Run | undefined> {
+  const item = await getItem(keys.run(ref.deploymentId, ref.notificationId, ref.runId));
+  return item && decodeRun(item);
+}
+
+/** A run written before outcomes were counted has no outcome counts: absent is 0. */
+const countIs = (outcome: 'delivered' | 'failed', run: Run) =>
+  run.recipients[outcome] === 0
+    ? `(attribute_not_exists(recipients.${outcome}) OR recipients.${outcome} = :${outcome})`
+    : `recipients.${outcome} = :${outcome}`;
+
+/** Writes the status `run`'s counts call for, if it differs; returns the run as it then stands. */
+export async function settleRun(run: Run, now: number = Date.now()): Promise<Run> {
+  const status = settledStatus(run);
+  if (status === run.status) return run;
+  const complete = isComplete(status);
+  const completedAt = complete ? new Date(now).toISOString() : null;
+  const awaiting = awaitingOutcomesIndex.run(run.deploymentId, run.notificationId, run.runId, now);
+  const settled = await conditionHeld(() =>
+    documentClient().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.run(run.deploymentId, run.notificationId, run.runId),
+        // A complete run awaits nothing more: it leaves the runs awaiting outcomes; one awaiting again enters it.
+        UpdateExpression: complete
+          ? 'SET #status = :status, completedAt = :completedAt REMOVE gsi3pk, gsi3sk'
+          : 'SET #status = :status, completedAt = :completedAt, gsi3pk = :awaitingPk, gsi3sk = :awaitingSk',
+        ConditionExpression: `#status = :was AND recipients.queued = :queued AND ${countIs('delivered', run)} AND ${countIs('failed', run)}`,
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ...(!complete && { ':awaitingPk': awaiting.gsi3pk, ':awaitingSk': awaiting.gsi3sk }),
+          ':status': status,
+          ':completedAt': completedAt,
+          ':was': run.status,
+          ':queued': run.recipients.queued,
+          ':delivered': run.recipients.delivered,
+          ':failed': run.recipients.failed,
+        },
+      }),
+    ),
+  );
+  return settled ? { ...run, status, completedAt } : run;
+}
+
+/**
+ * How many runs have awaited outcomes since before `instant`: read from the index, where only such
+ * runs sort below the bound, so the cost follows the number of stuck runs, not the number of runs
+ * (one counting Query per partition of the runs awaiting outcomes, in parallel).
+ */
+export async function countRunsAwaitingSince(instant: number): Promise<number> {
+  const bound = awaitingOutcomesIndex.before(instant);
+  const counts = await Promise.all(
+    awaitingOutcomesIndex
+      .partitions()
+      .map((partition) => countAll(belowInIndex(DUE_INDEX, partition, bound))),
+  );
+  return counts.reduce((sum, count) => sum + count, 0);
+}
+
+/**
+ * Pages of the awaiting-outcomes index one check reads per partition: at about 0.5 KB an entry a 1 MB
+ * page holds some 2,000 runs, so 4 pages hold more than a shard takes in the worst minute of the scale
+ * model (~4,700, docs/scheduling.md), and a check reads a bounded amount whatever the backlog.
+ */
+const AWAITING_PAGES_PER_CHECK = 4;
+
+/**
+ * The runs awaiting outcomes as the index holds them (projection ALL: the run's status and counts, as
+ * of a moment ago) and the conditional settle, for the dispatcher's minute: the index may lag a write,
+ * and a settle from a stale copy changes nothing (its condition fails), so the next minute takes it.
+ */
+export const stalledRunStore: StalledRunStore = {
+  async *awaitingSince(instant) {
+    const bound = awaitingOutcomesIndex.before(instant);
+    for (const partition of awaitingOutcomesIndex.partitions()) {
+      let pages = 0;
+      for await (const page of allPages((start) =>
+        queryPage(belowInIndex(DUE_INDEX, partition, bound), start),
+      )) {
+        yield page.items.map(decodeRun);
+        if (++pages >= AWAITING_PAGES_PER_CHECK) break;
+      }
+    }
+  },
+  settle: settleRun,
+};
