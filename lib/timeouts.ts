@@ -16,6 +16,14 @@ export const PURGE_TIMEOUT_SECONDS = 60;
  */
 export const LONGEST_WRITER_SECONDS = 60;
 
+/**
+ * Long work stops starting new steps with this much left, to finish the step under way and record
+ * where it stopped: a dispatcher pass and a purge pass (a step there may take a few seconds of
+ * retries), a retry's pages (one page's transaction and its jobs).
+ */
+export const PASS_STEP_RESERVE_MS = 5_000;
+export const RETRY_PAGE_RESERVE_MS = 3_000;
+
 /** Kept back from the function's limit so that a late request still gets a proper 503, not a kill. */
 export const TIMEOUT_RESERVE_MS = 500;
 

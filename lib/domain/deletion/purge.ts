@@ -1,6 +1,7 @@
 import { type Deadline, hasTimeFor, NO_DEADLINE } from '#lib/deadline';
 import { type Clock, stoppedClock } from '#lib/domain/clock';
 import type { NotificationRef } from '#lib/domain/notifications/notification';
+import { PASS_STEP_RESERVE_MS } from '#lib/timeouts';
 
 /**
  * The background purge of deleted notifications. A delete answers after one write: the notification
@@ -73,8 +74,6 @@ export interface PurgeSummary {
 const DEFAULT_ITEMS_PER_STEP = 1_000;
 const DEFAULT_PURGES_PER_PASS = 100;
 const DEFAULT_CONCURRENCY = 4;
-/** Less than this left and no new step is started. */
-const TIME_RESERVE_MS = 5_000;
 
 async function purgeOne(
   store: PurgeStore,
@@ -85,7 +84,7 @@ async function purgeOne(
 ): Promise<void> {
   const { deadline = NO_DEADLINE } = options;
   for (;;) {
-    if (!hasTimeFor(deadline, TIME_RESERVE_MS)) {
+    if (!hasTimeFor(deadline, PASS_STEP_RESERVE_MS)) {
       summary.unfinished += 1;
       return;
     }

@@ -14,7 +14,11 @@ import {
   onceForKey,
   requestFingerprint,
 } from '#lib/domain/idempotency';
-import type { Notification, NotificationRef } from '#lib/domain/notifications/notification';
+import {
+  type Notification,
+  type NotificationRef,
+  notificationNotFound,
+} from '#lib/domain/notifications/notification';
 import {
   countDeliveries,
   type Delivery,
@@ -35,7 +39,8 @@ import {
 } from '#lib/domain/runs/runs';
 import { type ScheduleState, scheduleSignature } from '#lib/domain/schedules/schedule';
 import type { SchedulePlanner } from '#lib/domain/schedules/schedule-planning';
-import { NotFoundError, TooManyRequestsError } from '#lib/errors';
+import { TooManyRequestsError } from '#lib/errors';
+import { PASS_STEP_RESERVE_MS } from '#lib/timeouts';
 
 /**
  * The dispatcher. A pass reads the due index (schedule entries whose first instant has come, runs
@@ -272,8 +277,6 @@ const DEFAULT_CONCURRENCY = 8;
  * claim's transaction: one request fewer per fire, at the price of transactional write units.
  */
 const CLAIM_DELIVERIES_MAX = 25;
-/** Less than this left and no new page or entry is started. */
-const TIME_RESERVE_MS = 5_000;
 
 interface Context<Store extends RunDeliveryStore = DispatchStore> {
   store: Store;
@@ -337,7 +340,7 @@ function dashboardOf(
 }
 
 const timeLeft = (context: Context<RunDeliveryStore>) =>
-  hasTimeFor(context.options.deadline ?? NO_DEADLINE, TIME_RESERVE_MS);
+  hasTimeFor(context.options.deadline ?? NO_DEADLINE, PASS_STEP_RESERVE_MS);
 
 const leaseFrom = (context: Context<RunDeliveryStore>): Lease => ({
   owner: context.owner,
@@ -683,7 +686,7 @@ export async function dispatchPass(
       return;
     reviewedAt = now;
     measured.seconds = (now - started) / 1000;
-    const untilDeadline = (context.options.deadline ?? NO_DEADLINE).remainingMs() - TIME_RESERVE_MS;
+    const untilDeadline = (context.options.deadline ?? NO_DEADLINE).remainingMs() - PASS_STEP_RESERVE_MS;
     const secondsLeft = Math.min(fireBy - now, untilDeadline) / 1000;
     const plan = planHandOn(lanes.remainingByShard(), measured, secondsLeft);
     // Past the window by the time a continuation would start: it is still sooner than the next minute.
@@ -744,7 +747,7 @@ export async function sendNow(
   idempotency?: IdempotencyKeyInput,
 ): Promise<RunDto> {
   const stored = await store.findNotification(ref);
-  if (!stored) throw notFound(ref);
+  if (!stored) throw notificationNotFound(ref);
   const claim = idempotency && {
     ...idempotency,
     fingerprint: requestFingerprint({ operation: 'send', target: ref, body: {} }),
@@ -785,7 +788,7 @@ async function makeManualRun(
   if (!lease || !dashboard) return toRunDto(run);
   const made = await deliver(context, { run, cursor: undefined }, lease, notification, dashboard, 1);
   // Raced by a delete (lib/store/notifications/notification-guard.ts): what the page wrote is the purge's.
-  if (!made) throw notFound(ref);
+  if (!made) throw notificationNotFound(ref);
   return toRunDto(made);
 }
 
@@ -795,7 +798,7 @@ export function refusalOf(
   ref: NotificationRef,
   options: Pick<SendNowOptions, 'now' | 'minIntervalMs'>,
 ): Error {
-  if (claim.reason === 'gone') return notFound(ref);
+  if (claim.reason === 'gone') return notificationNotFound(ref);
   const intervalSeconds = options.minIntervalMs / 1000;
   if (claim.reason === 'dispatching')
     return new TooManyRequestsError(
@@ -808,6 +811,3 @@ export function refusalOf(
     (Math.min(claim.previousAt, options.now) + options.minIntervalMs - options.now) / 1000,
   );
 }
-
-const notFound = (ref: NotificationRef) =>
-  new NotFoundError(`Notification ${ref.id} of deployment ${ref.deploymentId}`);

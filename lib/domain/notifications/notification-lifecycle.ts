@@ -3,6 +3,7 @@ import {
   type Notification,
   type NotificationDto,
   type NotificationRef,
+  notificationNotFound,
   type ScheduledNotification,
   toNotificationDto,
 } from '#lib/domain/notifications/notification';
@@ -18,7 +19,7 @@ import {
 import type { RecipientOutput } from '#lib/domain/recipients/recipients';
 import type { ScheduleState } from '#lib/domain/schedules/schedule';
 import type { ScheduleType } from '#lib/domain/schedules/schedule-fields';
-import { type FieldProblem, NotFoundError, ValidationError } from '#lib/errors';
+import { type FieldProblem, ValidationError } from '#lib/errors';
 
 /**
  * Reading, listing and deleting notifications, and listing and removing their recipients (creating
@@ -122,16 +123,13 @@ export interface RecipientRemoval {
   removeRecipients(notification: NotificationRef, targets: readonly RemovalTarget[]): Promise<boolean>;
 }
 
-const notFound = (target: NotificationRef) =>
-  new NotFoundError(`Notification ${target.id} of deployment ${target.deploymentId}`);
-
 export async function getNotification(
   notifications: NotificationLookup,
   target: NotificationRef,
   now: number,
 ): Promise<NotificationDto> {
   const notification = await notifications.find(target.deploymentId, target.id);
-  if (!notification) throw notFound(target);
+  if (!notification) throw notificationNotFound(target);
   return toNotificationDto(notification, now);
 }
 
@@ -139,7 +137,7 @@ export async function deleteNotification(
   notifications: NotificationDeletion,
   target: NotificationRef,
 ): Promise<void> {
-  if (!(await notifications.delete(target.deploymentId, target.id))) throw notFound(target);
+  if (!(await notifications.delete(target.deploymentId, target.id))) throw notificationNotFound(target);
 }
 
 function filterOf(query: ListNotificationsQuery): NotificationFilter {
@@ -180,7 +178,7 @@ export async function listRecipients(
     target,
     pageWindow(page, (recipient) => recipient),
   );
-  if (!stored) throw notFound(target);
+  if (!stored) throw notificationNotFound(target);
   return toPage(stored, page, (recipient) => recipient);
 }
 
@@ -217,5 +215,5 @@ export async function removeRecipients(
   items: readonly RemovedRecipientInput[],
 ): Promise<void> {
   const targets = removalTargets(items);
-  if (!(await recipients.removeRecipients(target, targets))) throw notFound(target);
+  if (!(await recipients.removeRecipients(target, targets))) throw notificationNotFound(target);
 }

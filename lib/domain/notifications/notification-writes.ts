@@ -4,6 +4,7 @@ import {
   type NotificationDto,
   type NotificationRef,
   type NotificationSettings,
+  notificationNotFound,
   type ScheduledNotification,
   toNotificationDto,
 } from '#lib/domain/notifications/notification';
@@ -178,16 +179,15 @@ export async function updateNotification(
   timing: UpdateTiming,
 ): Promise<NotificationDto> {
   const { now } = timing;
-  const notFound = () => new NotFoundError(`Notification ${target.id} of deployment ${target.deploymentId}`);
   const changes = notificationChanges(input, settings);
   if (Object.keys(changes.set).length === 0) {
     const stored = await notifications.find(target.deploymentId, target.id);
-    if (!stored) throw notFound();
+    if (!stored) throw notificationNotFound(target);
     return toNotificationDto(stored, now);
   }
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
     const result = await notifications.update(target, changes);
-    if (result === undefined) throw notFound();
+    if (result === undefined) throw notificationNotFound(target);
     if (result !== 'unmet') {
       if (result.kind === 'fields') return toNotificationDto(result.scheduled, now);
       const { notification, scheduleVersion } = result;
@@ -196,7 +196,7 @@ export async function updateNotification(
       return toNotificationDto({ notification, schedule: state }, now);
     }
     const stored = await notifications.find(target.deploymentId, target.id);
-    if (!stored) throw notFound();
+    if (!stored) throw notificationNotFound(target);
     applyNotificationUpdate(stored.notification, input, settings);
     // A jittered pause (the caller's): contenders spread out instead of colliding again at once.
     if (attempt < MAX_ATTEMPTS) await timing.pause(attempt);
@@ -267,7 +267,7 @@ export async function createNotification(
       const made = done.notification;
       // Deleted since: the key answers what is gone as every route does.
       if (!(await notifications.isLive({ deploymentId, id: made.id })))
-        throw new NotFoundError(`Notification ${made.id} of deployment ${deploymentId}`);
+        throw notificationNotFound({ deploymentId, id: made.id });
       return made;
     },
   );

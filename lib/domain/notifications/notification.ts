@@ -11,6 +11,7 @@ import {
   type Schedule,
   type ScheduleState,
 } from '#lib/domain/schedules/schedule';
+import { NotFoundError } from '#lib/errors';
 
 /**
  * A notification and its answer. Reads bundle this module, so nothing here needs the cron libraries:
@@ -44,6 +45,10 @@ export interface NotificationRef {
   deploymentId: number;
   id: number;
 }
+
+/** The one 404 of a notification that is not there (or not in that deployment, or deleted). */
+export const notificationNotFound = ({ deploymentId, id }: NotificationRef) =>
+  new NotFoundError(`Notification ${id} of deployment ${deploymentId}`);
 
 export interface NotificationSettings {
   customCronMinIntervalMinutes: number;

@@ -1,6 +1,6 @@
 import type { Deadline } from '#lib/deadline';
 import type { ConsoleUser, EmbedUser } from '#lib/domain/entities';
-import type { NotificationRef } from '#lib/domain/notifications/notification';
+import { type NotificationRef, notificationNotFound } from '#lib/domain/notifications/notification';
 import type { RecipientInput, RecipientProperties } from '#lib/domain/recipients/recipients-input';
 import {
   mergeProperties,
@@ -24,7 +24,7 @@ import {
   type StoredUserRecipient,
   type SupportedRecipientInput,
 } from '#lib/domain/recipients/recipients-resolution';
-import { ConflictError, NotFoundError } from '#lib/errors';
+import { ConflictError } from '#lib/errors';
 
 /**
  * Adds recipients to a notification in one forward pass: read what the request names, resolve each
@@ -279,7 +279,7 @@ async function readWhatTheRequestNames(
     options,
   );
   const parent = first.notification;
-  if (!parent) throw notFound(notification);
+  if (!parent) throw notificationNotFound(notification);
   const read = new Set(first.users.map((user) => user.id));
   const linked = [...new Set(first.emailLinks.map((link) => link.userId))].filter((id) => !read.has(id));
   const subscribed = new Set(first.recipients.map((row) => identityOf(row)));
@@ -301,9 +301,6 @@ async function readWhatTheRequestNames(
     directory: { ...first, users: [...first.users, ...second.users], embedUsers: second.embedUsers },
   };
 }
-
-const notFound = (notification: NotificationRef) =>
-  new NotFoundError(`Notification ${notification.id} of deployment ${notification.deploymentId}`);
 
 const fulfilled = <T>(result: PromiseSettledResult<T>): T => {
   if (result.status === 'rejected') throw result.reason;
@@ -405,6 +402,6 @@ export async function addRecipients(
   const answered = await writePlan(store, parent, planned, options);
   // Raced by a delete: what this request wrote is the purge's; the answer is the delete's 404.
   const wrote = planned.some(({ write }) => write.kind !== 'nothing');
-  if (wrote && !(await store.notificationIsLive(notification))) throw notFound(notification);
+  if (wrote && !(await store.notificationIsLive(notification))) throw notificationNotFound(notification);
   return toResult(answered);
 }

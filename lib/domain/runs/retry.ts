@@ -22,6 +22,7 @@ import {
   toRunDto,
 } from '#lib/domain/runs/runs';
 import { ConflictError, NotFoundError } from '#lib/errors';
+import { RETRY_PAGE_RESERVE_MS } from '#lib/timeouts';
 
 /**
  * Retry: queue each failed delivery of a run again, as the same job (same `jobId`) with the next
@@ -42,8 +43,6 @@ const RETRY_LIMIT_PER_REQUEST = 1000;
  * the notification exists and, on the last page, the Idempotency-Key's done mark (DynamoDB's 100).
  */
 const RETRY_PAGE_SIZE = 97;
-/** Less than this left and no new page is started. */
-const TIME_RESERVE_MS = 3_000;
 
 /** What a page's record did: moved deliveries (and marked the key done), or found the notification gone. */
 type Requeued = { gone: false; moved: number; keyDone: boolean } | { gone: true };
@@ -154,7 +153,7 @@ async function requeueFailed(
     last =
       page.last === undefined ||
       queued + page.deliveries.length >= RETRY_LIMIT_PER_REQUEST ||
-      !hasTimeFor(deadline, TIME_RESERVE_MS);
+      !hasTimeFor(deadline, RETRY_PAGE_RESERVE_MS);
     // Jobs first: a job queued twice is dropped by its id, a job lost after its delivery was marked
     // queued would leave it waiting for an outcome that never comes.
     await sink.send(jobs);

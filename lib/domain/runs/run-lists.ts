@@ -1,4 +1,4 @@
-import type { NotificationRef } from '#lib/domain/notifications/notification';
+import { type NotificationRef, notificationNotFound } from '#lib/domain/notifications/notification';
 import type { Page, PageRequest, PageWindow, StoredPage } from '#lib/domain/paging';
 import { pageWindow, toPage } from '#lib/domain/paging';
 import {
@@ -28,9 +28,6 @@ export interface DeliveryListing {
   deliveriesPage(ref: RunRef, window: PageWindow<Delivery>): Promise<StoredPage<Delivery>>;
 }
 
-const notFound = (ref: NotificationRef) =>
-  new NotFoundError(`Notification ${ref.id} of deployment ${ref.deploymentId}`);
-
 export async function listRuns(
   runs: RunListing,
   ref: NotificationRef,
@@ -39,7 +36,7 @@ export async function listRuns(
   // The page first: a foreign cursor is refused without a lookup of the notification. The
   // notification is read whatever the page holds: a deleted one's runs stay until the purge.
   const stored = await runs.runsPage(ref, pageWindow(page, toRunDto));
-  if (!(await runs.notificationExists(ref))) throw notFound(ref);
+  if (!(await runs.notificationExists(ref))) throw notificationNotFound(ref);
   return toPage(stored, page, toRunDto);
 }
 
@@ -51,7 +48,7 @@ export async function listDeliveries(
   // A run id is opaque to clients: one the service never issues names no run, whatever its form.
   if (!RUN_ID_PATTERN.test(ref.runId)) throw new NotFoundError(`Run ${ref.runId} of notification ${ref.id}`);
   const stored = await deliveries.deliveriesPage(ref, pageWindow(page, toDeliveryDto));
-  if (!(await deliveries.notificationExists(ref))) throw notFound(ref);
+  if (!(await deliveries.notificationExists(ref))) throw notificationNotFound(ref);
   if (stored.items.length === 0 && !(await deliveries.runExists(ref)))
     throw new NotFoundError(`Run ${ref.runId} of notification ${ref.id}`);
   return toPage(stored, page, toDeliveryDto);

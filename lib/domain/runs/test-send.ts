@@ -12,7 +12,11 @@ import {
   onceForKey,
   requestFingerprint,
 } from '#lib/domain/idempotency';
-import type { Notification, NotificationRef } from '#lib/domain/notifications/notification';
+import {
+  type Notification,
+  type NotificationRef,
+  notificationNotFound,
+} from '#lib/domain/notifications/notification';
 import {
   type ConsoleUserDirectory,
   refuseDuplicateUsers,
@@ -35,7 +39,6 @@ import {
   toRunDto,
 } from '#lib/domain/runs/runs';
 import type { TestRecipientInput } from '#lib/domain/runs/test-send-input';
-import { NotFoundError } from '#lib/errors';
 
 /**
  * A test send: a `test` run to a few console users named in the request, subscribed or not, and to
@@ -78,7 +81,7 @@ export async function testSend(
   const inputs: UserRecipientInput[] = items.map((item) => ({ ...item, type: 'USER' }));
   refuseDuplicateUsers(inputs);
   const stored = await store.findNotification(ref);
-  if (!stored) throw new NotFoundError(`Notification ${ref.id} of deployment ${ref.deploymentId}`);
+  if (!stored) throw notificationNotFound(ref);
   const directory = await store.consoleUsers(
     inputs.flatMap((item) => (item.userId === undefined ? [] : [item.userId])),
     inputs.flatMap((item) => (item.email === undefined ? [] : [item.email.toLowerCase()])),
@@ -169,8 +172,7 @@ async function makeTestRun(
   // limit: a refused test send writes nothing, and no run is ever left without its deliveries.
   await claim(recorded, deliveries);
   // Raced by a delete: no job leaves, and what was written is the purge's.
-  if (!(await store.isLive(ref)))
-    throw new NotFoundError(`Notification ${ref.id} of deployment ${ref.deploymentId}`);
+  if (!(await store.isLive(ref))) throw notificationNotFound(ref);
   await sink.send(jobs);
   return toRunDto(recorded);
 }
