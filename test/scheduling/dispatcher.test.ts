@@ -618,7 +618,8 @@ describe('exactly once', () => {
     // finish) each interrupted two ways, and the two sink calls (the third page holds only a skipped
     // recipient).
     expect(await interruptEachStep(recipients, 2, { queued: 4, skipped: 1 })).toBe(16);
-  });
+    // Sixteen crashes, each followed by two passes: more than the default 30 s on a loaded machine.
+  }, 120_000);
 
   it('fires an instant once and loses nothing, whichever step a crash interrupts: a run that fits the claim', async () => {
     const recipients = [user(1), user(3), embed('acme', 'a1', 601)];
