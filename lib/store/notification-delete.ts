@@ -1,10 +1,13 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import type { NotificationRef } from '#lib/domain/notification';
+import type { NotificationOwner, NotificationRef } from '#lib/domain/notification';
 import type { NotificationDeletion } from '#lib/domain/notification-lifecycle';
 import { documentClient, tableName } from '#lib/store/client';
+import { decodeNotification } from '#lib/store/codecs/notifications';
 import { encodePurge } from '#lib/store/codecs/purges';
+import { countKey, linkKey, SELF_SERVICE_COUNT_ATTRIBUTE } from '#lib/store/codecs/self-service';
 import { transact } from '#lib/store/conditional';
 import * as keys from '#lib/store/item-keys';
+import { getItem } from '#lib/store/items';
 import type { Key } from '#lib/store/keys';
 import { PURGE_GRACE_MS } from '#lib/store/notification-guard';
 
@@ -32,10 +35,24 @@ async function deleteNotification(deploymentId: number, id: number, now = Date.n
   const table = tableName();
   const ref = { deploymentId, id };
   const [first, ...rest] = removedAtOnce(ref);
+  const owner = await embedOwnerOf(keys.notification(deploymentId, id));
   const transaction = new TransactWriteCommand({
     TransactItems: [
-      // Only an existing notification: a repeated delete is 404 and leaves no second tombstone.
-      { Delete: { TableName: table, Key: first, ConditionExpression: 'attribute_exists(pk)' } },
+      // Only an existing notification (a repeated delete is 404 and leaves no second tombstone), and
+      // one still of the owner read: the count given back is the right one.
+      {
+        Delete: {
+          TableName: table,
+          Key: first,
+          ConditionExpression: owner
+            ? 'attribute_exists(pk) AND #owner.embedUserId = :embedUserId'
+            : 'attribute_exists(pk) AND (attribute_not_exists(#owner) OR #owner.#type <> :embedUser)',
+          ExpressionAttributeNames: { '#owner': 'owner', ...(!owner && { '#type': 'type' }) },
+          ExpressionAttributeValues: owner
+            ? { ':embedUserId': owner.embedUserId }
+            : { ':embedUser': 'EMBED_USER' },
+        },
+      },
       ...rest.map((key) => ({ Delete: { TableName: table, Key: key } })),
       {
         Put: {
@@ -43,12 +60,37 @@ async function deleteNotification(deploymentId: number, id: number, now = Date.n
           Item: encodePurge({ ...ref, deletedAt: now, sweepAfter: now + PURGE_GRACE_MS }),
         },
       },
+      ...(owner ? ownedRemovals(owner, id) : []),
     ],
   });
   return transact(() => documentClient().send(transaction), {
     written: true,
     cancelled: ({ failedAt }) => (failedAt(0) ? false : undefined),
   });
+}
+
+/** The embed user a self-service subscription belongs to, read before its delete. */
+async function embedOwnerOf(key: Key) {
+  const item = await getItem(key);
+  const owner = item && decodeNotification(item).owner;
+  return owner?.type === 'EMBED_USER' ? owner : undefined;
+}
+
+/** A subscription's delete also gives back its owner's count and removes their link to it. */
+function ownedRemovals(owner: Extract<NotificationOwner, { type: 'EMBED_USER' }>, id: number) {
+  const table = tableName();
+  return [
+    { Delete: { TableName: table, Key: linkKey(owner, id) } },
+    {
+      Update: {
+        TableName: table,
+        Key: countKey(owner),
+        UpdateExpression: 'ADD #count :minusOne',
+        ExpressionAttributeNames: { '#count': SELF_SERVICE_COUNT_ATTRIBUTE },
+        ExpressionAttributeValues: { ':minusOne': -1 },
+      },
+    },
+  ];
 }
 
 /** The delete's adapter. */

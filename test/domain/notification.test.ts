@@ -39,6 +39,7 @@ const stored: Notification = {
   timeGrains: [{ member: 'Orders.createdAt', grain: 'week' }],
   memberSwitchers: null,
   notificationAiSummary: false,
+  owner: null,
 };
 
 function problemsOf(action: () => unknown): { path: string; message: string }[] {

@@ -1,0 +1,16 @@
+import { createSubscription } from '#lib/domain/self-service-writes';
+import { createHandler } from '#lib/http/create-handler';
+import { jsonBody } from '#lib/http/json-body';
+import { createSubscriptionInput, subscriberOf } from '#lib/http/schemas/self-service';
+import { createEmbedNotificationRoute } from '#lib/routes';
+import { subscriptionCreation } from '#lib/store/self-service';
+
+/** POST /v1/embed/notifications: the calling embed user subscribes themselves to a dashboard. */
+export const handler = createHandler({
+  route: createEmbedNotificationRoute,
+  access: 'embed-user',
+  body: jsonBody(createSubscriptionInput),
+  success: { status: 201, location: (dto: { id: number }) => `/v1/embed/notifications/${dto.id}` },
+  operation: ({ body, principal, settings }) =>
+    createSubscription(subscriptionCreation, subscriberOf(principal), body, settings, Date.now()),
+});

@@ -1,0 +1,21 @@
+import { deleteSubscription } from '#lib/domain/self-service-writes';
+import { createHandler } from '#lib/http/create-handler';
+import { subscriberOf, subscriptionPath } from '#lib/http/schemas/self-service';
+import { deleteEmbedNotificationRoute } from '#lib/routes';
+import { notificationDeletion } from '#lib/store/notification-delete';
+import { subscriptionDirectory } from '#lib/store/self-service';
+
+/** DELETE /v1/embed/notifications/{id}: the caller ends their own subscription. */
+export const handler = createHandler({
+  route: deleteEmbedNotificationRoute,
+  access: 'embed-user',
+  params: subscriptionPath,
+  success: { status: 204 },
+  operation: ({ params, principal }) =>
+    deleteSubscription(
+      subscriptionDirectory,
+      notificationDeletion,
+      subscriberOf(principal).principal,
+      params.id,
+    ),
+});

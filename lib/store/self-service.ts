@@ -1,0 +1,250 @@
+import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { EmbedUser } from '#lib/domain/entities';
+import type { Notification, NotificationOwner } from '#lib/domain/notification';
+import type { NotificationCreation } from '#lib/domain/notification-lifecycle';
+import type { StoredPage } from '#lib/domain/paging';
+import { normalizeExternalId } from '#lib/domain/recipients-input';
+import type { ScheduleState } from '#lib/domain/schedule';
+import type { SelfServiceTenants, SubscriptionDirectory } from '#lib/domain/self-service';
+import type { SubscriptionCreation } from '#lib/domain/self-service-writes';
+import { ConflictError, ValidationError } from '#lib/errors';
+import { batchGetAll } from '#lib/store/batch';
+import { documentClient, tableName } from '#lib/store/client';
+import { decodeEmbedUser, encodeEmbedUser } from '#lib/store/codecs/embed-users';
+import { encodeNotification, encodeScheduleEntry } from '#lib/store/codecs/notifications';
+import {
+  countKey,
+  decodeLink,
+  decodeSelfServiceSettings,
+  encodeLink,
+  SELF_SERVICE_COUNT_ATTRIBUTE,
+  selfServiceAttributes,
+} from '#lib/store/codecs/self-service';
+import { conditionHeld, contendedRetries, ifConditionHolds, transact } from '#lib/store/conditional';
+import { dashboardLookup } from '#lib/store/dashboards';
+import { reserveEmbedUserIds } from '#lib/store/embed-users';
+import { claimKey, completeKey, releaseKey } from '#lib/store/idempotency';
+import * as keys from '#lib/store/item-keys';
+import { getItem } from '#lib/store/items';
+import { notificationIsLive } from '#lib/store/notification-guard';
+import { nextNotificationId } from '#lib/store/notification-ids';
+import { queryPage } from '#lib/store/query';
+import { addRecipientsStore } from '#lib/store/recipients';
+import { findScheduledNotification, withSchedules } from '#lib/store/scheduled-notifications';
+
+/** A tenant's settings: read from its item; set with one conditional UpdateItem, no read first. */
+export const selfServiceTenants: SelfServiceTenants = {
+  async settingsOf(tenant) {
+    const item = await getItem(keys.embedTenant(tenant));
+    return item && decodeSelfServiceSettings(item);
+  },
+  async configure(tenant, changes) {
+    const names: Record<string, string> = {};
+    const values: Record<string, unknown> = {};
+    const sets: string[] = [];
+    for (const [field, attribute] of Object.entries(selfServiceAttributes)) {
+      const value = changes[field as keyof typeof changes];
+      if (value === undefined) continue;
+      names[`#${field}`] = attribute;
+      values[`:${field}`] = value;
+      sets.push(`#${field} = :${field}`);
+    }
+    const updated = await ifConditionHolds(() =>
+      documentClient().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.embedTenant(tenant),
+          UpdateExpression: `SET ${sets.join(', ')}`,
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+          ReturnValues: 'ALL_NEW',
+        }),
+      ),
+    );
+    return updated?.Attributes && decodeSelfServiceSettings(updated.Attributes);
+  },
+};
+
+/** The embed user, created with one id from the sequence when new; a concurrent creator's wins. */
+async function embedUser(tenant: string, externalId: string, email: string): Promise<EmbedUser> {
+  const key = keys.embedUser(tenant, normalizeExternalId(externalId));
+  const stored = await getItem(key);
+  if (stored) return decodeEmbedUser(stored);
+  const user: EmbedUser = {
+    embedUserId: await reserveEmbedUserIds(1),
+    embedTenantName: tenant,
+    externalId: externalId.trim(),
+    email,
+  };
+  const created = await conditionHeld(() =>
+    documentClient().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: encodeEmbedUser(user),
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    ),
+  );
+  if (created) return user;
+  const { Item } = await documentClient().send(
+    new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }),
+  );
+  if (!Item) throw new Error('An embed user found taken and then gone');
+  return decodeEmbedUser(Item);
+}
+
+const MAX_ID_ATTEMPTS = 3;
+
+/**
+ * The notification, its schedule entry, the owner's count (only while below `maxPerUser`) and their
+ * link to it, in one transaction: concurrent creates of one user meet at the count, so no more than
+ * the limit are ever made, and a crash leaves all or nothing. False when the id was taken.
+ */
+function insertOwned(owner: Extract<NotificationOwner, { type: 'EMBED_USER' }>, maxPerUser: number) {
+  return async (notification: Notification, schedule: ScheduleState & { signature: string }) => {
+    const table = tableName();
+    const send = () =>
+      documentClient().send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Put: {
+                TableName: table,
+                Item: encodeNotification(notification),
+                ConditionExpression: 'attribute_not_exists(pk)',
+              },
+            },
+            {
+              Put: {
+                TableName: table,
+                Item: encodeScheduleEntry(notification, { ...schedule, scheduleVersion: 0 }),
+                ConditionExpression: 'attribute_not_exists(pk)',
+              },
+            },
+            {
+              Update: {
+                TableName: table,
+                Key: countKey(owner),
+                UpdateExpression: 'ADD #count :one SET #entity = :entity',
+                ConditionExpression: 'attribute_not_exists(#count) OR #count < :max',
+                ExpressionAttributeNames: { '#count': SELF_SERVICE_COUNT_ATTRIBUTE, '#entity': 'entity' },
+                ExpressionAttributeValues: { ':one': 1, ':max': maxPerUser, ':entity': 'SELF_SERVICE_COUNT' },
+              },
+            },
+            {
+              Put: { TableName: table, Item: encodeLink(owner, notification.deploymentId, notification.id) },
+            },
+          ],
+        }),
+      );
+    return transact(
+      send,
+      {
+        written: true,
+        cancelled: ({ failedAt }) => {
+          if (failedAt(2))
+            throw new ConflictError(
+              `An embed user may hold at most ${maxPerUser} subscriptions; delete one first`,
+            );
+          return failedAt(0) || failedAt(1) ? false : undefined;
+        },
+      },
+      // Every create of one user meets the others at the count.
+      contendedRetries,
+    );
+  };
+}
+
+function ownedCreation(owner: NotificationOwner, maxPerUser: number): NotificationCreation {
+  if (owner.type !== 'EMBED_USER') throw new Error('Self-service subscriptions belong to embed users');
+  const insert = insertOwned(owner, maxPerUser);
+  return {
+    // The dashboard was found and checked by its public id already.
+    dashboardIdOf: async (_deploymentId, ref) => ('dashboardId' in ref ? ref.dashboardId : undefined),
+    async create(draft, schedule) {
+      for (let attempt = 1; ; attempt++) {
+        const notification: Notification = { ...draft, owner, id: await nextNotificationId() };
+        if (await insert(notification, schedule)) return notification;
+        if (attempt >= MAX_ID_ATTEMPTS) throw new ConflictError('No free notification id was found; retry');
+      }
+    },
+    isLive: notificationIsLive,
+    claimKey,
+    completeKey,
+    releaseKey,
+  };
+}
+
+const cursorOf = (sk: string) => Buffer.from(sk, 'utf8').toString('base64url');
+function positionOf(cursor: string): string {
+  const sk = Buffer.from(cursor, 'base64url').toString('utf8');
+  if (!/^SELF_SERVICE#[0-9]{15}$/.test(sk) || cursorOf(sk) !== cursor)
+    throw new ValidationError([{ path: 'after', message: 'is not a cursor of this list' }]);
+  return sk;
+}
+
+/** The caller's links, newest first, a page at a time; their notifications joined by key. */
+export const subscriptionDirectory: SubscriptionDirectory = {
+  async deploymentOf(tenant, externalId, id) {
+    const link = await getItem(keys.selfServiceLink(tenant, normalizeExternalId(externalId), id));
+    return link && decodeLink(link).deploymentId;
+  },
+  find: findScheduledNotification,
+  async list(
+    tenant,
+    externalId,
+    window,
+  ): Promise<StoredPage<Awaited<ReturnType<typeof findScheduledNotification>> & object>> {
+    const owner = { embedTenantName: tenant, externalId };
+    const { pk } = countKey(owner);
+    const after = window.after === undefined ? undefined : positionOf(window.after);
+    const { items: links, next } = await queryPage(
+      {
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': pk, ':prefix': keys.SELF_SERVICE_LINK_PREFIX },
+        ScanIndexForward: false,
+        Limit: window.first,
+      },
+      after === undefined ? undefined : { pk, sk: after },
+    );
+    const refs = links.map(decodeLink);
+    const found = await batchGetAll(refs.map((ref) => keys.notification(ref.deploymentId, ref.id)));
+    const byId = new Map(found.map((item) => [item.pk, item]));
+    const kept = links.filter((_, i) => {
+      const ref = refs[i];
+      return ref !== undefined && byId.has(keys.notification(ref.deploymentId, ref.id).pk);
+    });
+    const items = await withSchedules(
+      refs.flatMap((ref) => {
+        const item = byId.get(keys.notification(ref.deploymentId, ref.id).pk);
+        return item ? [item] : [];
+      }),
+    );
+    const page: StoredPage<(typeof items)[number]> = {
+      items: [],
+      cursors: [],
+      hasNextPage: next !== undefined,
+    };
+    let bytes = 0;
+    for (const [i, item] of items.entries()) {
+      bytes += window.bytesOf(item);
+      if (bytes > window.maxBytes && page.items.length > 0) {
+        page.hasNextPage = true;
+        break;
+      }
+      page.items.push(item);
+      page.cursors.push(cursorOf(String(kept[i]?.sk)));
+    }
+    return page;
+  },
+};
+
+/** The create's adapter. */
+export const subscriptionCreation: SubscriptionCreation = {
+  tenants: selfServiceTenants,
+  dashboards: dashboardLookup,
+  embedUser,
+  notifications: ownedCreation,
+  recipients: addRecipientsStore,
+};
