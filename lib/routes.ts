@@ -468,6 +468,8 @@ export const getEmbedNotificationRoute = {
   memoryMiB: MEMORY_MIB,
   // The link; the notification and its entry in one Query.
   tableActions: [AUTHENTICATION, 'dynamodb:Query'],
+  // The list's join, in the same adapter module.
+  bundledButNotCalled: ['dynamodb:BatchGetItem'],
 } as const satisfies RouteFacts;
 
 export const updateEmbedNotificationRoute = {
@@ -509,6 +511,8 @@ export const deleteEmbedNotificationRoute = {
     'dynamodb:PutItem',
     'dynamodb:UpdateItem',
   ],
+  // The list's join, in the same adapter module.
+  bundledButNotCalled: ['dynamodb:BatchGetItem'],
 } as const satisfies RouteFacts;
 
 /** Every route, in the order the local adapter matches them and the API description lists them. */

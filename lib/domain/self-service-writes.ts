@@ -59,11 +59,15 @@ function clockChangeDays(timezone: string, from: number): number[] {
  * jumps from 02:00 to 03:00), so the firings around each of the zone's clock changes in the coming
  * year are looked at as instants.
  */
-export function scheduleIntervalProblem(notification: Notification, minMinutes: number): string | undefined {
+export function scheduleIntervalProblem(
+  notification: Notification,
+  minMinutes: number,
+  now: number,
+): string | undefined {
   const wallClock = customCronProblem(cronExpressionOf(notification), minMinutes);
   if (wallClock) return wallClock;
   const minMs = minMinutes * MINUTE_MS;
-  for (const day of clockChangeDays(notification.timezone, Date.now())) {
+  for (const day of clockChangeDays(notification.timezone, now)) {
     // A firing pair that straddles the change starts at most `minMs` before the day it falls in.
     const end = day + 2 * DAY_MS + minMs;
     let previous: number | undefined;
@@ -79,8 +83,8 @@ export function scheduleIntervalProblem(notification: Notification, minMinutes: 
   return undefined;
 }
 
-function refuseFrequentSchedule(notification: Notification, minMinutes: number): void {
-  const problem = scheduleIntervalProblem(notification, minMinutes);
+function refuseFrequentSchedule(notification: Notification, minMinutes: number, now: number): void {
+  const problem = scheduleIntervalProblem(notification, minMinutes, now);
   if (!problem) return;
   const path = notification.scheduleType === 'CUSTOM' ? 'customCron' : 'scheduleType';
   throw new ValidationError([{ path, message: problem }]);
@@ -121,7 +125,7 @@ export async function createSubscription(
   const limits = await requireSelfService(store.tenants, principal);
   const { dashboardPublicId, ...fields } = input;
   const draft = applyNotificationUpdate(newNotification(0, input.scheduleType), fields, settings);
-  refuseFrequentSchedule(draft, limits.minIntervalMinutes);
+  refuseFrequentSchedule(draft, limits.minIntervalMinutes, now);
   // The embed read's own rule: 404 unless shared with the tenant, 403 unless embedding is allowed.
   const dashboard = await getEmbeddedDashboard(store.dashboards, principal, dashboardPublicId);
   const user = await store.embedUser(principal.tenant, principal.externalId, subscriber.email);
@@ -157,6 +161,7 @@ export async function updateSubscription(
   refuseFrequentSchedule(
     applyNotificationUpdate(stored.notification, input, settings),
     limits.minIntervalMinutes,
+    timing.now,
   );
   const ref = refOf(stored);
   const updated = await updateNotification(store.notifications, ref, input, settings, timing);
