@@ -59,7 +59,7 @@ function clockChangeDays(timezone: string, from: number): number[] {
  * jumps from 02:00 to 03:00), so the firings around each of the zone's clock changes in the coming
  * year are looked at as instants.
  */
-export function scheduleIntervalProblem(
+function scheduleIntervalProblem(
   notification: Notification,
   minMinutes: number,
   now: number,
