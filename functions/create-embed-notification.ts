@@ -1,6 +1,8 @@
 import { createSubscription } from '#lib/domain/self-service-writes';
+import { callerOf } from '#lib/http/caller';
 import { createHandler } from '#lib/http/create-handler';
 import { jsonBody } from '#lib/http/json-body';
+import { idempotencyKeyHeader } from '#lib/http/schemas/notifications';
 import { createSubscriptionInput, subscriberOf } from '#lib/http/schemas/self-service';
 import { createEmbedNotificationRoute } from '#lib/routes';
 import { subscriptionCreation } from '#lib/store/self-service';
@@ -9,8 +11,18 @@ import { subscriptionCreation } from '#lib/store/self-service';
 export const handler = createHandler({
   route: createEmbedNotificationRoute,
   access: 'embed-user',
+  headers: idempotencyKeyHeader,
   body: jsonBody(createSubscriptionInput),
   success: { status: 201, location: (dto: { id: number }) => `/v1/embed/notifications/${dto.id}` },
-  operation: ({ body, principal, settings }) =>
-    createSubscription(subscriptionCreation, subscriberOf(principal), body, settings, Date.now()),
+  operation: ({ body, headers, principal, settings }) =>
+    createSubscription(
+      subscriptionCreation,
+      subscriberOf(principal),
+      body,
+      settings,
+      Date.now(),
+      headers['idempotency-key'] === undefined
+        ? undefined
+        : { caller: callerOf(principal), key: headers['idempotency-key'] },
+    ),
 });

@@ -453,9 +453,11 @@ export const createEmbedNotificationRoute = {
     'dynamodb:PutItem',
     // The recipient: its row and embed user by key.
     'dynamodb:BatchGetItem',
+    // An Idempotency-Key given back by a request that failed before it created.
+    'dynamodb:DeleteItem',
   ],
-  bundledButNotCalled: ['dynamodb:DeleteItem'],
-  ownErrors: ['not_found', 'conflict'],
+  // Past maxPerUser; a concurrent use of the Idempotency-Key; the key used with another body.
+  ownErrors: ['not_found', 'conflict', 'idempotency_key_mismatch'],
 } as const satisfies RouteFacts;
 
 export const getEmbedNotificationRoute = {

@@ -2,6 +2,7 @@ import { customCronProblem } from '#lib/domain/cron';
 import { type DashboardLookup, getEmbeddedDashboard } from '#lib/domain/embedding';
 import type { EmbedUser } from '#lib/domain/entities';
 import { firingsAfter, offsetAt } from '#lib/domain/firing-instants';
+import type { IdempotencyKeyInput } from '#lib/domain/idempotency';
 import type {
   Notification,
   NotificationDto,
@@ -120,6 +121,7 @@ export async function createSubscription(
   input: CreateSubscriptionInput,
   settings: NotificationSettings,
   now: number,
+  idempotency?: IdempotencyKeyInput,
 ): Promise<NotificationDto> {
   const { principal } = subscriber;
   const limits = await requireSelfService(store.tenants, principal);
@@ -135,7 +137,9 @@ export async function createSubscription(
     { ...fields, dashboardId: dashboard.dashboardId },
     settings,
     now,
+    idempotency,
   );
+  // Also on a repeat of the key: it completes a first request that failed before its recipient.
   await addRecipients(store.recipients, created, [recipientOf(subscriber)]);
   return created;
 }

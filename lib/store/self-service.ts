@@ -1,5 +1,6 @@
 import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { EmbedUser } from '#lib/domain/entities';
+import type { HeldKey } from '#lib/domain/idempotency';
 import type { Notification, NotificationOwner } from '#lib/domain/notification';
 import type { NotificationCreation } from '#lib/domain/notification-lifecycle';
 import type { StoredPage } from '#lib/domain/paging';
@@ -23,7 +24,7 @@ import {
 import { conditionHeld, contendedRetries, ifConditionHolds, transact } from '#lib/store/conditional';
 import { dashboardLookup } from '#lib/store/dashboards';
 import { reserveEmbedUserIds } from '#lib/store/embed-users';
-import { claimKey, completeKey, releaseKey } from '#lib/store/idempotency';
+import { claimKey, completeKey, keyDoneMark, keyInUse, releaseKey } from '#lib/store/idempotency';
 import * as keys from '#lib/store/item-keys';
 import { getItem } from '#lib/store/items';
 import { notificationIsLive } from '#lib/store/notification-guard';
@@ -102,7 +103,11 @@ const MAX_ID_ATTEMPTS = 3;
  * the limit are ever made, and a crash leaves all or nothing. False when the id was taken.
  */
 function insertOwned(owner: Extract<NotificationOwner, { type: 'EMBED_USER' }>, maxPerUser: number) {
-  return async (notification: Notification, schedule: ScheduleState & { signature: string }) => {
+  return async (
+    notification: Notification,
+    schedule: ScheduleState & { signature: string },
+    held: HeldKey | undefined,
+  ) => {
     const table = tableName();
     const send = () =>
       documentClient().send(
@@ -135,6 +140,7 @@ function insertOwned(owner: Extract<NotificationOwner, { type: 'EMBED_USER' }>, 
             {
               Put: { TableName: table, Item: encodeLink(owner, notification.deploymentId, notification.id) },
             },
+            ...(held ? [{ Update: keyDoneMark(held, { kind: 'notification', notification }) }] : []),
           ],
         }),
       );
@@ -143,6 +149,7 @@ function insertOwned(owner: Extract<NotificationOwner, { type: 'EMBED_USER' }>, 
       {
         written: true,
         cancelled: ({ failedAt }) => {
+          if (failedAt(4)) throw keyInUse();
           if (failedAt(2))
             throw new ConflictError(
               `An embed user may hold at most ${maxPerUser} subscriptions; delete one first`,
@@ -162,10 +169,10 @@ function ownedCreation(owner: NotificationOwner, maxPerUser: number): Notificati
   return {
     // The dashboard was found and checked by its public id already.
     dashboardIdOf: async (_deploymentId, ref) => ('dashboardId' in ref ? ref.dashboardId : undefined),
-    async create(draft, schedule) {
+    async create(draft, schedule, held) {
       for (let attempt = 1; ; attempt++) {
         const notification: Notification = { ...draft, owner, id: await nextNotificationId() };
-        if (await insert(notification, schedule)) return notification;
+        if (await insert(notification, schedule, held)) return notification;
         if (attempt >= MAX_ID_ATTEMPTS) throw new ConflictError('No free notification id was found; retry');
       }
     },

@@ -190,6 +190,24 @@ describe('an embed user subscribing themselves', () => {
     expect((await subscribe(token)).status).toBe(409);
   });
 
+  it('creates once per Idempotency-Key: a repeat answers the first subscription and counts nothing', async () => {
+    const token = acme('keyed@acme.example');
+    const headers = { 'idempotency-key': 'subscribe-1' };
+    const send = (body: Record<string, unknown> = {}) =>
+      api.request('POST', '/v1/embed/notifications', {
+        token,
+        headers,
+        body: { dashboardPublicId: 'tenant-on', ...daily, ...body },
+      });
+    const first = await send();
+    const repeat = await send();
+    expect([first.status, repeat.status], repeat.text).toEqual([201, 201]);
+    expect(repeat.body.id).toBe(first.body.id);
+    expect((await send({ hour: 9 })).status).toBe(422);
+    const mine = await api.request('GET', '/v1/embed/notifications', { token });
+    expect(mine.body.items.map((n: { id: number }) => n.id)).toEqual([first.body.id]);
+  });
+
   it("answers 404 for another user's subscription and for an admin's notification", async () => {
     const theirs = await subscribe(acme('owner@acme.example'));
     const other = acme('other@acme.example');
