@@ -1,4 +1,4 @@
-import { deleteSubscription } from '#lib/domain/self-service-writes';
+import { deleteSubscription } from '#lib/domain/self-service';
 import { createHandler } from '#lib/http/create-handler';
 import { subscriberOf, subscriptionPath } from '#lib/http/schemas/self-service';
 import { deleteEmbedNotificationRoute } from '#lib/routes';

@@ -9,8 +9,7 @@ import type {
   NotificationOwner,
   NotificationSettings,
 } from '#lib/domain/notification';
-import type { NotificationCreation, NotificationDeletion } from '#lib/domain/notification-lifecycle';
-import { deleteNotification } from '#lib/domain/notification-lifecycle';
+import type { NotificationCreation } from '#lib/domain/notification-lifecycle';
 import {
   applyNotificationUpdate,
   createNotification,
@@ -171,14 +170,4 @@ export async function updateSubscription(
   const updated = await updateNotification(store.notifications, ref, input, settings, timing);
   await addRecipients(store.recipients, ref, [recipientOf(subscriber)]);
   return updated;
-}
-
-/** DELETE /v1/embed/notifications/{id}: the delete of every notification, which also gives back the count. */
-export async function deleteSubscription(
-  directory: SubscriptionDirectory,
-  deletion: NotificationDeletion,
-  principal: Subscriber['principal'],
-  id: number,
-): Promise<void> {
-  await deleteNotification(deletion, refOf(await ownSubscription(directory, principal, id)));
 }

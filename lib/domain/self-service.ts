@@ -7,6 +7,7 @@ import {
   toNotificationDto,
 } from '#lib/domain/notification';
 import type { UpdateNotificationInput } from '#lib/domain/notification-fields';
+import { deleteNotification, type NotificationDeletion } from '#lib/domain/notification-lifecycle';
 import type { Page, PageRequest, PageWindow, StoredPage } from '#lib/domain/paging';
 import { pageWindow, toPage } from '#lib/domain/paging';
 import type { Principal } from '#lib/domain/principal';
@@ -181,4 +182,14 @@ export async function listSubscriptions(
   const toDto = (stored: ScheduledNotification) => toNotificationDto(stored, now);
   const stored = await directory.list(principal.tenant, principal.externalId, pageWindow(request, toDto));
   return toPage(stored, request, toDto);
+}
+
+/** DELETE /v1/embed/notifications/{id}: the delete of every notification, which also gives back the count. */
+export async function deleteSubscription(
+  directory: SubscriptionDirectory,
+  deletion: NotificationDeletion,
+  principal: Subscriber['principal'],
+  id: number,
+): Promise<void> {
+  await deleteNotification(deletion, refOf(await ownSubscription(directory, principal, id)));
 }

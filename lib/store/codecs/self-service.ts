@@ -1,8 +1,9 @@
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import * as z from 'zod/mini';
 import type { NotificationOwner } from '#lib/domain/notification';
 import { normalizeExternalId } from '#lib/domain/recipients-input';
 import { type SelfServiceSettings, selfServiceDefaults } from '#lib/domain/self-service';
-import { checkItem } from '#lib/store/codecs/stored-item';
+import { checkItem, itemKey, MalformedItemError } from '#lib/store/codecs/stored-item';
 import * as keys from '#lib/store/item-keys';
 import type { Item } from '#lib/store/items';
 
@@ -45,6 +46,28 @@ export function decodeSelfServiceSettings(tenantItem: Item): SelfServiceSettings
 }
 
 type EmbedOwner = Extract<NotificationOwner, { type: 'EMBED_USER' }>;
+
+/**
+ * The embed owner of a notification item as a refused transaction returns it (DynamoDB's attribute
+ * values, not the document client's); undefined when it has none.
+ */
+export function embedOwnerAttribute(item: Record<string, AttributeValue>): EmbedOwner | undefined {
+  const owner = item.owner?.M;
+  if (owner?.type?.S !== 'EMBED_USER') return undefined;
+  const [embedTenantName, externalId, embedUserId] = [
+    owner.embedTenantName?.S,
+    owner.externalId?.S,
+    owner.embedUserId?.N,
+  ];
+  if (embedTenantName === undefined || externalId === undefined || embedUserId === undefined)
+    throw new MalformedItemError(
+      'notification',
+      itemKey({ pk: item.pk?.S, sk: item.sk?.S }),
+      'owner',
+      'is not an embed owner',
+    );
+  return { type: 'EMBED_USER', embedTenantName, externalId, embedUserId: Number(embedUserId) };
+}
 
 /** The count item and the link of an embed-owned notification. */
 export const countKey = (owner: Pick<EmbedOwner, 'embedTenantName' | 'externalId'>) =>
