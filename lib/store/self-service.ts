@@ -1,7 +1,7 @@
 import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { EmbedUser } from '#lib/domain/entities';
 import type { HeldKey } from '#lib/domain/idempotency';
-import type { Notification, NotificationOwner } from '#lib/domain/notification';
+import type { Notification, NotificationOwner, ScheduledNotification } from '#lib/domain/notification';
 import type { NotificationCreation } from '#lib/domain/notification-lifecycle';
 import type { StoredPage } from '#lib/domain/paging';
 import { normalizeExternalId } from '#lib/domain/recipients-input';
@@ -198,50 +198,42 @@ export const subscriptionDirectory: SubscriptionDirectory = {
     return link && decodeLink(link).deploymentId;
   },
   find: findScheduledNotification,
-  async list(
-    tenant,
-    externalId,
-    window,
-  ): Promise<StoredPage<Awaited<ReturnType<typeof findScheduledNotification>> & object>> {
-    const owner = { embedTenantName: tenant, externalId };
-    const { pk } = countKey(owner);
+  async list(tenant, externalId, window) {
+    const { pk } = countKey({ embedTenantName: tenant, externalId });
     const after = window.after === undefined ? undefined : positionOf(window.after);
-    const { items: links, next } = await queryPage(
+    // One more than asked: whether another page follows is known without reading an empty one.
+    const { items: read } = await queryPage(
       {
         KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
         ExpressionAttributeValues: { ':pk': pk, ':prefix': keys.SELF_SERVICE_LINK_PREFIX },
         ScanIndexForward: false,
-        Limit: window.first,
+        Limit: window.first + 1,
       },
       after === undefined ? undefined : { pk, sk: after },
     );
-    const refs = links.map(decodeLink);
-    const found = await batchGetAll(refs.map((ref) => keys.notification(ref.deploymentId, ref.id)));
-    const byId = new Map(found.map((item) => [item.pk, item]));
-    const kept = links.filter((_, i) => {
-      const ref = refs[i];
-      return ref !== undefined && byId.has(keys.notification(ref.deploymentId, ref.id).pk);
+    const links = read.slice(0, window.first).map((item) => ({ sk: String(item.sk), ...decodeLink(item) }));
+    const found = await batchGetAll(links.map((link) => keys.notification(link.deploymentId, link.id)));
+    const byPartition = new Map(found.map((item) => [item.pk, item]));
+    // Links and notifications go in one transaction: a link without its notification is not listed.
+    const listed = links.flatMap((link) => {
+      const item = byPartition.get(keys.notificationPartition(link.deploymentId, link.id));
+      return item ? [{ link, item }] : [];
     });
-    const items = await withSchedules(
-      refs.flatMap((ref) => {
-        const item = byId.get(keys.notification(ref.deploymentId, ref.id).pk);
-        return item ? [item] : [];
-      }),
-    );
-    const page: StoredPage<(typeof items)[number]> = {
+    const scheduled = await withSchedules(listed.map(({ item }) => item));
+    const page: StoredPage<ScheduledNotification> = {
       items: [],
       cursors: [],
-      hasNextPage: next !== undefined,
+      hasNextPage: read.length > window.first,
     };
     let bytes = 0;
-    for (const [i, item] of items.entries()) {
-      bytes += window.bytesOf(item);
+    for (const [i, notification] of scheduled.entries()) {
+      bytes += window.bytesOf(notification);
       if (bytes > window.maxBytes && page.items.length > 0) {
         page.hasNextPage = true;
         break;
       }
-      page.items.push(item);
-      page.cursors.push(cursorOf(String(kept[i]?.sk)));
+      page.items.push(notification);
+      page.cursors.push(cursorOf(listed[i]?.link.sk ?? ''));
     }
     return page;
   },

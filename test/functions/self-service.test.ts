@@ -131,6 +131,25 @@ describe('an embed user subscribing themselves', () => {
     );
   });
 
+  it("lists the caller's own a page at a time, newest first, and refuses a cursor it did not issue", async () => {
+    const token = acme('pages@acme.example');
+    const ids: number[] = [];
+    for (const hour of [5, 6, 7]) ids.push((await subscribe(token, { hour })).body.id);
+    const seen: number[] = [];
+    let after: string | undefined;
+    for (let page = 0; page < 3; page++) {
+      const query = `first=2${after ? `&after=${encodeURIComponent(after)}` : ''}`;
+      const answer = await api.request('GET', `/v1/embed/notifications?${query}`, { token });
+      seen.push(...answer.body.items.map((n: { id: number }) => n.id));
+      after = answer.body.pageInfo.endCursor;
+      if (!answer.body.pageInfo.hasNextPage) break;
+    }
+    expect(seen).toEqual(ids.reverse());
+    const foreign = await api.request('GET', '/v1/embed/notifications?after=bm9wZQ', { token });
+    expect(foreign.status).toBe(400);
+    expect(foreign.body.errors[0].path).toBe('after');
+  });
+
   it('refuses any credential but an embed token with 403', async () => {
     const answer = await api.request('GET', '/v1/embed/notifications', { token: ADMIN_KEY });
     expect(answer.status).toBe(403);
