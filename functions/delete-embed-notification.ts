@@ -1,6 +1,6 @@
 import { deleteSubscription } from '#lib/domain/self-service';
 import { createHandler } from '#lib/http/create-handler';
-import { subscriberOf, subscriptionPath } from '#lib/http/schemas/self-service';
+import { embedCallerOf, subscriptionPath } from '#lib/http/schemas/self-service';
 import { deleteEmbedNotificationRoute } from '#lib/routes';
 import { notificationDeletion } from '#lib/store/notification-delete';
 import { subscriptionDirectory } from '#lib/store/self-service';
@@ -12,10 +12,5 @@ export const handler = createHandler({
   params: subscriptionPath,
   success: { status: 204 },
   operation: ({ params, principal }) =>
-    deleteSubscription(
-      subscriptionDirectory,
-      notificationDeletion,
-      subscriberOf(principal).principal,
-      params.id,
-    ),
+    deleteSubscription(subscriptionDirectory, notificationDeletion, embedCallerOf(principal), params.id),
 });

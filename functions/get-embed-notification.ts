@@ -1,6 +1,6 @@
 import { getSubscription } from '#lib/domain/self-service';
 import { createHandler } from '#lib/http/create-handler';
-import { subscriberOf, subscriptionPath } from '#lib/http/schemas/self-service';
+import { embedCallerOf, subscriptionPath } from '#lib/http/schemas/self-service';
 import { getEmbedNotificationRoute } from '#lib/routes';
 import { subscriptionDirectory } from '#lib/store/self-service';
 
@@ -10,5 +10,5 @@ export const handler = createHandler({
   access: 'embed-user',
   params: subscriptionPath,
   operation: ({ params, principal }) =>
-    getSubscription(subscriptionDirectory, subscriberOf(principal).principal, params.id, Date.now()),
+    getSubscription(subscriptionDirectory, embedCallerOf(principal), params.id, Date.now()),
 });

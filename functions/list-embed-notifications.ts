@@ -1,7 +1,7 @@
 import { listSubscriptions } from '#lib/domain/self-service';
 import { createHandler } from '#lib/http/create-handler';
 import { pagingQuery } from '#lib/http/schemas/paging';
-import { subscriberOf } from '#lib/http/schemas/self-service';
+import { embedCallerOf } from '#lib/http/schemas/self-service';
 import { listEmbedNotificationsRoute } from '#lib/routes';
 import { subscriptionDirectory } from '#lib/store/self-service';
 
@@ -11,5 +11,5 @@ export const handler = createHandler({
   access: 'embed-user',
   query: pagingQuery,
   operation: ({ query, principal }) =>
-    listSubscriptions(subscriptionDirectory, subscriberOf(principal).principal, query, Date.now()),
+    listSubscriptions(subscriptionDirectory, embedCallerOf(principal), query, Date.now()),
 });

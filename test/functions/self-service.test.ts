@@ -168,6 +168,13 @@ describe('an embed user subscribing themselves', () => {
     const without = await subscribe(globexJwt(), { dashboardPublicId: 'globex-on' });
     expect(without.status).toBe(400);
     expect(without.body.errors[0].path).toBe('token.email');
+    // Reading needs no e-mail: there is nothing to send.
+    expect((await api.request('GET', '/v1/embed/notifications', { token: globexJwt() })).body.items).toEqual(
+      [],
+    );
+    const badGroups = await subscribe(acme('bad@acme.example', { groups: 'sales' }));
+    expect(badGroups.status).toBe(400);
+    expect(badGroups.body.errors[0].path).toBe('token.groups');
     const withEmail = await subscribe(globexJwt({ email: 'gina@globex.example' }), {
       dashboardPublicId: 'globex-on',
     });

@@ -60,13 +60,19 @@ export const createSubscriptionInput = nullMeansOmitted(
   }),
 ) satisfies z.ZodMiniType<CreateSubscriptionInput>;
 
+/** The embed caller of a route whose access policy admits embed tokens alone. */
+export function embedCallerOf(principal: Principal): Subscriber['principal'] {
+  if (principal.kind !== 'embed') throw new Error('Self-service routes take embed tokens only');
+  return principal;
+}
+
 /**
  * The embed user as their token describes them, held to the rules of an embed recipient: the
  * token's `email`, else its `sub` when that is an e-mail (else 400), and its `securityContext`,
  * `userAttributes` and `groups` within the recipient limits (else 400 naming the claim).
  */
-export function subscriberOf(principal: Principal): Subscriber {
-  if (principal.kind !== 'embed') throw new Error('Self-service routes take embed tokens only');
+export function subscriberOf(caller: Principal): Subscriber {
+  const principal = embedCallerOf(caller);
   const claims = principal.claims ?? {};
   const parsed = recipientInput.safeParse({
     type: 'EMBED_USER',
