@@ -173,4 +173,48 @@ export const scenarios: Record<Operation, Scenario> = {
     // subscribed again since shows the page that says it has expired.
     budget: { requests: 1, readUnits: 1, writeUnits: 0 },
   },
+  'configure-embed-tenant': {
+    description: "an admin sets tenant acme's self-service settings",
+    params: { embedTenantName: 'acme' },
+    body: () => ({ selfService: { enabled: false } }),
+    // One conditional UpdateItem of the tenant item.
+    budget: { requests: 1, readUnits: 0, writeUnits: 1 },
+  },
+  'list-embed-notifications': {
+    description: 'an embed user of acme lists their own subscriptions (none)',
+    caller: 'embed',
+    // One Query of the user's links; no notification to join.
+    budget: { requests: 1, readUnits: 1, writeUnits: 0 },
+  },
+  'create-embed-notification': {
+    description: 'an embed user of acme subscribes to a shared dashboard (refused: self-service off)',
+    caller: 'embed',
+    body: () => ({ dashboardPublicId: 'ops-kpis', scheduleType: 'DAILY', hour: 9 }),
+    status: 403,
+    // The tenant's settings.
+    budget: { requests: 1, readUnits: 1, writeUnits: 0 },
+  },
+  'get-embed-notification': {
+    description: 'an embed user of acme reads a subscription that is not theirs (404)',
+    params: { id: '700' },
+    caller: 'embed',
+    status: 404,
+    // The link, not found.
+    budget: { requests: 1, readUnits: 1, writeUnits: 0 },
+  },
+  'update-embed-notification': {
+    description: 'an embed user of acme changes a subscription (refused: self-service off)',
+    params: { id: '700' },
+    caller: 'embed',
+    body: () => ({ hour: 7 }),
+    status: 403,
+    budget: { requests: 1, readUnits: 1, writeUnits: 0 },
+  },
+  'delete-embed-notification': {
+    description: 'an embed user of acme deletes a subscription that is not theirs (404)',
+    params: { id: '700' },
+    caller: 'embed',
+    status: 404,
+    budget: { requests: 1, readUnits: 1, writeUnits: 0 },
+  },
 };

@@ -264,9 +264,10 @@ export const deleteNotificationRoute = {
   tableActions: [
     AUTHENTICATION,
     // One transaction: the notification item and its schedule entry go, its tombstone comes (the purge
-    // does the rest).
+    // does the rest); an embed owner's link goes and their count goes down (an UpdateItem).
     'dynamodb:DeleteItem',
     'dynamodb:PutItem',
+    'dynamodb:UpdateItem',
   ],
 } as const satisfies RouteFacts;
 
@@ -405,6 +406,117 @@ export const getUnsubscribePageRoute = {
   readsUnsubscribeKey: true,
 } as const satisfies RouteFacts;
 
+export const configureEmbedTenantRoute = {
+  operation: 'configure-embed-tenant',
+  method: 'PATCH',
+  path: '/v1/embed/tenants/{embedTenantName}',
+  repeat: 'safe',
+  summary: "Set an embed tenant's self-service subscription settings",
+  timeoutSeconds: TIMEOUT_SECONDS,
+  memoryMiB: MEMORY_MIB,
+  // One conditional UpdateItem of the tenant item, no read first (lib/store/self-service/self-service.ts).
+  tableActions: [AUTHENTICATION, 'dynamodb:UpdateItem'],
+} as const satisfies RouteFacts;
+
+/*
+ * An embed user's own subscriptions (lib/domain/self-service/self-service.ts), by their embed token alone. Each
+ * reads the tenant's settings (GetItem) and finds a subscription by the link kept in the embed
+ * user's partition (GetItem), then the notification as the admin routes do.
+ */
+
+export const listEmbedNotificationsRoute = {
+  operation: 'list-embed-notifications',
+  method: 'GET',
+  path: '/v1/embed/notifications',
+  repeat: 'safe',
+  summary: "List the calling embed user's own subscriptions",
+  timeoutSeconds: TIMEOUT_SECONDS,
+  memoryMiB: MEMORY_MIB,
+  // The caller's links, one Query; their notifications and schedule entries by key.
+  tableActions: [AUTHENTICATION, 'dynamodb:Query', 'dynamodb:BatchGetItem'],
+} as const satisfies RouteFacts;
+
+export const createEmbedNotificationRoute = {
+  operation: 'create-embed-notification',
+  method: 'POST',
+  path: '/v1/embed/notifications',
+  repeat: 'with-key',
+  summary: 'Subscribe the calling embed user to a dashboard',
+  timeoutSeconds: TIMEOUT_SECONDS,
+  memoryMiB: MEMORY_MIB,
+  tableActions: [
+    // The tenant's settings, the dashboard, the embed user.
+    AUTHENTICATION,
+    // The id counters' ADDs; in the transaction, the user's count.
+    'dynamodb:UpdateItem',
+    // A new embed user; in the transaction, the notification, its entry and the user's link; the recipient row.
+    'dynamodb:PutItem',
+    // The recipient: its row and embed user by key.
+    'dynamodb:BatchGetItem',
+    // An Idempotency-Key given back by a request that failed before it created.
+    'dynamodb:DeleteItem',
+  ],
+  // Past maxPerUser; a concurrent use of the Idempotency-Key; the key used with another body.
+  ownErrors: ['not_found', 'conflict', 'idempotency_key_mismatch'],
+} as const satisfies RouteFacts;
+
+export const getEmbedNotificationRoute = {
+  operation: 'get-embed-notification',
+  method: 'GET',
+  path: '/v1/embed/notifications/{id}',
+  repeat: 'safe',
+  summary: "Get one of the calling embed user's subscriptions",
+  timeoutSeconds: TIMEOUT_SECONDS,
+  memoryMiB: MEMORY_MIB,
+  // The link; the notification and its entry in one Query.
+  tableActions: [AUTHENTICATION, 'dynamodb:Query'],
+  // The list's join, in the same adapter module.
+  bundledButNotCalled: ['dynamodb:BatchGetItem'],
+} as const satisfies RouteFacts;
+
+export const updateEmbedNotificationRoute = {
+  operation: 'update-embed-notification',
+  method: 'PUT',
+  path: '/v1/embed/notifications/{id}',
+  repeat: 'safe',
+  summary: "Change one of the calling embed user's subscriptions",
+  timeoutSeconds: TIMEOUT_SECONDS,
+  memoryMiB: MEMORY_MIB,
+  tableActions: [
+    AUTHENTICATION,
+    // The notification with its entry.
+    'dynamodb:Query',
+    // The update's conditional write; the recipient's refreshed properties.
+    'dynamodb:UpdateItem',
+    // The new schedule entry; the recipient row if it was removed.
+    'dynamodb:PutItem',
+    // The recipient: its row and embed user by key.
+    'dynamodb:BatchGetItem',
+  ],
+  ownErrors: ['conflict'],
+} as const satisfies RouteFacts;
+
+export const deleteEmbedNotificationRoute = {
+  operation: 'delete-embed-notification',
+  method: 'DELETE',
+  path: '/v1/embed/notifications/{id}',
+  repeat: 'safe-then-not-found',
+  summary: "Delete one of the calling embed user's subscriptions",
+  timeoutSeconds: TIMEOUT_SECONDS,
+  memoryMiB: MEMORY_MIB,
+  tableActions: [
+    AUTHENTICATION,
+    // The notification with its entry.
+    'dynamodb:Query',
+    // The delete's transaction: the notification, its entry and the link go, the tombstone comes, the count goes down.
+    'dynamodb:DeleteItem',
+    'dynamodb:PutItem',
+    'dynamodb:UpdateItem',
+  ],
+  // The list's join, in the same adapter module.
+  bundledButNotCalled: ['dynamodb:BatchGetItem'],
+} as const satisfies RouteFacts;
+
 /** Every route, in the order the local adapter matches them and the API description lists them. */
 export const routes = [
   updateNotificationRoute,
@@ -426,6 +538,12 @@ export const routes = [
   previewScheduleRoute,
   unsubscribeRoute,
   getUnsubscribePageRoute,
+  configureEmbedTenantRoute,
+  listEmbedNotificationsRoute,
+  createEmbedNotificationRoute,
+  getEmbedNotificationRoute,
+  updateEmbedNotificationRoute,
+  deleteEmbedNotificationRoute,
 ] as const;
 
 export type Route = (typeof routes)[number];

@@ -3,9 +3,15 @@ import type { JwtPayload } from 'aws-jwt-verify/jwt-model';
 import { apiKeyDigest } from '#lib/auth/api-keys';
 import { readCredential } from '#lib/auth/credentials';
 import { createTokenVerifier, type VerifyToken } from '#lib/auth/token-verifier';
+import { VerifiedTokens } from '#lib/auth/verified-tokens';
 import type { TrustedIssuer } from '#lib/config';
 import type { ConsoleUser } from '#lib/domain/entities';
-import { type CredentialDirectory, isPlatformSession, type Principal } from '#lib/domain/principal';
+import {
+  type CredentialDirectory,
+  type EmbedTokenClaims,
+  isPlatformSession,
+  type Principal,
+} from '#lib/domain/principal';
 import { UnauthorizedError } from '#lib/errors';
 import { fitsKeyPart } from '#lib/limits';
 import { TtlCache } from '#lib/ttl-cache';
@@ -27,6 +33,15 @@ export interface Authenticator extends Authenticate {
 }
 
 const EMBED_TOKEN_MAX_LIFETIME_SECONDS = 24 * 60 * 60;
+const embedClaimNames = ['email', 'securityContext', 'userAttributes', 'groups'] as const;
+
+/** The user's claims the token carries, as it carries them; absent ones stay absent. */
+function embedClaimsOf(payload: JwtPayload): EmbedTokenClaims {
+  const claims: EmbedTokenClaims = {};
+  for (const name of embedClaimNames) if (payload[name] !== undefined) claims[name] = payload[name];
+  return claims;
+}
+
 /**
  * A name that could not be a key part (not well-formed Unicode, or too long once encoded) names no
  * tenant: it is refused before the lookup, which could not even build its key.
@@ -38,6 +53,7 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
   const { directory, embedAudience } = options;
   const consoleUsers = new TtlCache<ConsoleUser | undefined>(options.principalCacheMs);
   const tenantVerifiers = new TtlCache<VerifyToken | undefined>(options.embedKeysCacheMs);
+  const verifiedEmbedTokens = new VerifiedTokens<Principal>(options.embedKeysCacheMs);
   const issuers = new Map(
     options.trustedIssuers.map((trusted) => [
       trusted.issuer,
@@ -68,7 +84,15 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
     const payload = await verify(token);
     if (typeof payload.sub !== 'string' || payload.sub === '')
       throw new UnauthorizedError('The token has no subject');
-    return { kind: 'embed', tenant: claimedTenant, externalId: payload.sub };
+    const principal: Principal = {
+      kind: 'embed',
+      tenant: claimedTenant,
+      externalId: payload.sub,
+      claims: embedClaimsOf(payload),
+    };
+    // Verified, and `exp` is required by the verifier's policy.
+    if (typeof payload.exp === 'number') verifiedEmbedTokens.remember(token, principal, payload.exp);
+    return principal;
   }
 
   function platformPrincipal(payload: JwtPayload): Principal {
@@ -86,6 +110,8 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
       );
     }
 
+    const verifiedBefore = verifiedEmbedTokens.find(credential.token);
+    if (verifiedBefore) return verifiedBefore;
     let unverified: JwtPayload;
     let critical: unknown;
     try {

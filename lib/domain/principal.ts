@@ -4,7 +4,18 @@ import type { ConsoleUser, EmbedTenant } from '#lib/domain/entities';
 export type Principal =
   | { kind: 'console'; user: ConsoleUser }
   | { kind: 'platform'; session: PlatformSession }
-  | { kind: 'embed'; tenant: string; externalId: string };
+  | { kind: 'embed'; tenant: string; externalId: string; claims?: EmbedTokenClaims };
+
+/**
+ * What an embed token says of its user beyond who they are, as the token carries it (unchecked:
+ * self-service checks it as a recipient's properties before using it). Absent claims are absent keys.
+ */
+export interface EmbedTokenClaims {
+  email?: unknown;
+  securityContext?: unknown;
+  userAttributes?: unknown;
+  groups?: unknown;
+}
 
 const platformSessions = ['screenshot', 'creator'] as const;
 export type PlatformSession = (typeof platformSessions)[number];

@@ -8,10 +8,11 @@ import { ForbiddenError } from '#lib/errors';
 /**
  * Who may call a route. `admin`: an active admin console user. `embed-read`: whoever may read embedded
  * dashboards (the embedding rules), whose access to the target is then decided by the domain.
+ * `embed-user`: an embed token alone (self-service subscriptions): any other credential is 403.
  * `renderer`: the platform's renderer (its trusted session), which reports delivery outcomes. `public`:
  * anyone, unauthenticated (the API description; unsubscribe, which its signed token authorizes).
  */
-export type AccessPolicy = 'admin' | 'embed-read' | 'renderer' | 'public';
+export type AccessPolicy = 'admin' | 'embed-read' | 'embed-user' | 'renderer' | 'public';
 export type CallerPolicy = Exclude<AccessPolicy, 'public'>;
 
 /** The caller, on the Lambda context for the handler; absent until this middleware ran. */
@@ -20,6 +21,7 @@ export type AuthorizedContext = Context & { principal?: Principal };
 const allows: Record<CallerPolicy, (principal: Principal) => boolean> = {
   admin: isAdmin,
   'embed-read': mayReadEmbeddedDashboards,
+  'embed-user': (principal) => principal.kind === 'embed',
   renderer: isRenderer,
 };
 

@@ -55,7 +55,10 @@ const retryAfterStatuses = new Set<number>([429, 503]);
 const tagsBySegment: Record<string, { name: string; description: string }> = {
   deployments: { name: 'Notifications', description: 'Scheduled notifications and their recipients' },
   runs: { name: 'Runs', description: 'What a notification sent: its runs and their deliveries' },
-  embed: { name: 'Embed', description: 'Dashboards for signed embedding' },
+  embed: {
+    name: 'Embed',
+    description: "Dashboards for signed embedding, and embed users' own subscriptions",
+  },
   spec: { name: 'API description', description: 'This document' },
   deliveries: { name: 'Deliveries', description: "The renderer's outcome reports of delivery jobs" },
   schedules: { name: 'Schedules', description: 'Schedules checked and previewed before they are saved' },

@@ -5,14 +5,19 @@ import { notificationOutput, notificationPageOutput } from '#lib/http/schemas/no
 import { addRecipientsOutput, recipientPageOutput } from '#lib/http/schemas/recipient-outputs';
 import { deliveryPage, runOutput, runPage } from '#lib/http/schemas/run-outputs';
 import { schedulePreviewOutput } from '#lib/http/schemas/schedule-outputs';
+import { tenantSelfServiceOutput } from '#lib/http/schemas/self-service-outputs';
 import { apiDescriptionOutput } from '#lib/openapi/document-schemas';
 import {
   addRecipientsRoute,
+  configureEmbedTenantRoute,
+  createEmbedNotificationRoute,
   createNotificationRoute,
   getApiSpecRoute,
   getEmbeddedDashboardRoute,
+  getEmbedNotificationRoute,
   getNotificationRoute,
   listDeliveriesRoute,
+  listEmbedNotificationsRoute,
   listNotificationsRoute,
   listRecipientsRoute,
   listRunsRoute,
@@ -21,6 +26,7 @@ import {
   sendNotificationRoute,
   setDashboardEmbeddingRoute,
   unsubscribeRoute,
+  updateEmbedNotificationRoute,
   updateNotificationRoute,
 } from '#lib/routes';
 
@@ -46,4 +52,9 @@ export const responseSchemas: Readonly<Record<string, z.ZodMiniType>> = {
   [setDashboardEmbeddingRoute.operation]: dashboardEmbeddingOutput,
   [unsubscribeRoute.operation]: unsubscribeOutput,
   [updateNotificationRoute.operation]: notificationOutput,
+  [configureEmbedTenantRoute.operation]: tenantSelfServiceOutput,
+  [listEmbedNotificationsRoute.operation]: notificationPageOutput,
+  [createEmbedNotificationRoute.operation]: notificationOutput,
+  [getEmbedNotificationRoute.operation]: notificationOutput,
+  [updateEmbedNotificationRoute.operation]: notificationOutput,
 };

@@ -247,6 +247,7 @@ describe('embed tokens, by their messages', () => {
       kind: 'embed',
       tenant: 'acme',
       externalId: 'viewer-1',
+      claims: {},
     });
     const error = await refusal(authenticate(`Bearer ${embedToken({ iat: now + 120, exp: now + 3600 })}`));
     expect(error.message).toBe('The token must not be issued in the future');

@@ -79,6 +79,7 @@ describe('embed token verification', () => {
       kind: 'embed',
       tenant: 'acme',
       externalId: 'alice',
+      claims: { email: 'alice@acme.example', groups: ['sales'] },
     });
   });
 

@@ -39,6 +39,7 @@ const stored: Notification = {
   timeGrains: [{ member: 'Orders.createdAt', grain: 'week' }],
   memberSwitchers: null,
   notificationAiSummary: false,
+  owner: null,
 };
 
 function problemsOf(action: () => unknown): { path: string; message: string }[] {
@@ -216,6 +217,7 @@ describe('updateNotification', () => {
       notificationAiSummary: false,
       // The first Monday 09:00 UTC after the answer.
       nextRunAt: '2026-11-30T09:00:00Z',
+      owner: null,
     });
     expect(memory.current()?.dayOfWeek).toBe(1);
     expect(memory.schedule().humanReadableSchedule).toBe('At 09:00, only on Monday');

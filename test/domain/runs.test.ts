@@ -25,6 +25,7 @@ const notification: Notification = {
   timeGrains: null,
   memberSwitchers: [{ member: 'Orders.count', selected: 'Orders.total' }],
   notificationAiSummary: true,
+  owner: null,
 };
 const dashboard = salesDashboard({ sharedWithTenants: ['acme'] });
 const run: Run = {

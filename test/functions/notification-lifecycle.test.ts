@@ -58,6 +58,7 @@ describe('POST /v1/deployments/{deploymentId}/notifications', () => {
       notificationAiSummary: false,
       // The next Monday 08:00 UTC after the answer.
       nextRunAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T08:00:00Z$/),
+      owner: null,
     });
     expect(new Date(response.body.nextRunAt).getUTCDay()).toBe(1);
     const read = await client.get(id);

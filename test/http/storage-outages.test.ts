@@ -7,7 +7,13 @@ import { type Operation, type RepeatEffect, type Route, routes } from '#lib/rout
 import * as keys from '#lib/store/dynamo/item-keys';
 import { getItem } from '#lib/store/dynamo/items';
 import { type EngineMode, type EngineProxy, startEngineProxy } from '#test/support/engine-proxy';
-import { ADMIN_KEY, consoleUsers, embeddableDashboardFixture } from '#test/support/fixtures';
+import {
+  ACME_ISSUER,
+  ADMIN_KEY,
+  acmeKey,
+  consoleUsers,
+  embeddableDashboardFixture,
+} from '#test/support/fixtures';
 import { type ApiResponse, type LocalApi, startLocalApi } from '#test/support/local-api';
 import { tableSnapshot } from '#test/support/table-snapshot';
 import { freshClaims, generateSigningKey, signJwt } from '#test/support/tokens';
@@ -60,7 +66,7 @@ const validRequests: Record<Operation, () => Sent> = {
   'set-dashboard-embedding': () => ({
     path: '/v1/embed/dashboard/ops-kpis',
     token: ADMIN_KEY,
-    body: { allowEmbed: false },
+    body: { allowEmbed: true },
   }),
   'get-embedded-dashboard': () => ({ path: '/v1/embed/dashboard/ops-kpis', token: ADMIN_KEY }),
   'send-notification': () => ({ path: `${NOTIFICATION}/send`, token: ADMIN_KEY }),
@@ -95,7 +101,35 @@ const validRequests: Record<Operation, () => Sent> = {
   }),
   unsubscribe: () => ({ path: `/v1/unsubscribe?token=${unsubscribeTokenOfUser1()}` }),
   'get-unsubscribe-page': () => ({ path: `/v1/unsubscribe?token=${unsubscribeTokenOfUser1()}` }),
+  'configure-embed-tenant': () => ({
+    path: '/v1/embed/tenants/acme',
+    token: ADMIN_KEY,
+    body: { selfService: { enabled: true, maxPerUser: 50 } },
+  }),
+  'list-embed-notifications': () => ({ path: '/v1/embed/notifications', token: embedToken }),
+  'create-embed-notification': () => ({
+    path: '/v1/embed/notifications',
+    token: embedToken,
+    body: { dashboardPublicId: 'ops-kpis', scheduleType: 'DAILY', hour: 9 },
+  }),
+  'get-embed-notification': () => ({ path: `/v1/embed/notifications/${subscriptionId}`, token: embedToken }),
+  'update-embed-notification': () => ({
+    path: `/v1/embed/notifications/${subscriptionId}`,
+    token: embedToken,
+    body: { hour: 4 },
+  }),
+  'delete-embed-notification': () => ({
+    path: `/v1/embed/notifications/${subscriptionId}`,
+    token: embedToken,
+  }),
 };
+
+/** An embed user of acme with a self-service subscription, made before any outage. */
+const embedToken = signJwt(
+  freshClaims({ iss: ACME_ISSUER, aud: 'embed', sub: 'outage@acme.example', tenant: 'acme' }),
+  acmeKey,
+);
+let subscriptionId: number;
 
 let subscriptionNonceOfUser1: string;
 const unsubscribeTokenOfUser1 = () =>
@@ -142,6 +176,7 @@ beforeAll(async () => {
   api = await startLocalApi(
     {
       ...fixture,
+      embedTenants: fixture.embedTenants.map((tenant) => ({ ...tenant, selfService: { enabled: true } })),
       notifications: fixture.notifications.map((notification) => ({
         ...notification,
         recipients: [{ userId: 1 }],
@@ -165,6 +200,12 @@ beforeAll(async () => {
   expect(sent.status, sent.text).toBe(202);
   runId = sent.body.runId;
   [jobId = ''] = await outboxJobIds(runId);
+  const subscribed = await api.request('POST', '/v1/embed/notifications', {
+    token: embedToken,
+    body: { dashboardPublicId: 'ops-kpis', scheduleType: 'DAILY', hour: 9 },
+  });
+  expect(subscribed.status, subscribed.text).toBe(201);
+  subscriptionId = subscribed.body.id;
 });
 afterAll(async () => {
   await api.close();
@@ -211,7 +252,7 @@ describe('the requests above', () => {
   it('are each accepted when storage answers (so an outage, not the request, made each 503)', async () => {
     // The delete goes last: the others need the notification.
     const ordered = [...routes].sort(
-      (a, b) => Number(a.operation === 'delete-notification') - Number(b.operation === 'delete-notification'),
+      (a, b) => Number(a.operation.startsWith('delete-')) - Number(b.operation.startsWith('delete-')),
     );
     for (const route of ordered) {
       const answer = await send(route);

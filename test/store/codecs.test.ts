@@ -100,6 +100,7 @@ const notification: Notification = {
   timeGrains: null,
   memberSwitchers: [{ member: 'Orders.status', selected: 'city' }],
   notificationAiSummary: true,
+  owner: null,
 };
 
 describe('round trips: decode(stored(encode(value))) is the value', () => {

@@ -36,6 +36,7 @@ export const dailyNotification = (overrides: Partial<Notification> = {}): Notifi
   timeGrains: null,
   memberSwitchers: null,
   notificationAiSummary: false,
+  owner: null,
   ...overrides,
 });
 

@@ -221,6 +221,7 @@ export const newNotification = (deploymentId: number, scheduleType: ScheduleType
   timeGrains: null,
   memberSwitchers: null,
   notificationAiSummary: false,
+  owner: null,
 });
 
 export async function createNotification(

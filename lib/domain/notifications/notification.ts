@@ -19,6 +19,11 @@ import { NotFoundError } from '#lib/errors';
  * (lib/domain/notifications/notification-writes.ts, the dispatcher) and only picked from here.
  */
 
+/** Who a notification belongs to: a console user, or an embed user who subscribed themselves. */
+export type NotificationOwner =
+  | { type: 'USER'; userId: number; email: string }
+  | { type: 'EMBED_USER'; embedTenantName: string; externalId: string; embedUserId: number };
+
 export interface Notification extends Schedule {
   id: number;
   deploymentId: number;
@@ -32,6 +37,7 @@ export interface Notification extends Schedule {
   memberSwitchers: DashboardMemberSwitcher[] | null;
   /** Whether the delivered message carries a summary of what changed (the renderer writes it). */
   notificationAiSummary: boolean;
+  owner: NotificationOwner | null;
 }
 
 /** A notification as a read finds it: its fields and the schedule state stored beside them. */
@@ -70,6 +76,7 @@ export interface NotificationDto {
   notificationAiSummary: boolean;
   /** The first firing instant after the answer was made (`2026-11-24T08:00:00Z`); null while disabled. */
   nextRunAt: string | null;
+  owner: NotificationOwner | null;
 }
 
 /** The answer for a notification as stored, made at `now` (epoch ms): `nextRunAt` is the first instant after it. */
@@ -93,5 +100,6 @@ export function toNotificationDto(
     memberSwitchers: notification.memberSwitchers,
     notificationAiSummary: notification.notificationAiSummary,
     nextRunAt: nextRun === undefined ? null : isoInstant(nextRun),
+    owner: notification.owner,
   };
 }

@@ -56,7 +56,8 @@ function wallClockAt(timezone: string, instant: number): number {
   return wall + (((instant % 1000) + 1000) % 1000);
 }
 
-const offsetAt = (timezone: string, instant: number) => wallClockAt(timezone, instant) - instant;
+/** The zone's offset from UTC at an instant, in ms (east positive). */
+export const offsetAt = (timezone: string, instant: number) => wallClockAt(timezone, instant) - instant;
 
 /** The instant a wall-clock minute of the zone maps to, by the rule above. */
 export function instantOfWallClock(timezone: string, wall: number): number {

@@ -18,6 +18,16 @@ import { pageOf } from '#lib/http/schemas/paging';
  * field of the type missing here, or of another type, fails the typecheck.
  */
 
+const notificationOwnerOutput = z.union([
+  z.object({ type: z.literal('USER'), userId: idOutput(), email: z.string() }),
+  z.object({
+    type: z.literal('EMBED_USER'),
+    embedTenantName: z.string(),
+    externalId: z.string(),
+    embedUserId: idOutput(),
+  }),
+]);
+
 export const notificationOutput = z.object({
   id: idOutput(),
   dashboardId: idOutput(),
@@ -34,6 +44,8 @@ export const notificationOutput = z.object({
   notificationAiSummary: z.boolean(),
   /** The first firing instant after the answer was made, with seconds; null while disabled. */
   nextRunAt: z.nullable(z.string()),
+  /** Who the notification belongs to; null for one that has no owner. */
+  owner: z.nullable(notificationOwnerOutput),
 }) satisfies z.ZodMiniType<NotificationDto>;
 
 export const notificationPageOutput = pageOf(notificationOutput) satisfies z.ZodMiniType<

@@ -35,6 +35,7 @@ const notificationFields = [
   'timeGrains',
   'memberSwitchers',
   'notificationAiSummary',
+  'owner',
 ] as const satisfies readonly (keyof Notification)[];
 
 /**
@@ -144,6 +145,17 @@ const optionalInt = () => z.optional(z.nullable(z.int()));
 /** Items written before the JSON text attributes hold the list itself, under the field's name. */
 const legacyList = () => z.optional(z.nullable(z.array(z.unknown())));
 
+const notificationOwnerItem = () =>
+  z.union([
+    z.object({ type: z.literal('USER'), userId: z.int(), email: z.string() }),
+    z.object({
+      type: z.literal('EMBED_USER'),
+      embedTenantName: z.string(),
+      externalId: z.string(),
+      embedUserId: z.int(),
+    }),
+  ]);
+
 const notificationItem = () =>
   z.looseObject({
     id: z.int(),
@@ -161,6 +173,8 @@ const notificationItem = () =>
     notificationFormat: z.enum(notificationFormats),
     // Items written before the summary switch existed have none: off.
     notificationAiSummary: z.optional(z.boolean()),
+    // A map; items written before owners existed have none.
+    owner: z.optional(z.nullable(notificationOwnerItem())),
     filtersJson: z.optional(z.string()),
     timeGrainsJson: z.optional(z.string()),
     memberSwitchersJson: z.optional(z.string()),
@@ -239,6 +253,7 @@ function notificationOf(item: Item, stored: StoredNotification): Notification {
     timeGrains: listOf(item, stored, 'timeGrains', lists.timeGrains),
     memberSwitchers: listOf(item, stored, 'memberSwitchers', lists.memberSwitchers),
     notificationAiSummary: stored.notificationAiSummary ?? false,
+    owner: stored.owner ?? null,
   };
 }
 

@@ -1,7 +1,14 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import type { NotificationRef } from '#lib/domain/notifications/notification';
+import type { NotificationOwner, NotificationRef } from '#lib/domain/notifications/notification';
 import type { NotificationDeletion } from '#lib/domain/notifications/notification-lifecycle';
+import { ConflictError } from '#lib/errors';
 import { encodePurge } from '#lib/store/codecs/purges';
+import {
+  countKey,
+  embedOwnerAttribute,
+  linkKey,
+  SELF_SERVICE_COUNT_ATTRIBUTE,
+} from '#lib/store/codecs/self-service';
 import { documentClient, tableName } from '#lib/store/dynamo/client';
 import { transact } from '#lib/store/dynamo/conditional';
 import * as keys from '#lib/store/dynamo/item-keys';
@@ -24,18 +31,56 @@ const removedAtOnce = (ref: NotificationRef): Key[] => [
   keys.scheduleEntry(ref.deploymentId, ref.id),
 ];
 
+type EmbedOwner = Extract<NotificationOwner, { type: 'EMBED_USER' }>;
+
+/** What one try found: done, no notification, or an owner other than the one the try assumed. */
+type Attempt = boolean | { owner: EmbedOwner | undefined };
+
+/** Tries before a delete whose owner keeps changing under it answers 409. */
+const MAX_OWNER_ATTEMPTS = 3;
+
 /**
  * Removes the notification and leaves its tombstone, in one transaction: a constant amount of work
  * whatever the partition holds. False when there was no notification (a repeat, an unknown id).
+ * A self-service subscription's transaction also removes its owner's link and gives back their count:
+ * the first try assumes no embed owner, and its refusal returns the item, whose owner the next try
+ * names (so a delete of any other notification stays one request).
  */
 async function deleteNotification(deploymentId: number, id: number, now = Date.now()): Promise<boolean> {
+  let owner: EmbedOwner | undefined;
+  for (let attempt = 1; attempt <= MAX_OWNER_ATTEMPTS; attempt++) {
+    const result = await deleteOwnedBy({ deploymentId, id }, owner, now);
+    if (typeof result === 'boolean') return result;
+    owner = result.owner;
+  }
+  throw new ConflictError('The notification is changing owner; retry the delete');
+}
+
+async function deleteOwnedBy(
+  ref: NotificationRef,
+  owner: EmbedOwner | undefined,
+  now: number,
+): Promise<Attempt> {
   const table = tableName();
-  const ref = { deploymentId, id };
-  const [first, ...rest] = removedAtOnce(ref);
+  const [, ...rest] = removedAtOnce(ref);
   const transaction = new TransactWriteCommand({
     TransactItems: [
-      // Only an existing notification: a repeated delete is 404 and leaves no second tombstone.
-      { Delete: { TableName: table, Key: first, ConditionExpression: 'attribute_exists(pk)' } },
+      // Only an existing notification (a repeated delete is 404 and leaves no second tombstone), and
+      // only of the owner assumed, so that the count given back is the right one.
+      {
+        Delete: {
+          TableName: table,
+          Key: keys.notification(ref.deploymentId, ref.id),
+          ConditionExpression: owner
+            ? 'attribute_exists(pk) AND #owner.embedUserId = :embedUserId'
+            : 'attribute_exists(pk) AND (attribute_not_exists(#owner) OR #owner.#type <> :embedUser)',
+          ExpressionAttributeNames: { '#owner': 'owner', ...(!owner && { '#type': 'type' }) },
+          ExpressionAttributeValues: owner
+            ? { ':embedUserId': owner.embedUserId }
+            : { ':embedUser': 'EMBED_USER' },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        },
+      },
       ...rest.map((key) => ({ Delete: { TableName: table, Key: key } })),
       {
         Put: {
@@ -43,12 +88,34 @@ async function deleteNotification(deploymentId: number, id: number, now = Date.n
           Item: encodePurge({ ...ref, deletedAt: now, sweepAfter: now + PURGE_GRACE_MS }),
         },
       },
+      ...(owner ? ownedRemovals(owner, ref.id) : []),
     ],
   });
-  return transact(() => documentClient().send(transaction), {
+  return transact<Attempt>(() => documentClient().send(transaction), {
     written: true,
-    cancelled: ({ failedAt }) => (failedAt(0) ? false : undefined),
+    cancelled: ({ failedAt, itemAt }) => {
+      if (!failedAt(0)) return undefined;
+      const found = itemAt(0);
+      return found ? { owner: embedOwnerAttribute(found) } : false;
+    },
   });
+}
+
+/** A subscription's delete also gives back its owner's count and removes their link to it. */
+function ownedRemovals(owner: EmbedOwner, id: number) {
+  const table = tableName();
+  return [
+    { Delete: { TableName: table, Key: linkKey(owner, id) } },
+    {
+      Update: {
+        TableName: table,
+        Key: countKey(owner),
+        UpdateExpression: 'ADD #count :minusOne',
+        ExpressionAttributeNames: { '#count': SELF_SERVICE_COUNT_ATTRIBUTE },
+        ExpressionAttributeValues: { ':minusOne': -1 },
+      },
+    },
+  ];
 }
 
 /** The delete's adapter. */

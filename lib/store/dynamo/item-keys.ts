@@ -6,6 +6,7 @@ import {
   part,
   RECIPIENT_PREFIX,
   RUN_PREFIX,
+  sortableId,
 } from '#lib/store/dynamo/keys';
 
 /**
@@ -67,8 +68,10 @@ export const embedTenant = (tenantName: string): Key => ({
   pk: `EMBED_TENANT#${part(tenantName)}`,
   sk: 'EMBED_TENANT',
 });
+const embedUserPartition = (tenantName: string, normalizedExternalId: string) =>
+  `EMBED_USER#${part(tenantName)}#${part(normalizedExternalId)}`;
 export const embedUser = (tenantName: string, normalizedExternalId: string): Key => ({
-  pk: `EMBED_USER#${part(tenantName)}#${part(normalizedExternalId)}`,
+  pk: embedUserPartition(tenantName, normalizedExternalId),
   sk: 'EMBED_USER',
 });
 
@@ -122,3 +125,22 @@ export const purge = (deploymentId: number, notificationId: number): Key => ({
 
 /** Integer id sequences (`embedUser`, …): one item per sequence, advanced with an atomic ADD. */
 export const counter = (sequence: string): Key => ({ pk: `COUNTER#${sequence}`, sk: 'COUNTER' });
+
+/**
+ * An embed user's self-service subscriptions, in the embed user's partition: their count, kept by
+ * the transactions that create and delete them, and one link per subscription to its notification
+ * (newest first by id).
+ */
+export const SELF_SERVICE_LINK_PREFIX = 'SELF_SERVICE#';
+export const selfServiceCount = (tenantName: string, normalizedExternalId: string): Key => ({
+  pk: embedUserPartition(tenantName, normalizedExternalId),
+  sk: 'SELF_SERVICE_COUNT',
+});
+export const selfServiceLink = (
+  tenantName: string,
+  normalizedExternalId: string,
+  notificationId: number,
+): Key => ({
+  pk: embedUserPartition(tenantName, normalizedExternalId),
+  sk: `${SELF_SERVICE_LINK_PREFIX}${sortableId(notificationId)}`,
+});

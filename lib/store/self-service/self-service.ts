@@ -1,0 +1,253 @@
+import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { EmbedUser } from '#lib/domain/entities';
+import type { HeldKey } from '#lib/domain/idempotency';
+import type {
+  Notification,
+  NotificationOwner,
+  ScheduledNotification,
+} from '#lib/domain/notifications/notification';
+import type { NotificationCreation } from '#lib/domain/notifications/notification-lifecycle';
+import type { StoredPage } from '#lib/domain/paging';
+import { normalizeExternalId } from '#lib/domain/recipients/recipients-input';
+import type { ScheduleState } from '#lib/domain/schedules/schedule';
+import type { SelfServiceTenants, SubscriptionDirectory } from '#lib/domain/self-service/self-service';
+import type { SubscriptionCreation } from '#lib/domain/self-service/self-service-writes';
+import { ConflictError, ValidationError } from '#lib/errors';
+import { decodeEmbedUser, encodeEmbedUser } from '#lib/store/codecs/embed-users';
+import { encodeNotification, encodeScheduleEntry } from '#lib/store/codecs/notifications';
+import {
+  countKey,
+  decodeLink,
+  decodeSelfServiceSettings,
+  encodeLink,
+  SELF_SERVICE_COUNT_ATTRIBUTE,
+  selfServiceAttributes,
+} from '#lib/store/codecs/self-service';
+import { batchGetAll } from '#lib/store/dynamo/batch';
+import { documentClient, tableName } from '#lib/store/dynamo/client';
+import { conditionHeld, contendedRetries, ifConditionHolds, transact } from '#lib/store/dynamo/conditional';
+import * as keys from '#lib/store/dynamo/item-keys';
+import { getItem } from '#lib/store/dynamo/items';
+import { queryPage } from '#lib/store/dynamo/query';
+import { dashboardLookup } from '#lib/store/embedding/dashboards';
+import { claimKey, completeKey, keyDoneMark, keyInUse, releaseKey } from '#lib/store/idempotency';
+import { notificationIsLive } from '#lib/store/notifications/notification-guard';
+import { nextNotificationId } from '#lib/store/notifications/notification-ids';
+import { findScheduledNotification, withSchedules } from '#lib/store/notifications/scheduled-notifications';
+import { reserveEmbedUserIds } from '#lib/store/recipients/embed-users';
+import { addRecipientsStore } from '#lib/store/recipients/recipients';
+
+/** A tenant's settings: read from its item; set with one conditional UpdateItem, no read first. */
+export const selfServiceTenants: SelfServiceTenants = {
+  async settingsOf(tenant) {
+    const item = await getItem(keys.embedTenant(tenant));
+    return item && decodeSelfServiceSettings(item);
+  },
+  async configure(tenant, changes) {
+    const names: Record<string, string> = {};
+    const values: Record<string, unknown> = {};
+    const sets: string[] = [];
+    for (const [field, attribute] of Object.entries(selfServiceAttributes)) {
+      const value = changes[field as keyof typeof changes];
+      if (value === undefined) continue;
+      names[`#${field}`] = attribute;
+      values[`:${field}`] = value;
+      sets.push(`#${field} = :${field}`);
+    }
+    const updated = await ifConditionHolds(() =>
+      documentClient().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.embedTenant(tenant),
+          UpdateExpression: `SET ${sets.join(', ')}`,
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+          ReturnValues: 'ALL_NEW',
+        }),
+      ),
+    );
+    return updated?.Attributes && decodeSelfServiceSettings(updated.Attributes);
+  },
+};
+
+/** The embed user, created with one id from the sequence when new; a concurrent creator's wins. */
+async function embedUser(tenant: string, externalId: string, email: string): Promise<EmbedUser> {
+  const key = keys.embedUser(tenant, normalizeExternalId(externalId));
+  const stored = await getItem(key);
+  if (stored) return decodeEmbedUser(stored);
+  const user: EmbedUser = {
+    embedUserId: await reserveEmbedUserIds(1),
+    embedTenantName: tenant,
+    externalId: externalId.trim(),
+    email,
+  };
+  const created = await conditionHeld(() =>
+    documentClient().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: encodeEmbedUser(user),
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    ),
+  );
+  if (created) return user;
+  const { Item } = await documentClient().send(
+    new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }),
+  );
+  if (!Item) throw new Error('An embed user found taken and then gone');
+  return decodeEmbedUser(Item);
+}
+
+const MAX_ID_ATTEMPTS = 3;
+
+/**
+ * The notification, its schedule entry, the owner's count (only while below `maxPerUser`) and their
+ * link to it, in one transaction: concurrent creates of one user meet at the count, so no more than
+ * the limit are ever made, and a crash leaves all or nothing. False when the id was taken.
+ */
+function insertOwned(owner: Extract<NotificationOwner, { type: 'EMBED_USER' }>, maxPerUser: number) {
+  return async (
+    notification: Notification,
+    schedule: ScheduleState & { signature: string },
+    held: HeldKey | undefined,
+  ) => {
+    const table = tableName();
+    const send = () =>
+      documentClient().send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Put: {
+                TableName: table,
+                Item: encodeNotification(notification),
+                ConditionExpression: 'attribute_not_exists(pk)',
+              },
+            },
+            {
+              Put: {
+                TableName: table,
+                Item: encodeScheduleEntry(notification, { ...schedule, scheduleVersion: 0 }),
+                ConditionExpression: 'attribute_not_exists(pk)',
+              },
+            },
+            {
+              Update: {
+                TableName: table,
+                Key: countKey(owner),
+                UpdateExpression: 'ADD #count :one SET #entity = :entity',
+                ConditionExpression: 'attribute_not_exists(#count) OR #count < :max',
+                ExpressionAttributeNames: { '#count': SELF_SERVICE_COUNT_ATTRIBUTE, '#entity': 'entity' },
+                ExpressionAttributeValues: { ':one': 1, ':max': maxPerUser, ':entity': 'SELF_SERVICE_COUNT' },
+              },
+            },
+            {
+              Put: { TableName: table, Item: encodeLink(owner, notification.deploymentId, notification.id) },
+            },
+            ...(held ? [{ Update: keyDoneMark(held, { kind: 'notification', notification }) }] : []),
+          ],
+        }),
+      );
+    return transact(
+      send,
+      {
+        written: true,
+        cancelled: ({ failedAt }) => {
+          if (failedAt(4)) throw keyInUse();
+          if (failedAt(2))
+            throw new ConflictError(
+              `An embed user may hold at most ${maxPerUser} subscriptions; delete one first`,
+            );
+          return failedAt(0) || failedAt(1) ? false : undefined;
+        },
+      },
+      // Every create of one user meets the others at the count.
+      contendedRetries,
+    );
+  };
+}
+
+function ownedCreation(owner: NotificationOwner, maxPerUser: number): NotificationCreation {
+  if (owner.type !== 'EMBED_USER') throw new Error('Self-service subscriptions belong to embed users');
+  const insert = insertOwned(owner, maxPerUser);
+  return {
+    // The dashboard was found and checked by its public id already.
+    dashboardIdOf: async (_deploymentId, ref) => ('dashboardId' in ref ? ref.dashboardId : undefined),
+    async create(draft, schedule, held) {
+      for (let attempt = 1; ; attempt++) {
+        const notification: Notification = { ...draft, owner, id: await nextNotificationId() };
+        if (await insert(notification, schedule, held)) return notification;
+        if (attempt >= MAX_ID_ATTEMPTS) throw new ConflictError('No free notification id was found; retry');
+      }
+    },
+    isLive: notificationIsLive,
+    claimKey,
+    completeKey,
+    releaseKey,
+  };
+}
+
+const cursorOf = (sk: string) => Buffer.from(sk, 'utf8').toString('base64url');
+function positionOf(cursor: string): string {
+  const sk = Buffer.from(cursor, 'base64url').toString('utf8');
+  if (!/^SELF_SERVICE#[0-9]{15}$/.test(sk) || cursorOf(sk) !== cursor)
+    throw new ValidationError([{ path: 'after', message: 'is not a cursor of this list' }]);
+  return sk;
+}
+
+/** The caller's links, newest first, a page at a time; their notifications joined by key. */
+export const subscriptionDirectory: SubscriptionDirectory = {
+  async deploymentOf(tenant, externalId, id) {
+    const link = await getItem(keys.selfServiceLink(tenant, normalizeExternalId(externalId), id));
+    return link && decodeLink(link).deploymentId;
+  },
+  find: findScheduledNotification,
+  async list(tenant, externalId, window) {
+    const { pk } = countKey({ embedTenantName: tenant, externalId });
+    const after = window.after === undefined ? undefined : positionOf(window.after);
+    // One more than asked: whether another page follows is known without reading an empty one.
+    const { items: read } = await queryPage(
+      {
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': pk, ':prefix': keys.SELF_SERVICE_LINK_PREFIX },
+        ScanIndexForward: false,
+        Limit: window.first + 1,
+      },
+      after === undefined ? undefined : { pk, sk: after },
+    );
+    const links = read.slice(0, window.first).map((item) => ({ sk: String(item.sk), ...decodeLink(item) }));
+    const found = await batchGetAll(links.map((link) => keys.notification(link.deploymentId, link.id)));
+    const byPartition = new Map(found.map((item) => [item.pk, item]));
+    // Links and notifications go in one transaction: a link without its notification is not listed.
+    const listed = links.flatMap((link) => {
+      const item = byPartition.get(keys.notificationPartition(link.deploymentId, link.id));
+      return item ? [{ link, item }] : [];
+    });
+    const scheduled = await withSchedules(listed.map(({ item }) => item));
+    const page: StoredPage<ScheduledNotification> = {
+      items: [],
+      cursors: [],
+      hasNextPage: read.length > window.first,
+    };
+    let bytes = 0;
+    for (const [i, notification] of scheduled.entries()) {
+      bytes += window.bytesOf(notification);
+      if (bytes > window.maxBytes && page.items.length > 0) {
+        page.hasNextPage = true;
+        break;
+      }
+      page.items.push(notification);
+      page.cursors.push(cursorOf(listed[i]?.link.sk ?? ''));
+    }
+    return page;
+  },
+};
+
+/** The create's adapter. */
+export const subscriptionCreation: SubscriptionCreation = {
+  tenants: selfServiceTenants,
+  dashboards: dashboardLookup,
+  embedUser,
+  notifications: ownedCreation,
+  recipients: addRecipientsStore,
+};
