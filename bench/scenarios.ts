@@ -172,4 +172,26 @@ export const scenarios: Record<Operation, Scenario> = {
     // The token is checked with the key alone.
     budget: { requests: 0, readUnits: 0, writeUnits: 0 },
   },
+  'list-suppressions': {
+    description: "first page (first=10) of deployment 7's suppressions",
+    params: { deploymentId: '7' },
+    query: 'first=10',
+    // One Query of the deployment's suppressions partition.
+    budget: { requests: 1, readUnits: 1, writeUnits: 0 },
+  },
+  'add-suppression': {
+    description: 'suppress an address by hand',
+    params: { deploymentId: '7' },
+    body: (i) => ({ email: `bench-${i}@example.com` }),
+    status: 201,
+    // One UpdateItem that keeps a suppression already there and returns the one that stands.
+    budget: { requests: 1, readUnits: 0, writeUnits: 1 },
+  },
+  'remove-suppression': {
+    description: 'remove the suppression of an address that has none (the 404)',
+    params: { deploymentId: '7', email: 'never-suppressed@example.com' },
+    status: 404,
+    // One DeleteItem by key, answering what it removed.
+    budget: { requests: 1, readUnits: 0, writeUnits: 1 },
+  },
 };

@@ -29,6 +29,7 @@ import {
   testRunId,
   toRunDto,
 } from '#lib/domain/runs';
+import { recipientEmails, type SuppressionLookup } from '#lib/domain/suppressions';
 import type { TestRecipientInput } from '#lib/domain/test-send-input';
 import { NotFoundError } from '#lib/errors';
 
@@ -37,7 +38,7 @@ import { NotFoundError } from '#lib/errors';
  * no one else. It is small enough (at most ten deliveries) to be recorded whole within the request.
  */
 
-export interface TestSendStore extends IdempotencyKeys {
+export interface TestSendStore extends IdempotencyKeys, SuppressionLookup {
   findNotification(ref: NotificationRef): Promise<{ notification: Notification } | undefined>;
   findRun(ref: RunRef): Promise<Run | undefined>;
   findDashboard(deploymentId: number, dashboardId: number): Promise<Dashboard | undefined>;
@@ -158,7 +159,9 @@ async function makeTestRun(
     recipient: { type: 'USER', userId: user.id },
   }));
   const byId = new Map<number, ConsoleUser>(users.map((user) => [user.id, user]));
-  const { deliveries, jobs } = decideDeliveries(run, notification, dashboard, rows, byId);
+  // A suppressed address is skipped in a test send too: it bounced or complained.
+  const suppressed = await store.suppressedAmong(ref.deploymentId, recipientEmails(rows, byId));
+  const { deliveries, jobs } = decideDeliveries(run, notification, dashboard, rows, byId, suppressed);
   const recorded: Run = { ...run, recipients: { ...run.recipients, ...countDeliveries(deliveries) } };
   // The run is made whole (its counts and deliveries, at most ten) in the one write that decides the
   // limit: a refused test send writes nothing, and no run is ever left without its deliveries.

@@ -5,9 +5,11 @@ import { notificationOutput, notificationPageOutput } from '#lib/http/schemas/no
 import { addRecipientsOutput, recipientPageOutput } from '#lib/http/schemas/recipient-outputs';
 import { deliveryPage, runOutput, runPage } from '#lib/http/schemas/run-outputs';
 import { schedulePreviewOutput } from '#lib/http/schemas/schedule-outputs';
+import { suppressionOutput, suppressionPage } from '#lib/http/schemas/suppression-outputs';
 import { apiDescriptionOutput } from '#lib/openapi/document-schemas';
 import {
   addRecipientsRoute,
+  addSuppressionRoute,
   createNotificationRoute,
   getApiSpecRoute,
   getEmbeddedDashboardRoute,
@@ -16,6 +18,7 @@ import {
   listNotificationsRoute,
   listRecipientsRoute,
   listRunsRoute,
+  listSuppressionsRoute,
   previewScheduleRoute,
   retryRunRoute,
   sendNotificationRoute,
@@ -32,6 +35,8 @@ import {
  */
 export const responseSchemas: Readonly<Record<string, z.ZodMiniType>> = {
   [addRecipientsRoute.operation]: addRecipientsOutput,
+  [addSuppressionRoute.operation]: suppressionOutput,
+  [listSuppressionsRoute.operation]: suppressionPage,
   [createNotificationRoute.operation]: notificationOutput,
   [getApiSpecRoute.operation]: apiDescriptionOutput,
   [getEmbeddedDashboardRoute.operation]: embeddedDashboardOutput,

@@ -122,3 +122,15 @@ export const purge = (deploymentId: number, notificationId: number): Key => ({
 
 /** Integer id sequences (`embedUser`, …): one item per sequence, advanced with an atomic ADD. */
 export const counter = (sequence: string): Key => ({ pk: `COUNTER#${sequence}`, sk: 'COUNTER' });
+
+/**
+ * A deployment's suppressions share one partition, sorted by address: a list is a Query of it, and
+ * a run's check of a page of recipients reads their keys in one BatchGetItem, however many there are.
+ * Keyed by the address lower-cased: addresses compare case-insensitively.
+ */
+export const suppressionsPartition = (deploymentId: number) => `DEPLOYMENT#${deploymentId}#SUPPRESSIONS`;
+export const SUPPRESSION_PREFIX = 'EMAIL#';
+export const suppression = (deploymentId: number, emailKey: string): Key => ({
+  pk: suppressionsPartition(deploymentId),
+  sk: `${SUPPRESSION_PREFIX}${part(emailKey)}`,
+});

@@ -15,6 +15,7 @@ import { notificationIsLive } from '#lib/store/notification-guard';
 import { queryPage, stringAttribute } from '#lib/store/query';
 import { settleRun } from '#lib/store/run-status';
 import { readNotificationItems } from '#lib/store/scheduled-notifications';
+import { suppressedAmong } from '#lib/store/suppressions';
 
 /**
  * A run's deliveries written page by page under its lease: what a dispatcher pass and a send-now
@@ -76,6 +77,8 @@ export const runDeliveryStore: RunDeliveryStore = {
     const users = items.map(decodeConsoleUser);
     return new Map<number, ConsoleUser>(users.map((user) => [user.id, user]));
   },
+
+  suppressedAmong,
 
   saveProgress(ref, lease, cursor, counts, renewed) {
     return conditionHeld(() =>

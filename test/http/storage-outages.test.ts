@@ -95,6 +95,17 @@ const validRequests: Record<Operation, () => Sent> = {
   }),
   unsubscribe: () => ({ path: `/v1/unsubscribe?token=${unsubscribeTokenOfUser1()}` }),
   'get-unsubscribe-page': () => ({ path: `/v1/unsubscribe?token=${unsubscribeTokenOfUser1()}` }),
+  'list-suppressions': () => ({ path: '/v1/deployments/7/suppressions', token: ADMIN_KEY }),
+  'add-suppression': () => ({
+    path: '/v1/deployments/7/suppressions',
+    token: ADMIN_KEY,
+    body: { email: 'bounced@example.com' },
+  }),
+  // After the add above (routes are sent in their table's order): the suppression it made.
+  'remove-suppression': () => ({
+    path: '/v1/deployments/7/suppressions/bounced%40example.com',
+    token: ADMIN_KEY,
+  }),
 };
 
 let subscriptionNonceOfUser1: string;
