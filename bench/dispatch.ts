@@ -160,6 +160,23 @@ async function deliveries({ figures }: Bench, n: number, outbox: string) {
   show(`retry of ${n}: write units (meter)`, round(retry.work.writeUnits, 1), 'WCU');
   show(`retry of ${n}: time`, ms(retry.result.ms));
   gate(`retry of ${n}: deliveries left failed`, retry.result.result.run.recipients.failed, 0);
+
+  // Bounces: the report reads its delivery's address and run first, and suppresses the address in its transaction.
+  const bouncing = await sentRun(3, 2);
+  const hard = { status: 'failed', error: 'bench', attempt: 1, bounce: 'hard' } as const;
+  const complaint = { status: 'delivered', attempt: 1, bounce: 'complaint' } as const;
+  const bounced = await watch(() => reportOutcome(outcomeStore, bouncing.jobIds[0] ?? '', hard, Date.now()));
+  const complained = await watch(() =>
+    reportOutcome(outcomeStore, bouncing.jobIds[1] ?? '', complaint, Date.now()),
+  );
+  gate('outcome report with a bounce: DynamoDB requests', bounced.work.requests, 3, 'requests');
+  gate(
+    'outcome report with a bounce completing its run: DynamoDB requests',
+    complained.work.requests,
+    3,
+    'requests',
+  );
+  gate('outcome report with a bounce: run completed', complained.result.completedRun ? 0 : 1, 0);
 }
 
 export async function dispatchSection(bench: Bench) {

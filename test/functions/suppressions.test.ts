@@ -121,6 +121,10 @@ beforeAll(async () => {
         ],
         true,
       ),
+      notification(807, [
+        { embedTenantName: 'acme', externalId: 'costly-0@acme.example' },
+        { embedTenantName: 'acme', externalId: 'costly-1@acme.example' },
+      ]),
       // The same recipients in another deployment, which suppresses nothing: the baseline of the count.
       {
         ...notification(
@@ -255,6 +259,37 @@ describe('an outcome report with a bounce', () => {
       reason: 'suppressed',
     });
     expect((await outboxJobs(scheduled.runId)).map((j) => j.recipient.email)).toEqual(['ada@example.com']);
+  });
+
+  it('costs 3 DynamoDB requests, also when it completes its run', async () => {
+    const run = await send(807);
+    const [first, last] = (await outboxJobs(run.runId)) as [Job, Job];
+    const meter = meterDynamoDb(documentClient());
+    try {
+      expect((await report(first.jobId, { status: 'failed', bounce: 'hard', attempt: 1 })).status).toBe(204);
+      // The delivery and the run in one read, the transaction, the run read back: it is not complete yet.
+      expect(meter.totalRequests()).toBe(3);
+      meter.reset();
+      expect(
+        (await report(last.jobId, { status: 'delivered', bounce: 'complaint', attempt: 1 })).status,
+      ).toBe(204);
+      // The same read and transaction; the run as read plus this report is complete: its settle is the third.
+      expect(meter.totalRequests()).toBe(3);
+      expect(Object.keys(meter.byOperation).sort()).toEqual([
+        'BatchGetItem',
+        'TransactWriteItems',
+        'UpdateItem',
+      ]);
+    } finally {
+      meter.detach();
+    }
+    const runs = (await api.request('GET', `${base}/807/runs`, { token: ADMIN_KEY })).body.items;
+    expect(runs[0]).toMatchObject({
+      status: 'completed_with_failures',
+      recipients: { delivered: 1, failed: 1 },
+    });
+    expect(await suppressionOf('costly-0@acme.example')).toHaveLength(1);
+    expect(await suppressionOf('costly-1@acme.example')).toHaveLength(1);
   });
 
   it('refuses a hard bounce of a delivered job and an unknown kind, naming bounce, and changes nothing', async () => {
