@@ -12,7 +12,7 @@ import { NotFoundError } from '#lib/errors';
  */
 
 export const suppressionReasons = ['hard_bounce', 'complaint', 'manual'] as const;
-export type SuppressionReason = (typeof suppressionReasons)[number];
+type SuppressionReason = (typeof suppressionReasons)[number];
 
 /** What the renderer may say of a delivery beyond its status. */
 export const bounceKinds = ['hard', 'complaint'] as const;
@@ -100,16 +100,16 @@ export interface SuppressionRemoval {
   remove(deploymentId: number, email: string): Promise<boolean>;
 }
 
-export function listSuppressions(
+const toSuppressionDto = (suppression: Suppression): SuppressionDto => suppression;
+
+export async function listSuppressions(
   store: SuppressionListing,
   deploymentId: number,
   query: PageRequest & { email?: string },
 ): Promise<Page<SuppressionDto>> {
   const { email, ...request } = query;
-  const toDto = (suppression: Suppression): SuppressionDto => suppression;
-  return store
-    .page(deploymentId, email, pageWindow(request, toDto))
-    .then((stored) => toPage(stored, request, toDto));
+  const stored = await store.page(deploymentId, email, pageWindow(request, toSuppressionDto));
+  return toPage(stored, request, toSuppressionDto);
 }
 
 /** An admin's suppression: a repeat (in any case) changes nothing and answers the one that stands. */
@@ -134,5 +134,6 @@ export async function removeSuppression(
   email: string,
 ): Promise<void> {
   if (!(await store.remove(deploymentId, email)))
-    throw new NotFoundError(`Suppression of ${email} in deployment ${deploymentId}`);
+    // The address stays out of the message: messages are logged, and an address is personal data.
+    throw new NotFoundError(`A suppression of that address in deployment ${deploymentId}`);
 }

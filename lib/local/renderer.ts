@@ -85,7 +85,7 @@ async function composeMessage(job: OutboxJob, from: string): Promise<Buffer> {
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 
 /** Whether the stand-in plays a hard bounce for this address: its local part starts with `bounce`. */
-export const bouncesAt = (email: string) => /^bounce/i.test(email);
+const bouncesAt = (email: string) => /^bounce/i.test(email);
 
 const BOUNCE_ERROR = '550 5.1.1 The mailbox does not exist (the stand-in renderer plays a hard bounce)';
 

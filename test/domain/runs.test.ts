@@ -180,6 +180,28 @@ describe('decideDeliveries', () => {
     expect(runs().countDeliveries(deliveries)).toEqual({ queued: 2, skipped: 3 });
   });
 
+  it('skips a suppressed address, matched in any case, and leaves another reason to stand', () => {
+    // Suppressed: ada (a console user, as lower-cased), ann (the embed users), bob (already deactivated).
+    const suppressed = new Set(['ada@example.com', 'ann@x.example', 'bob@example.com']);
+    const shouting = new Map(users).set(1, { ...ada, email: 'ADA@Example.com' });
+    const { deliveries, jobs } = runs().decideDeliveries(
+      run,
+      notification,
+      dashboard,
+      rows,
+      shouting,
+      suppressed,
+    );
+    expect(deliveries.map((d) => [d.status, d.reason])).toEqual([
+      ['skipped', 'suppressed'],
+      ['skipped', 'user_deactivated'],
+      ['skipped', 'user_deactivated'],
+      ['skipped', 'suppressed'],
+      ['skipped', 'not_shared_with_tenant'],
+    ]);
+    expect(jobs).toEqual([]);
+  });
+
   it('queues every embed user when the dashboard is shared with all of them', () => {
     const everyone = { ...dashboard, sharedWithAllEmbedUsers: true, sharedWithTenants: [] };
     const { deliveries } = runs().decideDeliveries(
