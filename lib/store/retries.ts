@@ -16,6 +16,7 @@ import { notificationIsLive } from '#lib/store/notification-guard';
 import { queryPage, stringAttribute } from '#lib/store/query';
 import { findNotification } from '#lib/store/run-delivery';
 import { currentRun, settleRun } from '#lib/store/run-status';
+import { suppressedAmong } from '#lib/store/suppressions';
 
 /**
  * Retry in storage. A run's failed deliveries are the only items of their gsi1 partition, so a retry
@@ -115,6 +116,7 @@ function requeueOnce(
 }
 
 export const retryStore: RetryStore = {
+  suppressedAmong,
   claimKey,
   completeKey,
   releaseKey,

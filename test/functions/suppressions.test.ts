@@ -125,6 +125,10 @@ beforeAll(async () => {
         { embedTenantName: 'acme', externalId: 'costly-0@acme.example' },
         { embedTenantName: 'acme', externalId: 'costly-1@acme.example' },
       ]),
+      notification(808, [
+        { embedTenantName: 'acme', externalId: 'retry-0@acme.example' },
+        { embedTenantName: 'acme', externalId: 'retry-1@acme.example' },
+      ]),
       // The same recipients in another deployment, which suppresses nothing: the baseline of the count.
       {
         ...notification(
@@ -411,6 +415,25 @@ describe('admin suppressions', () => {
     });
     expect(member.status).toBe(403);
     expect((await api.request('GET', suppressions, { token: MEMBER_KEY })).status).toBe(403);
+  });
+});
+
+describe('a retry', () => {
+  it('leaves a failed delivery to an address suppressed since failed, and queues nothing for it', async () => {
+    const run = await send(808);
+    const jobs = await outboxJobs(run.runId);
+    const bounced = jobs.find((j) => j.recipient.email === 'retry-0@acme.example') as Job;
+    const failed = jobs.find((j) => j.recipient.email === 'retry-1@acme.example') as Job;
+    expect((await report(bounced.jobId, { status: 'failed', bounce: 'hard', attempt: 1 })).status).toBe(204);
+    expect((await report(failed.jobId, { status: 'failed', error: 'timeout', attempt: 1 })).status).toBe(204);
+    const retried = await api.request('POST', `${base}/808/runs/${run.runId}/retry`, { token: ADMIN_KEY });
+    expect(retried.status, retried.text).toBe(202);
+    expect(retried.body.recipients).toMatchObject({ queued: 2, failed: 1 });
+    const deliveries = await deliveriesOf(808, run.runId);
+    expect(byEmail(deliveries, 'retry-0@acme.example')).toMatchObject({ status: 'failed', attempts: 1 });
+    expect(byEmail(deliveries, 'retry-1@acme.example')).toMatchObject({ status: 'queued', attempts: 2 });
+    const again = (await outboxJobs(run.runId)).filter((j) => j.attempt === 2);
+    expect(again.map((j) => j.recipient.email)).toEqual(['retry-1@acme.example']);
   });
 });
 
