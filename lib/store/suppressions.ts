@@ -83,13 +83,21 @@ export const suppressionRemoval: SuppressionRemoval = {
   },
 };
 
-/** Which of some addresses the deployment suppresses: their keys read in one BatchGetItem (per 100). */
+/**
+ * Which of some addresses the deployment suppresses: their keys read in one BatchGetItem (per 100). An
+ * item found says it all: its key names the address, so nothing of it is decoded.
+ */
 export const suppressedAmong: SuppressionLookup['suppressedAmong'] = async (deploymentId, emails) => {
-  if (emails.length === 0) return new Set();
-  const found = await batchGetAll(
-    emails.map((email) => keys.suppression(deploymentId, suppressionKeyOf(email))),
+  const byKey = new Map(
+    emails.map((email) => [
+      keys.suppression(deploymentId, suppressionKeyOf(email)).sk,
+      suppressionKeyOf(email),
+    ]),
   );
-  return new Set(found.map((item) => suppressionKeyOf(decodeSuppression(item).email)));
+  if (byKey.size === 0) return new Set();
+  const pk = keys.suppressionsPartition(deploymentId);
+  const found = await batchGetAll([...byKey.keys()].map((sk) => ({ pk, sk })));
+  return new Set(found.flatMap((item) => byKey.get(String(item.sk)) ?? []));
 };
 
 /** The suppression a report adds, as an action of the report's transaction. */
