@@ -67,7 +67,8 @@ async function sendAndDispatch(notification: Notification, count: number, sink: 
   if (queued !== count) throw new Error(`The run queued ${queued} of ${count} deliveries`);
   if (!figures) return ref;
   const { show, gate } = figures.about(`send-now of ${count} recipients`);
-  gate('DynamoDB requests in the request', sent.work.requests, 12, 'requests');
+  // With the first page's one read of its addresses' suppressions.
+  gate('DynamoDB requests in the request', sent.work.requests, 13, 'requests');
   show('requests in the request, by operation', describe(sent.work.byOperation));
   show('request time', ms(requestMs));
   show('queued by the request', run.recipients.queued);
@@ -78,6 +79,14 @@ async function sendAndDispatch(notification: Notification, count: number, sink: 
   const perRecipient = 'DynamoDB requests per recipient, request and passes (their index reads apart)';
   gate(perRecipient, round(requests / count, 3), 0.1, 'requests');
   return ref;
+}
+
+/** A BatchGetItem of console users alone: the pass reads each once and keeps it for the pass. */
+function readsConsoleUsersOnly(operation: string, input: Call['input']): boolean {
+  if (operation !== 'BatchGetItem') return false;
+  // The keys as the client sends them: attribute values (`{S: …}`) by the time the meter sees them.
+  const requested = Object.values(input.RequestItems as Record<string, { Keys: { pk: { S?: string } }[] }>);
+  return requested.every(({ Keys }) => Keys.every((key) => key.pk.S?.startsWith('USER#')));
 }
 
 /** One pass with `count` notifications due in the same minute, each with three recipients, at the deployed concurrency. */
@@ -96,8 +105,10 @@ async function busyMinute({ figures }: Bench, count: number, sink: Sink) {
   const cpu = process.cpuUsage(cpuBefore);
   const { fired } = pass.result.result;
   if (fired !== count) throw new Error(`The pass fired ${fired} of ${count} notifications`);
-  // The pass's own reads: one Query per due-index shard (and its pages), the dashboards it caches.
-  const isOwnRead = ({ operation, input }: Call) => operation === 'GetItem' || input.IndexName === 'gsi3';
+  // The pass's own reads: one Query per due-index shard (and its pages), the dashboards and the console
+  // users it caches (read once a pass, whatever the number of notifications that name them).
+  const isOwnRead = ({ operation, input }: Call) =>
+    operation === 'GetItem' || input.IndexName === 'gsi3' || readsConsoleUsersOnly(operation, input);
   const ownReads = pass.calls.filter(isOwnRead).length;
   const perFired = (n: number) => round(n / fired, 3);
   const [tableUnits, index] = [perFired(billedWriteUnits(pass.calls)), indexWriteUnits(pass.calls)];
@@ -155,11 +166,29 @@ async function deliveries({ figures }: Bench, n: number, outbox: string) {
   const { deploymentId, notificationId: id, runId } = failing.ref;
   const retried = () => retryRun(retryStore, sink, { deploymentId, id, runId }, { now: Date.now() });
   const retry = await watch(() => timed(retried));
-  // Per page of 97 failed deliveries: the page, the embed rows, the race guard's read, a transaction.
-  gate(`retry of ${n} failed deliveries: DynamoDB requests`, retry.work.requests, 6 + 4 * Math.ceil(n / 97));
+  // Per page of 97 failed deliveries: the page, its addresses' suppressions, the embed rows, the race
+  // guard's read, a transaction.
+  gate(`retry of ${n} failed deliveries: DynamoDB requests`, retry.work.requests, 6 + 5 * Math.ceil(n / 97));
   show(`retry of ${n}: write units (meter)`, round(retry.work.writeUnits, 1), 'WCU');
   show(`retry of ${n}: time`, ms(retry.result.ms));
   gate(`retry of ${n}: deliveries left failed`, retry.result.result.run.recipients.failed, 0);
+
+  // Bounces: the report reads its delivery's address and run first, and suppresses the address in its transaction.
+  const bouncing = await sentRun(3, 2);
+  const hard = { status: 'failed', error: 'bench', attempt: 1, bounce: 'hard' } as const;
+  const complaint = { status: 'delivered', attempt: 1, bounce: 'complaint' } as const;
+  const bounced = await watch(() => reportOutcome(outcomeStore, bouncing.jobIds[0] ?? '', hard, Date.now()));
+  const complained = await watch(() =>
+    reportOutcome(outcomeStore, bouncing.jobIds[1] ?? '', complaint, Date.now()),
+  );
+  gate('outcome report with a bounce: DynamoDB requests', bounced.work.requests, 3, 'requests');
+  gate(
+    'outcome report with a bounce completing its run: DynamoDB requests',
+    complained.work.requests,
+    3,
+    'requests',
+  );
+  gate('outcome report with a bounce: run completed', complained.result.completedRun ? 0 : 1, 0);
 }
 
 export async function dispatchSection(bench: Bench) {

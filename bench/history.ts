@@ -27,7 +27,14 @@ function runItems(notificationId: number, instant: number, rows: RecipientRow[])
   const [runId, scheduledFor, createdAt] = [scheduledRunId(instant), iso(instant), iso(instant + 2_000)];
   const recipients = { ...noRecipients(), queued: rows.length };
   const run = dailyRun({ runId, notificationId, scheduledFor, createdAt, status: 'dispatched', recipients });
-  const { deliveries } = decideDeliveries(run, notificationOf(notificationId), dashboard, rows, new Map());
+  const { deliveries } = decideDeliveries(
+    run,
+    notificationOf(notificationId),
+    dashboard,
+    rows,
+    new Map(),
+    new Set(),
+  );
   return [encodeRun(run), ...deliveries.map((delivery) => encodeDelivery(run, delivery))];
 }
 

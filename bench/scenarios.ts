@@ -117,9 +117,10 @@ export const scenarios: Record<Operation, Scenario> = {
     params: notification700,
     status: 202,
     // The notification, its dashboard link and dashboard, the last send-now; the run and the send-now marker
-    // (a transaction: writes cost double); the recipients, their console users, the deliveries; the
-    // notification again (the race guard with a delete); the run finished, awaiting outcomes.
-    budget: { requests: 10, readUnits: 8, writeUnits: 12 },
+    // (a transaction: writes cost double); the recipients, their console users, the suppressions of
+    // their addresses, the deliveries; the notification again (the race guard with a delete); the run
+    // finished, awaiting outcomes.
+    budget: { requests: 11, readUnits: 8, writeUnits: 12 },
   },
   'list-runs': {
     description: 'first page (first=10) of the runs of a notification',
@@ -216,5 +217,27 @@ export const scenarios: Record<Operation, Scenario> = {
     caller: 'embed',
     status: 404,
     budget: { requests: 1, readUnits: 1, writeUnits: 0 },
+  },
+  'list-suppressions': {
+    description: "first page (first=10) of deployment 7's suppressions",
+    params: { deploymentId: '7' },
+    query: 'first=10',
+    // One Query of the deployment's suppressions partition.
+    budget: { requests: 1, readUnits: 1, writeUnits: 0 },
+  },
+  'add-suppression': {
+    description: 'suppress an address by hand',
+    params: { deploymentId: '7' },
+    body: (i) => ({ email: `bench-${i}@example.com` }),
+    status: 201,
+    // One UpdateItem that keeps a suppression already there and returns the one that stands.
+    budget: { requests: 1, readUnits: 0, writeUnits: 1 },
+  },
+  'remove-suppression': {
+    description: 'remove the suppression of an address that has none (the 404)',
+    params: { deploymentId: '7', email: 'never-suppressed@example.com' },
+    status: 404,
+    // One DeleteItem by key, answering what it removed.
+    budget: { requests: 1, readUnits: 0, writeUnits: 1 },
   },
 };

@@ -359,9 +359,15 @@ export const reportDeliveryOutcomeRoute = {
   // One transaction, retried with backoff while many reports of one run contend for it.
   timeoutSeconds: LONG_TIMEOUT_SECONDS,
   memoryMiB: MEMORY_MIB,
-  // The delivery and the run updated in one transaction with a check of the notification; the run
-  // read (GetItem) and its status settled after.
-  tableActions: [AUTHENTICATION, 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'],
+  // The delivery and the run updated in one transaction with a check of the notification (a bounce
+  // also upserts its suppression there); the run read (GetItem) and its status settled after. A
+  // bounce reads its delivery and run first, in one BatchGetItem.
+  tableActions: [
+    AUTHENTICATION,
+    'dynamodb:UpdateItem',
+    'dynamodb:ConditionCheckItem',
+    'dynamodb:BatchGetItem',
+  ],
   ownErrors: ['conflict'],
   businessMetrics: ['DeliveriesDelivered', 'DeliveriesFailed'],
 } as const satisfies RouteFacts;
@@ -517,6 +523,43 @@ export const deleteEmbedNotificationRoute = {
   bundledButNotCalled: ['dynamodb:BatchGetItem'],
 } as const satisfies RouteFacts;
 
+export const listSuppressionsRoute = {
+  operation: 'list-suppressions',
+  method: 'GET',
+  path: '/v1/deployments/{deploymentId}/suppressions',
+  repeat: 'safe',
+  summary: "List a deployment's suppressed e-mail addresses",
+  timeoutSeconds: TIMEOUT_SECONDS,
+  memoryMiB: MEMORY_MIB,
+  // One page on the deployment's suppressions partition.
+  tableActions: [AUTHENTICATION, 'dynamodb:Query'],
+} as const satisfies RouteFacts;
+
+export const addSuppressionRoute = {
+  operation: 'add-suppression',
+  method: 'POST',
+  path: '/v1/deployments/{deploymentId}/suppressions',
+  repeat: 'safe',
+  summary: 'Suppress an e-mail address: no run mails it again',
+  timeoutSeconds: TIMEOUT_SECONDS,
+  memoryMiB: MEMORY_MIB,
+  // One UpdateItem that keeps a suppression already there and answers the one that stands.
+  tableActions: [AUTHENTICATION, 'dynamodb:UpdateItem'],
+} as const satisfies RouteFacts;
+
+export const removeSuppressionRoute = {
+  operation: 'remove-suppression',
+  method: 'DELETE',
+  path: '/v1/deployments/{deploymentId}/suppressions/{email}',
+  repeat: 'safe-then-not-found',
+  summary: 'Remove the suppression of an e-mail address',
+  timeoutSeconds: TIMEOUT_SECONDS,
+  memoryMiB: MEMORY_MIB,
+  // One DeleteItem that answers what it removed (none: 404).
+  tableActions: [AUTHENTICATION, 'dynamodb:DeleteItem'],
+  ownErrors: ['not_found'],
+} as const satisfies RouteFacts;
+
 /** Every route, in the order the local adapter matches them and the API description lists them. */
 export const routes = [
   updateNotificationRoute,
@@ -544,6 +587,9 @@ export const routes = [
   getEmbedNotificationRoute,
   updateEmbedNotificationRoute,
   deleteEmbedNotificationRoute,
+  listSuppressionsRoute,
+  addSuppressionRoute,
+  removeSuppressionRoute,
 ] as const;
 
 export type Route = (typeof routes)[number];

@@ -100,7 +100,7 @@ async function main(): Promise<void> {
     if (renderer) {
       const mailDir = process.env.MAIL_DIR ?? '.local/mail';
       console.log(
-        `Renderer stand-in: each job becomes ${mailDir}/<jobId>.eml, reported delivered (RENDERER=none: off)`,
+        `Renderer stand-in: each job becomes ${mailDir}/<jobId>.eml, reported delivered; an address starting "bounce" is reported a hard bounce (RENDERER=none: off)`,
       );
       rendering = startRenderer(
         {

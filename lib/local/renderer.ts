@@ -8,6 +8,10 @@ import { addressField, oneLine, unstructuredField, urlField } from '#lib/local/m
  * platform would send as `<mailDir>/<jobId>.eml` (a real MIME message, with the one-click unsubscribe
  * headers of RFC 8058), and reports `delivered` through the outcome route with a platform token,
  * exactly as the deployed renderer does. A job it has handled (at that attempt) is not handled again.
+ *
+ * It plays a bounce too: an address whose local part starts with `bounce` (`bounce@…`,
+ * `bounce.test+1@…`) gets no message; its job is reported `failed` with `"bounce": "hard"`, as a
+ * renderer reports a mailbox that does not exist, and the service suppresses the address.
  */
 
 interface OutboxJob {
@@ -80,16 +84,27 @@ async function composeMessage(job: OutboxJob, from: string): Promise<Buffer> {
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 
-/** One sweep of the outbox; returns the job ids it reported. */
-export async function renderOutbox(options: RendererOptions, handled: Set<string>): Promise<string[]> {
+/** Whether the stand-in plays a hard bounce for this address: its local part starts with `bounce`. */
+const bouncesAt = (email: string) => /^bounce/i.test(email);
+
+const BOUNCE_ERROR = '550 5.1.1 The mailbox does not exist (the stand-in renderer plays a hard bounce)';
+
+/** What one sweep reported: the jobs written and reported delivered, and those reported as hard bounces. */
+export interface SweepReport {
+  delivered: string[];
+  bounced: string[];
+}
+
+/** One sweep of the outbox. */
+export async function renderOutbox(options: RendererOptions, handled: Set<string>): Promise<SweepReport> {
   let files: string[];
   try {
     files = (await readdir(options.outboxDir)).filter((file) => file.endsWith('.json'));
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { delivered: [], bounced: [] };
     throw error;
   }
-  const reported: string[] = [];
+  const reported: SweepReport = { delivered: [], bounced: [] };
   await mkdir(options.mailDir, { recursive: true });
   for (const file of files) {
     const path = join(options.outboxDir, file);
@@ -97,22 +112,28 @@ export async function renderOutbox(options: RendererOptions, handled: Set<string
     const job = JSON.parse(await readFile(path, 'utf8')) as OutboxJob;
     const seen = `${job.jobId}#${job.attempt}`;
     if (handled.has(seen)) continue;
-    const message = await composeMessage(job, options.from ?? 'Dashboards <reports@localhost>');
-    const target = join(options.mailDir, `${job.jobId}.eml`);
-    await writeFile(`${target}.partial`, message);
-    await rename(`${target}.partial`, target);
+    const bounced = bouncesAt(job.recipient.email);
+    if (!bounced) {
+      const message = await composeMessage(job, options.from ?? 'Dashboards <reports@localhost>');
+      const target = join(options.mailDir, `${job.jobId}.eml`);
+      await writeFile(`${target}.partial`, message);
+      await rename(`${target}.partial`, target);
+    }
+    const outcome = bounced
+      ? { status: 'failed', error: BOUNCE_ERROR, bounce: 'hard', attempt: job.attempt }
+      : { status: 'delivered', attempt: job.attempt };
     const response = await fetch(
       `${options.baseUrl}/v1/deliveries/${encodeURIComponent(job.jobId)}/outcome`,
       {
         method: 'POST',
         headers: { authorization: `Bearer ${options.token()}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ status: 'delivered', attempt: job.attempt }),
+        body: JSON.stringify(outcome),
       },
     );
     // 404: the notification is gone meanwhile; 409: the retry that queued it is still writing (next sweep).
     if (response.status === 409) continue;
     handled.add(seen);
-    if (response.status === 204) reported.push(job.jobId);
+    if (response.status === 204) reported[bounced ? 'bounced' : 'delivered'].push(job.jobId);
   }
   return reported;
 }
@@ -124,9 +145,11 @@ export function startRenderer(options: RendererOptions, print: (line: string) =>
   let stopped = false;
   const sweep = async () => {
     try {
-      const reported = await renderOutbox(options, handled);
-      if (reported.length > 0)
-        print(`renderer: ${reported.length} message(s) written to ${options.mailDir}, reported delivered`);
+      const { delivered, bounced } = await renderOutbox(options, handled);
+      if (delivered.length > 0)
+        print(`renderer: ${delivered.length} message(s) written to ${options.mailDir}, reported delivered`);
+      if (bounced.length > 0)
+        print(`renderer: ${bounced.length} job(s) reported as hard bounces (addresses starting "bounce")`);
     } catch (error) {
       print(`renderer failed: ${error instanceof Error ? error.message : String(error)}`);
     }

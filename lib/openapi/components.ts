@@ -17,6 +17,7 @@ import {
 } from '#lib/http/schemas/recipient-outputs';
 import { addRecipientsInput, recipientInput } from '#lib/http/schemas/recipients';
 import { deliveryOutput, deliveryPage, runOutput, runPage } from '#lib/http/schemas/run-outputs';
+import { suppressionOutput, suppressionPage } from '#lib/http/schemas/suppression-outputs';
 import { apiDescriptionOutput, errorOutput } from '#lib/openapi/document-schemas';
 
 /**
@@ -57,4 +58,6 @@ export const outputComponents: readonly (readonly [z.ZodMiniType, string])[] = [
   [runPage, 'RunsListResponse'],
   [deliveryOutput, 'DeliveryDto'],
   [deliveryPage, 'DeliveriesListResponse'],
+  [suppressionOutput, 'Suppression'],
+  [suppressionPage, 'SuppressionsListResponse'],
 ];

@@ -6,9 +6,11 @@ import { addRecipientsOutput, recipientPageOutput } from '#lib/http/schemas/reci
 import { deliveryPage, runOutput, runPage } from '#lib/http/schemas/run-outputs';
 import { schedulePreviewOutput } from '#lib/http/schemas/schedule-outputs';
 import { tenantSelfServiceOutput } from '#lib/http/schemas/self-service-outputs';
+import { suppressionOutput, suppressionPage } from '#lib/http/schemas/suppression-outputs';
 import { apiDescriptionOutput } from '#lib/openapi/document-schemas';
 import {
   addRecipientsRoute,
+  addSuppressionRoute,
   configureEmbedTenantRoute,
   createEmbedNotificationRoute,
   createNotificationRoute,
@@ -21,6 +23,7 @@ import {
   listNotificationsRoute,
   listRecipientsRoute,
   listRunsRoute,
+  listSuppressionsRoute,
   previewScheduleRoute,
   retryRunRoute,
   sendNotificationRoute,
@@ -38,6 +41,8 @@ import {
  */
 export const responseSchemas: Readonly<Record<string, z.ZodMiniType>> = {
   [addRecipientsRoute.operation]: addRecipientsOutput,
+  [addSuppressionRoute.operation]: suppressionOutput,
+  [listSuppressionsRoute.operation]: suppressionPage,
   [createNotificationRoute.operation]: notificationOutput,
   [getApiSpecRoute.operation]: apiDescriptionOutput,
   [getEmbeddedDashboardRoute.operation]: embeddedDashboardOutput,

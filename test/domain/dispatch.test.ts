@@ -182,6 +182,7 @@ function world(options: WorldOptions = {}) {
       if (failingUserReads-- > 0) throw new Error('throttled');
       return new Map(ids.flatMap((id) => users.get(id) ?? []).map((user) => [user.id, user]));
     },
+    suppressedAmong: async () => new Set(),
     putDeliveries: async (_run, deliveries) => void log.put.push([...deliveries]),
     async saveProgress(_ref, _lease, cursor, counts, renewed) {
       log.saved.push({ cursor, counts, renewed });

@@ -54,6 +54,7 @@ function world(options: {
   const pageLimits: number[] = [];
   let pages = 0;
   const store: RetryStore = {
+    suppressedAmong: async () => new Set(),
     async findRun(asked) {
       runReads.push(asked.runId);
       return options.run === null || asked.runId !== runId ? undefined : run;

@@ -148,7 +148,14 @@ describe('decideDeliveries', () => {
   const deliveryId = (key: string) => createHash('sha256').update(key).digest('hex').slice(0, 32);
 
   it('queues active console users and embed users of shared tenants, and skips the rest with the reason', () => {
-    const { deliveries, jobs } = runs().decideDeliveries(run, notification, dashboard, rows, users);
+    const { deliveries, jobs } = runs().decideDeliveries(
+      run,
+      notification,
+      dashboard,
+      rows,
+      users,
+      new Set(),
+    );
     expect(deliveries.map((d) => [d.status, d.reason, d.attempts])).toEqual([
       ['queued', null, 1],
       ['skipped', 'user_deactivated', 0],
@@ -174,14 +181,50 @@ describe('decideDeliveries', () => {
     expect(runs().countDeliveries(deliveries)).toEqual({ queued: 2, skipped: 3 });
   });
 
+  it('skips a suppressed address, matched in any case, and leaves another reason to stand', () => {
+    // Suppressed: ada (a console user, as lower-cased), ann (the embed users), bob (already deactivated).
+    const suppressed = new Set(['ada@example.com', 'ann@x.example', 'bob@example.com']);
+    const shouting = new Map(users).set(1, { ...ada, email: 'ADA@Example.com' });
+    const { deliveries, jobs } = runs().decideDeliveries(
+      run,
+      notification,
+      dashboard,
+      rows,
+      shouting,
+      suppressed,
+    );
+    expect(deliveries.map((d) => [d.status, d.reason])).toEqual([
+      ['skipped', 'suppressed'],
+      ['skipped', 'user_deactivated'],
+      ['skipped', 'user_deactivated'],
+      ['skipped', 'suppressed'],
+      ['skipped', 'not_shared_with_tenant'],
+    ]);
+    expect(jobs).toEqual([]);
+  });
+
   it('queues every embed user when the dashboard is shared with all of them', () => {
     const everyone = { ...dashboard, sharedWithAllEmbedUsers: true, sharedWithTenants: [] };
-    const { deliveries } = runs().decideDeliveries(run, notification, everyone, rows.slice(3), users);
+    const { deliveries } = runs().decideDeliveries(
+      run,
+      notification,
+      everyone,
+      rows.slice(3),
+      users,
+      new Set(),
+    );
     expect(deliveries.map((d) => d.status)).toEqual(['queued', 'queued']);
   });
 
   it('gives each job what the renderer needs: the dashboard, the notification fields and the recipient with its properties', () => {
-    const { jobs } = runs().decideDeliveries(run, notification, dashboard, rows.slice(3, 4), users);
+    const { jobs } = runs().decideDeliveries(
+      run,
+      notification,
+      dashboard,
+      rows.slice(3, 4),
+      users,
+      new Set(),
+    );
     expect(jobs).toEqual([
       {
         jobId: `7.700.${run.runId}.${deliveryId('R#E#acme')}`,
@@ -215,6 +258,7 @@ describe('decideDeliveries', () => {
       dashboard,
       rows.slice(0, 1),
       users,
+      new Set(),
     ).deliveries;
     const dto = runs().toDeliveryDto(delivery as NonNullable<typeof delivery>);
     expect(dto).not.toHaveProperty('recipientKey');

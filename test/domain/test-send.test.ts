@@ -32,6 +32,7 @@ function world(
   const store: TestSendStore = {
     findNotification: async () => (options.notification === false ? undefined : { notification }),
     findDashboard: async () => ('dashboard' in options ? options.dashboard : dashboard),
+    suppressedAmong: async () => new Set(),
     async consoleUsers(userIds, emails) {
       userReads.push({ userIds, emails });
       return {

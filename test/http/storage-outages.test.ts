@@ -122,6 +122,17 @@ const validRequests: Record<Operation, () => Sent> = {
     path: `/v1/embed/notifications/${subscriptionId}`,
     token: embedToken,
   }),
+  'list-suppressions': () => ({ path: '/v1/deployments/7/suppressions', token: ADMIN_KEY }),
+  'add-suppression': () => ({
+    path: '/v1/deployments/7/suppressions',
+    token: ADMIN_KEY,
+    body: { email: 'bounced@example.com' },
+  }),
+  // After the add above (routes are sent in their table's order): the suppression it made.
+  'remove-suppression': () => ({
+    path: '/v1/deployments/7/suppressions/bounced%40example.com',
+    token: ADMIN_KEY,
+  }),
 };
 
 /** An embed user of acme with a self-service subscription, made before any outage. */

@@ -162,8 +162,9 @@ describe('the stand-in renderer', () => {
         signJwt(freshClaims({ iss: ISSUER, aud: 'platform', sub: 'renderer', session: 'screenshot' }), key),
     };
     const handled = new Set<string>();
-    const reported = await renderOutbox(options, handled);
+    const { delivered: reported, bounced } = await renderOutbox(options, handled);
     expect(reported).toHaveLength(1);
+    expect(bounced).toEqual([]);
     const [file] = await readdir(mailDir);
     expect(file).toBe(`${reported[0]}.eml`);
     const message = await readFile(join(mailDir, file as string), 'utf8');
@@ -185,7 +186,7 @@ describe('the stand-in renderer', () => {
       recipients: { delivered: 1 },
     });
     // A second sweep handles nothing again.
-    expect(await renderOutbox(options, handled)).toEqual([]);
+    expect(await renderOutbox(options, handled)).toEqual({ delivered: [], bounced: [] });
   });
 
   it('writes RFC 5322 messages: CRLF only, no line over 998 octets, long and non-ASCII text encoded and folded', async () => {

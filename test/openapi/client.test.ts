@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,6 +18,7 @@ let out: string;
 beforeAll(async () => {
   api = await startLocalApi(lifecycleFixture);
   // Inside the project, so that the generated client finds openapi-fetch as a user's project would.
+  await mkdir(`${root}.local`, { recursive: true });
   out = await mkdtemp(`${root}.local/client-test-`);
 });
 afterAll(async () => {

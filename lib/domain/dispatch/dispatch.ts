@@ -39,6 +39,7 @@ import {
 } from '#lib/domain/runs/runs';
 import { type ScheduleState, scheduleSignature } from '#lib/domain/schedules/schedule';
 import type { SchedulePlanner } from '#lib/domain/schedules/schedule-planning';
+import { recipientEmails, type SuppressionLookup } from '#lib/domain/suppressions/suppressions';
 import { TooManyRequestsError } from '#lib/errors';
 import { PASS_STEP_RESERVE_MS } from '#lib/timeouts';
 
@@ -126,6 +127,8 @@ export interface RunDeliveryStore {
     limit: number,
   ): Promise<{ rows: RecipientRow[]; last: string | undefined }>;
   users(ids: readonly number[]): Promise<Map<number, ConsoleUser>>;
+  /** Which of a page's addresses the deployment suppresses: one read per page, whatever their number. */
+  suppressedAmong: SuppressionLookup['suppressedAmong'];
   putDeliveries(run: Run, deliveries: readonly Delivery[]): Promise<void>;
   /** Records a delivered page, renewing the lease; false when the lease is no longer ours. */
   saveProgress(
@@ -535,7 +538,8 @@ async function decide(
   }
   const found = await Promise.all(userIds.map((id) => context.users.get(id)));
   const users = new Map(found.flatMap((user) => (user ? [[user.id, user] as const] : [])));
-  return decideDeliveries(run, notification, dashboard, rows, users);
+  const suppressed = await context.store.suppressedAmong(run.deploymentId, recipientEmails(rows, users));
+  return decideDeliveries(run, notification, dashboard, rows, users, suppressed);
 }
 
 /** A run whose lease ended unfinished: take it over and deliver from where it stopped. */

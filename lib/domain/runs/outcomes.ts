@@ -6,6 +6,7 @@ import {
   type Run,
   settledStatus,
 } from '#lib/domain/runs/runs';
+import type { BounceKind } from '#lib/domain/suppressions/suppressions';
 import { ConflictError, NotFoundError } from '#lib/errors';
 
 /**
@@ -31,6 +32,11 @@ export interface OutcomeReport {
   /** The renderer's words for a failure; only with `failed`. */
   error?: string;
   attempt: number;
+  /**
+   * The address bounced hard (`failed` only) or its owner complained (either status): the report's
+   * transaction suppresses it in the deployment (lib/domain/suppressions/suppressions.ts).
+   */
+  bounce?: BounceKind;
 }
 
 /** What a report's decision depends on: the delivery's status and current attempt. */
@@ -56,7 +62,8 @@ function decideOutcome(current: DeliveryState, report: OutcomeReport): OutcomeDe
 }
 
 export type RecordResult =
-  | { outcome: 'recorded' }
+  /** `run`: the run as this write left it, when the store knows it without a read of its own. */
+  | { outcome: 'recorded'; run?: Run }
   /** The delivery is not (or no longer) in the state the write expected: as it is instead. */
   | { outcome: 'changed'; current: DeliveryState }
   /** No such job: no delivery (or a skipped one, which has no job), no run, or its notification deleted. */
@@ -69,8 +76,11 @@ export interface OutcomeStore {
    * writes nothing and says why.
    */
   record(ref: DeliveryRef, from: DeliveryState, report: OutcomeReport, now: number): Promise<RecordResult>;
-  /** Brings the run's status and `completedAt` in line with its counts; the run when this call completed it. */
-  settle(ref: DeliveryRef, now: number): Promise<Run | undefined>;
+  /**
+   * Brings the run's status and `completedAt` in line with its counts; the run when this call
+   * completed it. `written`: the run as the report's write left it, when known (saves the read).
+   */
+  settle(ref: DeliveryRef, now: number, written?: Run): Promise<Run | undefined>;
 }
 
 /** Whether the report changed its delivery, and the run when this report's call completed it. */
@@ -96,7 +106,8 @@ export async function reportOutcome(
   let from: DeliveryState = { status: 'queued', attempts: report.attempt };
   for (let round = 1; round <= MAX_ROUNDS; round++) {
     const result = await store.record(ref, from, report, now);
-    if (result.outcome === 'recorded') return { applied: true, completedRun: await store.settle(ref, now) };
+    if (result.outcome === 'recorded')
+      return { applied: true, completedRun: await store.settle(ref, now, result.run) };
     if (result.outcome === 'unknown') throw unknown();
     const { current } = result;
     const decision = decideOutcome(current, report);

@@ -21,6 +21,7 @@ import {
   runMadeByKey,
   toRunDto,
 } from '#lib/domain/runs/runs';
+import { type SuppressionLookup, suppressionKeyOf } from '#lib/domain/suppressions/suppressions';
 import { ConflictError, NotFoundError } from '#lib/errors';
 import { RETRY_PAGE_RESERVE_MS } from '#lib/timeouts';
 
@@ -47,7 +48,7 @@ const RETRY_PAGE_SIZE = 97;
 /** What a page's record did: moved deliveries (and marked the key done), or found the notification gone. */
 type Requeued = { gone: false; moved: number; keyDone: boolean } | { gone: true };
 
-export interface RetryStore extends IdempotencyKeys {
+export interface RetryStore extends IdempotencyKeys, SuppressionLookup {
   findRun(ref: RunRef): Promise<Run | undefined>;
   findNotification(ref: NotificationRef): Promise<{ notification: Notification } | undefined>;
   findDashboard(deploymentId: number, dashboardId: number): Promise<Dashboard | undefined>;
@@ -128,19 +129,32 @@ async function requeueFailed(
   const { deadline = NO_DEADLINE } = options;
   let after: string | undefined;
   let queued = 0;
+  // Failed deliveries read, suppressed ones included: what bounds the request's work.
+  let read = 0;
   let sent = 0;
   let keyDone = false;
   for (let last = false; !last; ) {
-    const limit = Math.min(RETRY_PAGE_SIZE, RETRY_LIMIT_PER_REQUEST - queued);
+    const limit = Math.min(RETRY_PAGE_SIZE, RETRY_LIMIT_PER_REQUEST - read);
     const page = await store.failedPage(ref, after, limit);
     if (page.deliveries.length === 0) break;
-    const recipients = await store.jobRecipients(ref, page.deliveries);
+    read += page.deliveries.length;
+    // A failure whose address is suppressed since (its hard bounce, mostly) stays failed: never mailed again.
+    const deliveries = await unsuppressed(store, ref.deploymentId, page.deliveries);
+    if (deliveries.length === 0) {
+      after = page.last;
+      last =
+        page.last === undefined ||
+        read >= RETRY_LIMIT_PER_REQUEST ||
+        !hasTimeFor(deadline, RETRY_PAGE_RESERVE_MS);
+      continue;
+    }
+    const recipients = await store.jobRecipients(ref, deliveries);
     // Raced by a delete: no job leaves for a notification that is gone (its purge removes the rest).
     if (!(await store.isLive(ref))) {
       if (sent === 0) throw new NotFoundError(`Run ${ref.runId} of notification ${ref.id}`);
       return { run: toRunDto(run), queued };
     }
-    const jobs: DeliveryJob[] = page.deliveries.map((delivery, i) =>
+    const jobs: DeliveryJob[] = deliveries.map((delivery, i) =>
       jobOf(
         run,
         { ...delivery, attempts: delivery.attempts + 1 },
@@ -152,13 +166,13 @@ async function requeueFailed(
     );
     last =
       page.last === undefined ||
-      queued + page.deliveries.length >= RETRY_LIMIT_PER_REQUEST ||
+      read >= RETRY_LIMIT_PER_REQUEST ||
       !hasTimeFor(deadline, RETRY_PAGE_RESERVE_MS);
     // Jobs first: a job queued twice is dropped by its id, a job lost after its delivery was marked
     // queued would leave it waiting for an outcome that never comes.
     await sink.send(jobs);
     sent += jobs.length;
-    const requeued = await store.requeue(ref, page.deliveries, options.now, last ? held : undefined);
+    const requeued = await store.requeue(ref, deliveries, options.now, last ? held : undefined);
     // Deleted since the check: the jobs sent stand, nothing more is written.
     if (requeued.gone) return { run: toRunDto(run), queued };
     queued += requeued.moved;
@@ -167,4 +181,15 @@ async function requeueFailed(
   }
   if (held && !keyDone) await store.completeKey(held, result);
   return { run: toRunDto((await store.settle(ref, options.now)) ?? run), queued };
+}
+
+/** The deliveries whose addresses the deployment does not suppress: one read for the page. */
+async function unsuppressed(
+  store: SuppressionLookup,
+  deploymentId: number,
+  deliveries: readonly Delivery[],
+): Promise<Delivery[]> {
+  const emails = deliveries.flatMap(({ recipient }) => (recipient.email ? [recipient.email] : []));
+  const suppressed = await store.suppressedAmong(deploymentId, emails);
+  return deliveries.filter(({ recipient }) => !suppressed.has(suppressionKeyOf(recipient.email)));
 }

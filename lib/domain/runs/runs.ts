@@ -11,6 +11,7 @@ import type {
 import type { RecipientOutput } from '#lib/domain/recipients/recipients';
 import type { UserAttribute } from '#lib/domain/recipients/recipients-input';
 import type { StoredRecipient, SubscriptionNonce } from '#lib/domain/recipients/recipients-resolution';
+import { suppressionKeyOf } from '#lib/domain/suppressions/suppressions';
 import { IdempotencyKeyMismatchError, NotFoundError } from '#lib/errors';
 
 /**
@@ -22,7 +23,7 @@ export const runTriggers = ['schedule', 'manual', 'test'] as const;
 export type RunTrigger = (typeof runTriggers)[number];
 export const runSkipReasons = ['delivery_disabled', 'dashboard_unavailable'] as const;
 export type RunSkipReason = (typeof runSkipReasons)[number];
-export const deliverySkipReasons = ['user_deactivated', 'not_shared_with_tenant'] as const;
+export const deliverySkipReasons = ['user_deactivated', 'not_shared_with_tenant', 'suppressed'] as const;
 type DeliverySkipReason = (typeof deliverySkipReasons)[number];
 
 /**
@@ -204,7 +205,7 @@ export interface DeliveryRef {
  * `<deploymentId>.<notificationId>.<runId>.<deliveryId>`: unique per delivery, the same on every
  * retry, so a renderer can drop a repeated job and report an outcome that finds its delivery by key.
  */
-const jobIdOf = (ref: DeliveryRef) =>
+export const jobIdOf = (ref: DeliveryRef) =>
   `${ref.deploymentId}.${ref.notificationId}.${ref.runId}.${ref.deliveryId}`;
 
 const JOB_ID_PATTERN = new RegExp(`^([1-9]\\d{0,14})\\.([1-9]\\d{0,14})\\.(${RUN_ID})\\.([0-9a-f]{32})$`);
@@ -250,8 +251,10 @@ export interface RecipientRow {
 
 /**
  * Who gets a delivery: every subscribed recipient, except a console user who is deactivated or gone,
- * and an embed user whose tenant the dashboard is not shared with (directly or with all embed users).
- * Whether the dashboard allows embedding plays no part: rendering is a trusted platform flow.
+ * an embed user whose tenant the dashboard is not shared with (directly or with all embed users), and
+ * an address the deployment suppresses (`suppressed`: the keys, lib/domain/suppressions/suppressions.ts, of those
+ * among the page's addresses). Whether the dashboard allows embedding plays no part: rendering is a
+ * trusted platform flow.
  */
 export function decideDeliveries(
   run: Run,
@@ -259,6 +262,7 @@ export function decideDeliveries(
   dashboard: Dashboard,
   rows: readonly RecipientRow[],
   users: ReadonlyMap<number, ConsoleUser>,
+  suppressed: ReadonlySet<string>,
 ): { deliveries: Delivery[]; jobs: DeliveryJob[] } {
   const deliveries: Delivery[] = [];
   const jobs: DeliveryJob[] = [];
@@ -289,6 +293,8 @@ export function decideDeliveries(
         reason = 'not_shared_with_tenant';
       extra = recipient.properties;
     }
+    if (!reason && output.email !== '' && suppressed.has(suppressionKeyOf(output.email)))
+      reason = 'suppressed';
     const deliveryId = deliveryIdOf(key);
     const delivery: Delivery = {
       recipientKey: key,

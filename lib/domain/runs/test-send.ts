@@ -39,13 +39,14 @@ import {
   toRunDto,
 } from '#lib/domain/runs/runs';
 import type { TestRecipientInput } from '#lib/domain/runs/test-send-input';
+import { recipientEmails, type SuppressionLookup } from '#lib/domain/suppressions/suppressions';
 
 /**
  * A test send: a `test` run to a few console users named in the request, subscribed or not, and to
  * no one else. It is small enough (at most ten deliveries) to be recorded whole within the request.
  */
 
-export interface TestSendStore extends IdempotencyKeys {
+export interface TestSendStore extends IdempotencyKeys, SuppressionLookup {
   findNotification(ref: NotificationRef): Promise<{ notification: Notification } | undefined>;
   findRun(ref: RunRef): Promise<Run | undefined>;
   findDashboard(deploymentId: number, dashboardId: number): Promise<Dashboard | undefined>;
@@ -166,7 +167,9 @@ async function makeTestRun(
     recipient: { type: 'USER', userId: user.id },
   }));
   const byId = new Map<number, ConsoleUser>(users.map((user) => [user.id, user]));
-  const { deliveries, jobs } = decideDeliveries(run, notification, dashboard, rows, byId);
+  // A suppressed address is skipped in a test send too: it bounced or complained.
+  const suppressed = await store.suppressedAmong(ref.deploymentId, recipientEmails(rows, byId));
+  const { deliveries, jobs } = decideDeliveries(run, notification, dashboard, rows, byId, suppressed);
   const recorded: Run = { ...run, recipients: { ...run.recipients, ...countDeliveries(deliveries) } };
   // The run is made whole (its counts and deliveries, at most ten) in the one write that decides the
   // limit: a refused test send writes nothing, and no run is ever left without its deliveries.

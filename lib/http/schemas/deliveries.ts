@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { MAX_OUTCOME_ERROR_LENGTH, type OutcomeReport, outcomeStatuses } from '#lib/domain/runs/outcomes';
+import { bounceKinds } from '#lib/domain/suppressions/suppressions';
 import { MAX_TOKEN_LENGTH } from '#lib/domain/unsubscribe/unsubscribe';
 import { intBetween, nullish, nullMeansOmitted, wellFormedTextUpTo } from '#lib/http/schemas/common';
 
@@ -18,6 +19,8 @@ export const outcomeInput = nullMeansOmitted(
     status: z.enum(outcomeStatuses),
     error: nullish(wellFormedTextUpTo(MAX_OUTCOME_ERROR_LENGTH)),
     attempt: intBetween(1, MAX_ATTEMPT),
+    // The address bounced hard (a failed delivery) or its owner complained: it is suppressed.
+    bounce: nullish(z.enum(bounceKinds)),
   }),
 ).check(
   z.superRefine((report, ctx) => {
@@ -27,6 +30,14 @@ export const outcomeInput = nullMeansOmitted(
         path: ['error'],
         message: 'is only for a failed delivery',
         input: report.error,
+      });
+    }
+    if (report.bounce === 'hard' && report.status !== 'failed') {
+      ctx.issues.push({
+        code: 'custom',
+        path: ['bounce'],
+        message: '"hard" is only for a failed delivery',
+        input: report.bounce,
       });
     }
   }),

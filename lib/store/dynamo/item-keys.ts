@@ -144,3 +144,15 @@ export const selfServiceLink = (
   pk: embedUserPartition(tenantName, normalizedExternalId),
   sk: `${SELF_SERVICE_LINK_PREFIX}${sortableId(notificationId)}`,
 });
+
+/**
+ * A deployment's suppressions share one partition, sorted by address: a list is a Query of it, and
+ * a run's check of a page of recipients reads their keys in one BatchGetItem, however many there are.
+ * Keyed by the address lower-cased: addresses compare case-insensitively.
+ */
+export const suppressionsPartition = (deploymentId: number) => `DEPLOYMENT#${deploymentId}#SUPPRESSIONS`;
+export const SUPPRESSION_PREFIX = 'EMAIL#';
+export const suppression = (deploymentId: number, emailKey: string): Key => ({
+  pk: suppressionsPartition(deploymentId),
+  sk: `${SUPPRESSION_PREFIX}${part(emailKey)}`,
+});

@@ -1,13 +1,16 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import type { OutcomeStore, RecordResult } from '#lib/domain/runs/outcomes';
-import { type DeliveryRef, isComplete } from '#lib/domain/runs/runs';
-import { decodeDeliveryState } from '#lib/store/codecs/runs';
+import type { OutcomeReport, OutcomeStore, RecordResult } from '#lib/domain/runs/outcomes';
+import { type DeliveryRef, isComplete, jobIdOf, type Run, settledStatus } from '#lib/domain/runs/runs';
+import { type Suppression, suppressionOfBounce } from '#lib/domain/suppressions/suppressions';
+import { decodeDelivery, decodeDeliveryState, decodeRun } from '#lib/store/codecs/runs';
+import { batchGetAll } from '#lib/store/dynamo/batch';
 import { documentClient, tableName } from '#lib/store/dynamo/client';
 import { contendedRetries, transact } from '#lib/store/dynamo/conditional';
 import * as indexKeys from '#lib/store/dynamo/index-keys';
 import * as keys from '#lib/store/dynamo/item-keys';
 import { currentRun, settleRun } from '#lib/store/runs/run-status';
+import { suppressionAction } from '#lib/store/suppressions/suppressions';
 
 /**
  * Outcome reports in storage. A report is one transaction: the delivery's update, on condition that it
@@ -18,6 +21,13 @@ import { currentRun, settleRun } from '#lib/store/runs/run-status';
  * again with jittered backoff, so many reports at once all land, each counted once. A refused delivery
  * condition returns the delivery as it is (`ALL_OLD`), so telling a repeat from a stale or an early
  * attempt costs no read of its own.
+ *
+ * A report with a `bounce` also suppresses the address its delivery went to, in the same transaction.
+ * The address is on the delivery item, so such a report reads the delivery first, and the run with it
+ * in the same BatchGetItem: the run as that read saw it plus this report is what a settle needs, so a
+ * bounce that completes its run costs a read, the transaction and the settle, as many requests as any
+ * report that completes its run. When another report moved the counts in between, the settle's
+ * condition fails or the run looks incomplete, and the run is read back as for any report.
  */
 
 /** The transaction's actions, in the order sent: what a cancellation's reasons are indexed by. */
@@ -32,72 +42,127 @@ function refusal(ref: DeliveryRef, delivery: Record<string, AttributeValue> | un
   return current && current.status !== 'skipped' ? { outcome: 'changed', current } : { outcome: 'unknown' };
 }
 
+/** The delivery and its run as they stand, in one read: what a bounce report needs before its write. */
+async function deliveryAndRun(ref: DeliveryRef) {
+  const deliveryKey = keys.delivery(ref.deploymentId, ref.notificationId, ref.runId, ref.deliveryId);
+  const runKey = keys.run(ref.deploymentId, ref.notificationId, ref.runId);
+  const items = await batchGetAll([deliveryKey, runKey]);
+  const delivery = items.find((item) => item.sk === deliveryKey.sk);
+  const run = items.find((item) => item.sk === runKey.sk);
+  return { delivery, run: run && decodeRun(run) };
+}
+
+/** The run as a report's write leaves it, counted from the run read before it. */
+const withOutcome = (run: Run, status: OutcomeReport['status']): Run => ({
+  ...run,
+  recipients: { ...run.recipients, [status]: run.recipients[status] + 1 },
+});
+
 export const outcomeStore: OutcomeStore = {
-  record(ref, from, report, now): Promise<RecordResult> {
-    const failed = report.status === 'failed';
-    const failedEntry = indexKeys.failedDelivery(
-      ref.deploymentId,
-      ref.notificationId,
-      ref.runId,
-      ref.deliveryId,
-    );
-    const deliveryUpdate = {
-      TableName: tableName(),
-      Key: keys.delivery(ref.deploymentId, ref.notificationId, ref.runId, ref.deliveryId),
-      // A failed delivery enters the run's failed list (gsi1), which a retry reads (and leaves it).
-      UpdateExpression: failed
-        ? 'SET #status = :to, #error = :error, updatedAt = :now, gsi1pk = :failedPk, gsi1sk = :failedSk'
-        : 'SET #status = :to, #error = :error, updatedAt = :now',
-      ConditionExpression: '#status = :from AND attempts = :attempt',
-      ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
-      ExpressionAttributeNames: { '#status': 'status', '#error': 'error' },
-      ExpressionAttributeValues: {
-        ':to': report.status,
-        ':error': failed ? (report.error ?? null) : null,
-        ':now': new Date(now).toISOString(),
-        ':from': from.status,
-        ':attempt': from.attempts,
-        ...(failed && { ':failedPk': failedEntry.gsi1pk, ':failedSk': failedEntry.gsi1sk }),
-      },
-    };
-    const runUpdate = {
-      TableName: tableName(),
-      Key: keys.run(ref.deploymentId, ref.notificationId, ref.runId),
-      UpdateExpression: 'ADD recipients.#to :one',
-      ConditionExpression: 'attribute_exists(pk)',
-      ExpressionAttributeNames: { '#to': report.status },
-      ExpressionAttributeValues: { ':one': 1 },
-    };
-    const actions = [
-      { Update: deliveryUpdate },
-      { Update: runUpdate },
-      // A deleted notification's items wait for the purge: its reports are 404 from the delete on.
-      {
-        ConditionCheck: {
-          TableName: tableName(),
-          Key: keys.notification(ref.deploymentId, ref.notificationId),
-          ConditionExpression: 'attribute_exists(pk)',
-        },
-      },
-    ];
-    return transact<RecordResult>(
-      () => documentClient().send(new TransactWriteCommand({ TransactItems: actions })),
-      {
-        written: { outcome: 'recorded' },
-        cancelled: ({ failedAt, itemAt }) => {
-          if (failedAt(NOTIFICATION) || failedAt(RUN)) return { outcome: 'unknown' };
-          if (failedAt(DELIVERY)) return refusal(ref, itemAt(DELIVERY));
-          return undefined;
-        },
-      },
-      contendedRetries,
-    );
+  async record(ref, from, report, now): Promise<RecordResult> {
+    if (report.bounce === undefined) return recordOutcome(ref, from, report, now);
+    const read = await deliveryAndRun(ref);
+    if (!read.delivery || !read.run) return { outcome: 'unknown' };
+    const delivery = decodeDelivery(read.delivery);
+    // Not in the state the decision was made from: as a refused transaction answers, without a write.
+    if (delivery.status === 'skipped') return { outcome: 'unknown' };
+    if (delivery.status !== from.status || delivery.attempts !== from.attempts)
+      return { outcome: 'changed', current: { status: delivery.status, attempts: delivery.attempts } };
+    const email = delivery.recipient.email;
+    // An embed user stored without an address has nothing to suppress: the outcome alone is recorded.
+    const suppression =
+      email === ''
+        ? undefined
+        : suppressionOfBounce(
+            ref.deploymentId,
+            email,
+            report.bounce,
+            { runId: ref.runId, jobId: jobIdOf(ref) },
+            now,
+          );
+    const result = await recordOutcome(ref, from, report, now, suppression);
+    return result.outcome === 'recorded'
+      ? { outcome: 'recorded', run: withOutcome(read.run, report.status) }
+      : result;
   },
 
-  async settle(ref, now) {
+  async settle(ref, now, written) {
+    if (written && isComplete(settledStatus(written))) {
+      const settled = await settleRun(written, now);
+      // Its condition held: the counts were as this report left them, and the run is complete now.
+      if (isComplete(settled.status) && !isComplete(written.status)) return settled;
+    }
     const run = await currentRun(ref);
     if (!run) return undefined;
     const settled = await settleRun(run, now);
     return isComplete(settled.status) && !isComplete(run.status) ? settled : undefined;
   },
 };
+
+function recordOutcome(
+  ref: DeliveryRef,
+  from: Parameters<OutcomeStore['record']>[1],
+  report: OutcomeReport,
+  now: number,
+  suppression?: Suppression,
+): Promise<RecordResult> {
+  const failed = report.status === 'failed';
+  const failedEntry = indexKeys.failedDelivery(
+    ref.deploymentId,
+    ref.notificationId,
+    ref.runId,
+    ref.deliveryId,
+  );
+  const deliveryUpdate = {
+    TableName: tableName(),
+    Key: keys.delivery(ref.deploymentId, ref.notificationId, ref.runId, ref.deliveryId),
+    // A failed delivery enters the run's failed list (gsi1), which a retry reads (and leaves it).
+    UpdateExpression: failed
+      ? 'SET #status = :to, #error = :error, updatedAt = :now, gsi1pk = :failedPk, gsi1sk = :failedSk'
+      : 'SET #status = :to, #error = :error, updatedAt = :now',
+    ConditionExpression: '#status = :from AND attempts = :attempt',
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
+    ExpressionAttributeNames: { '#status': 'status', '#error': 'error' },
+    ExpressionAttributeValues: {
+      ':to': report.status,
+      ':error': failed ? (report.error ?? null) : null,
+      ':now': new Date(now).toISOString(),
+      ':from': from.status,
+      ':attempt': from.attempts,
+      ...(failed && { ':failedPk': failedEntry.gsi1pk, ':failedSk': failedEntry.gsi1sk }),
+    },
+  };
+  const runUpdate = {
+    TableName: tableName(),
+    Key: keys.run(ref.deploymentId, ref.notificationId, ref.runId),
+    UpdateExpression: 'ADD recipients.#to :one',
+    ConditionExpression: 'attribute_exists(pk)',
+    ExpressionAttributeNames: { '#to': report.status },
+    ExpressionAttributeValues: { ':one': 1 },
+  };
+  const actions = [
+    { Update: deliveryUpdate },
+    { Update: runUpdate },
+    // A deleted notification's items wait for the purge: its reports are 404 from the delete on.
+    {
+      ConditionCheck: {
+        TableName: tableName(),
+        Key: keys.notification(ref.deploymentId, ref.notificationId),
+        ConditionExpression: 'attribute_exists(pk)',
+      },
+    },
+    ...(suppression ? [suppressionAction(suppression)] : []),
+  ];
+  return transact<RecordResult>(
+    () => documentClient().send(new TransactWriteCommand({ TransactItems: actions })),
+    {
+      written: { outcome: 'recorded' },
+      cancelled: ({ failedAt, itemAt }) => {
+        if (failedAt(NOTIFICATION) || failedAt(RUN)) return { outcome: 'unknown' };
+        if (failedAt(DELIVERY)) return refusal(ref, itemAt(DELIVERY));
+        return undefined;
+      },
+    },
+    contendedRetries,
+  );
+}

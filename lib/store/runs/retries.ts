@@ -16,6 +16,7 @@ import { claimKey, completeKey, keyDoneMark, keyInUse, releaseKey } from '#lib/s
 import { notificationIsLive } from '#lib/store/notifications/notification-guard';
 import { findNotification } from '#lib/store/runs/run-delivery';
 import { currentRun, settleRun } from '#lib/store/runs/run-status';
+import { suppressedAmong } from '#lib/store/suppressions/suppressions';
 
 /**
  * Retry in storage. A run's failed deliveries are the only items of their gsi1 partition, so a retry
@@ -115,6 +116,7 @@ function requeueOnce(
 }
 
 export const retryStore: RetryStore = {
+  suppressedAmong,
   claimKey,
   completeKey,
   releaseKey,

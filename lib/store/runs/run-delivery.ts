@@ -15,6 +15,7 @@ import { queryPage, stringAttribute } from '#lib/store/dynamo/query';
 import { notificationIsLive } from '#lib/store/notifications/notification-guard';
 import { readNotificationItems } from '#lib/store/notifications/scheduled-notifications';
 import { settleRun } from '#lib/store/runs/run-status';
+import { suppressedAmong } from '#lib/store/suppressions/suppressions';
 
 /**
  * A run's deliveries written page by page under its lease: what a dispatcher pass and a send-now
@@ -76,6 +77,8 @@ export const runDeliveryStore: RunDeliveryStore = {
     const users = items.map(decodeConsoleUser);
     return new Map<number, ConsoleUser>(users.map((user) => [user.id, user]));
   },
+
+  suppressedAmong,
 
   saveProgress(ref, lease, cursor, counts, renewed) {
     return conditionHeld(() =>

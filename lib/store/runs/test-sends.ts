@@ -12,6 +12,7 @@ import { claimKey, completeKey, releaseKey } from '#lib/store/idempotency';
 import { notificationIsLive } from '#lib/store/notifications/notification-guard';
 import { findNotification } from '#lib/store/runs/run-delivery';
 import { sendNowStore } from '#lib/store/runs/send-now';
+import { suppressedAmong } from '#lib/store/suppressions/suppressions';
 
 /** A test send reads and writes as send-now does; its console users are read by key, as add-recipients reads them. */
 export const testSendStore: TestSendStore = {
@@ -33,6 +34,7 @@ export const testSendStore: TestSendStore = {
     if (linked.length > 0) users.push(...(await batchGetAll(linked.map(keys.user))).map(decodeConsoleUser));
     return { users, emailLinks };
   },
+  suppressedAmong,
   userRowKey: (ref, userId) => keys.userRecipient(ref.deploymentId, ref.id, userId).sk,
   isLive: notificationIsLive,
   findRun: sendNowStore.findRun,
