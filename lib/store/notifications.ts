@@ -9,11 +9,16 @@ import {
   notificationAttribute,
   scheduleMarksOf,
 } from '#lib/store/codecs/notifications';
+import { decodeConsoleUser } from '#lib/store/codecs/users';
 import { conditionHeld, ifConditionHolds } from '#lib/store/conditional';
 import * as keys from '#lib/store/item-keys';
 import { getItem, type Item } from '#lib/store/items';
 import { DUE_INDEX, dueIndexKeys, type Key } from '#lib/store/keys';
-import { findScheduledNotification, storeScheduleEntry } from '#lib/store/scheduled-notifications';
+import {
+  findScheduledNotification,
+  storeScheduleEntry,
+  withOwnerStanding,
+} from '#lib/store/scheduled-notifications';
 
 /**
  * An item written before the JSON text attributes keeps its lists under the field's name until a write
@@ -134,4 +139,11 @@ export const notificationUpdate: NotificationUpdate = {
   storeSchedule(target, state, signature, scheduleVersion) {
     return storeScheduleEntry(target, state, signature, scheduleVersion);
   },
+
+  async consoleUser(userId) {
+    const item = await getItem(keys.user(userId));
+    return item && decodeConsoleUser(item);
+  },
+
+  withOwnerStanding,
 };

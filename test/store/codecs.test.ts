@@ -1,6 +1,7 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import * as z from 'zod/mini';
+import { noHold } from '#lib/domain/governance';
 import type { Notification } from '#lib/domain/notification';
 import type { StoredRecipient } from '#lib/domain/recipients-resolution';
 import { documentClient, tableName } from '#lib/store/client';
@@ -100,6 +101,8 @@ const notification: Notification = {
   timeGrains: null,
   memberSwitchers: [{ member: 'Orders.status', selected: 'city' }],
   notificationAiSummary: true,
+  owner: null,
+  hold: noHold(),
 };
 
 describe('round trips: decode(stored(encode(value))) is the value', () => {
@@ -240,6 +243,7 @@ describe('round trips: decode(stored(encode(value))) is the value', () => {
       'gsi1sk',
       'gsi2pk',
       'gsi2sk',
+      'hold',
       'hour',
       'id',
       'isEnabled',

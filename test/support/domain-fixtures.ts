@@ -1,4 +1,5 @@
 import type { ConsoleUser, Dashboard } from '#lib/domain/entities';
+import { noHold } from '#lib/domain/governance';
 import type { Notification } from '#lib/domain/notification';
 import type { Principal } from '#lib/domain/principal';
 import { noRecipients, type Run, scheduledRunId } from '#lib/domain/runs';
@@ -36,6 +37,8 @@ export const dailyNotification = (overrides: Partial<Notification> = {}): Notifi
   timeGrains: null,
   memberSwitchers: null,
   notificationAiSummary: false,
+  owner: null,
+  hold: noHold(),
   ...overrides,
 });
 

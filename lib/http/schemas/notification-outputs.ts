@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
-import type { NotificationDto } from '#lib/domain/notification';
+import { notificationStatuses } from '#lib/domain/governance';
+import type { NotificationDto, NotificationOwner } from '#lib/domain/notification';
 import { notificationFormats } from '#lib/domain/notification-fields';
 import type { Page } from '#lib/domain/paging';
 import { idOutput } from '#lib/http/schemas/common';
@@ -18,6 +19,16 @@ import { pageOf } from '#lib/http/schemas/paging';
  * field of the type missing here, or of another type, fails the typecheck.
  */
 
+export const notificationOwnerOutput = z.union([
+  z.object({ type: z.literal('USER'), userId: idOutput(), email: z.string() }),
+  z.object({
+    type: z.literal('EMBED_USER'),
+    embedTenantName: z.string(),
+    externalId: z.string(),
+    embedUserId: idOutput(),
+  }),
+]) satisfies z.ZodMiniType<NotificationOwner>;
+
 export const notificationOutput = z.object({
   id: idOutput(),
   dashboardId: idOutput(),
@@ -32,8 +43,15 @@ export const notificationOutput = z.object({
   timeGrains: z.nullable(z.array(dashboardTimeGrainInput)),
   memberSwitchers: z.nullable(z.array(dashboardMemberSwitcherInput)),
   notificationAiSummary: z.boolean(),
-  /** The first firing instant after the answer was made, with seconds; null while disabled. */
+  /** The first firing instant after the answer was made, with seconds; null unless active (or paused until a time: the first at or after it). */
   nextRunAt: z.nullable(z.string()),
+  /** The first that holds of orphaned, suspended, paused, disabled (isEnabled false), active. */
+  status: z.enum(notificationStatuses),
+  /** The pause's reason while paused; `consecutive_failed_runs` while suspended; `owner_inactive` while orphaned. */
+  statusReason: z.nullable(z.string()),
+  /** When a running pause ends by itself; null without one. */
+  pausedUntil: z.nullable(z.string()),
+  owner: z.nullable(notificationOwnerOutput),
 }) satisfies z.ZodMiniType<NotificationDto>;
 
 export const notificationPageOutput = pageOf(notificationOutput) satisfies z.ZodMiniType<

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
-import type { Notification, ScheduledNotification } from '#lib/domain/notification';
+import { type NotificationHold, noHold } from '#lib/domain/governance';
+import type { Notification, NotificationOwner, ScheduledNotification } from '#lib/domain/notification';
 import { filterOperators, notificationFormats } from '#lib/domain/notification-fields';
 import { cronExpressionOf, type ScheduleState } from '#lib/domain/schedule';
 import { scheduleTypes } from '#lib/domain/schedule-fields';
@@ -35,6 +36,8 @@ const notificationFields = [
   'timeGrains',
   'memberSwitchers',
   'notificationAiSummary',
+  'owner',
+  'hold',
 ] as const satisfies readonly (keyof Notification)[];
 
 /**
@@ -144,6 +147,25 @@ const optionalInt = () => z.optional(z.nullable(z.int()));
 /** Items written before the JSON text attributes hold the list itself, under the field's name. */
 const legacyList = () => z.optional(z.nullable(z.array(z.unknown())));
 
+/** The owner, a map: `{type: 'USER', userId, email}` or `{type: 'EMBED_USER', embedTenantName, externalId, embedUserId}`. */
+const ownerAttribute = () =>
+  z.union([
+    z.object({ type: z.literal('USER'), userId: z.int(), email: z.string() }),
+    z.object({
+      type: z.literal('EMBED_USER'),
+      embedTenantName: z.string(),
+      externalId: z.string(),
+      embedUserId: z.int(),
+    }),
+  ]) satisfies z.ZodMiniType<NotificationOwner>;
+
+/** A pause (its end in epoch ms, or null) and a suspension, a map. */
+const holdAttribute = () =>
+  z.object({
+    pause: z.nullable(z.object({ until: z.nullable(z.number()), reason: z.nullable(z.string()) })),
+    suspended: z.boolean(),
+  }) satisfies z.ZodMiniType<NotificationHold>;
+
 const notificationItem = () =>
   z.looseObject({
     id: z.int(),
@@ -167,6 +189,9 @@ const notificationItem = () =>
     filters: legacyList(),
     timeGrains: legacyList(),
     memberSwitchers: legacyList(),
+    // Items written before owners and holds have neither.
+    owner: z.optional(z.nullable(ownerAttribute())),
+    hold: z.optional(holdAttribute()),
     version: z.optional(z.int()),
     scheduleVersion: z.optional(z.int()),
     gsi3sk: z.optional(z.string()),
@@ -239,6 +264,8 @@ function notificationOf(item: Item, stored: StoredNotification): Notification {
     timeGrains: listOf(item, stored, 'timeGrains', lists.timeGrains),
     memberSwitchers: listOf(item, stored, 'memberSwitchers', lists.memberSwitchers),
     notificationAiSummary: stored.notificationAiSummary ?? false,
+    owner: stored.owner ?? null,
+    hold: stored.hold ?? noHold(),
   };
 }
 
