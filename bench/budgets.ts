@@ -17,7 +17,14 @@ export interface Figure {
 
 const KB = 1024;
 /** The functions that write a schedule compute its reading and instants: they alone may hold the cron code. */
-const SCHEDULE_WRITERS = ['create-notification', 'update-notification', 'dispatch', 'preview-schedule'];
+const SCHEDULE_WRITERS = [
+  'create-notification',
+  'update-notification',
+  'dispatch',
+  'preview-schedule',
+  'pause-notification',
+  'resume-notification',
+];
 export const CRON_PACKAGES = ['luxon', 'cron-parser', 'cronstrue'];
 export const isScheduleWriter = (operation: string) => SCHEDULE_WRITERS.includes(operation);
 /** Functions with one more AWS client for their job: SQS to queue delivery jobs, Lambda to start workers. */

@@ -172,4 +172,17 @@ export const scenarios: Record<Operation, Scenario> = {
     // The token is checked with the key alone.
     budget: { requests: 0, readUnits: 0, writeUnits: 0 },
   },
+  'pause-notification': {
+    description: 'pause a notification again with a new reason',
+    params: notification700,
+    body: (i) => ({ reason: `bench ${i}` }),
+    // The notification with its entry, the conditional write of its hold, its schedule entry.
+    budget: { requests: 3, readUnits: 1, writeUnits: 8 },
+  },
+  'resume-notification': {
+    description: 'resume a notification that is not held',
+    params: notification700,
+    // The notification with its entry: nothing holds it, so nothing is written.
+    budget: { requests: 1, readUnits: 1, writeUnits: 0 },
+  },
 };

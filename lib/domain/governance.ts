@@ -44,6 +44,12 @@ export const ORPHANED_REASON = 'owner_inactive';
 export const MAX_PAUSE_REASON_LENGTH = 500;
 export const MAX_PAUSE_DAYS = 366;
 
+/** A pause's request: its end (epoch ms) and its reason, both optional. */
+export interface PauseInput {
+  until?: number;
+  reason?: string;
+}
+
 /** Whether a pause still holds at `now`: one whose `until` has come is over by itself. */
 export const pauseHolds = (pause: NotificationPause | null, now: number): pause is NotificationPause =>
   pause !== null && (pause.until === null || pause.until > now);

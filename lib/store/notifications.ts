@@ -13,7 +13,8 @@ import { decodeConsoleUser } from '#lib/store/codecs/users';
 import { conditionHeld, ifConditionHolds } from '#lib/store/conditional';
 import * as keys from '#lib/store/item-keys';
 import { getItem, type Item } from '#lib/store/items';
-import { DUE_INDEX, dueIndexKeys, type Key } from '#lib/store/keys';
+import type { Key } from '#lib/store/keys';
+import { scheduleChangeMark } from '#lib/store/schedule-change-mark';
 import {
   findScheduledNotification,
   storeScheduleEntry,
@@ -84,19 +85,10 @@ export const notificationUpdate: NotificationUpdate = {
       }
     });
     if (changes.schedule) {
-      const mark = dueIndexKeys.notification(target.deploymentId, target.id, Date.now());
-      names['#scheduleVersion'] = 'scheduleVersion';
-      names['#markPk'] = DUE_INDEX.partitionKey;
-      names['#markSk'] = DUE_INDEX.sortKey;
-      values[':zero'] = 0;
-      values[':markPk'] = mark.gsi3pk;
-      values[':markSk'] = mark.gsi3sk;
-      // A mark still pending stays as it is: the same update sent again changes nothing but versions.
-      sets.push(
-        '#scheduleVersion = if_not_exists(#version, :zero) + :one',
-        '#markPk = :markPk',
-        '#markSk = if_not_exists(#markSk, :markSk)',
-      );
+      const mark = scheduleChangeMark(target);
+      Object.assign(names, mark.names);
+      Object.assign(values, mark.values);
+      sets.push(...mark.sets);
     }
     const conditions = ['attribute_exists(pk)'];
     changes.requires.forEach((field, i) => {

@@ -179,3 +179,141 @@ describe('an owner deactivated between two instants', () => {
     }
   });
 });
+
+const pause = (id: number, body?: object) =>
+  api.request('POST', `${base}/${id}/pause`, { token: ADMIN_KEY, body });
+const resume = (id: number) => api.request('POST', `${base}/${id}/resume`, { token: ADMIN_KEY });
+const runsOf = async (id: number) =>
+  (await api.request('GET', `${base}/${id}/runs`, { token: ADMIN_KEY })).body.items as {
+    scheduledFor: string;
+    trigger: string;
+  }[];
+
+describe('pause and resume', () => {
+  it('pauses until resumed: paused with its reason, no next run, and resume brings the next instant back', async () => {
+    const { body: created } = await create({});
+    const paused = await pause(created.id, { reason: 'Quarter closing' });
+    expect(paused.status).toBe(200);
+    expect(paused.body).toMatchObject({
+      status: 'paused',
+      statusReason: 'Quarter closing',
+      pausedUntil: null,
+      nextRunAt: null,
+      isEnabled: true,
+    });
+    expect((await get(created.id)).body).toMatchObject({ status: 'paused', nextRunAt: null });
+
+    const resumed = await resume(created.id);
+    expect(resumed.status).toBe(200);
+    expect(resumed.body).toMatchObject({ status: 'active', statusReason: null, pausedUntil: null });
+    expect(resumed.body.nextRunAt).toBe(created.nextRunAt);
+  });
+
+  it('answers the first instant at or after until as nextRunAt, and a second pause replaces until and reason', async () => {
+    const { body: created } = await create({});
+    const afterNext = Date.parse(created.nextRunAt) + 30 * MINUTE;
+    const paused = await pause(created.id, { until: new Date(afterNext).toISOString(), reason: 'first' });
+    expect(paused.body).toMatchObject({
+      status: 'paused',
+      statusReason: 'first',
+      pausedUntil: new Date(afterNext).toISOString().replace('.000Z', 'Z'),
+      // HOURLY at :07: the instant after the one skipped.
+      nextRunAt: new Date(Date.parse(created.nextRunAt) + 60 * MINUTE).toISOString().replace('.000Z', 'Z'),
+    });
+    const again = await pause(created.id, {});
+    expect(again.body).toMatchObject({
+      status: 'paused',
+      statusReason: null,
+      pausedUntil: null,
+      nextRunAt: null,
+    });
+  });
+
+  it('keeps a disabled notification paused first, and answers disabled once resumed', async () => {
+    const { body: created } = await create({ isEnabled: false });
+    expect((await pause(created.id)).body).toMatchObject({ status: 'paused', nextRunAt: null });
+    expect((await resume(created.id)).body).toMatchObject({ status: 'disabled', nextRunAt: null });
+  });
+
+  it.each([
+    [{ until: '2020-01-01T00:00:00Z' }, 'until', 'must be later than now'],
+    [
+      { until: new Date(Date.now() + 367 * 24 * 60 * MINUTE).toISOString() },
+      'until',
+      'must be at most 366 days ahead',
+    ],
+    [{ until: '2027-03-28' }, 'until', undefined],
+    [{ reason: 'x'.repeat(501) }, 'reason', 'must be at most 500 characters'],
+    [{ untill: '2027-03-28T01:00:00Z' }, 'untill', undefined],
+  ])('refuses the pause %j with 400 naming %s, changing nothing', async (body, path, message) => {
+    const { body: created } = await create({});
+    const refused = await pause(created.id, body);
+    expect(refused.status).toBe(400);
+    expect(refused.body.errors).toEqual([expect.objectContaining({ path, ...(message && { message }) })]);
+    expect((await get(created.id)).body.status).toBe('active');
+  });
+
+  it('answers 404 for an unknown notification, and 409 to resuming an orphaned one', async () => {
+    expect((await pause(99_999)).status).toBe(404);
+    expect((await resume(99_999)).status).toBe(404);
+    const { body: created } = await create({}, ERIN_KEY);
+    await setActive(5, false);
+    try {
+      const refused = await resume(created.id);
+      expect(refused.status).toBe(409);
+      expect(refused.body.code).toBe('conflict');
+    } finally {
+      await setActive(5, true);
+    }
+  });
+
+  it('still sends now while paused', async () => {
+    const { body: created } = await create({});
+    await pause(created.id);
+    const sent = await api.request('POST', `${base}/${created.id}/send`, { token: ADMIN_KEY });
+    expect(sent.status).toBe(202);
+    expect(sent.body).toMatchObject({ trigger: 'manual', skipReason: null });
+  });
+
+  it('fires no instant while paused and catches none up; at until the schedule goes on by itself', async () => {
+    const { body: created } = await create({});
+    const first = Date.parse(created.nextRunAt);
+    const until = first + 90 * MINUTE;
+    await pause(created.id, { until: new Date(until).toISOString() });
+    // The instants at first and first + 1 h are paused: passes at them (and after) fire nothing.
+    await firedAt(first);
+    await firedAt(first + 60 * MINUTE);
+    expect(await runsOf(created.id)).toEqual([]);
+    // The first instant at or after until fires, and only it: the paused ones are not caught up.
+    await firedAt(first + 120 * MINUTE);
+    const runs = await runsOf(created.id);
+    expect(runs.map((run) => run.scheduledFor)).toEqual([new Date(first + 120 * MINUTE).toISOString()]);
+  });
+
+  it('over a DST change with until inside the gap: the first instant at or after it, as the gap maps it', async () => {
+    // DAILY 02:30 Berlin: on 2027-03-28 the clock jumps 02:00 → 03:00, so 02:30 fires at the gap's end, 01:00Z.
+    const { body: created } = await create({
+      scheduleType: 'DAILY',
+      hour: 2,
+      minute: 30,
+      timezone: 'Europe/Berlin',
+    });
+    // 02:15 by the winter offset is inside the gap (01:15Z): the day's instant (01:00Z) is before it.
+    const inGap = await pause(created.id, { until: '2027-03-28T02:15:00+01:00' });
+    expect(inGap.body).toMatchObject({
+      status: 'paused',
+      pausedUntil: '2027-03-28T01:15:00Z',
+      nextRunAt: '2027-03-29T00:30:00Z',
+    });
+    // Until the gap's end itself: that very instant fires.
+    const atGapEnd = await pause(created.id, { until: '2027-03-28T01:00:00Z' });
+    expect(atGapEnd.body).toMatchObject({
+      pausedUntil: '2027-03-28T01:00:00Z',
+      nextRunAt: '2027-03-28T01:00:00Z',
+    });
+    await firedAt(Date.parse('2027-03-27T01:30:00Z'));
+    expect(await runsOf(created.id)).toEqual([]);
+    await firedAt(Date.parse('2027-03-28T01:00:00Z'));
+    expect((await runsOf(created.id)).map((run) => run.scheduledFor)).toEqual(['2027-03-28T01:00:00.000Z']);
+  });
+});
