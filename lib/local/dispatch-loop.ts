@@ -4,8 +4,10 @@ import { dispatchPass, type PassSummary } from '#lib/domain/dispatch';
 import { passCounts, summaryLine } from '#lib/domain/dispatch-summary';
 import { settleStalledRuns } from '#lib/domain/outcomes';
 import { schedulePlanner } from '#lib/domain/schedule-planning';
+import { countSettledRun } from '#lib/domain/suspension';
 import { jobSink } from '#lib/jobs/job-sink';
 import { sweepOutbox } from '#lib/jobs/outbox-sink';
+import { suspensionStore } from '#lib/store/notification-suspension';
 import { stalledRunStore } from '#lib/store/run-status';
 import { dispatchStore } from '#lib/store/runs';
 
@@ -29,6 +31,7 @@ export async function dispatchOnce(
     concurrency: config().dispatchConcurrency,
   });
   const settled = await settleStalledRuns(stalledRunStore, now);
+  for (const run of settled) await countSettledRun(suspensionStore, run, config().suspendAfterFailedRuns);
   const settledNote = settled.length > 0 ? `; ${settled.length} runs left awaiting outcomes settled` : '';
   return { summary, settled: settled.length, line: `${summaryLine(now, summary)}${settledNote}` };
 }

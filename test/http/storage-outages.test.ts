@@ -95,7 +95,11 @@ const validRequests: Record<Operation, () => Sent> = {
   }),
   unsubscribe: () => ({ path: `/v1/unsubscribe?token=${unsubscribeTokenOfUser1()}` }),
   'get-unsubscribe-page': () => ({ path: `/v1/unsubscribe?token=${unsubscribeTokenOfUser1()}` }),
-  'pause-notification': () => ({ path: `${NOTIFICATION}/pause`, token: ADMIN_KEY, body: { reason: 'outage' } }),
+  'pause-notification': () => ({
+    path: `${NOTIFICATION}/pause`,
+    token: ADMIN_KEY,
+    body: { reason: 'outage' },
+  }),
   'resume-notification': () => ({ path: `${NOTIFICATION}/resume`, token: ADMIN_KEY }),
 };
 
