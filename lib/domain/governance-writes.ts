@@ -25,7 +25,7 @@ import { ConflictError, NotFoundError, ValidationError } from '#lib/errors';
  */
 
 /** A notification as a hold write reads it: its version is the condition of the write. */
-export interface HeldNotification {
+interface HeldNotification {
   scheduled: ScheduledNotification;
   version: number;
 }

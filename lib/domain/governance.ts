@@ -10,11 +10,7 @@ import type { Principal } from '#lib/domain/principal';
 export const notificationStatuses = ['active', 'disabled', 'paused', 'suspended', 'orphaned'] as const;
 export type NotificationStatus = (typeof notificationStatuses)[number];
 
-/** The statuses the notification list filters by. */
-export const heldStatuses = ['paused', 'suspended'] as const satisfies readonly NotificationStatus[];
-export type HeldStatus = (typeof heldStatuses)[number];
-
-export interface NotificationPause {
+interface NotificationPause {
   /** When the schedule goes on by itself (epoch ms); null: until resumed. */
   until: number | null;
   reason: string | null;
@@ -37,7 +33,7 @@ export const ownerOf = (principal: Principal): NotificationOwner | null =>
 /** An owner that is a console user is `inactive` while that user is deactivated or deleted. */
 export type OwnerStanding = 'active' | 'inactive';
 
-export const SUSPENDED_REASON = 'consecutive_failed_runs';
+const SUSPENDED_REASON = 'consecutive_failed_runs';
 export const ORPHANED_REASON = 'owner_inactive';
 
 /** Longest pause reason kept, and how far ahead a pause may end. */
@@ -51,7 +47,7 @@ export interface PauseInput {
 }
 
 /** Whether a pause still holds at `now`: one whose `until` has come is over by itself. */
-export const pauseHolds = (pause: NotificationPause | null, now: number): pause is NotificationPause =>
+const pauseHolds = (pause: NotificationPause | null, now: number): pause is NotificationPause =>
   pause !== null && (pause.until === null || pause.until > now);
 
 export interface Governance {
