@@ -221,6 +221,21 @@ describe('round trips: decode(stored(encode(value))) is the value', () => {
     ]);
   });
 
+  it.each([
+    { type: 'USER', userId: 4, email: 'dave@example.com' } as const,
+    { type: 'EMBED_USER', embedTenantName: 'acme', externalId: 'Wile@Acme.example', embedUserId: 9 } as const,
+  ])('notification with its owner ($type) and a hold', async (owner) => {
+    const held = {
+      ...notification,
+      owner,
+      hold: {
+        pause: { until: Date.parse('2027-03-28T01:00:00Z'), reason: 'Quarter closing' },
+        suspended: true,
+      },
+    };
+    expect(decodeNotification(await stored(encodeNotification(held)))).toEqual(held);
+  });
+
   it('notification, with its version, its JSON text lists, its schedule reading and its list-index entries', async () => {
     const item = await stored(encodeNotification(notification, 3, '2026-01-02T03:04:05.006Z'));
     expect(decodeNotification(item)).toEqual(notification);

@@ -147,17 +147,33 @@ const optionalInt = () => z.optional(z.nullable(z.int()));
 /** Items written before the JSON text attributes hold the list itself, under the field's name. */
 const legacyList = () => z.optional(z.nullable(z.array(z.unknown())));
 
-/** The owner, a map: `{type: 'USER', userId, email}` or `{type: 'EMBED_USER', embedTenantName, externalId, embedUserId}`. */
+/**
+ * The owner, a map: `{type: 'USER', userId, email}` or `{type: 'EMBED_USER', embedTenantName,
+ * externalId, embedUserId}`. Checked as one flat shape (a zod union would weigh on every function that
+ * reads a notification) and typed by `ownerOf`.
+ */
 const ownerAttribute = () =>
-  z.union([
-    z.object({ type: z.literal('USER'), userId: z.int(), email: z.string() }),
-    z.object({
-      type: z.literal('EMBED_USER'),
-      embedTenantName: z.string(),
-      externalId: z.string(),
-      embedUserId: z.int(),
-    }),
-  ]) satisfies z.ZodMiniType<NotificationOwner>;
+  z.object({
+    type: z.enum(['USER', 'EMBED_USER']),
+    userId: z.optional(z.int()),
+    email: z.optional(z.string()),
+    embedTenantName: z.optional(z.string()),
+    externalId: z.optional(z.string()),
+    embedUserId: z.optional(z.int()),
+  });
+
+function ownerOf(item: Item, stored: z.output<ReturnType<typeof ownerAttribute>>): NotificationOwner {
+  const { type, userId, email, embedTenantName, externalId, embedUserId } = stored;
+  if (type === 'USER' && userId !== undefined && email !== undefined) return { type, userId, email };
+  if (
+    type === 'EMBED_USER' &&
+    embedTenantName !== undefined &&
+    externalId !== undefined &&
+    embedUserId !== undefined
+  )
+    return { type, embedTenantName, externalId, embedUserId };
+  throw new MalformedItemError('notification', itemKey(item), 'owner', `lacks a field of a ${type} owner`);
+}
 
 /** A pause (its end in epoch ms, or null) and a suspension, a map. */
 const holdAttribute = () =>
@@ -264,7 +280,7 @@ function notificationOf(item: Item, stored: StoredNotification): Notification {
     timeGrains: listOf(item, stored, 'timeGrains', lists.timeGrains),
     memberSwitchers: listOf(item, stored, 'memberSwitchers', lists.memberSwitchers),
     notificationAiSummary: stored.notificationAiSummary ?? false,
-    owner: stored.owner ?? null,
+    owner: stored.owner ? ownerOf(item, stored.owner) : null,
     hold: stored.hold ?? noHold(),
   };
 }
