@@ -67,8 +67,9 @@ export const scenarios: Record<Operation, Scenario> = {
     description: "first page (first=10) of deployment 7's notifications",
     params: { deploymentId: '7' },
     query: 'first=10',
-    // A Query on gsi1 for the page and the look-ahead, a BatchGetItem of its schedule entries (nextRunAt).
-    budget: { requests: 2, readUnits: 6, writeUnits: 0 },
+    // A Query on gsi1 for the page and the look-ahead, a BatchGetItem of its schedule entries (nextRunAt)
+    // and of the console users who own them (status: orphaned while the owner is not active).
+    budget: { requests: 2, readUnits: 7, writeUnits: 0 },
   },
   'create-notification': {
     description: 'create a DAILY notification on a dashboard given by id',
