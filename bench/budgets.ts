@@ -25,6 +25,8 @@ const SCHEDULE_WRITERS = [
   // An embed user's own create and update: the same writes of a schedule.
   'create-embed-notification',
   'update-embed-notification',
+  'pause-notification',
+  'resume-notification',
 ];
 export const CRON_PACKAGES = ['luxon', 'cron-parser', 'cronstrue'];
 export const isScheduleWriter = (operation: string) => SCHEDULE_WRITERS.includes(operation);

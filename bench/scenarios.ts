@@ -67,8 +67,9 @@ export const scenarios: Record<Operation, Scenario> = {
     description: "first page (first=10) of deployment 7's notifications",
     params: { deploymentId: '7' },
     query: 'first=10',
-    // A Query on gsi1 for the page and the look-ahead, a BatchGetItem of its schedule entries (nextRunAt).
-    budget: { requests: 2, readUnits: 6, writeUnits: 0 },
+    // A Query on gsi1 for the page and the look-ahead, a BatchGetItem of its schedule entries (nextRunAt)
+    // and of the console users who own them (status: orphaned while the owner is not active).
+    budget: { requests: 2, readUnits: 7, writeUnits: 0 },
   },
   'create-notification': {
     description: 'create a DAILY notification on a dashboard given by id',
@@ -239,5 +240,19 @@ export const scenarios: Record<Operation, Scenario> = {
     status: 404,
     // One DeleteItem by key, answering what it removed.
     budget: { requests: 1, readUnits: 0, writeUnits: 1 },
+  },
+  'pause-notification': {
+    description: 'pause a notification again with a new reason',
+    params: notification700,
+    body: (i) => ({ reason: `bench ${i}` }),
+    // The notification with its entry, the conditional write of its hold, its schedule entry; the same
+    // hold again keeps the entry's instants: its PutItem is refused and an UpdateItem takes the version.
+    budget: { requests: 4, readUnits: 1, writeUnits: 8 },
+  },
+  'resume-notification': {
+    description: 'resume a notification that is not held',
+    params: notification700,
+    // The notification with its entry: nothing holds it, so nothing is written.
+    budget: { requests: 1, readUnits: 1, writeUnits: 0 },
   },
 };

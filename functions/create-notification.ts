@@ -1,3 +1,4 @@
+import { ownerOf } from '#lib/domain/governance/governance';
 import { createNotification } from '#lib/domain/notifications/notification-writes';
 import { callerOf } from '#lib/http/caller';
 import { createHandler } from '#lib/http/create-handler';
@@ -23,6 +24,7 @@ export const handler = createHandler({
       body,
       settings,
       Date.now(),
+      ownerOf(principal),
       headers['idempotency-key'] === undefined
         ? undefined
         : { caller: callerOf(principal), key: headers['idempotency-key'] },

@@ -1,10 +1,12 @@
 import type { Context } from 'aws-lambda';
 import { config } from '#lib/config';
 import { fireByOf, planWorkers, workerFiresPerSecond } from '#lib/domain/dispatch/dispatch-fanout';
+import { countSettledRun } from '#lib/domain/governance/suspension';
 import { settleStalledRuns } from '#lib/domain/runs/outcomes';
 import { startWorker } from '#lib/jobs/dispatch-workers';
 import { logger } from '#lib/log';
 import { dueCounts } from '#lib/store/dispatch/due-counts';
+import { suspensionStore } from '#lib/store/governance/notification-suspension';
 import { stalledRunStore } from '#lib/store/runs/run-status';
 
 /**
@@ -29,11 +31,16 @@ export async function handler(_event: unknown, _context: Pick<Context, 'getRemai
   const started = await Promise.allSettled(
     plan.workers.map((shards) => startWorker(worker, { slices: shards.map((shard) => ({ shard })), fireBy })),
   );
-  const settled = await settleStalledRuns(stalledRunStore, now).catch((error: unknown) => {
-    // The next minute tries again; the workers' starts decide whether the coordinator failed.
-    logger.error('settling runs left awaiting outcomes failed', { error: (error as Error).name });
-    return [];
-  });
+  const settled = await settleStalledRuns(stalledRunStore, now)
+    .then(async (runs) => {
+      for (const run of runs) await countSettledRun(suspensionStore, run, config().suspendAfterFailedRuns);
+      return runs;
+    })
+    .catch((error: unknown) => {
+      // The next minute tries again; the workers' starts decide whether the coordinator failed.
+      logger.error('settling runs left awaiting outcomes failed', { error: (error as Error).name });
+      return [];
+    });
   const refused = plan.workers.filter((_, index) => started[index]?.status === 'rejected');
   const due = counts.reduce((sum, count) => sum + count, 0);
   logger.info(`dispatch ${new Date(now).toISOString()}: ${due} due, ${plan.workers.length} workers`, {

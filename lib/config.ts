@@ -77,6 +77,8 @@ export interface Config {
   runRetentionDays: number;
   /** A send-now less than this after the notification's previous one is refused (429). */
   sendNowMinIntervalMs: number;
+  /** Consecutive scheduled runs that failed to everyone after which a notification is suspended. */
+  suspendAfterFailedRuns: number;
   /** Where delivery jobs go when deployed; without it they are files in `outboxDir`. */
   deliveryQueueUrl: string | undefined;
   outboxDir: string;
@@ -112,6 +114,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dispatchWorkerSeconds: read('DISPATCH_WORKER_SECONDS', wholeNumber(1, DISPATCHER_TIMEOUT_SECONDS)) ?? 20,
     runRetentionDays: read('RUN_RETENTION_DAYS', wholeNumber(1)) ?? 90,
     sendNowMinIntervalMs: (read('SEND_NOW_MIN_INTERVAL_SECONDS', wholeNumber()) ?? 10) * 1000,
+    suspendAfterFailedRuns: read('SUSPEND_AFTER_FAILED_RUNS', wholeNumber(1)) ?? 3,
     deliveryQueueUrl: read('DELIVERY_QUEUE_URL', httpUrl),
     outboxDir: read('OUTBOX_DIR', textOfAtLeast(1)) ?? '.local/outbox',
     publicBaseUrl: (read('PUBLIC_BASE_URL', httpUrl) ?? 'http://localhost:3000').replace(/\/+$/, ''),

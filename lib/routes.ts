@@ -560,6 +560,50 @@ export const removeSuppressionRoute = {
   ownErrors: ['not_found'],
 } as const satisfies RouteFacts;
 
+export const pauseNotificationRoute = {
+  operation: 'pause-notification',
+  method: 'POST',
+  path: '/v1/deployments/{deploymentId}/notifications/{id}/pause',
+  repeat: 'safe',
+  summary: 'Pause a notification: no scheduled instant fires until `until`, or until resumed',
+  timeoutSeconds: TIMEOUT_SECONDS,
+  memoryMiB: MEMORY_MIB,
+  tableActions: [
+    // The caller; the owner, whose standing the answer states.
+    AUTHENTICATION,
+    // The notification with its schedule entry (lib/store/notifications/scheduled-notifications.ts).
+    'dynamodb:Query',
+    // One conditional UpdateItem of its hold, a schedule change (lib/store/governance/notification-holds.ts);
+    // the entry's version when its instants stay.
+    'dynamodb:UpdateItem',
+    // The schedule entry the hold calls for.
+    'dynamodb:PutItem',
+  ],
+  ownErrors: ['conflict'],
+} as const satisfies RouteFacts;
+
+export const resumeNotificationRoute = {
+  operation: 'resume-notification',
+  method: 'POST',
+  path: '/v1/deployments/{deploymentId}/notifications/{id}/resume',
+  repeat: 'safe',
+  summary: 'Resume a paused or suspended notification: it fires from the next instant after now',
+  timeoutSeconds: TIMEOUT_SECONDS,
+  memoryMiB: MEMORY_MIB,
+  tableActions: [
+    // The caller; the owner, whose standing the answer states.
+    AUTHENTICATION,
+    // The notification with its schedule entry (lib/store/notifications/scheduled-notifications.ts).
+    'dynamodb:Query',
+    // One conditional UpdateItem of its hold, a schedule change (lib/store/governance/notification-holds.ts);
+    // the entry's version when its instants stay.
+    'dynamodb:UpdateItem',
+    // The schedule entry the hold calls for.
+    'dynamodb:PutItem',
+  ],
+  ownErrors: ['conflict'],
+} as const satisfies RouteFacts;
+
 /** Every route, in the order the local adapter matches them and the API description lists them. */
 export const routes = [
   updateNotificationRoute,
@@ -590,6 +634,8 @@ export const routes = [
   listSuppressionsRoute,
   addSuppressionRoute,
   removeSuppressionRoute,
+  pauseNotificationRoute,
+  resumeNotificationRoute,
 ] as const;
 
 export type Route = (typeof routes)[number];

@@ -2,11 +2,13 @@ import { clockFrom, randomHex } from '#lib/clock';
 import { config } from '#lib/config';
 import { dispatchPass, type PassSummary } from '#lib/domain/dispatch/dispatch';
 import { passCounts, summaryLine } from '#lib/domain/dispatch/dispatch-summary';
+import { countSettledRun } from '#lib/domain/governance/suspension';
 import { settleStalledRuns } from '#lib/domain/runs/outcomes';
 import { schedulePlanner } from '#lib/domain/schedules/schedule-planning';
 import { jobSink } from '#lib/jobs/job-sink';
 import { sweepOutbox } from '#lib/jobs/outbox-sink';
 import { dispatchStore } from '#lib/store/dispatch/dispatch';
+import { suspensionStore } from '#lib/store/governance/notification-suspension';
 import { stalledRunStore } from '#lib/store/runs/run-status';
 
 /**
@@ -29,6 +31,7 @@ export async function dispatchOnce(
     concurrency: config().dispatchConcurrency,
   });
   const settled = await settleStalledRuns(stalledRunStore, now);
+  for (const run of settled) await countSettledRun(suspensionStore, run, config().suspendAfterFailedRuns);
   const settledNote = settled.length > 0 ? `; ${settled.length} runs left awaiting outcomes settled` : '';
   return { summary, settled: settled.length, line: `${summaryLine(now, summary)}${settledNote}` };
 }

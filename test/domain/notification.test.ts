@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { noHold } from '#lib/domain/governance/governance';
 import type { IdempotencyClaim } from '#lib/domain/idempotency';
 import type { Notification } from '#lib/domain/notifications/notification';
 import type { UpdateNotificationInput } from '#lib/domain/notifications/notification-fields';
@@ -40,6 +41,7 @@ const stored: Notification = {
   memberSwitchers: null,
   notificationAiSummary: false,
   owner: null,
+  hold: noHold(),
 };
 
 function problemsOf(action: () => unknown): { path: string; message: string }[] {
@@ -174,6 +176,8 @@ function memoryRepository(
       if (!changes.schedule) return { kind: 'fields', scheduled: { notification: current, schedule } };
       return { kind: 'schedule', notification: current, scheduleVersion: writes };
     },
+    consoleUser: async () => undefined,
+    withOwnerStanding: async (scheduled) => scheduled,
     async storeSchedule(_, state, signature, scheduleVersion) {
       if (stored && stored.scheduleVersion >= scheduleVersion) return;
       if (stored?.signature !== signature) schedule = state;
@@ -217,6 +221,9 @@ describe('updateNotification', () => {
       notificationAiSummary: false,
       // The first Monday 09:00 UTC after the answer.
       nextRunAt: '2026-11-30T09:00:00Z',
+      status: 'active',
+      statusReason: null,
+      pausedUntil: null,
       owner: null,
     });
     expect(memory.current()?.dayOfWeek).toBe(1);
@@ -381,7 +388,7 @@ describe('createNotification', () => {
   it('refuses a create that names no dashboard, before anything is read or written', async () => {
     const { port, asked } = creation();
     await expect(
-      createNotification(port, 7, { scheduleType: 'DAILY', hour: 9 }, settings, NOW),
+      createNotification(port, 7, { scheduleType: 'DAILY', hour: 9 }, settings, NOW, null),
     ).rejects.toMatchObject({
       name: 'ValidationError',
       problems: [
@@ -399,6 +406,7 @@ describe('createNotification', () => {
       { scheduleType: 'DAILY', hour: 9, minute: 0, dashboardPublicId: 'sales' },
       settings,
       NOW,
+      null,
     );
     // UTC, enabled, PNG, no lists and no summary unless the request says otherwise.
     const { id: _, ...draft } = dailyNotification();
@@ -431,6 +439,7 @@ describe('createNotification', () => {
       { scheduleType: 'HOURLY', dashboardId: 70, dashboardPublicId: 'x' },
       settings,
       NOW,
+      null,
     );
     expect(asked.dashboards).toEqual([{ dashboardId: 70 }]);
   });
@@ -438,17 +447,31 @@ describe('createNotification', () => {
   it('is not found, naming the dashboard as given, when the deployment has no such dashboard', async () => {
     const { port, asked } = creation();
     await expect(
-      createNotification(port, 7, { scheduleType: 'HOURLY', dashboardPublicId: 'draft' }, settings, NOW),
+      createNotification(
+        port,
+        7,
+        { scheduleType: 'HOURLY', dashboardPublicId: 'draft' },
+        settings,
+        NOW,
+        null,
+      ),
     ).rejects.toThrow(new NotFoundError('Dashboard draft of deployment 7'));
     await expect(
-      createNotification(port, 7, { scheduleType: 'HOURLY', dashboardId: 71 }, settings, NOW),
+      createNotification(port, 7, { scheduleType: 'HOURLY', dashboardId: 71 }, settings, NOW, null),
     ).rejects.toThrow(new NotFoundError('Dashboard 71 of deployment 7'));
     expect(asked.created).toEqual([]);
   });
 
   it('refuses an incomplete schedule before anything is read', async () => {
     const { port, asked } = creation();
-    const creating = createNotification(port, 7, { scheduleType: 'DAILY', dashboardId: 70 }, settings, NOW);
+    const creating = createNotification(
+      port,
+      7,
+      { scheduleType: 'DAILY', dashboardId: 70 },
+      settings,
+      NOW,
+      null,
+    );
     await expect(creating).rejects.toMatchObject({ name: 'ValidationError', problems: [{ path: 'hour' }] });
     expect(asked.dashboards).toEqual([]);
   });
@@ -461,7 +484,7 @@ describe('createNotification', () => {
       { dashboardId: 70, hour: 9, scheduleType: 'DAILY' },
       { scheduleType: 'DAILY', hour: 10, dashboardId: 70 },
     ];
-    for (const body of bodies) await createNotification(port, 7, body, settings, NOW, key);
+    for (const body of bodies) await createNotification(port, 7, body, settings, NOW, null, key);
     const [first, reordered, other] = asked.claimed;
     expect(asked.created.map((args) => args[2]?.claim)).toEqual(asked.claimed);
     expect(first).toEqual({ ...key, fingerprint: expect.stringMatching(/^[0-9a-f]{64}$/) });

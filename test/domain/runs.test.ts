@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { ConsoleUser } from '#lib/domain/entities';
+import { noHold } from '#lib/domain/governance/governance';
 import type { Notification } from '#lib/domain/notifications/notification';
 import { noRecipients, type RecipientRow, type Run, scheduledRunId } from '#lib/domain/runs/runs';
 import { salesDashboard } from '#test/support/domain-fixtures';
@@ -26,6 +27,7 @@ const notification: Notification = {
   memberSwitchers: [{ member: 'Orders.count', selected: 'Orders.total' }],
   notificationAiSummary: true,
   owner: null,
+  hold: noHold(),
 };
 const dashboard = salesDashboard({ sharedWithTenants: ['acme'] });
 const run: Run = {

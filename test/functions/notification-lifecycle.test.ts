@@ -58,7 +58,11 @@ describe('POST /v1/deployments/{deploymentId}/notifications', () => {
       notificationAiSummary: false,
       // The next Monday 08:00 UTC after the answer.
       nextRunAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T08:00:00Z$/),
-      owner: null,
+      status: 'active',
+      statusReason: null,
+      pausedUntil: null,
+      // The caller (the admin key's user) owns what it creates.
+      owner: { type: 'USER', userId: 1, email: 'ada@example.com' },
     });
     expect(new Date(response.body.nextRunAt).getUTCDay()).toBe(1);
     const read = await client.get(id);

@@ -78,6 +78,9 @@ describe('PUT /v1/deployments/{deploymentId}/notifications/{id}', () => {
       notificationAiSummary: false,
       // Monday 09:00 in Berlin: 08:00Z in winter, 07:00Z in summer.
       nextRunAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T0[78]:00:00Z$/),
+      status: 'active',
+      statusReason: null,
+      pausedUntil: null,
       owner: null,
     });
     expect(new Date(response.body.nextRunAt).getUTCDay()).toBe(1);

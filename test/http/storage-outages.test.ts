@@ -133,6 +133,12 @@ const validRequests: Record<Operation, () => Sent> = {
     path: '/v1/deployments/7/suppressions/bounced%40example.com',
     token: ADMIN_KEY,
   }),
+  'pause-notification': () => ({
+    path: `${NOTIFICATION}/pause`,
+    token: ADMIN_KEY,
+    body: { reason: 'outage' },
+  }),
+  'resume-notification': () => ({ path: `${NOTIFICATION}/resume`, token: ADMIN_KEY }),
 };
 
 /** An embed user of acme with a self-service subscription, made before any outage. */

@@ -1,6 +1,7 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import * as z from 'zod/mini';
+import { noHold } from '#lib/domain/governance/governance';
 import type { Notification } from '#lib/domain/notifications/notification';
 import type { StoredRecipient } from '#lib/domain/recipients/recipients-resolution';
 import { decodeCounter } from '#lib/store/codecs/counters';
@@ -101,6 +102,7 @@ const notification: Notification = {
   memberSwitchers: [{ member: 'Orders.status', selected: 'city' }],
   notificationAiSummary: true,
   owner: null,
+  hold: noHold(),
 };
 
 describe('round trips: decode(stored(encode(value))) is the value', () => {
@@ -219,6 +221,21 @@ describe('round trips: decode(stored(encode(value))) is the value', () => {
     ]);
   });
 
+  it.each([
+    { type: 'USER', userId: 4, email: 'dave@example.com' } as const,
+    { type: 'EMBED_USER', embedTenantName: 'acme', externalId: 'Wile@Acme.example', embedUserId: 9 } as const,
+  ])('notification with its owner ($type) and a hold', async (owner) => {
+    const held = {
+      ...notification,
+      owner,
+      hold: {
+        pause: { until: Date.parse('2027-03-28T01:00:00Z'), reason: 'Quarter closing' },
+        suspended: true,
+      },
+    };
+    expect(decodeNotification(await stored(encodeNotification(held)))).toEqual(held);
+  });
+
   it('notification, with its version, its JSON text lists, its schedule reading and its list-index entries', async () => {
     const item = await stored(encodeNotification(notification, 3, '2026-01-02T03:04:05.006Z'));
     expect(decodeNotification(item)).toEqual(notification);
@@ -241,6 +258,7 @@ describe('round trips: decode(stored(encode(value))) is the value', () => {
       'gsi1sk',
       'gsi2pk',
       'gsi2sk',
+      'hold',
       'hour',
       'id',
       'isEnabled',

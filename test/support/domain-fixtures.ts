@@ -1,4 +1,5 @@
 import type { ConsoleUser, Dashboard } from '#lib/domain/entities';
+import { noHold } from '#lib/domain/governance/governance';
 import type { Notification } from '#lib/domain/notifications/notification';
 import type { Principal } from '#lib/domain/principal';
 import { noRecipients, type Run, scheduledRunId } from '#lib/domain/runs/runs';
@@ -37,6 +38,7 @@ export const dailyNotification = (overrides: Partial<Notification> = {}): Notifi
   memberSwitchers: null,
   notificationAiSummary: false,
   owner: null,
+  hold: noHold(),
   ...overrides,
 });
 

@@ -7,6 +7,7 @@ import {
   planHandOn,
 } from '#lib/domain/dispatch/dispatch-fanout';
 import type { ConsoleUser, Dashboard } from '#lib/domain/entities';
+import { ORPHANED_REASON, resumesAt } from '#lib/domain/governance/governance';
 import {
   type HeldKey,
   type IdempotencyKeyInput,
@@ -460,8 +461,18 @@ async function fireNotification(
     if (await store.moveEntry(ref, move)) context.summary.missed += 1;
     return;
   }
-  const dashboard = await dashboardOf(context, notification.deploymentId, notification.dashboardId);
-  const skipReason = runSkipReason('schedule', notification, dashboard);
+  // Paused or suspended at this instant: it is not fired, and the move keeps no instant before the hold's end.
+  const from = resumesAt(notification.hold);
+  if (from === null || (from !== undefined && latest < from)) {
+    await store.moveEntry(ref, move);
+    return;
+  }
+  // The owner is read with the first page's console users, in the one read the fire makes of them.
+  const [dashboard, ownerActive] = await Promise.all([
+    dashboardOf(context, notification.deploymentId, notification.dashboardId),
+    ownerIsActive(context, notification, due.firstPage.rows),
+  ]);
+  const skipReason = ownerActive ? runSkipReason('schedule', notification, dashboard) : ORPHANED_REASON;
   const run = newRun(ref, 'schedule', scheduledRunId(latest), latest, context.clock.now(), skipReason);
   const lease = skipReason ? undefined : leaseFrom(context);
   const { rows, last } = due.firstPage;
@@ -512,17 +523,30 @@ async function settleChange(
   await store.clearChangeMark(ref, entry.dueKey);
 }
 
-/** Who of a page of recipients gets a delivery, reading the console users among them. */
-async function decide(
+const consoleUserIds = (rows: readonly RecipientRow[]) =>
+  rows.flatMap(({ recipient }) => (recipient.type === 'USER' ? [recipient.userId] : []));
+
+/**
+ * Whether the notification's owner is not a console user who is no longer active, reading the owner
+ * together with the console users among `rows` (which `decide` then finds read).
+ */
+async function ownerIsActive(
   context: Context<RunDeliveryStore>,
-  run: Run,
   notification: Notification,
-  dashboard: Dashboard,
   rows: readonly RecipientRow[],
-): Promise<{ deliveries: Delivery[]; jobs: DeliveryJob[] }> {
-  const userIds = [
-    ...new Set(rows.flatMap(({ recipient }) => (recipient.type === 'USER' ? [recipient.userId] : []))),
-  ];
+): Promise<boolean> {
+  const { owner } = notification;
+  if (owner?.type !== 'USER') return true;
+  const users = await consoleUsers(context, [owner.userId, ...consoleUserIds(rows)]);
+  return users.get(owner.userId)?.active === true;
+}
+
+/** Console users by id, each read once a pass: those not read yet in one request. */
+async function consoleUsers(
+  context: Context<RunDeliveryStore>,
+  ids: readonly number[],
+): Promise<Map<number, ConsoleUser>> {
+  const userIds = [...new Set(ids)];
   const unread = userIds.filter((id) => !context.users.has(id));
   if (unread.length > 0) {
     const read = context.store.users(unread);
@@ -537,7 +561,18 @@ async function decide(
       );
   }
   const found = await Promise.all(userIds.map((id) => context.users.get(id)));
-  const users = new Map(found.flatMap((user) => (user ? [[user.id, user] as const] : [])));
+  return new Map(found.flatMap((user) => (user ? [[user.id, user] as const] : [])));
+}
+
+/** Who of a page of recipients gets a delivery, reading the console users among them. */
+async function decide(
+  context: Context<RunDeliveryStore>,
+  run: Run,
+  notification: Notification,
+  dashboard: Dashboard,
+  rows: readonly RecipientRow[],
+): Promise<{ deliveries: Delivery[]; jobs: DeliveryJob[] }> {
+  const users = await consoleUsers(context, consoleUserIds(rows));
   const suppressed = await context.store.suppressedAmong(run.deploymentId, recipientEmails(rows, users));
   return decideDeliveries(run, notification, dashboard, rows, users, suppressed);
 }

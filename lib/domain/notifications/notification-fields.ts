@@ -65,4 +65,6 @@ export interface UpdateNotificationInput {
   timeGrains?: DashboardTimeGrain[] | null;
   memberSwitchers?: DashboardMemberSwitcher[] | null;
   notificationAiSummary?: boolean | null;
+  /** An update only: the active console user who takes the notification over. */
+  ownerUserId?: number | null;
 }

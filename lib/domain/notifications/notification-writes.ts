@@ -1,7 +1,10 @@
+import type { ConsoleUser } from '#lib/domain/entities';
+import { noHold } from '#lib/domain/governance/governance';
 import { type IdempotencyKeyInput, onceForKey, requestFingerprint } from '#lib/domain/idempotency';
 import {
   type Notification,
   type NotificationDto,
+  type NotificationOwner,
   type NotificationRef,
   type NotificationSettings,
   notificationNotFound,
@@ -89,6 +92,23 @@ export interface NotificationUpdate {
     signature: string,
     scheduleVersion: number,
   ): Promise<void>;
+  /** A console user by id (strongly consistent): who a transfer names. */
+  consoleUser(userId: number): Promise<ConsoleUser | undefined>;
+  /** The notification with its owner's standing read beside it. */
+  withOwnerStanding(scheduled: ScheduledNotification): Promise<ScheduledNotification>;
+}
+
+/** The owner a transfer names: an active console user, else 400 naming `ownerUserId`. */
+export async function transferredOwner(
+  users: Pick<NotificationUpdate, 'consoleUser'>,
+  userId: number,
+): Promise<NotificationOwner> {
+  const user = await users.consoleUser(userId);
+  if (!user?.active) {
+    const message = user ? 'is a deactivated console user' : 'is not a console user';
+    throw new ValidationError([{ path: 'ownerUserId', message }]);
+  }
+  return { type: 'USER', userId: user.id, email: user.email };
 }
 
 /** The values an input supplies: without the fields it leaves out or sets to `null`. */
@@ -103,7 +123,7 @@ function suppliedValues<T extends object>(input: { [K in keyof T]?: T[K] | null 
 
 /** The fields an update changes: `null` clears a list, and leaves any other field as stored. */
 function changedFields(input: UpdateNotificationInput): Partial<Notification> {
-  const { filters, timeGrains, memberSwitchers, ...values } = input;
+  const { filters, timeGrains, memberSwitchers, ownerUserId: _owner, ...values } = input;
   return {
     ...suppliedValues<Notification>(values),
     ...(filters !== undefined && { filters }),
@@ -180,20 +200,26 @@ export async function updateNotification(
 ): Promise<NotificationDto> {
   const { now } = timing;
   const changes = notificationChanges(input, settings);
+  const owner =
+    input.ownerUserId == null ? undefined : await transferredOwner(notifications, input.ownerUserId);
+  if (owner) changes.set.owner = owner;
   if (Object.keys(changes.set).length === 0) {
     const stored = await notifications.find(target.deploymentId, target.id);
     if (!stored) throw notificationNotFound(target);
     return toNotificationDto(stored, now);
   }
+  // The owner just named was read active; any other is read beside the answer.
+  const answer = async (scheduled: ScheduledNotification) =>
+    toNotificationDto(owner ? scheduled : await notifications.withOwnerStanding(scheduled), now);
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
     const result = await notifications.update(target, changes);
     if (result === undefined) throw notificationNotFound(target);
     if (result !== 'unmet') {
-      if (result.kind === 'fields') return toNotificationDto(result.scheduled, now);
+      if (result.kind === 'fields') return answer(result.scheduled);
       const { notification, scheduleVersion } = result;
       const state = planSchedule(notification, now);
       await notifications.storeSchedule(target, state, scheduleSignature(notification), scheduleVersion);
-      return toNotificationDto({ notification, schedule: state }, now);
+      return answer({ notification, schedule: state });
     }
     const stored = await notifications.find(target.deploymentId, target.id);
     if (!stored) throw notificationNotFound(target);
@@ -222,6 +248,7 @@ export const newNotification = (deploymentId: number, scheduleType: ScheduleType
   memberSwitchers: null,
   notificationAiSummary: false,
   owner: null,
+  hold: noHold(),
 });
 
 export async function createNotification(
@@ -230,6 +257,7 @@ export async function createNotification(
   input: CreateNotificationInput,
   settings: NotificationSettings,
   now: number,
+  owner: NotificationOwner | null,
   idempotency?: IdempotencyKeyInput,
 ): Promise<NotificationDto> {
   const { dashboardId, dashboardPublicId, ...fields } = input;
@@ -254,7 +282,7 @@ export async function createNotification(
     const name = 'dashboardId' in ref ? ref.dashboardId : ref.dashboardPublicId;
     throw new NotFoundError(`Dashboard ${name} of deployment ${deploymentId}`);
   }
-  const { id: _placeholder, ...draft } = { ...checked, dashboardId: resolvedDashboardId };
+  const { id: _placeholder, ...draft } = { ...checked, dashboardId: resolvedDashboardId, owner };
   const claim = idempotency && { ...idempotency, fingerprint: requestFingerprint(input) };
   // A repeat of the key answers the notification the first request made: the same body, so the same schedule.
   const schedule = planSchedule(draft, now);

@@ -1,3 +1,9 @@
+import {
+  governanceOf,
+  type NotificationHold,
+  type NotificationStatus,
+  type OwnerStanding,
+} from '#lib/domain/governance/governance';
 import type {
   DashboardFilter,
   DashboardMemberSwitcher,
@@ -37,13 +43,18 @@ export interface Notification extends Schedule {
   memberSwitchers: DashboardMemberSwitcher[] | null;
   /** Whether the delivered message carries a summary of what changed (the renderer writes it). */
   notificationAiSummary: boolean;
+  /** Who answers for it: the console user who made it (or took it over), an embed user, or none (made before owners). */
   owner: NotificationOwner | null;
+  /** A pause or a suspension holding its schedule back (lib/domain/governance/governance.ts). */
+  hold: NotificationHold;
 }
 
 /** A notification as a read finds it: its fields and the schedule state stored beside them. */
 export interface ScheduledNotification {
   notification: Notification;
   schedule: ScheduleState;
+  /** Whether its owner, a console user, is inactive (read beside it); absent when the reader did not look. */
+  owner?: OwnerStanding;
 }
 
 /** A notification by its identity: its deployment and its id. */
@@ -74,17 +85,21 @@ export interface NotificationDto {
   timeGrains: DashboardTimeGrain[] | null;
   memberSwitchers: DashboardMemberSwitcher[] | null;
   notificationAiSummary: boolean;
-  /** The first firing instant after the answer was made (`2026-11-24T08:00:00Z`); null while disabled. */
+  /** The first firing instant after the answer was made (`2026-11-24T08:00:00Z`); null unless active (or paused until a time). */
   nextRunAt: string | null;
+  status: NotificationStatus;
+  statusReason: string | null;
+  pausedUntil: string | null;
   owner: NotificationOwner | null;
 }
 
 /** The answer for a notification as stored, made at `now` (epoch ms): `nextRunAt` is the first instant after it. */
 export function toNotificationDto(
-  { notification, schedule }: ScheduledNotification,
+  { notification, schedule, owner }: ScheduledNotification,
   now: number,
 ): NotificationDto {
-  const nextRun = nextRunOf(notification.isEnabled, schedule, now);
+  const governance = governanceOf(notification, owner ?? 'active', now);
+  const nextRun = nextRunOf(governance.schedules, schedule, now);
   return {
     id: notification.id,
     dashboardId: notification.dashboardId,
@@ -100,6 +115,9 @@ export function toNotificationDto(
     memberSwitchers: notification.memberSwitchers,
     notificationAiSummary: notification.notificationAiSummary,
     nextRunAt: nextRun === undefined ? null : isoInstant(nextRun),
+    status: governance.status,
+    statusReason: governance.statusReason,
+    pausedUntil: governance.pausedUntil === null ? null : isoInstant(governance.pausedUntil),
     owner: notification.owner,
   };
 }

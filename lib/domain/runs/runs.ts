@@ -21,7 +21,7 @@ import { IdempotencyKeyMismatchError, NotFoundError } from '#lib/errors';
 
 export const runTriggers = ['schedule', 'manual', 'test'] as const;
 export type RunTrigger = (typeof runTriggers)[number];
-export const runSkipReasons = ['delivery_disabled', 'dashboard_unavailable'] as const;
+export const runSkipReasons = ['delivery_disabled', 'dashboard_unavailable', 'owner_inactive'] as const;
 export type RunSkipReason = (typeof runSkipReasons)[number];
 export const deliverySkipReasons = ['user_deactivated', 'not_shared_with_tenant', 'suppressed'] as const;
 type DeliverySkipReason = (typeof deliverySkipReasons)[number];

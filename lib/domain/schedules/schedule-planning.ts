@@ -1,3 +1,4 @@
+import { type NotificationHold, resumesAt } from '#lib/domain/governance/governance';
 import { describeCron } from '#lib/domain/schedules/cron';
 import {
   firingsAfter,
@@ -20,6 +21,8 @@ export const UPCOMING_MAX = 100;
 
 export interface PlannedSchedule extends ZonedSchedule {
   isEnabled: boolean;
+  /** A pause or suspension: no instant before its end is kept, none at all while it has no end. */
+  hold?: NotificationHold;
 }
 
 /**
@@ -32,14 +35,17 @@ export function upcomingAfter(
   now: number,
   stored: readonly number[] = [],
 ): number[] {
-  if (!schedule.isEnabled) return [];
-  const upcoming = stored.filter((instant) => instant > now);
-  let last = upcoming.at(-1) ?? now;
+  const from = resumesAt(schedule.hold);
+  if (!schedule.isEnabled || from === null) return [];
+  // A pause's end is itself an instant that may fire: the first kept is at or after it.
+  const after = from === undefined ? now : Math.max(now, from - 1);
+  const upcoming = stored.filter((instant) => instant > after);
+  let last = upcoming.at(-1) ?? after;
   // One walk of the expression for every instant appended.
   const firings = firingsAfter(schedule, last);
   while (
     upcoming.length < UPCOMING_MAX &&
-    (upcoming.length < UPCOMING_MIN || last < now + UPCOMING_HORIZON_MS)
+    (upcoming.length < UPCOMING_MIN || last < after + UPCOMING_HORIZON_MS)
   ) {
     const next = firings.next();
     if (next.done) break;

@@ -1,3 +1,4 @@
+import { holdSignature, type NotificationHold } from '#lib/domain/governance/governance';
 import type { ScheduleType } from '#lib/domain/schedules/schedule-fields';
 import type { FieldProblem } from '#lib/errors';
 
@@ -79,8 +80,10 @@ export function nextRunOf(isEnabled: boolean, state: ScheduleState, now: number)
 }
 
 /** What decides a schedule's firing instants: equal signatures fire at the same instants. */
-export const scheduleSignature = (schedule: Schedule & { timezone: string; isEnabled: boolean }) =>
-  `${cronExpressionOf(schedule)}|${schedule.timezone}|${schedule.isEnabled}`;
+export const scheduleSignature = (
+  schedule: Schedule & { timezone: string; isEnabled: boolean; hold?: NotificationHold },
+) =>
+  `${cronExpressionOf(schedule)}|${schedule.timezone}|${schedule.isEnabled}${holdSignature(schedule.hold)}`;
 
 /** `2026-11-24T08:00:00Z`: how the API writes an instant, to the second. */
 export function isoInstant(instant: number): string {

@@ -130,12 +130,14 @@ export async function createSubscription(
   // The embed read's own rule: 404 unless shared with the tenant, 403 unless embedding is allowed.
   const dashboard = await getEmbeddedDashboard(store.dashboards, principal, dashboardPublicId);
   const user = await store.embedUser(principal.tenant, principal.externalId, subscriber.email);
+  const owner = ownerOf(user);
   const created = await createNotification(
-    store.notifications(ownerOf(user), limits.maxPerUser),
+    store.notifications(owner, limits.maxPerUser),
     dashboard.deploymentId,
     { ...fields, dashboardId: dashboard.dashboardId },
     settings,
     now,
+    owner,
     idempotency,
   );
   // Also on a repeat of the key: it completes a first request that failed before its recipient.

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
-import type { NotificationDto } from '#lib/domain/notifications/notification';
+import { notificationStatuses } from '#lib/domain/governance/governance';
+import type { NotificationDto, NotificationOwner } from '#lib/domain/notifications/notification';
 import { notificationFormats } from '#lib/domain/notifications/notification-fields';
 import type { Page } from '#lib/domain/paging';
 import { idOutput } from '#lib/http/schemas/common';
@@ -18,7 +19,7 @@ import { pageOf } from '#lib/http/schemas/paging';
  * field of the type missing here, or of another type, fails the typecheck.
  */
 
-const notificationOwnerOutput = z.union([
+export const notificationOwnerOutput = z.union([
   z.object({ type: z.literal('USER'), userId: idOutput(), email: z.string() }),
   z.object({
     type: z.literal('EMBED_USER'),
@@ -26,7 +27,7 @@ const notificationOwnerOutput = z.union([
     externalId: z.string(),
     embedUserId: idOutput(),
   }),
-]);
+]) satisfies z.ZodMiniType<NotificationOwner>;
 
 export const notificationOutput = z.object({
   id: idOutput(),
@@ -42,9 +43,14 @@ export const notificationOutput = z.object({
   timeGrains: z.nullable(z.array(dashboardTimeGrainInput)),
   memberSwitchers: z.nullable(z.array(dashboardMemberSwitcherInput)),
   notificationAiSummary: z.boolean(),
-  /** The first firing instant after the answer was made, with seconds; null while disabled. */
+  /** The first firing instant after the answer was made, with seconds; null unless active (or paused until a time: the first at or after it). */
   nextRunAt: z.nullable(z.string()),
-  /** Who the notification belongs to; null for one that has no owner. */
+  /** The first that holds of orphaned, suspended, paused, disabled (isEnabled false), active. */
+  status: z.enum(notificationStatuses),
+  /** The pause's reason while paused; `consecutive_failed_runs` while suspended; `owner_inactive` while orphaned. */
+  statusReason: z.nullable(z.string()),
+  /** When a running pause ends by itself; null without one. */
+  pausedUntil: z.nullable(z.string()),
   owner: z.nullable(notificationOwnerOutput),
 }) satisfies z.ZodMiniType<NotificationDto>;
 

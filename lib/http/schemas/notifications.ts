@@ -99,7 +99,12 @@ export const updateNotificationInput = z.strictObject({
   filters: nullish(storedList(dashboardFilterInput, limits.filters)),
   timeGrains: nullish(storedList(dashboardTimeGrainInput, limits.timeGrains)),
   memberSwitchers: nullish(storedList(dashboardMemberSwitcherInput, limits.memberSwitchers)),
+  /** The active console user who takes the notification over. */
+  ownerUserId: nullish(positiveInt()),
 }) satisfies z.ZodMiniType<UpdateNotificationInput>;
+
+/** A create makes the caller the owner: its body has no `ownerUserId`. */
+const { ownerUserId: _ownerOnUpdate, ...createdFields } = updateNotificationInput.def.shape;
 
 /**
  * The update's fields with their ranges and rules, a schedule type that must be given, and the
@@ -108,7 +113,7 @@ export const updateNotificationInput = z.strictObject({
 export const createNotificationInput = nullMeansOmitted(
   z
     .strictObject({
-      ...updateNotificationInput.def.shape,
+      ...createdFields,
       scheduleType: z.enum(scheduleTypes),
       dashboardId: nullish(positiveInt()),
       dashboardPublicId: nullish(keyName(keyPartLimits.publicId)),

@@ -1,5 +1,10 @@
 import * as z from 'zod/mini';
-import type { Notification, ScheduledNotification } from '#lib/domain/notifications/notification';
+import { type NotificationHold, noHold } from '#lib/domain/governance/governance';
+import type {
+  Notification,
+  NotificationOwner,
+  ScheduledNotification,
+} from '#lib/domain/notifications/notification';
 import { filterOperators, notificationFormats } from '#lib/domain/notifications/notification-fields';
 import { cronExpressionOf, type ScheduleState } from '#lib/domain/schedules/schedule';
 import { scheduleTypes } from '#lib/domain/schedules/schedule-fields';
@@ -36,6 +41,7 @@ const notificationFields = [
   'memberSwitchers',
   'notificationAiSummary',
   'owner',
+  'hold',
 ] as const satisfies readonly (keyof Notification)[];
 
 /**
@@ -145,16 +151,40 @@ const optionalInt = () => z.optional(z.nullable(z.int()));
 /** Items written before the JSON text attributes hold the list itself, under the field's name. */
 const legacyList = () => z.optional(z.nullable(z.array(z.unknown())));
 
-const notificationOwnerItem = () =>
-  z.union([
-    z.object({ type: z.literal('USER'), userId: z.int(), email: z.string() }),
-    z.object({
-      type: z.literal('EMBED_USER'),
-      embedTenantName: z.string(),
-      externalId: z.string(),
-      embedUserId: z.int(),
-    }),
-  ]);
+/**
+ * The owner, a map: `{type: 'USER', userId, email}` or `{type: 'EMBED_USER', embedTenantName,
+ * externalId, embedUserId}`. Checked as one flat shape (a zod union would weigh on every function that
+ * reads a notification) and typed by `ownerOf`.
+ */
+const ownerAttribute = () =>
+  z.object({
+    type: z.enum(['USER', 'EMBED_USER']),
+    userId: z.optional(z.int()),
+    email: z.optional(z.string()),
+    embedTenantName: z.optional(z.string()),
+    externalId: z.optional(z.string()),
+    embedUserId: z.optional(z.int()),
+  });
+
+function ownerOf(item: Item, stored: z.output<ReturnType<typeof ownerAttribute>>): NotificationOwner {
+  const { type, userId, email, embedTenantName, externalId, embedUserId } = stored;
+  if (type === 'USER' && userId !== undefined && email !== undefined) return { type, userId, email };
+  if (
+    type === 'EMBED_USER' &&
+    embedTenantName !== undefined &&
+    externalId !== undefined &&
+    embedUserId !== undefined
+  )
+    return { type, embedTenantName, externalId, embedUserId };
+  throw new MalformedItemError('notification', itemKey(item), 'owner', `lacks a field of a ${type} owner`);
+}
+
+/** A pause (its end in epoch ms, or null) and a suspension, a map. */
+const holdAttribute = () =>
+  z.object({
+    pause: z.nullable(z.object({ until: z.nullable(z.number()), reason: z.nullable(z.string()) })),
+    suspended: z.boolean(),
+  }) satisfies z.ZodMiniType<NotificationHold>;
 
 const notificationItem = () =>
   z.looseObject({
@@ -173,14 +203,17 @@ const notificationItem = () =>
     notificationFormat: z.enum(notificationFormats),
     // Items written before the summary switch existed have none: off.
     notificationAiSummary: z.optional(z.boolean()),
-    // A map; items written before owners existed have none.
-    owner: z.optional(z.nullable(notificationOwnerItem())),
     filtersJson: z.optional(z.string()),
     timeGrainsJson: z.optional(z.string()),
     memberSwitchersJson: z.optional(z.string()),
     filters: legacyList(),
     timeGrains: legacyList(),
     memberSwitchers: legacyList(),
+    // A map; items written before owners existed have none.
+
+    // Items written before owners and holds have neither.
+    owner: z.optional(z.nullable(ownerAttribute())),
+    hold: z.optional(holdAttribute()),
     version: z.optional(z.int()),
     scheduleVersion: z.optional(z.int()),
     gsi3sk: z.optional(z.string()),
@@ -253,7 +286,8 @@ function notificationOf(item: Item, stored: StoredNotification): Notification {
     timeGrains: listOf(item, stored, 'timeGrains', lists.timeGrains),
     memberSwitchers: listOf(item, stored, 'memberSwitchers', lists.memberSwitchers),
     notificationAiSummary: stored.notificationAiSummary ?? false,
-    owner: stored.owner ?? null,
+    owner: stored.owner ? ownerOf(item, stored.owner) : null,
+    hold: stored.hold ?? noHold(),
   };
 }
 

@@ -8,14 +8,17 @@ import {
   notificationAttribute,
   scheduleMarksOf,
 } from '#lib/store/codecs/notifications';
+import { decodeConsoleUser } from '#lib/store/codecs/users';
 import { documentClient, tableName } from '#lib/store/dynamo/client';
 import { conditionHeld, ifConditionHolds } from '#lib/store/dynamo/conditional';
 import * as keys from '#lib/store/dynamo/item-keys';
 import { getItem, type Item } from '#lib/store/dynamo/items';
-import { DUE_INDEX, dueIndexKeys, type Key } from '#lib/store/dynamo/keys';
+import type { Key } from '#lib/store/dynamo/keys';
+import { scheduleChangeMark } from '#lib/store/notifications/schedule-change-mark';
 import {
   findScheduledNotification,
   storeScheduleEntry,
+  withOwnerStanding,
 } from '#lib/store/notifications/scheduled-notifications';
 
 /**
@@ -82,19 +85,10 @@ export const notificationUpdate: NotificationUpdate = {
       }
     });
     if (changes.schedule) {
-      const mark = dueIndexKeys.notification(target.deploymentId, target.id, Date.now());
-      names['#scheduleVersion'] = 'scheduleVersion';
-      names['#markPk'] = DUE_INDEX.partitionKey;
-      names['#markSk'] = DUE_INDEX.sortKey;
-      values[':zero'] = 0;
-      values[':markPk'] = mark.gsi3pk;
-      values[':markSk'] = mark.gsi3sk;
-      // A mark still pending stays as it is: the same update sent again changes nothing but versions.
-      sets.push(
-        '#scheduleVersion = if_not_exists(#version, :zero) + :one',
-        '#markPk = :markPk',
-        '#markSk = if_not_exists(#markSk, :markSk)',
-      );
+      const mark = scheduleChangeMark(target);
+      Object.assign(names, mark.names);
+      Object.assign(values, mark.values);
+      sets.push(...mark.sets);
     }
     const conditions = ['attribute_exists(pk)'];
     changes.requires.forEach((field, i) => {
@@ -137,4 +131,11 @@ export const notificationUpdate: NotificationUpdate = {
   storeSchedule(target, state, signature, scheduleVersion) {
     return storeScheduleEntry(target, state, signature, scheduleVersion);
   },
+
+  async consoleUser(userId) {
+    const item = await getItem(keys.user(userId));
+    return item && decodeConsoleUser(item);
+  },
+
+  withOwnerStanding,
 };

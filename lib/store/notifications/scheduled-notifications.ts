@@ -1,5 +1,10 @@
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { NotificationRef, ScheduledNotification } from '#lib/domain/notifications/notification';
+import type { OwnerStanding } from '#lib/domain/governance/governance';
+import type {
+  Notification,
+  NotificationRef,
+  ScheduledNotification,
+} from '#lib/domain/notifications/notification';
 import type { ScheduleState } from '#lib/domain/schedules/schedule';
 import {
   decodeNotification,
@@ -7,11 +12,12 @@ import {
   encodeScheduleEntry,
   scheduledNotificationOf,
 } from '#lib/store/codecs/notifications';
+import { decodeConsoleUser } from '#lib/store/codecs/users';
 import { batchGetAll } from '#lib/store/dynamo/batch';
 import { documentClient, tableName } from '#lib/store/dynamo/client';
 import { conditionHeld } from '#lib/store/dynamo/conditional';
 import * as keys from '#lib/store/dynamo/item-keys';
-import type { Item } from '#lib/store/dynamo/items';
+import { getItem, type Item } from '#lib/store/dynamo/items';
 import { type Key, NOTIFICATION_ITEMS_PREFIX } from '#lib/store/dynamo/keys';
 import { queryPage } from '#lib/store/dynamo/query';
 
@@ -40,33 +46,56 @@ export async function readNotificationItems(
   };
 }
 
-/** A notification and its entry, as a read answers them. */
+/** The console user who owns a notification, if one does: whose standing its status depends on. */
+const ownerUserId = (notification: Notification) =>
+  notification.owner?.type === 'USER' ? notification.owner.userId : undefined;
+
+/** A console user is an active owner while their item says so; a deleted one is not. */
+const standingOf = (user: Item | undefined): OwnerStanding =>
+  user && decodeConsoleUser(user).active ? 'active' : 'inactive';
+
+/** A notification and its entry, as a read answers them, with its owner's standing (one more read when a console user owns it). */
 export async function findScheduledNotification(
   deploymentId: number,
   id: number,
 ): Promise<ScheduledNotification | undefined> {
   const { item, entry } = await readNotificationItems(deploymentId, id);
-  return item && decodeScheduledNotification(item, entry);
+  return item && withOwnerStanding(decodeScheduledNotification(item, entry));
+}
+
+/** A notification read with its owner's standing. */
+export async function withOwnerStanding(scheduled: ScheduledNotification): Promise<ScheduledNotification> {
+  const userId = ownerUserId(scheduled.notification);
+  if (userId === undefined) return scheduled;
+  return { ...scheduled, owner: standingOf(await getItem(keys.user(userId))) };
 }
 
 /**
- * A page of notification items joined to their entries: one BatchGetItem per 100 items, eventually
- * consistent like the index query the page came from.
+ * A page of notification items joined to their entries and their owners (console users): one
+ * BatchGetItem per 100 keys, eventually consistent like the index query the page came from. A page's
+ * notifications share a few owners, so their users add a few keys at most.
  */
 export async function withSchedules(items: readonly Item[]): Promise<ScheduledNotification[]> {
   if (items.length === 0) return [];
   const notifications = items.map(decodeNotification);
-  const entries = await batchGetAll(
-    notifications.map((notification) => keys.scheduleEntry(notification.deploymentId, notification.id)),
+  const owners = [...new Set(notifications.flatMap((notification) => ownerUserId(notification) ?? []))];
+  const found = await batchGetAll(
+    [
+      ...notifications.map((notification) => keys.scheduleEntry(notification.deploymentId, notification.id)),
+      ...owners.map(keys.user),
+    ],
     { eventuallyConsistent: true },
   );
-  const byPartition = new Map(entries.map((entry) => [entry.pk, entry]));
-  return notifications.map((notification) =>
-    scheduledNotificationOf(
+  const byKey = new Map(found.map((item) => [`${item.pk}|${item.sk}`, item]));
+  const itemAt = (key: Key) => byKey.get(`${key.pk}|${key.sk}`);
+  return notifications.map((notification) => {
+    const scheduled = scheduledNotificationOf(
       notification,
-      byPartition.get(keys.notificationPartition(notification.deploymentId, notification.id)),
-    ),
-  );
+      itemAt(keys.scheduleEntry(notification.deploymentId, notification.id)),
+    );
+    const userId = ownerUserId(notification);
+    return userId === undefined ? scheduled : { ...scheduled, owner: standingOf(itemAt(keys.user(userId))) };
+  });
 }
 
 /**

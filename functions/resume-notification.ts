@@ -1,0 +1,13 @@
+import { resumeNotification } from '#lib/domain/governance/governance-writes';
+import { createHandler } from '#lib/http/create-handler';
+import { notificationPath } from '#lib/http/schemas/paths';
+import { resumeNotificationRoute } from '#lib/routes';
+import { holdStore } from '#lib/store/governance/notification-holds';
+
+/** POST /v1/deployments/{deploymentId}/notifications/{id}/resume: clears a pause and a suspension; 409 while orphaned. */
+export const handler = createHandler({
+  route: resumeNotificationRoute,
+  access: 'admin',
+  params: notificationPath,
+  operation: ({ params }) => resumeNotification(holdStore, params, Date.now()),
+});

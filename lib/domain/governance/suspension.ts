@@ -1,0 +1,48 @@
+import type { NotificationHold } from '#lib/domain/governance/governance';
+import type { NotificationRef } from '#lib/domain/notifications/notification';
+import { isComplete, type Run } from '#lib/domain/runs/runs';
+
+/**
+ * Suspension: after `limit` consecutive scheduled runs that ended `completed_with_failures` with
+ * nothing delivered, the notification is suspended (its scheduled instants are not fired until a
+ * resume). A scheduled run that delivers to anyone starts the count again; a resume does too. The
+ * count moves when a run settles, by the one call that completed it (an outcome report, its repeat or
+ * the dispatcher's minute), so each run counts once; a process that dies between the settle and the
+ * count loses that run's count, which errs on the side of sending.
+ */
+
+export interface SuspensionStore {
+  /** Counts one more failed run; the count, the hold and the item's version after it; undefined when gone. */
+  countFailedRun(
+    ref: NotificationRef,
+  ): Promise<{ count: number; hold: NotificationHold; version: number } | undefined>;
+  /** Starts the count again (nothing is written when it is 0 or the notification is gone). */
+  clearFailedRuns(ref: NotificationRef): Promise<void>;
+  /** Sets the hold, as a schedule change, on condition that the item is still at `version`. */
+  writeHold(
+    ref: NotificationRef,
+    hold: NotificationHold,
+    version: number,
+    clearFailedRuns: boolean,
+  ): Promise<unknown>;
+}
+
+/** Whether a run failed to everyone it was queued for. */
+const failedToEveryone = (run: Run) =>
+  run.status === 'completed_with_failures' && run.recipients.delivered === 0;
+
+/** Takes a run that has just completed into its notification's count; true when that suspended it. */
+export async function countSettledRun(store: SuspensionStore, run: Run, limit: number): Promise<boolean> {
+  if (run.trigger !== 'schedule' || !isComplete(run.status)) return false;
+  const ref = { deploymentId: run.deploymentId, id: run.notificationId };
+  if (run.recipients.delivered > 0) {
+    await store.clearFailedRuns(ref);
+    return false;
+  }
+  if (!failedToEveryone(run)) return false;
+  const counted = await store.countFailedRun(ref);
+  if (!counted || counted.count < limit || counted.hold.suspended) return false;
+  // A change in between (a pause, a resume) wins: the next failed run counts again.
+  const written = await store.writeHold(ref, { ...counted.hold, suspended: true }, counted.version, false);
+  return written !== undefined;
+}

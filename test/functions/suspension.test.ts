@@ -1,0 +1,143 @@
+import { mkdtemp, readdir, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomHex } from '#lib/clock';
+import { dispatchPass } from '#lib/domain/dispatch/dispatch';
+import { schedulePlanner } from '#lib/domain/schedules/schedule-planning';
+import { outboxSink } from '#lib/jobs/outbox-sink';
+import { dispatchOnce } from '#lib/local/dispatch-loop';
+import { dispatchStore } from '#lib/store/dispatch/dispatch';
+import { documentClient } from '#lib/store/dynamo/client';
+import { crash, injectDynamoDbFaults } from '#test/support/dynamodb-faults';
+import { ADMIN_KEY, consoleUsers } from '#test/support/fixtures';
+import { type LocalApi, startLocalApi } from '#test/support/local-api';
+import { freshClaims, generateSigningKey, signJwt } from '#test/support/tokens';
+
+/**
+ * Suspension after SUSPEND_AFTER_FAILED_RUNS (3 here, the default) consecutive scheduled runs that
+ * failed to everyone: reached by the renderer's outcome reports after the runs were made, and by the
+ * dispatcher's minute when the report that completed the run died before settling it.
+ */
+
+const PLATFORM_ISSUER = 'https://platform.suspension.example';
+const platformKey = generateSigningKey('platform-suspension', 'ES256');
+const RENDERER = () =>
+  signJwt(
+    freshClaims({ iss: PLATFORM_ISSUER, aud: 'platform', sub: 'renderer', session: 'screenshot' }),
+    platformKey,
+  );
+const MINUTE = 60_000;
+const base = '/v1/deployments/7/notifications';
+let api: LocalApi;
+
+const hourly = (id: number) => ({
+  id,
+  deploymentId: 7,
+  dashboardId: 70,
+  scheduleType: 'HOURLY',
+  minute: 13,
+  recipients: [{ userId: 1 }],
+});
+
+beforeAll(async () => {
+  api = await startLocalApi({
+    users: consoleUsers,
+    deployments: [{ id: 7, name: 'Production' }],
+    dashboards: [{ id: 70, deploymentId: 7, publicId: 'sales', title: 'Sales', published: true }],
+    trustedIssuers: [
+      {
+        kind: 'platform',
+        issuer: PLATFORM_ISSUER,
+        audience: 'platform',
+        jwks: { keys: [platformKey.publicJwk] },
+      },
+    ],
+    notifications: [hourly(700), hourly(701), hourly(702)],
+  });
+});
+afterAll(() => api.close());
+
+const get = async (id: number) => (await api.request('GET', `${base}/${id}`, { token: ADMIN_KEY })).body;
+const report = (jobId: string, status: 'delivered' | 'failed') =>
+  api.request('POST', `/v1/deliveries/${encodeURIComponent(jobId)}/outcome`, {
+    token: RENDERER(),
+    body: status === 'failed' ? { status, error: 'mailbox unavailable', attempt: 1 } : { status, attempt: 1 },
+  });
+
+/** Fires the notification's instant `hours` after its next one; the job of its run. */
+async function fire(id: number, first: number, hours: number): Promise<string | undefined> {
+  const dir = await mkdtemp(join(tmpdir(), 'suspension-outbox-'));
+  const instant = first + hours * 60 * MINUTE;
+  await dispatchPass(dispatchStore, outboxSink(dir), {
+    randomHex,
+    now: instant + 20_000,
+    misfireGraceMinutes: 60,
+    planner: schedulePlanner,
+  });
+  for (const file of await readdir(dir)) {
+    const job = JSON.parse(await readFile(join(dir, file), 'utf8'));
+    if (job.notificationId === id) return job.jobId as string;
+  }
+  return undefined;
+}
+
+/** Fires instant `hours` and reports its one job with `status`. */
+async function runEnding(id: number, first: number, hours: number, status: 'delivered' | 'failed') {
+  const jobId = await fire(id, first, hours);
+  expect(jobId, `a job at hour ${hours}`).toBeDefined();
+  expect((await report(jobId as string, status)).status).toBe(204);
+}
+
+describe('suspension after consecutive failed scheduled runs', () => {
+  it('is reached by the third failed run, fires nothing more, and a resume brings it back', async () => {
+    const first = Date.parse((await get(700)).nextRunAt);
+    await runEnding(700, first, 0, 'failed');
+    await runEnding(700, first, 1, 'failed');
+    expect(await get(700)).toMatchObject({ status: 'active' });
+    await runEnding(700, first, 2, 'failed');
+    expect(await get(700)).toMatchObject({
+      status: 'suspended',
+      statusReason: 'consecutive_failed_runs',
+      nextRunAt: null,
+    });
+    // Suspended: the next instants are not fired.
+    expect(await fire(700, first, 3)).toBeUndefined();
+    const runs = await api.request('GET', `${base}/700/runs`, { token: ADMIN_KEY });
+    expect(runs.body.items).toHaveLength(3);
+
+    const resumed = await api.request('POST', `${base}/700/resume`, { token: ADMIN_KEY });
+    expect(resumed.body).toMatchObject({ status: 'active', statusReason: null });
+    expect(resumed.body.nextRunAt).not.toBeNull();
+  });
+
+  it('starts the count again after a run that delivers to anyone', async () => {
+    const first = Date.parse((await get(701)).nextRunAt);
+    await runEnding(701, first, 0, 'failed');
+    await runEnding(701, first, 1, 'failed');
+    await runEnding(701, first, 2, 'delivered');
+    await runEnding(701, first, 3, 'failed');
+    await runEnding(701, first, 4, 'failed');
+    expect(await get(701)).toMatchObject({ status: 'active' });
+    await runEnding(701, first, 5, 'failed');
+    expect(await get(701)).toMatchObject({ status: 'suspended' });
+  });
+
+  it('is reached by the dispatcher minute when the report completing the third run died before settling it', async () => {
+    const first = Date.parse((await get(702)).nextRunAt);
+    await runEnding(702, first, 0, 'failed');
+    await runEnding(702, first, 1, 'failed');
+    const jobId = await fire(702, first, 2);
+    const faults = injectDynamoDbFaults(documentClient());
+    // The report's calls: its transaction, the run's read, then the settling write, which dies.
+    faults.add({ operations: ['UpdateItem'], when: (call) => call === 1, fault: crash() });
+    try {
+      expect((await report(jobId as string, 'failed')).status).toBeGreaterThanOrEqual(500);
+    } finally {
+      faults.detach();
+    }
+    expect(await get(702)).toMatchObject({ status: 'active' });
+    await dispatchOnce(Date.now() + 2 * MINUTE);
+    expect(await get(702)).toMatchObject({ status: 'suspended', statusReason: 'consecutive_failed_runs' });
+  });
+});
