@@ -61,9 +61,28 @@ const rendererToken = signJwt(
   platformKey,
 );
 
+/** An embed user of acme who subscribes themselves (self-service on for acme in this file's fixture). */
+const subscriberToken = signJwt(
+  freshClaims({
+    iss: ACME_ISSUER,
+    aud: 'embed',
+    sub: 'alice@acme.example',
+    tenant: 'acme',
+    email: 'alice@acme.example',
+  }),
+  acmeKey,
+);
+/** The subscriber's own subscription, made before the generated requests, which its routes mostly name. */
+let subscriptionId: number;
+
 beforeAll(async () => {
+  const fixture = embeddableDashboardFixture(consoleUsers.slice(0, 2));
   api = await startLocalApi({
-    ...embeddableDashboardFixture(consoleUsers.slice(0, 2)),
+    ...fixture,
+    embedTenants: fixture.embedTenants.map((tenant) => ({
+      ...tenant,
+      selfService: { enabled: true, maxPerUser: 50, minIntervalMinutes: 60 },
+    })),
     trustedIssuers: [
       {
         kind: 'platform',
@@ -74,6 +93,14 @@ beforeAll(async () => {
     ],
   });
   journal = journalWrites(documentClient());
+  const subscribed = await api.request('POST', '/v1/embed/notifications', {
+    token: subscriberToken,
+    body: { dashboardPublicId: 'ops-kpis', scheduleType: 'DAILY', hour: 9 },
+  });
+  subscriptionId = subscribed.body.id;
+  // Addresses the suppression routes' generated requests mostly name: a removal finds one at first.
+  for (const email of ['ada@example.com', 'BOB@example.com'])
+    await api.request('POST', '/v1/deployments/7/suppressions', { token: ADMIN_KEY, body: { email } });
 });
 afterAll(async () => {
   journal.detach();
@@ -162,7 +189,14 @@ const removalPools: FieldPools = {
     { minLength: 1, maxLength: 3 },
   ),
 };
-const poolsOf = (route: Route) => (route.operation === 'remove-recipients' ? removalPools : pools);
+/** The embed user's own routes name the subscriber's subscription, mostly. */
+const embedPools = (): FieldPools => ({
+  ...pools,
+  id: mostly([String(subscriptionId)], ['700', '0', '-1', '9'.repeat(16)]),
+});
+const isEmbedUserRoute = (route: Route) => route.path.startsWith('/v1/embed/notifications');
+const poolsOf = (route: Route) =>
+  route.operation === 'remove-recipients' ? removalPools : isEmbedUserRoute(route) ? embedPools() : pools;
 
 const embedClaims = { iss: ACME_ISSUER, aud: 'embed', sub: 'alice', tenant: 'acme' };
 const loneSurrogate = `${base64url('{"alg":"RS256","kid":"x"}')}.${base64url(
@@ -274,7 +308,7 @@ function pathArbitrary(route: Route, paramsSchema: unknown): fc.Arbitrary<string
       names.map((name) => [
         name,
         fc.oneof(
-          { weight: 8, arbitrary: pools[name] ?? fc.string({ minLength: 1, maxLength: 8 }) },
+          { weight: 8, arbitrary: poolsOf(route)[name] ?? fc.string({ minLength: 1, maxLength: 8 }) },
           fromSchema ? fromSchema.map((params) => String(params[name] ?? 'x')) : fc.constant('x'),
           fc.string({ minLength: 1, maxLength: 12 }).map(encodeURIComponent),
         ),
@@ -315,13 +349,21 @@ function expectReadBack(body: string | undefined, response: ApiResponse) {
 
 /** Routes whose every accepted request makes something new (send-now: a run each time). */
 const notIdempotent = new Set<string>(['send-notification']);
+/** Routes whose accepted request is gone once done: its repeat finds nothing (404) and changes nothing. */
+const deletes = new Set<string>(['delete-notification', 'delete-embed-notification', 'remove-suppression']);
 /** Routes whose answer uses a field name of the request for something else (send's `recipients`: counts). */
-const noReadBack = new Set<string>(['send-notification']);
+const noReadBack = new Set<string>(['send-notification', 'configure-embed-tenant']);
 /** The renderer's route: its callers are the renderer, mostly, and the usual others. */
 const rendererAuthorization = fc.oneof(
   { weight: 3, arbitrary: fc.constant(`Bearer ${rendererToken}`) },
   { weight: 1, arbitrary: authorization },
 );
+/** An embed user's own routes: their embed token, mostly, and the usual others. */
+const subscriberAuthorization = () =>
+  fc.oneof(
+    { weight: 3, arbitrary: fc.constant(`Bearer ${subscriberToken}`) },
+    { weight: 1, arbitrary: authorization },
+  );
 
 const handlerOf = async (route: Route) =>
   (await import(`../../functions/${route.operation}.ts`)).handler as ApiHandler;
@@ -337,7 +379,12 @@ describe.each(routes.map((route) => [`${route.method} ${route.path}`, route] as 
         path: takesToken
           ? tokenQuery().map((query) => `${route.path}${query}`)
           : pathArbitrary(route, schemas?.params),
-        authorization: route.operation === 'report-delivery-outcome' ? rendererAuthorization : authorization,
+        authorization:
+          route.operation === 'report-delivery-outcome'
+            ? rendererAuthorization
+            : isEmbedUserRoute(route)
+              ? subscriberAuthorization()
+              : authorization,
         body:
           route.method === 'GET'
             ? fc.constant(undefined)
@@ -351,7 +398,8 @@ describe.each(routes.map((route) => [`${route.method} ${route.path}`, route] as 
         const headers: Record<string, string> = {};
         if (generated.authorization !== undefined) headers.authorization = generated.authorization;
         if (generated.body !== undefined) headers['content-type'] = generated.contentType;
-        if (route.operation === 'create-notification') headers['idempotency-key'] = generated.idempotencyKey;
+        if (route.operation === 'create-notification' || route.operation === 'create-embed-notification')
+          headers['idempotency-key'] = generated.idempotencyKey;
         return api.request(route.method, generated.path, { headers, body: generated.body });
       };
       const statuses = new Map<number, number>();
@@ -376,7 +424,7 @@ describe.each(routes.map((route) => [`${route.method} ${route.path}`, route] as 
             journal.start();
             const again = await send(generated);
             // A delete done is done: its repeat finds nothing (404) and changes nothing.
-            expect(again.status).toBe(route.operation === 'delete-notification' ? 404 : response.status);
+            expect(again.status).toBe(deletes.has(route.operation) ? 404 : response.status);
             if (!notIdempotent.has(route.operation)) {
               const { before, after } = await journal.changes();
               expect(withoutVersions(after)).toEqual(withoutVersions(before));
@@ -393,6 +441,13 @@ describe.each(routes.map((route) => [`${route.method} ${route.path}`, route] as 
       ).toBeGreaterThan(0);
       if (schemas?.params || schemas?.body || handler.definition.access !== 'public') {
         expect([...statuses.keys()].some((status) => status >= 400)).toBe(true);
+      }
+      // The tenant's self-service setting, as the embed user's routes after it need it.
+      if (route.operation === 'configure-embed-tenant') {
+        await api.request('PATCH', '/v1/embed/tenants/acme', {
+          token: ADMIN_KEY,
+          body: { selfService: { enabled: true, maxPerUser: 50, minIntervalMinutes: 60 } },
+        });
       }
       // What a delete took, the routes after it still need: once purged (the loader refuses an id still
       // being purged), the fixture is loaded again.

@@ -101,6 +101,19 @@ async function embedUser(tenant: string, externalId: string, email: string): Pro
 
 const MAX_ID_ATTEMPTS = 3;
 
+const limitReached = (maxPerUser: number) =>
+  new ConflictError(`An embed user may hold at most ${maxPerUser} subscriptions; delete one first`);
+
+/**
+ * Whether the owner holds the most they may already: read before an id is drawn, so that a create
+ * refused for the limit leaves even the id counter as it was. The transaction's condition on the same
+ * count still decides between concurrent creates.
+ */
+async function atLimit(owner: Extract<NotificationOwner, { type: 'EMBED_USER' }>, maxPerUser: number) {
+  const count = (await getItem(countKey(owner)))?.[SELF_SERVICE_COUNT_ATTRIBUTE];
+  return typeof count === 'number' && count >= maxPerUser;
+}
+
 /**
  * The notification, its schedule entry, the owner's count (only while below `maxPerUser`) and their
  * link to it, in one transaction: concurrent creates of one user meet at the count, so no more than
@@ -154,10 +167,7 @@ function insertOwned(owner: Extract<NotificationOwner, { type: 'EMBED_USER' }>, 
         written: true,
         cancelled: ({ failedAt }) => {
           if (failedAt(4)) throw keyInUse();
-          if (failedAt(2))
-            throw new ConflictError(
-              `An embed user may hold at most ${maxPerUser} subscriptions; delete one first`,
-            );
+          if (failedAt(2)) throw limitReached(maxPerUser);
           return failedAt(0) || failedAt(1) ? false : undefined;
         },
       },
@@ -174,6 +184,7 @@ function ownedCreation(owner: NotificationOwner, maxPerUser: number): Notificati
     // The dashboard was found and checked by its public id already.
     dashboardIdOf: async (_deploymentId, ref) => ('dashboardId' in ref ? ref.dashboardId : undefined),
     async create(draft, schedule, held) {
+      if (await atLimit(owner, maxPerUser)) throw limitReached(maxPerUser);
       for (let attempt = 1; ; attempt++) {
         const notification: Notification = { ...draft, owner, id: await nextNotificationId() };
         if (await insert(notification, schedule, held)) return notification;
