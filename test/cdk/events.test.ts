@@ -25,6 +25,10 @@ const successStatus: Record<string, number> = {
   'send-notification': 202,
   'retry-run': 202,
   'report-delivery-outcome': 204,
+  'add-suppression': 201,
+  'remove-suppression': 204,
+  'create-embed-notification': 201,
+  'delete-embed-notification': 204,
 };
 
 /**
@@ -49,8 +53,41 @@ const placeholders: Partial<Record<string, (event: Awaited<ReturnType<typeof rea
     )}`;
   },
   unsubscribe: (event) => fillToken(event),
+  'list-embed-notifications': (event) => fillEmbedToken(event),
+  'create-embed-notification': (event) => fillEmbedToken(event),
+  'get-embed-notification': (event) => fillSubscription(event),
+  'update-embed-notification': (event) => fillSubscription(event),
+  'delete-embed-notification': (event) => fillSubscription(event),
   'get-unsubscribe-page': (event) => fillToken(event),
 };
+/**
+ * The embed user's events hold a placeholder for a token of acme (made by `npm run embed-token` with the
+ * demo's key) and for the id of one of their subscriptions: this file signs with a key of its own, which
+ * it registers for acme, and subscribes them once.
+ */
+const acmeEventsKey = generateSigningKey('events-acme', 'RS256');
+const embedToken = () =>
+  signJwt(
+    freshClaims({
+      iss: 'https://auth.acme.example',
+      aud: 'embed',
+      sub: 'alice@acme.example',
+      tenant: 'acme',
+      email: 'alice@acme.example',
+    }),
+    acmeEventsKey,
+  );
+function fillEmbedToken(event: Awaited<ReturnType<typeof readEvent>>) {
+  event.headers.authorization = `Bearer ${embedToken()}`;
+}
+let subscriptionId: number;
+function fillSubscription(event: Awaited<ReturnType<typeof readEvent>>) {
+  fillEmbedToken(event);
+  event.rawPath = event.rawPath.replace('<id>', String(subscriptionId));
+  event.requestContext.http.path = event.rawPath;
+  event.pathParameters = { id: String(subscriptionId) };
+}
+
 /** The demo fixture's subscription of user 1 to notification 700, which the example events unsubscribe. */
 let subscriptionNonce: string | undefined;
 function fillToken(event: Awaited<ReturnType<typeof readEvent>>) {
@@ -73,7 +110,18 @@ describe('the example events in events/', () => {
   beforeAll(async () => {
     await ensureTable();
     const demo = await readFixture(DEMO_FIXTURE);
-    await loadFixture(demo);
+    await loadFixture({
+      ...demo,
+      embedTenants: demo.embedTenants.map((tenant) =>
+        tenant.name === 'acme'
+          ? {
+              ...tenant,
+              jwks: { keys: [acmeEventsKey.publicJwk] },
+              selfService: { enabled: true, maxPerUser: 50 },
+            }
+          : tenant,
+      ),
+    });
     // The run events/list-deliveries.json names: the 09:00 Berlin firing of 2026-11-23, dispatched.
     const { recipients: _, ...notification } = demo.notifications.find((n) => n.id === 700) ?? {};
     subscriptionNonce = (await getItem(keys.userRecipient(7, 700, 1)))?.subscriptionNonce as string;
@@ -89,6 +137,12 @@ describe('the example events in events/', () => {
       planner: schedulePlanner,
       misfireGraceMinutes: 60,
     });
+    const createRoute = routes.find((route) => route.operation === 'create-embed-notification');
+    if (!createRoute) throw new Error('no create-embed-notification route');
+    const create = await readEvent('events/create-embed-notification.json', createRoute);
+    fillEmbedToken(create);
+    const created = await invoke(createRoute, create);
+    subscriptionId = JSON.parse(String(created.body)).id;
   });
 
   it.each(routes.map((route) => [route.operation, route] as const))(
