@@ -18,7 +18,7 @@ import {
   injectDynamoDbFaults,
   throttling,
 } from '#test/support/dynamodb-faults';
-import { ADMIN_KEY, consoleUsers } from '#test/support/fixtures';
+import { ADMIN_KEY, publishedDashboardFixture } from '#test/support/fixtures';
 import { type ApiResponse, type LocalApi, startLocalApi } from '#test/support/local-api';
 import { freshClaims, generateSigningKey, signJwt } from '#test/support/tokens';
 
@@ -67,37 +67,16 @@ let api: LocalApi;
 let faults: DynamoFaults;
 
 beforeAll(async () => {
-  api = await startLocalApi({
-    users: consoleUsers,
-    deployments: [{ id: 7, name: 'Production' }],
-    dashboards: [
-      {
-        id: 70,
-        deploymentId: 7,
-        publicId: 'sales',
-        title: 'Sales',
-        published: true,
-        sharedWithTenants: ['acme'],
-      },
-    ],
-    embedTenants: [{ name: 'acme', issuer: 'https://auth.acme.example', jwks: { keys: [] } }],
-    trustedIssuers: [
-      {
-        kind: 'platform',
-        issuer: PLATFORM_ISSUER,
-        audience: 'platform',
-        jwks: { keys: [platformKey.publicJwk] },
-      },
-    ],
-    notifications: [
+  api = await startLocalApi(
+    publishedDashboardFixture({ issuer: PLATFORM_ISSUER, publicJwk: platformKey.publicJwk }, [
       ...[...loopIds(SEND_NOW_IDS), ...loopIds(TEST_SEND_IDS), ...loopIds(RETRY_IDS)].map((id) =>
         notification(id),
       ),
       ...[400, 401, 402, 403, 404, 405, 406, 407, 408].map((id) => notification(id)),
       notification(410, embedRecipients(150, 'race')),
       notification(411, embedRecipients(3, 'early')),
-    ],
-  });
+    ]),
+  );
   faults = injectDynamoDbFaults(documentClient());
 });
 afterEach(() => faults.clear());

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { config } from '#lib/config';
 import { documentClient, tableName } from '#lib/store/dynamo/client';
 import * as keys from '#lib/store/dynamo/item-keys';
-import { ADMIN_KEY, consoleUsers } from '#test/support/fixtures';
+import { ADMIN_KEY, publishedDashboardFixture } from '#test/support/fixtures';
 import { type LocalApi, startLocalApi } from '#test/support/local-api';
 import { freshClaims, generateSigningKey, signJwt } from '#test/support/tokens';
 
@@ -31,38 +31,20 @@ const wile = (id: number) => ({ embedTenantName: 'acme', externalId: `wile-${id}
 let api: LocalApi;
 
 beforeAll(async () => {
-  api = await startLocalApi({
-    users: consoleUsers,
-    deployments: [{ id: 7, name: 'Production' }],
-    dashboards: [
-      {
-        id: 70,
+  api = await startLocalApi(
+    publishedDashboardFixture(
+      { issuer: PLATFORM_ISSUER, publicJwk: platformKey.publicJwk },
+      [700, 701, 702, 703, 704, 705].map((id) => ({
+        id,
         deploymentId: 7,
-        publicId: 'sales',
-        title: 'Sales',
-        published: true,
-        sharedWithTenants: ['acme'],
-      },
-    ],
-    embedTenants: [{ name: 'acme', issuer: 'https://auth.acme.example', jwks: { keys: [] } }],
-    trustedIssuers: [
-      {
-        kind: 'platform',
-        issuer: PLATFORM_ISSUER,
-        audience: 'platform',
-        jwks: { keys: [platformKey.publicJwk] },
-      },
-    ],
-    notifications: [700, 701, 702, 703, 704, 705].map((id) => ({
-      id,
-      deploymentId: 7,
-      dashboardId: 70,
-      scheduleType: 'DAILY',
-      hour: 9,
-      isEnabled: false,
-      recipients: [{ userId: 1 }, wile(id)],
-    })),
-  });
+        dashboardId: 70,
+        scheduleType: 'DAILY',
+        hour: 9,
+        isEnabled: false,
+        recipients: [{ userId: 1 }, wile(id)],
+      })),
+    ),
+  );
 });
 
 afterAll(() => api.close());

@@ -82,3 +82,30 @@ export const dailyUtc = (id: number, hour: number, minute: number): Notification
     filters: null,
     timeGrains: null,
   }) as Notification;
+
+/**
+ * Deployment 7 with its published dashboard 70 (shared with acme), the console users, the acme tenant and
+ * the renderer's platform issuer: what a file that sends runs and reports their outcomes starts from.
+ */
+export const publishedDashboardFixture = (
+  platform: { issuer: string; publicJwk: Record<string, unknown> },
+  notifications: unknown[],
+) => ({
+  users: consoleUsers,
+  deployments: [{ id: 7, name: 'Production' }],
+  dashboards: [
+    {
+      id: 70,
+      deploymentId: 7,
+      publicId: 'sales',
+      title: 'Sales',
+      published: true,
+      sharedWithTenants: ['acme'],
+    },
+  ],
+  embedTenants: [{ name: 'acme', issuer: 'https://auth.acme.example', jwks: { keys: [] } }],
+  trustedIssuers: [
+    { kind: 'platform', issuer: platform.issuer, audience: 'platform', jwks: { keys: [platform.publicJwk] } },
+  ],
+  notifications,
+});
