@@ -48,7 +48,13 @@ export const DISPATCHER_TABLE_ACTIONS: readonly TableAction[] = [
  * The coordinator's table actions: one counting Query per shard of the due index; Queries of the runs
  * awaiting outcomes and an UpdateItem of each one a dead outcome report left unsettled.
  */
-export const COORDINATOR_TABLE_ACTIONS: readonly TableAction[] = ['dynamodb:Query', 'dynamodb:UpdateItem'];
+export const COORDINATOR_TABLE_ACTIONS: readonly TableAction[] = [
+  'dynamodb:Query',
+  'dynamodb:UpdateItem',
+  // A settled run that suspends its notification: the hold and its hold entry, one transaction.
+  'dynamodb:PutItem',
+  'dynamodb:DeleteItem',
+];
 
 /** Counting what is due and starting the workers takes a second or two. */
 export const COORDINATOR_TIMEOUT_SECONDS = 30;

@@ -361,12 +361,15 @@ export const reportDeliveryOutcomeRoute = {
   memoryMiB: MEMORY_MIB,
   // The delivery and the run updated in one transaction with a check of the notification (a bounce
   // also upserts its suppression there); the run read (GetItem) and its status settled after. A
-  // bounce reads its delivery and run first, in one BatchGetItem.
+  // bounce reads its delivery and run first, in one BatchGetItem. A run that suspends its
+  // notification writes the hold with its hold entry in one transaction (PutItem, DeleteItem).
   tableActions: [
     AUTHENTICATION,
     'dynamodb:UpdateItem',
     'dynamodb:ConditionCheckItem',
     'dynamodb:BatchGetItem',
+    'dynamodb:PutItem',
+    'dynamodb:DeleteItem',
   ],
   ownErrors: ['conflict'],
   businessMetrics: ['DeliveriesDelivered', 'DeliveriesFailed'],
@@ -573,11 +576,12 @@ export const pauseNotificationRoute = {
     AUTHENTICATION,
     // The notification with its schedule entry (lib/store/notifications/scheduled-notifications.ts).
     'dynamodb:Query',
-    // One conditional UpdateItem of its hold, a schedule change (lib/store/governance/notification-holds.ts);
-    // the entry's version when its instants stay.
+    // One transaction: the conditional UpdateItem of its hold, a schedule change, and its hold entry put
+    // or deleted (lib/store/governance/hold-writes.ts); the entry's version when its instants stay.
     'dynamodb:UpdateItem',
-    // The schedule entry the hold calls for.
+    // The schedule entry the hold calls for; the hold entry.
     'dynamodb:PutItem',
+    'dynamodb:DeleteItem',
   ],
   ownErrors: ['conflict'],
 } as const satisfies RouteFacts;
@@ -595,11 +599,12 @@ export const resumeNotificationRoute = {
     AUTHENTICATION,
     // The notification with its schedule entry (lib/store/notifications/scheduled-notifications.ts).
     'dynamodb:Query',
-    // One conditional UpdateItem of its hold, a schedule change (lib/store/governance/notification-holds.ts);
-    // the entry's version when its instants stay.
+    // One transaction: the conditional UpdateItem of its hold, a schedule change, and its hold entry put
+    // or deleted (lib/store/governance/hold-writes.ts); the entry's version when its instants stay.
     'dynamodb:UpdateItem',
-    // The schedule entry the hold calls for.
+    // The schedule entry the hold calls for; the hold entry.
     'dynamodb:PutItem',
+    'dynamodb:DeleteItem',
   ],
   ownErrors: ['conflict'],
 } as const satisfies RouteFacts;

@@ -24,6 +24,11 @@ export interface StoredPage<T> {
   items: T[];
   cursors: string[];
   hasNextPage: boolean;
+  /**
+   * Where the next page starts when that is past the last item: a filtered list whose page ended at
+   * its bound of reads on rows that did not pass (it may hold fewer items than asked, or none).
+   */
+  endCursor?: string;
 }
 
 /**
@@ -58,7 +63,7 @@ export function toPage<T, U>(stored: StoredPage<T>, request: PageRequest, map: (
     items: stored.items.map(map),
     pageInfo: {
       startCursor: stored.cursors[0] ?? null,
-      endCursor: stored.cursors[stored.cursors.length - 1] ?? null,
+      endCursor: stored.endCursor ?? stored.cursors[stored.cursors.length - 1] ?? null,
       hasNextPage: stored.hasNextPage,
       hasPreviousPage: request.after !== undefined,
     },

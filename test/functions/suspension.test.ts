@@ -101,6 +101,13 @@ describe('suspension after consecutive failed scheduled runs', () => {
       statusReason: 'consecutive_failed_runs',
       nextRunAt: null,
     });
+    // The inventory lists it under status=suspended, and under it alone.
+    const listed = async (status: string) =>
+      (
+        await api.request('GET', `${base}?status=${status}&dashboardId=70`, { token: ADMIN_KEY })
+      ).body.items.map((item: { id: number }) => item.id);
+    expect(await listed('suspended')).toEqual([700]);
+    expect(await listed('paused')).toEqual([]);
     // Suspended: the next instants are not fired.
     expect(await fire(700, first, 3)).toBeUndefined();
     const runs = await api.request('GET', `${base}/700/runs`, { token: ADMIN_KEY });
@@ -109,6 +116,7 @@ describe('suspension after consecutive failed scheduled runs', () => {
     const resumed = await api.request('POST', `${base}/700/resume`, { token: ADMIN_KEY });
     expect(resumed.body).toMatchObject({ status: 'active', statusReason: null });
     expect(resumed.body.nextRunAt).not.toBeNull();
+    expect(await listed('suspended')).toEqual([]);
   });
 
   it('starts the count again after a run that delivers to anyone', async () => {

@@ -167,3 +167,36 @@ describe('npm run migrate, after the due-index shard hash changed', () => {
     expect((await migrateTable()).dueShardsMoved).toBe(0);
   });
 });
+
+describe('npm run migrate, after the owner and status lists', () => {
+  it('files an owned and paused notification written before them in both lists, once', async () => {
+    // Notification 700 as a version before the lists left it: owned by ada and paused, with no
+    // entry in her list (gsi4) and no hold entry.
+    await documentClient().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.notification(7, 700),
+        UpdateExpression: 'SET #owner = :owner, #hold = :hold REMOVE gsi4pk, gsi4sk',
+        ExpressionAttributeNames: { '#owner': 'owner', '#hold': 'hold' },
+        ExpressionAttributeValues: {
+          ':owner': { type: 'USER', userId: 1, email: 'ada@example.com' },
+          ':hold': { pause: { until: null, reason: 'before the lists' }, suspended: false },
+        },
+      }),
+    );
+    const ids = async (query: string) =>
+      (await client.list(query)).body.items.map((item: { id: number }) => item.id);
+    expect(await ids('ownerUserId=1')).not.toContain(700);
+    expect(await ids('status=paused')).toEqual([]);
+
+    expect(await migrateTable()).toMatchObject({ ownerEntries: 1, holdEntries: 1 });
+    expect(await ids('ownerUserId=1')).toContain(700);
+    expect(await ids('status=paused&ownerUserId=1&dashboardId=70')).toEqual([700]);
+    expect((await client.list('status=paused')).body.items[0]).toMatchObject({
+      id: 700,
+      status: 'paused',
+      statusReason: 'before the lists',
+    });
+    expect(await migrateTable()).toMatchObject({ ownerEntries: 0, holdEntries: 0 });
+  });
+});

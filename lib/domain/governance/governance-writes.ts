@@ -34,12 +34,13 @@ export interface HoldStore {
   /** The notification, its entry and its owner's standing, with the item's version; undefined when gone. */
   findForHold(target: NotificationRef): Promise<HeldNotification | undefined>;
   /**
-   * Sets the hold on condition that the item is still at `version`, as a schedule change (a new
-   * schedule version and a mark in the due index); with `clearFailedRuns` the count of failed runs
-   * starts again. The notification after the write, or undefined when the item changed meanwhile.
+   * Sets the hold of `notification` (as read) on condition that the item is still at `version`, as a
+   * schedule change (a new schedule version and a mark in the due index); with `clearFailedRuns` the
+   * count of failed runs starts again. The notification after the write, or undefined when the item
+   * changed meanwhile.
    */
   writeHold(
-    target: NotificationRef,
+    notification: Notification,
     hold: NotificationHold,
     version: number,
     clearFailedRuns: boolean,
@@ -79,7 +80,12 @@ async function changeHold(
     if (!read) throw new NotFoundError(`Notification ${target.id} of deployment ${target.deploymentId}`);
     const change = next(read.scheduled);
     if (!change) return toNotificationDto(read.scheduled, now);
-    const written = await store.writeHold(target, change.hold, read.version, change.clearFailedRuns);
+    const written = await store.writeHold(
+      read.scheduled.notification,
+      change.hold,
+      read.version,
+      change.clearFailedRuns,
+    );
     if (!written) continue;
     const { notification, scheduleVersion } = written;
     const state = planSchedule(notification, now);

@@ -1,4 +1,4 @@
-import type { NotificationOwner } from '#lib/domain/notifications/notification';
+import type { NotificationOwner, NotificationRef } from '#lib/domain/notifications/notification';
 import type { Principal } from '#lib/domain/principal';
 
 /**
@@ -22,7 +22,24 @@ export interface NotificationHold {
   suspended: boolean;
 }
 
+/** A notification as a hold write names it: its dashboard files it in the status lists. */
+export type HoldTarget = NotificationRef & { dashboardId: number };
+
 export const noHold = (): NotificationHold => ({ pause: null, suspended: false });
+
+/** The statuses the notification list filters by: a hold puts a notification in one of them. */
+export const heldStatuses = ['paused', 'suspended'] as const;
+export type HeldStatus = (typeof heldStatuses)[number];
+
+/**
+ * The status a hold alone gives, as the list's index files it (the first of suspended, paused);
+ * undefined when nothing holds it. Whether it is still that status when read (an owner gone inactive
+ * makes it orphaned, a pause whose `until` has come is over) is `governanceOf`'s at that moment.
+ */
+export function heldStatusOf(hold: NotificationHold): HeldStatus | undefined {
+  if (hold.suspended) return 'suspended';
+  return hold.pause ? 'paused' : undefined;
+}
 
 /** Who owns what a caller creates: the calling console user (an API key's user, a console JWT's). */
 export const ownerOf = (principal: Principal): NotificationOwner | null =>

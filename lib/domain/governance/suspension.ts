@@ -1,4 +1,4 @@
-import type { NotificationHold } from '#lib/domain/governance/governance';
+import type { HoldTarget, NotificationHold } from '#lib/domain/governance/governance';
 import type { NotificationRef } from '#lib/domain/notifications/notification';
 import { isComplete, type Run } from '#lib/domain/runs/runs';
 
@@ -12,15 +12,15 @@ import { isComplete, type Run } from '#lib/domain/runs/runs';
  */
 
 export interface SuspensionStore {
-  /** Counts one more failed run; the count, the hold and the item's version after it; undefined when gone. */
+  /** Counts one more failed run; the count, the hold, the dashboard and the item's version after it; undefined when gone. */
   countFailedRun(
     ref: NotificationRef,
-  ): Promise<{ count: number; hold: NotificationHold; version: number } | undefined>;
+  ): Promise<{ count: number; hold: NotificationHold; dashboardId: number; version: number } | undefined>;
   /** Starts the count again (nothing is written when it is 0 or the notification is gone). */
   clearFailedRuns(ref: NotificationRef): Promise<void>;
   /** Sets the hold, as a schedule change, on condition that the item is still at `version`. */
   writeHold(
-    ref: NotificationRef,
+    target: HoldTarget,
     hold: NotificationHold,
     version: number,
     clearFailedRuns: boolean,
@@ -43,6 +43,11 @@ export async function countSettledRun(store: SuspensionStore, run: Run, limit: n
   const counted = await store.countFailedRun(ref);
   if (!counted || counted.count < limit || counted.hold.suspended) return false;
   // A change in between (a pause, a resume) wins: the next failed run counts again.
-  const written = await store.writeHold(ref, { ...counted.hold, suspended: true }, counted.version, false);
+  const written = await store.writeHold(
+    { ...ref, dashboardId: counted.dashboardId },
+    { ...counted.hold, suspended: true },
+    counted.version,
+    false,
+  );
   return written !== undefined;
 }

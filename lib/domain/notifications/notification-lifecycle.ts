@@ -1,3 +1,4 @@
+import { governanceOf, type HeldStatus } from '#lib/domain/governance/governance';
 import type { HeldKey, IdempotencyKeys } from '#lib/domain/idempotency';
 import {
   type Notification,
@@ -41,6 +42,8 @@ export interface ListNotificationsQuery extends PageRequest {
   recipientEmail?: string;
   recipientEmbedTenantName?: string;
   recipientExternalId?: string;
+  ownerUserId?: number;
+  status?: HeldStatus;
 }
 
 /** A recipient to remove, as a removal names it. */
@@ -58,6 +61,28 @@ export type RecipientFilter =
 export interface NotificationFilter {
   dashboard?: DashboardRef;
   recipient?: RecipientFilter;
+  /** The console user who owns them. */
+  ownerUserId?: number;
+  /** Their status at `at` (the answer's instant), as each item's `status` answers it. */
+  status?: { is: HeldStatus; at: number };
+}
+
+/**
+ * Whether a notification read from a list passes the owner and status filters. The status is the one
+ * the answer shows: an index files a notification by its hold, and a hold may no longer make the status
+ * when read (an owner gone inactive makes it orphaned, a pause whose `until` has come is over).
+ */
+export function passesOwnerAndStatus(scheduled: ScheduledNotification, filter: NotificationFilter): boolean {
+  const { notification } = scheduled;
+  if (
+    filter.ownerUserId !== undefined &&
+    !(notification.owner?.type === 'USER' && notification.owner.userId === filter.ownerUserId)
+  )
+    return false;
+  if (filter.status === undefined) return true;
+  return (
+    governanceOf(notification, scheduled.owner ?? 'active', filter.status.at).status === filter.status.is
+  );
 }
 
 /** The recipients a removal names, once checked: Slack items are gone (no Slack recipient can exist). */
@@ -140,8 +165,10 @@ export async function deleteNotification(
   if (!(await notifications.delete(target.deploymentId, target.id))) throw notificationNotFound(target);
 }
 
-function filterOf(query: ListNotificationsQuery): NotificationFilter {
+function filterOf(query: ListNotificationsQuery, now: number): NotificationFilter {
   const filter: NotificationFilter = {};
+  if (query.ownerUserId !== undefined) filter.ownerUserId = query.ownerUserId;
+  if (query.status !== undefined) filter.status = { is: query.status, at: now };
   if (query.dashboardId !== undefined) filter.dashboard = { dashboardId: query.dashboardId };
   else if (query.dashboardPublicId !== undefined)
     filter.dashboard = { dashboardPublicId: query.dashboardPublicId };
@@ -165,7 +192,7 @@ export async function listNotifications(
   const page = { first: query.first, after: query.after };
   // One moment for the whole page: each item's `nextRunAt` is its first instant after the answer.
   const toDto = (notification: ScheduledNotification) => toNotificationDto(notification, now);
-  const stored = await notifications.list(deploymentId, filterOf(query), pageWindow(page, toDto));
+  const stored = await notifications.list(deploymentId, filterOf(query, now), pageWindow(page, toDto));
   return toPage(stored, page, toDto);
 }
 

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { heldStatuses } from '#lib/domain/governance/governance';
 import type {
   ListNotificationsQuery,
   RemovedRecipientInput,
@@ -24,6 +25,8 @@ export const listNotificationsQuery = z
     recipientEmail: z.optional(keyName()),
     recipientEmbedTenantName: z.optional(keyName()),
     recipientExternalId: z.optional(keyName()),
+    ownerUserId: z.optional(queryId),
+    status: z.optional(z.enum(heldStatuses)),
   })
   .check(
     z.superRefine((query, ctx) => {

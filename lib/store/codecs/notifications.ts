@@ -72,7 +72,7 @@ function attributesOf(notification: Notification): Item {
 }
 
 /**
- * `createdAt` is when the item was first written; the index entries follow from its id and dashboard.
+ * `createdAt` is when the item was first written; the index entries follow from its id, dashboard and owner.
  * What the schedule makes (its reading, its upcoming instants) is in the schedule entry beside it
  * (encodeScheduleEntry), so that the dispatcher's moves never rewrite this item.
  */
@@ -84,6 +84,7 @@ export function encodeNotification(
   return {
     ...keys.notification(notification.deploymentId, notification.id),
     ...indexKeys.notification(notification.deploymentId, notification.id, notification.dashboardId),
+    ...indexKeys.ownedNotification(notification.deploymentId, notification.id, notification.owner),
     entity: 'NOTIFICATION',
     ...attributesOf(notification),
     createdAt,

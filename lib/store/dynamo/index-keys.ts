@@ -1,3 +1,5 @@
+import type { HeldStatus } from '#lib/domain/governance/governance';
+import type { NotificationOwner } from '#lib/domain/notifications/notification';
 import { type IndexKeys, notificationPartition, sortableId } from '#lib/store/dynamo/keys';
 
 /**
@@ -44,6 +46,19 @@ export const notificationsOfRecipientOnDashboard = (
   dashboardId: number,
 ) =>
   `DEPLOYMENT#${deploymentId}#DASHBOARD#${dashboardId}#RECIPIENT#${recipientIdentityPart(identity)}#NOTIFICATIONS`;
+/** gsi4: the notifications a console user owns in a deployment. */
+export const notificationsOfOwner = (deploymentId: number, ownerUserId: number) =>
+  `DEPLOYMENT#${deploymentId}#OWNER#USER#${ownerUserId}#NOTIFICATIONS`;
+const statusPart = (status: HeldStatus) => status.toUpperCase();
+/** gsi1: the hold entries of a deployment's notifications held in one status (paused, suspended). */
+export const notificationsWithStatus = (deploymentId: number, status: HeldStatus) =>
+  `DEPLOYMENT#${deploymentId}#STATUS#${statusPart(status)}#NOTIFICATIONS`;
+/** gsi2: the hold entries of a dashboard's notifications held in one status. */
+export const notificationsOfDashboardWithStatus = (
+  deploymentId: number,
+  dashboardId: number,
+  status: HeldStatus,
+) => `DEPLOYMENT#${deploymentId}#DASHBOARD#${dashboardId}#STATUS#${statusPart(status)}#NOTIFICATIONS`;
 /** gsi1: the recipient rows of a notification. */
 export const recipientsOfNotification = (deploymentId: number, notificationId: number) =>
   `${notificationPartition(deploymentId, notificationId)}#RECIPIENTS`;
@@ -73,6 +88,28 @@ export const notification = (
   gsi1sk: sortableId(notificationId),
   gsi2pk: notificationsOfDashboard(deploymentId, dashboardId),
   gsi2sk: sortableId(notificationId),
+});
+/**
+ * A notification's gsi4 entry, by the console user who owns it; none for an embed user's or for none.
+ * It moves in the write that changes the owner (the create, a transfer).
+ */
+export const ownedNotification = (
+  deploymentId: number,
+  notificationId: number,
+  owner: NotificationOwner | null,
+): IndexKeys =>
+  owner?.type === 'USER'
+    ? { gsi4pk: notificationsOfOwner(deploymentId, owner.userId), gsi4sk: sortableId(notificationId) }
+    : {};
+/**
+ * A hold entry's entries (gsi1: its deployment's, gsi2: its dashboard's, in the status its hold
+ * gives), written and taken away in the write that changes the hold.
+ */
+export const heldNotification = (notification: NotificationOnDashboard, status: HeldStatus): IndexKeys => ({
+  gsi1pk: notificationsWithStatus(notification.deploymentId, status),
+  gsi1sk: sortableId(notification.id),
+  gsi2pk: notificationsOfDashboardWithStatus(notification.deploymentId, notification.dashboardId, status),
+  gsi2sk: sortableId(notification.id),
 });
 /** A failed delivery, by its id; the entry goes when the delivery leaves `failed`. */
 export const failedDelivery = (

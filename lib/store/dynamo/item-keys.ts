@@ -36,6 +36,15 @@ export const scheduleEntry = (deploymentId: number, notificationId: number): Key
   pk: notificationPartition(deploymentId, notificationId),
   sk: `${NOTIFICATION_ITEMS_PREFIX}#SCHEDULE`,
 });
+/**
+ * The notification's hold entry, there while a pause or a suspension holds it: its entries in the
+ * status lists. Outside the `NOTIFICATION` prefix, so the read of the item and its schedule entry
+ * does not read it; a delete's sweep of the partition takes it away.
+ */
+export const holdEntry = (deploymentId: number, notificationId: number): Key => ({
+  pk: notificationPartition(deploymentId, notificationId),
+  sk: 'HOLD',
+});
 export const userRecipient = (deploymentId: number, notificationId: number, userId: number): Key => ({
   pk: notificationPartition(deploymentId, notificationId),
   sk: `${RECIPIENT_PREFIX}USER#${userId}`,

@@ -3,7 +3,7 @@ import {
   type GlobalSecondaryIndexDescription,
   UpdateTableCommand,
 } from '@aws-sdk/client-dynamodb';
-import { PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, ScanCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Notification } from '#lib/domain/notifications/notification';
 import { describeCron } from '#lib/domain/schedules/cron';
 import { cronExpressionOf, scheduleSignature } from '#lib/domain/schedules/schedule';
@@ -14,18 +14,20 @@ import { decodeNotification, encodeScheduleEntry, scheduleMarksOf } from '#lib/s
 import { decodeRecipient, decodeRecipientParent, identityOf } from '#lib/store/codecs/recipients';
 import { retentionOf } from '#lib/store/codecs/runs';
 import { documentClient, tableName } from '#lib/store/dynamo/client';
-import { conditionHeld } from '#lib/store/dynamo/conditional';
+import { conditionHeld, transact } from '#lib/store/dynamo/conditional';
 import * as indexKeys from '#lib/store/dynamo/index-keys';
 import * as keys from '#lib/store/dynamo/item-keys';
 import { getItem, type Item } from '#lib/store/dynamo/items';
 import {
   DUE_INDEX,
   dueIndexKeys,
+  indexes,
   parseNotificationPartition,
   TIME_TO_LIVE_ATTRIBUTE,
 } from '#lib/store/dynamo/keys';
 import { allPages, pageOf } from '#lib/store/dynamo/query';
 import { globalSecondaryIndexes, tableDefinition } from '#lib/store/dynamo/table-definition';
+import { holdEntryItem } from '#lib/store/governance/hold-entries';
 import { reserveNotificationIdsThrough } from '#lib/store/notifications/notification-ids';
 
 /**
@@ -36,7 +38,8 @@ import { reserveNotificationIdsThrough } from '#lib/store/notifications/notifica
  * instants; it takes over the due-index entry an older version kept on the notification item), gives
  * runs and deliveries written before run history expired their TTL attribute (their run's instant
  * plus RUN_RETENTION_DAYS), moves schedule entries into the due-index shard their notification
- * hashes to, and moves the notification id counter past every stored id. Each write
+ * hashes to, files notifications in their owner's list and held ones in the status lists (the hold
+ * entry), and moves the notification id counter past every stored id. Each write
  * is conditional on the attribute being absent, so a second run, or a run beside live traffic,
  * changes nothing that is already right and never overwrites what it does not add.
  */
@@ -52,6 +55,10 @@ export interface MigrationReport {
   runHistory: number;
   /** Schedule entries moved into the due-index shard their notification now hashes to. */
   dueShardsMoved: number;
+  /** Notifications owned by a console user given their entry in the owner's list (gsi4). */
+  ownerEntries: number;
+  /** Held notifications (paused, suspended) given their hold entry, which the status lists read. */
+  holdEntries: number;
   highestNotificationId: number;
 }
 
@@ -192,6 +199,78 @@ async function moveToItsShard(item: Item): Promise<boolean> {
   );
 }
 
+/**
+ * A notification a console user owns, written before the owner lists, gets its entry in its owner's
+ * list, on the condition that it has none and the owner is still the one read (a transfer since moved
+ * it, or will: it writes the entry itself).
+ */
+async function addOwnerEntry(item: Item, notification: Notification): Promise<boolean> {
+  const owner = notification.owner;
+  if (owner?.type !== 'USER' || item[indexes.gsi4.partitionKey] !== undefined) return false;
+  const entry = indexKeys.ownedNotification(notification.deploymentId, notification.id, owner);
+  return conditionHeld(() =>
+    documentClient().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: decodeKey(item),
+        UpdateExpression: 'SET #pk = :pk, #sk = :sk',
+        ConditionExpression:
+          'attribute_not_exists(#pk) AND #owner.#type = :user AND #owner.#userId = :userId',
+        ExpressionAttributeNames: {
+          '#pk': indexes.gsi4.partitionKey,
+          '#sk': indexes.gsi4.sortKey,
+          '#owner': 'owner',
+          '#type': 'type',
+          '#userId': 'userId',
+        },
+        ExpressionAttributeValues: {
+          ':pk': entry.gsi4pk,
+          ':sk': entry.gsi4sk,
+          ':user': 'USER',
+          ':userId': owner.userId,
+        },
+      }),
+    ),
+  );
+}
+
+/**
+ * A notification held (paused, suspended) by a version before the status lists gets its hold entry,
+ * on the condition that the notification is still at the version read (a hold write since wrote or
+ * deleted the entry itself) and that it has none.
+ */
+async function addHoldEntry(item: Item, notification: Notification): Promise<boolean> {
+  const entry = holdEntryItem(notification, notification.hold);
+  if (!entry) return false;
+  const version = typeof item.version === 'number' ? item.version : 0;
+  return transact(
+    () =>
+      documentClient().send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              ConditionCheck: {
+                TableName: tableName(),
+                Key: decodeKey(item),
+                ConditionExpression:
+                  version === 0
+                    ? 'attribute_exists(pk) AND (attribute_not_exists(#version) OR #version = :read)'
+                    : 'attribute_exists(pk) AND #version = :read',
+                ExpressionAttributeNames: { '#version': 'version' },
+                ExpressionAttributeValues: { ':read': version },
+              },
+            },
+            { Put: { TableName: tableName(), Item: entry, ConditionExpression: 'attribute_not_exists(pk)' } },
+          ],
+        }),
+      ),
+    {
+      written: true,
+      cancelled: (cancellation) => (cancellation.failedAt(0) || cancellation.failedAt(1) ? false : undefined),
+    },
+  );
+}
+
 /** The dashboard of each notification whose rows the scan meets, read once per notification. */
 function dashboardsOfNotifications() {
   const known = new Map<string, Promise<number | undefined>>();
@@ -240,6 +319,8 @@ export async function migrateTable(now = new Date()): Promise<MigrationReport> {
     scheduleEntries: 0,
     runHistory: 0,
     dueShardsMoved: 0,
+    ownerEntries: 0,
+    holdEntries: 0,
     highestNotificationId: 0,
   };
   // Rows subscribed before the index existed have no subscription instant: the migration's own
@@ -265,6 +346,8 @@ export async function migrateTable(now = new Date()): Promise<MigrationReport> {
         );
         if (await addAttributes(item, values, 'gsi1pk')) report.notifications++;
         if (await moveScheduleEntry(item, notification, now.getTime())) report.scheduleEntries++;
+        if (await addOwnerEntry(item, notification)) report.ownerEntries++;
+        if (await addHoldEntry(item, notification)) report.holdEntries++;
       } else if (item.entity === 'RECIPIENT') {
         if (await addRecipientIndexes(item, subscribedAt, dashboardOf)) report.recipients++;
       } else if ((item.entity === 'RUN' || item.entity === 'DELIVERY') && !(TIME_TO_LIVE_ATTRIBUTE in item)) {

@@ -57,6 +57,12 @@ export interface ListReader<T> {
    * to answer three of them. Without it every row read is resolved at once.
    */
   firstSlice?: number;
+  /**
+   * Rows may stand for items the list leaves out (its join applies a filter no index key serves): a
+   * page then ends after PAGE_REQUESTS requests whatever it holds, even nothing, its end cursor at the
+   * last row read, so that a page costs the same however few of the rows pass.
+   */
+  sparse?: boolean;
 }
 
 /**
@@ -64,6 +70,12 @@ export interface ListReader<T> {
  * but one, that one proving that items remain; a page with fewer than two items reads on.
  */
 const PAGE_REQUESTS = 4;
+/**
+ * Rows a sparse list's Query reads at least: many may not pass, and a page's requests are few. As many
+ * as two first slices of a join resolve (lib/store/notifications/notification-lists.ts), no more: a
+ * recipient row the Query reads may weigh 32 KB.
+ */
+const SPARSE_QUERY_ROWS = 16;
 
 function encodeCursor(source: ListSource, position: string): string {
   return Buffer.from(JSON.stringify([source.id, position])).toString('base64url');
@@ -184,6 +196,8 @@ export async function readPage<T>(reader: ListReader<T>, window: PageWindow<T>):
   let start = resumed.start;
   let exhausted = false;
   let pending: Item[] = [];
+  /** The position of the last row resolved, kept or not: where a sparse list's page may end. */
+  let lastRead: string | undefined;
   const page = (hasNextPage: boolean, count = kept.length) => ({
     items: kept.slice(0, count).map(({ item }) => item),
     cursors: kept.slice(0, count).map(({ position }) => encodeCursor(source, position)),
@@ -199,7 +213,10 @@ export async function readPage<T>(reader: ListReader<T>, window: PageWindow<T>):
   for (;;) {
     if (pending.length === 0) {
       if (exhausted) return page(false);
-      const wanted = Math.max(1, Math.min(window.first + 1 - kept.length, likelyToFit()));
+      const rowsWanted = reader.sparse
+        ? Math.max(window.first + 1 - kept.length, SPARSE_QUERY_ROWS)
+        : window.first + 1 - kept.length;
+      const wanted = Math.max(1, Math.min(rowsWanted, likelyToFit()));
       const round = await queryList(source, wanted, start);
       requests++;
       pending = round.items;
@@ -211,18 +228,24 @@ export async function readPage<T>(reader: ListReader<T>, window: PageWindow<T>):
       requests += joined;
       for (const [i, row] of rows.entries()) {
         const item = items[i];
-        if (item === undefined) continue;
+        if (item === undefined) {
+          lastRead = positionOfRow(source, row);
+          continue;
+        }
         const size = window.bytesOf(item);
         if (kept.length === window.first || (kept.length > 0 && bytes + size > window.maxBytes)) {
           return page(true);
         }
-        kept.push({ item, position: positionOfRow(source, row) });
+        lastRead = positionOfRow(source, row);
+        kept.push({ item, position: lastRead });
         bytes += size;
         largest = Math.max(largest, size);
       }
     }
-    if (requests >= PAGE_REQUESTS && kept.length >= 2 && !(exhausted && pending.length === 0)) {
-      return page(true, kept.length - 1);
+    if (requests >= PAGE_REQUESTS && !(exhausted && pending.length === 0)) {
+      if (reader.sparse && lastRead !== undefined)
+        return { ...page(true), endCursor: encodeCursor(source, lastRead) };
+      if (!reader.sparse && kept.length >= 2) return page(true, kept.length - 1);
     }
   }
 }

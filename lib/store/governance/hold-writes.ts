@@ -1,60 +1,70 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { NotificationHold } from '#lib/domain/governance/governance';
-import type { Notification, NotificationRef } from '#lib/domain/notifications/notification';
-import { decodeNotification, scheduleMarksOf } from '#lib/store/codecs/notifications';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { HoldTarget, NotificationHold } from '#lib/domain/governance/governance';
 import { documentClient, tableName } from '#lib/store/dynamo/client';
-import { ifConditionHolds } from '#lib/store/dynamo/conditional';
+import { transact } from '#lib/store/dynamo/conditional';
 import * as keys from '#lib/store/dynamo/item-keys';
+import { holdEntryItem } from '#lib/store/governance/hold-entries';
 import { scheduleChangeMark } from '#lib/store/notifications/schedule-change-mark';
 
 /**
  * A notification's hold (pause, suspension) and the count of its consecutive scheduled runs that
  * failed to everyone, on its item. Writing the hold is a schedule change (lib/store/notifications/schedule-change-mark.ts):
- * the hold decides which instants its schedule entry keeps.
+ * the hold decides which instants its schedule entry keeps. The hold entry (lib/store/governance/hold-entries.ts)
+ * files the notification in the status lists, so it moves in the same transaction.
  */
 
 /** The attribute counting a notification's consecutive scheduled runs that failed to everyone. */
 export const FAILED_RUNS_ATTRIBUTE = 'failedRunStreak';
 
 /**
- * One conditional UpdateItem of the hold, on condition that the item is still at `version`; with
- * `clearFailedRuns` the count starts again. The notification after it; undefined when it changed or is gone.
+ * One transaction: the conditional UpdateItem of the hold, on condition that the item is still at
+ * `version` (with `clearFailedRuns` the count starts again), and the hold entry put or deleted as the
+ * hold calls for. The schedule version the write gave (the item's version after it, as the mark sets
+ * it); undefined when the item changed or is gone.
  */
 export async function updateHold(
-  target: NotificationRef,
+  target: HoldTarget,
   hold: NotificationHold,
   version: number,
   clearFailedRuns: boolean,
-): Promise<{ notification: Notification; scheduleVersion: number } | undefined> {
+): Promise<number | undefined> {
   const mark = scheduleChangeMark(target);
-  const written = await ifConditionHolds(() =>
-    documentClient().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.notification(target.deploymentId, target.id),
-        UpdateExpression: [
-          `SET ${['#hold = :hold', ...(clearFailedRuns ? ['#failedRuns = :zero'] : []), ...mark.sets].join(', ')}`,
-          'ADD #version :one',
-        ].join(' '),
-        // An item written before versions has none: it is at version 0.
-        ConditionExpression:
-          version === 0
-            ? 'attribute_exists(pk) AND (attribute_not_exists(#version) OR #version = :read)'
-            : 'attribute_exists(pk) AND #version = :read',
-        ExpressionAttributeNames: {
-          '#hold': 'hold',
-          '#version': 'version',
-          ...(clearFailedRuns && { '#failedRuns': FAILED_RUNS_ATTRIBUTE }),
-          ...mark.names,
-        },
-        ExpressionAttributeValues: { ':hold': hold, ':read': version, ':one': 1, ...mark.values },
-        ReturnValues: 'ALL_NEW',
-      }),
-    ),
+  const entry = holdEntryItem(target, hold);
+  const written = await transact(
+    () =>
+      documentClient().send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Update: {
+                TableName: tableName(),
+                Key: keys.notification(target.deploymentId, target.id),
+                UpdateExpression: [
+                  `SET ${['#hold = :hold', ...(clearFailedRuns ? ['#failedRuns = :zero'] : []), ...mark.sets].join(', ')}`,
+                  'ADD #version :one',
+                ].join(' '),
+                // An item written before versions has none: it is at version 0.
+                ConditionExpression:
+                  version === 0
+                    ? 'attribute_exists(pk) AND (attribute_not_exists(#version) OR #version = :read)'
+                    : 'attribute_exists(pk) AND #version = :read',
+                ExpressionAttributeNames: {
+                  '#hold': 'hold',
+                  '#version': 'version',
+                  ...(clearFailedRuns && { '#failedRuns': FAILED_RUNS_ATTRIBUTE }),
+                  ...mark.names,
+                },
+                ExpressionAttributeValues: { ':hold': hold, ':read': version, ':one': 1, ...mark.values },
+              },
+            },
+            entry
+              ? { Put: { TableName: tableName(), Item: entry } }
+              : { Delete: { TableName: tableName(), Key: keys.holdEntry(target.deploymentId, target.id) } },
+          ],
+        }),
+      ),
+    { written: true, cancelled: (cancellation) => (cancellation.failedAt(0) ? false : undefined) },
   );
-  if (!written?.Attributes) return undefined;
-  return {
-    notification: decodeNotification(written.Attributes),
-    scheduleVersion: scheduleMarksOf(written.Attributes).scheduleVersion,
-  };
+  // The condition held at `version`, so the mark set the schedule version to the one after it.
+  return written ? version + 1 : undefined;
 }

@@ -8,8 +8,9 @@ import {
 } from '#lib/store/notifications/scheduled-notifications';
 
 /**
- * Pause and resume in storage: the notification read with its version, and one conditional UpdateItem
- * of its `hold` map that is also a schedule change (lib/store/notifications/schedule-change-mark.ts).
+ * Pause and resume in storage: the notification read with its version, and one transaction of the
+ * conditional UpdateItem of its `hold` map, which is also a schedule change
+ * (lib/store/notifications/schedule-change-mark.ts), and of its hold entry.
  */
 export const holdStore: HoldStore = {
   async findForHold(target) {
@@ -19,7 +20,13 @@ export const holdStore: HoldStore = {
     return { scheduled, version: typeof item.version === 'number' ? item.version : 0 };
   },
 
-  writeHold: updateHold,
+  async writeHold(notification, hold, version, clearFailedRuns) {
+    const scheduleVersion = await updateHold(notification, hold, version, clearFailedRuns);
+    // Written on condition of the version read: the notification is the one read, with its new hold.
+    return scheduleVersion === undefined
+      ? undefined
+      : { notification: { ...notification, hold }, scheduleVersion };
+  },
 
   storeSchedule: storeScheduleEntry,
 };

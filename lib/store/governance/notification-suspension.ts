@@ -24,9 +24,11 @@ export const suspensionStore: SuspensionStore = {
     );
     const item = counted?.Attributes;
     if (!item) return undefined;
+    const notification = decodeNotification(item);
     return {
       count: Number(item[FAILED_RUNS_ATTRIBUTE]),
-      hold: decodeNotification(item).hold,
+      hold: notification.hold,
+      dashboardId: notification.dashboardId,
       version: typeof item.version === 'number' ? item.version : 0,
     };
   },

@@ -1,4 +1,5 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { NotificationOwner } from '#lib/domain/notifications/notification';
 import type { NotificationUpdate } from '#lib/domain/notifications/notification-writes';
 import {
   decodeNotification,
@@ -11,9 +12,10 @@ import {
 import { decodeConsoleUser } from '#lib/store/codecs/users';
 import { documentClient, tableName } from '#lib/store/dynamo/client';
 import { conditionHeld, ifConditionHolds } from '#lib/store/dynamo/conditional';
+import * as indexKeys from '#lib/store/dynamo/index-keys';
 import * as keys from '#lib/store/dynamo/item-keys';
 import { getItem, type Item } from '#lib/store/dynamo/items';
-import type { Key } from '#lib/store/dynamo/keys';
+import { indexes, type Key } from '#lib/store/dynamo/keys';
 import { scheduleChangeMark } from '#lib/store/notifications/schedule-change-mark';
 import {
   findScheduledNotification,
@@ -84,6 +86,20 @@ export const notificationUpdate: NotificationUpdate = {
         removes.push(`#legacy${i}`);
       }
     });
+    if (changes.set.owner !== undefined) {
+      // A transfer moves the notification's entry in its owners' lists in the same write.
+      const owner = changes.set.owner as NotificationOwner | null;
+      const entry = indexKeys.ownedNotification(target.deploymentId, target.id, owner);
+      for (const name of [indexes.gsi4.partitionKey, indexes.gsi4.sortKey]) {
+        names[`#${name}`] = name;
+        const value = entry[name as keyof typeof entry];
+        if (value === undefined) removes.push(`#${name}`);
+        else {
+          values[`:${name}`] = value;
+          sets.push(`#${name} = :${name}`);
+        }
+      }
+    }
     if (changes.schedule) {
       const mark = scheduleChangeMark(target);
       Object.assign(names, mark.names);
