@@ -79,6 +79,8 @@ describe('the API description', () => {
       'recipientEmail',
       'recipientEmbedTenantName',
       'recipientExternalId',
+      'ownerUserId',
+      'status',
     ]);
     const remove = committed.paths['/v1/deployments/{deploymentId}/notifications/{id}/recipients'].delete;
     expect(remove.responses['204']).toEqual({ description: 'Done; no content' });
