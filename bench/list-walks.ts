@@ -4,6 +4,7 @@ import { meterDynamoDb } from '#lib/local/dynamodb-meter';
 import { encodeNotification } from '#lib/store/codecs/notifications';
 import { encodeRecipient } from '#lib/store/codecs/recipients';
 import { documentClient } from '#lib/store/dynamo/client';
+import { holdEntryItem } from '#lib/store/governance/hold-entries';
 import { largestLists } from '#test/support/largest-lists';
 import { walkList } from '#test/support/list-walk';
 import { embedRecipient, putItems } from '#test/support/stored-items';
@@ -104,8 +105,82 @@ async function recipientOnDashboard({ figures, smoke }: Bench, stack: Stack) {
   gate(`read units ${against}`, lots.readUnits - few.readUnits, 0, 'RCU');
 }
 
+/** The owner of the inventory sections' notifications: ada, an active console user of the demo fixture. */
+const OWNER = { type: 'USER', userId: 1, email: 'ada@example.com' } as const;
+const INVENTORY_RECIPIENT = 3;
+
+/**
+ * Deployment `deploymentId`: one old notification on OTHER_DASHBOARD, paused, and `stored` newer ones
+ * on DASHBOARD, none held; ada owns and user 3 receives all of them. Every filter that an index key
+ * does not select is checked on rows that mostly fail it, so a page that read on until it found its
+ * match would read them all.
+ */
+async function inventory(deploymentId: number, stored: number) {
+  const firstId = deploymentId * 1_000_000;
+  const on = (id: number, dashboardId: number, fields: Partial<Notification> = {}) => {
+    const notification = notificationOf(id, { deploymentId, dashboardId, owner: OWNER, ...fields });
+    const row = encodeRecipient({ deploymentId, id, dashboardId }, user(INVENTORY_RECIPIENT));
+    const holdEntry = holdEntryItem(notification, notification.hold);
+    return [encodeNotification(notification), row, ...(holdEntry ? [holdEntry] : [])];
+  };
+  const paused = { hold: { pause: { until: null, reason: 'bench' }, suspended: false } };
+  await putItems(on(firstId, OTHER_DASHBOARD, paused));
+  for (let from = 1; from <= stored; from += 10_000) {
+    const ids = Array.from({ length: Math.min(10_000, stored - from + 1) }, (_, i) => firstId + from + i);
+    await putItems(ids.flatMap((id) => on(id, DASHBOARD)));
+  }
+}
+
+/** Every combination of the owner and status filters, alone and with the dashboard and recipient filters. */
+const inventoryQueries = (() => {
+  const owners = ['', `ownerUserId=${OWNER.userId}`];
+  const statuses = ['', 'status=paused', 'status=suspended'];
+  const others = [
+    '',
+    `dashboardId=${OTHER_DASHBOARD}`,
+    `recipientUserId=${INVENTORY_RECIPIENT}`,
+    `recipientUserId=${INVENTORY_RECIPIENT}&dashboardId=${OTHER_DASHBOARD}`,
+  ];
+  return owners.flatMap((owner) =>
+    statuses.flatMap((status) =>
+      owner || status ? others.map((other) => [owner, status, other].filter(Boolean).join('&')) : [],
+    ),
+  );
+})();
+
+/** The most DynamoDB requests a page of a list filtered beyond its key takes: the pager's bound and its last slice. */
+const FILTERED_PAGE_REQUESTS = 5;
+
+async function inventoryPages({ figures, smoke }: Bench, stack: Stack) {
+  const sizes = [
+    { deploymentId: 41, stored: 100 },
+    { deploymentId: 42, stored: smoke ? 2_000 : 100_000 },
+  ] as const;
+  for (const { deploymentId, stored } of sizes) await inventory(deploymentId, stored);
+  const page = async (deploymentId: number, query: string) => {
+    const path = `/v1/deployments/${deploymentId}/notifications?first=1&${query}`;
+    await stack.call('GET', path, 200);
+    const { work } = await watch(() => stack.call('GET', path, 200));
+    return work;
+  };
+  for (const query of inventoryQueries) {
+    const atFew = await page(sizes[0].deploymentId, query);
+    const atLots = await page(sizes[1].deploymentId, query);
+    const { show, gate } = figures.about(`inventory page, ${query}`);
+    show('DynamoDB requests at 100', atFew.requests, 'requests');
+    show(`DynamoDB requests at ${sizes[1].stored}`, atLots.requests, 'requests');
+    show(`read units at ${sizes[1].stored}`, atLots.readUnits, 'RCU');
+    gate('requests, the larger against the smaller', atLots.requests - atFew.requests, 0, 'requests');
+    gate('read units, the larger against the smaller', atLots.readUnits - atFew.readUnits, 0, 'RCU');
+    gate('requests per page', atLots.requests, FILTERED_PAGE_REQUESTS, 'requests');
+  }
+}
+
 export async function listWalksSection(bench: Bench, stack: Stack) {
   await section(bench, 'List walks over the largest items', () => walks(bench, stack));
   const title = 'Notifications of a recipient on one dashboard, a page of 1, with few and with many others';
   await section(bench, title, () => recipientOnDashboard(bench, stack));
+  const inventoryTitle =
+    'Notifications by owner and status, every combination, a page of 1, with 100 and with many others';
+  await section(bench, inventoryTitle, () => inventoryPages(bench, stack));
 }
