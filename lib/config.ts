@@ -43,6 +43,7 @@ const textOfAtLeast =
   (length: number): Parse<string> =>
   (value) =>
     value.length >= length ? value : undefined;
+const flag: Parse<boolean> = (value) => (value === 'true' ? true : value === 'false' ? false : undefined);
 const httpUrl: Parse<string> = (value) => (isHttpUrl(value) ? value : undefined);
 /**
  * A whole number at least `min` and below `below`, given as digits. `Number()` alone would also
@@ -86,6 +87,10 @@ export interface Config {
   unsubscribeSecretArn: string | undefined;
   /** Locally and in tests: the key itself (base64). */
   unsubscribeSigningKey: string | undefined;
+  /** How long a container trusts what it read of a deployment's webhook subscriptions. */
+  webhookSubscriptionCacheMs: number;
+  /** `npm start` only: webhooks may point at the loopback over http:// (deployed, never). */
+  webhookAllowLoopback: boolean;
 }
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -117,6 +122,8 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicBaseUrl: (read('PUBLIC_BASE_URL', httpUrl) ?? 'http://localhost:3000').replace(/\/+$/, ''),
     unsubscribeSecretArn: read('UNSUBSCRIBE_SECRET_ARN', textOfAtLeast(1)),
     unsubscribeSigningKey: read('UNSUBSCRIBE_SIGNING_KEY', textOfAtLeast(32)),
+    webhookSubscriptionCacheMs: (read('WEBHOOK_SUBSCRIPTION_CACHE_SECONDS', wholeNumber()) ?? 10) * 1000,
+    webhookAllowLoopback: read('WEBHOOK_ALLOW_LOOPBACK', flag) ?? false,
   };
   if (tableName === undefined || invalid.length > 0) {
     const names = [...new Set(invalid)];

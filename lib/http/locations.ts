@@ -1,3 +1,6 @@
 /** Where a created resource lives, for the `Location` header. */
 export const notificationLocation = (notification: { deploymentId: number; id: number }) =>
   `/v1/deployments/${notification.deploymentId}/notifications/${notification.id}`;
+
+export const webhookLocation = (webhook: { deploymentId: number; id: string }) =>
+  `/v1/deployments/${webhook.deploymentId}/webhooks/${webhook.id}`;

@@ -5,23 +5,38 @@ import { notificationOutput, notificationPageOutput } from '#lib/http/schemas/no
 import { addRecipientsOutput, recipientPageOutput } from '#lib/http/schemas/recipient-outputs';
 import { deliveryPage, runOutput, runPage } from '#lib/http/schemas/run-outputs';
 import { schedulePreviewOutput } from '#lib/http/schemas/schedule-outputs';
+import {
+  createdWebhookOutput,
+  webhookMessageOutput,
+  webhookMessagePageOutput,
+  webhookOutput,
+  webhookPageOutput,
+  webhookSecretOutput,
+} from '#lib/http/schemas/webhook-outputs';
 import { apiDescriptionOutput } from '#lib/openapi/document-schemas';
 import {
   addRecipientsRoute,
   createNotificationRoute,
+  createWebhookRoute,
   getApiSpecRoute,
   getEmbeddedDashboardRoute,
   getNotificationRoute,
+  getWebhookRoute,
   listDeliveriesRoute,
   listNotificationsRoute,
   listRecipientsRoute,
   listRunsRoute,
+  listWebhookMessagesRoute,
+  listWebhooksRoute,
   previewScheduleRoute,
   retryRunRoute,
+  retryWebhookMessageRoute,
+  rotateWebhookSecretRoute,
   sendNotificationRoute,
   setDashboardEmbeddingRoute,
   unsubscribeRoute,
   updateNotificationRoute,
+  updateWebhookRoute,
 } from '#lib/routes';
 
 /**
@@ -46,4 +61,11 @@ export const responseSchemas: Readonly<Record<string, z.ZodMiniType>> = {
   [setDashboardEmbeddingRoute.operation]: dashboardEmbeddingOutput,
   [unsubscribeRoute.operation]: unsubscribeOutput,
   [updateNotificationRoute.operation]: notificationOutput,
+  [createWebhookRoute.operation]: createdWebhookOutput,
+  [listWebhooksRoute.operation]: webhookPageOutput,
+  [getWebhookRoute.operation]: webhookOutput,
+  [updateWebhookRoute.operation]: webhookOutput,
+  [rotateWebhookSecretRoute.operation]: webhookSecretOutput,
+  [listWebhookMessagesRoute.operation]: webhookMessagePageOutput,
+  [retryWebhookMessageRoute.operation]: webhookMessageOutput,
 };

@@ -35,6 +35,7 @@ const rendererToken = () =>
   );
 
 const NOTIFICATION = '/v1/deployments/7/notifications/700';
+const WEBHOOK = `/v1/deployments/7/webhooks/wh_${'0'.repeat(24)}`;
 
 let proxy: EngineProxy;
 let api: LocalApi;
@@ -95,6 +96,22 @@ const validRequests: Record<Operation, () => Sent> = {
   }),
   unsubscribe: () => ({ path: `/v1/unsubscribe?token=${unsubscribeTokenOfUser1()}` }),
   'get-unsubscribe-page': () => ({ path: `/v1/unsubscribe?token=${unsubscribeTokenOfUser1()}` }),
+  'create-webhook': () => ({
+    path: '/v1/deployments/7/webhooks',
+    token: ADMIN_KEY,
+    // A public address literal: decided without DNS, so storage is the first thing the request needs.
+    body: { url: 'https://93.184.215.14/hook', events: ['run.completed'] },
+  }),
+  'list-webhooks': () => ({ path: '/v1/deployments/7/webhooks', token: ADMIN_KEY }),
+  'get-webhook': () => ({ path: WEBHOOK, token: ADMIN_KEY }),
+  'update-webhook': () => ({ path: WEBHOOK, token: ADMIN_KEY, body: { description: 'x' } }),
+  'delete-webhook': () => ({ path: WEBHOOK, token: ADMIN_KEY }),
+  'rotate-webhook-secret': () => ({ path: `${WEBHOOK}/rotate-secret`, token: ADMIN_KEY }),
+  'list-webhook-messages': () => ({ path: `${WEBHOOK}/messages`, token: ADMIN_KEY }),
+  'retry-webhook-message': () => ({
+    path: `${WEBHOOK}/messages/msg_${'0'.repeat(25)}_${'0'.repeat(24)}/retry`,
+    token: ADMIN_KEY,
+  }),
 };
 
 let subscriptionNonceOfUser1: string;
@@ -124,6 +141,7 @@ const adviceOf: Record<RepeatEffect | 'keyed', RegExp> = {
   'safe-then-not-found': /; the request is safe to repeat \(a repeat answers 404 if this one was done\)$/,
   'with-key':
     /; it may have been done: repeat it with the same Idempotency-Key header so that it is not done twice/,
+  'look-first': /; it may have been done: look before repeating it \(a repeat does it again\)$/,
 };
 
 async function outboxJobIds(run: string): Promise<string[]> {

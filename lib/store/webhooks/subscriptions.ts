@@ -1,0 +1,42 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { randomHex } from '#lib/clock';
+import { config } from '#lib/config';
+import { subscribedTypes } from '#lib/domain/webhooks/endpoints';
+import type { WebhookEventType } from '#lib/domain/webhooks/event-types';
+import type { EventRecorder } from '#lib/domain/webhooks/recording';
+import { documentClient, tableName } from '#lib/store/client';
+import { decodeEndpoints } from '#lib/store/webhooks/codec';
+import { webhookEndpoints } from '#lib/store/webhooks/keys';
+import { TtlCache } from '#lib/ttl-cache';
+
+/**
+ * Which event types a deployment's endpoints want, remembered per container for a few seconds. A
+ * change records its event only when its type is wanted, so a deployment without webhooks costs no
+ * write at all, and a warm container costs no read either. The price of the cache: for up to its
+ * lifetime after an endpoint is created (or subscribes to more types), a container that read the old
+ * list records no event of the new types. docs/webhooks.md states it: subscriptions count from a few
+ * seconds after they are made. Nothing already recorded is ever dropped by it.
+ */
+
+let cache: TtlCache<ReadonlySet<WebhookEventType>> | undefined;
+const subscriptionCache = () => {
+  cache ??= new TtlCache(config().webhookSubscriptionCacheMs);
+  return cache;
+};
+
+async function readSubscribedTypes(deploymentId: number): Promise<ReadonlySet<WebhookEventType>> {
+  // Eventually consistent, half the cost: the cache lets it be seconds stale anyway.
+  const { Item: item } = await documentClient().send(
+    new GetCommand({ TableName: tableName(), Key: webhookEndpoints(deploymentId) }),
+  );
+  return subscribedTypes(decodeEndpoints(item));
+}
+
+/** A time-ordered event id: the instant in base 36, then randomness. */
+const newEventId = (now: number) => `evt_${now.toString(36).padStart(9, '0')}${randomHex(8)}`;
+
+export const eventRecorder: EventRecorder = {
+  subscribedTypes: (deploymentId) =>
+    subscriptionCache().get(String(deploymentId), () => readSubscribedTypes(deploymentId)),
+  newEventId,
+};
