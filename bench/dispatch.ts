@@ -17,6 +17,7 @@ import { retryStore } from '#lib/store/retries';
 import { currentRun } from '#lib/store/run-status';
 import { dispatchStore } from '#lib/store/runs';
 import { sendNowStore } from '#lib/store/send-now';
+import { eventRecorder } from '#lib/store/webhooks/subscriptions';
 import { embedRecipient, putItems } from '#test/support/stored-items';
 import type { Figures } from './budgets.ts';
 import { billedWriteUnits, type Call, describe, indexWriteUnits, watch } from './dynamodb.ts';
@@ -117,7 +118,7 @@ async function busyMinute({ figures }: Bench, count: number, sink: Sink) {
 const delivered = { status: 'delivered', attempt: 1 } as const;
 const failed = { status: 'failed', error: 'bench', attempt: 1 } as const;
 const report = (jobId = '', outcome: typeof delivered | typeof failed = delivered) =>
-  reportOutcome(outcomeStore, jobId, outcome, Date.now());
+  reportOutcome(outcomeStore, jobId, outcome, Date.now(), eventRecorder);
 
 async function deliveries({ figures }: Bench, n: number, outbox: string) {
   const { show, gate } = figures;

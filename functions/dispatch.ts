@@ -14,6 +14,7 @@ import { publishDispatchMetrics, publishRunsAwaitingOutcomes } from '#lib/metric
 import { DUE_INDEX_SHARDS } from '#lib/store/keys';
 import { countRunsAwaitingSince } from '#lib/store/run-status';
 import { dispatchStore } from '#lib/store/runs';
+import { eventRecorder } from '#lib/store/webhooks/subscriptions';
 import { OUTCOMES_OVERDUE_AFTER_MS } from '#lib/telemetry-names';
 
 /** What the coordinator, or a worker handing on, sends: the due-index slices this invocation reads. */
@@ -52,6 +53,7 @@ export async function handler(event: unknown, context: Pick<Context, 'getRemaini
       now,
       clock: clockFrom(now),
       randomHex,
+      events: eventRecorder,
       planner: schedulePlanner,
       misfireGraceMinutes: config().misfireGraceMinutes,
       concurrency: config().dispatchConcurrency,

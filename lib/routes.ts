@@ -360,9 +360,16 @@ export const reportDeliveryOutcomeRoute = {
   // One transaction, retried with backoff while many reports of one run contend for it.
   timeoutSeconds: LONG_TIMEOUT_SECONDS,
   memoryMiB: MEMORY_MIB,
-  // The delivery and the run updated in one transaction with a check of the notification; the run
-  // read (GetItem) and its status settled after.
-  tableActions: [AUTHENTICATION, 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'],
+  // The delivery and the run updated in one transaction with a check of the notification (and a
+  // failure's webhook event put); the run read (GetItem, or BatchGetItem beside the deployment's
+  // webhook subscriptions) and its status settled after (with its completion's event put).
+  tableActions: [
+    AUTHENTICATION,
+    'dynamodb:UpdateItem',
+    'dynamodb:ConditionCheckItem',
+    'dynamodb:BatchGetItem',
+    'dynamodb:PutItem',
+  ],
   ownErrors: ['conflict'],
   businessMetrics: ['DeliveriesDelivered', 'DeliveriesFailed'],
 } as const satisfies RouteFacts;
@@ -388,7 +395,8 @@ export const unsubscribeRoute = {
   timeoutSeconds: TIMEOUT_SECONDS,
   memoryMiB: MEMORY_MIB,
   // The recipient row, deleted by its key if it is the token's subscription; the token alone authorizes it.
-  tableActions: ['dynamodb:DeleteItem'],
+  // The deployment's webhook subscriptions (GetItem); the event put in the delete's transaction.
+  tableActions: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem'],
   readsUnsubscribeKey: true,
   // It takes any body or none (RFC 8058), held to the size of every body.
   ownErrors: ['payload_too_large'],

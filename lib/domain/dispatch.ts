@@ -35,6 +35,9 @@ import {
 } from '#lib/domain/runs';
 import { type ScheduleState, scheduleSignature } from '#lib/domain/schedule';
 import type { SchedulePlanner } from '#lib/domain/schedule-planning';
+import type { WebhookEvent } from '#lib/domain/webhooks/messages';
+import type { EventRecorder } from '#lib/domain/webhooks/recording';
+import { runEvent } from '#lib/domain/webhooks/run-events';
 import { NotFoundError, TooManyRequestsError } from '#lib/errors';
 
 /**
@@ -166,6 +169,8 @@ export interface DispatchStore extends RunDeliveryStore {
     lease: Lease | undefined,
     move: EntryMove,
     deliveries: readonly Delivery[],
+    /** A skipped run's webhook message, recorded in the same transaction. */
+    event?: WebhookEvent,
   ): Promise<'claimed' | 'run-exists' | 'entry-moved'>;
   /** Moves the entry alone (nothing fires); false if it had moved already. */
   moveEntry(ref: NotificationRef, move: EntryMove): Promise<boolean>;
@@ -218,6 +223,8 @@ export interface DispatchOptions {
   clock?: Clock;
   /** Draws the pass's lease owner, unique to it. */
   randomHex: RandomHex;
+  /** Whether a skipped run's `run.skipped` webhook message is wanted, and its id. */
+  events?: EventRecorder;
   /** The cron code a pass needs (lib/domain/schedule-planning.ts); send-now needs none. */
   planner?: SchedulePlanner;
   misfireGraceMinutes: number;
@@ -461,7 +468,16 @@ async function fireNotification(
   const { rows, last } = due.firstPage;
   const whole = lease && dashboard && last === undefined && rows.length <= CLAIM_DELIVERIES_MAX;
   const decided = whole ? await decide(context, run, notification, dashboard, rows) : undefined;
-  const claim = await store.claimInstant(run, lease, move, decided?.deliveries ?? []);
+  const skipEvent =
+    skipReason && context.options.events
+      ? runEvent(
+          run,
+          await context.options.events.subscribedTypes(run.deploymentId),
+          context.options.events.newEventId(options.now),
+          context.clock.now(),
+        )
+      : undefined;
+  const claim = await store.claimInstant(run, lease, move, decided?.deliveries ?? [], skipEvent);
   // A run made for this instant whose entry stayed behind (by an older version): only the move is left.
   if (claim === 'run-exists') await store.moveEntry(ref, move);
   if (claim !== 'claimed') return;

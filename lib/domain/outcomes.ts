@@ -6,6 +6,8 @@ import {
   type Run,
   settledStatus,
 } from '#lib/domain/runs';
+import type { WebhookEvent } from '#lib/domain/webhooks/messages';
+import { type EventRecorder, eventToRecord } from '#lib/domain/webhooks/recording';
 import { ConflictError, NotFoundError } from '#lib/errors';
 
 /**
@@ -66,9 +68,15 @@ export interface OutcomeStore {
   /**
    * Moves the delivery from `from` (queued, at the report's attempt) to the report's status and adds
    * it to the run's counts, atomically, on condition that the notification still exists; otherwise
-   * writes nothing and says why.
+   * writes nothing and says why. `event` is recorded in the same write, and only with it.
    */
-  record(ref: DeliveryRef, from: DeliveryState, report: OutcomeReport, now: number): Promise<RecordResult>;
+  record(
+    ref: DeliveryRef,
+    from: DeliveryState,
+    report: OutcomeReport,
+    now: number,
+    event?: WebhookEvent,
+  ): Promise<RecordResult>;
   /** Brings the run's status and `completedAt` in line with its counts; the run when this call completed it. */
   settle(ref: DeliveryRef, now: number): Promise<Run | undefined>;
 }
@@ -79,6 +87,14 @@ export interface OutcomeResult {
   completedRun: Run | undefined;
 }
 
+/** A `delivery.failed` message's data: the run, and the delivery as the report tells it. */
+const failureData = (ref: DeliveryRef, jobId: string, report: OutcomeReport) => ({
+  deploymentId: ref.deploymentId,
+  notificationId: ref.notificationId,
+  runId: ref.runId,
+  delivery: { jobId, status: 'failed', attempt: report.attempt, error: report.error ?? null },
+});
+
 /** Reads of a delivery that changed under a report before it gives up (each change is another report's). */
 const MAX_ROUNDS = 5;
 
@@ -88,14 +104,26 @@ export async function reportOutcome(
   jobId: string,
   report: OutcomeReport,
   now: number,
+  recorder: EventRecorder,
 ): Promise<OutcomeResult> {
   const ref = parseJobId(jobId);
   const unknown = () => new NotFoundError(`Delivery job ${jobId}`);
   if (!ref) throw unknown();
+  // Only a failure is an event of its own; whether it is wanted is known before the write.
+  const event =
+    report.status === 'failed'
+      ? await eventToRecord(
+          recorder,
+          ref.deploymentId,
+          'delivery.failed',
+          failureData(ref, jobId, report),
+          now,
+        )
+      : undefined;
   // Most reports are the first for a queued attempt: tried at once, read only when that is not so.
   let from: DeliveryState = { status: 'queued', attempts: report.attempt };
   for (let round = 1; round <= MAX_ROUNDS; round++) {
-    const result = await store.record(ref, from, report, now);
+    const result = await store.record(ref, from, report, now, event);
     if (result.outcome === 'recorded') return { applied: true, completedRun: await store.settle(ref, now) };
     if (result.outcome === 'unknown') throw unknown();
     const { current } = result;

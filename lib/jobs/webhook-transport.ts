@@ -1,4 +1,4 @@
-import { lookup } from 'node:dns/promises';
+import { lookup, Resolver } from 'node:dns/promises';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
@@ -22,34 +22,69 @@ const REFUSED = 'refused: the host resolves to a loopback, private, link-local o
 
 class RefusedAddressError extends Error {}
 
+/**
+ * The addresses a host name resolves to: through the name servers given (`WEBHOOK_DNS_SERVERS`) when
+ * there are any, else as the system resolves it (its hosts file included). Throws when it does not resolve.
+ */
+async function addressesOf(
+  host: string,
+  servers: readonly string[] | undefined,
+): Promise<{ address: string; family: 4 | 6 }[]> {
+  if (!servers) {
+    const answers = await lookup(host, { all: true });
+    return answers.map((answer) => ({ address: answer.address, family: answer.family === 6 ? 6 : 4 }));
+  }
+  const resolver = new Resolver();
+  resolver.setServers(servers);
+  const [v4, v6] = await Promise.all([
+    resolver.resolve4(host).catch(() => []),
+    resolver.resolve6(host).catch(() => []),
+  ]);
+  const answers = [
+    ...v4.map((address) => ({ address, family: 4 as const })),
+    ...v6.map((address) => ({ address, family: 6 as const })),
+  ];
+  if (answers.length === 0) throw new Error(`${host} does not resolve`);
+  return answers;
+}
+
 /** A `lookup` for the connection that refuses what the policy refuses, all answers considered. */
 const checkedLookup =
-  (policy: UrlPolicy): LookupFunction =>
+  (policy: UrlPolicy, dnsServers: readonly string[] | undefined): LookupFunction =>
   (hostname, options, callback) => {
-    lookup(hostname, { all: true, family: options.family ?? 0 })
+    addressesOf(hostname, dnsServers)
       .then((answers) => {
-        const addresses = answers.map((answer) => answer.address);
-        if (refusedResolution(addresses, policy)) {
+        if (
+          refusedResolution(
+            answers.map((answer) => answer.address),
+            policy,
+          )
+        ) {
           callback(new RefusedAddressError(REFUSED), '', 4);
           return;
         }
+        // The connection goes to an address just checked, never to one resolved again.
         if (options.all) callback(null, answers);
         else callback(null, answers[0]?.address ?? '', answers[0]?.family ?? 4);
       })
-      .catch((error: NodeJS.ErrnoException) => callback(error, '', 4));
+      .catch((error: Error) => callback(error as NodeJS.ErrnoException, '', 4));
   };
 
 /** The addresses a host resolves to (an IP literal to itself); none when it does not resolve. */
-export async function resolveHost(host: string): Promise<string[]> {
+export async function resolveHost(host: string, dnsServers?: readonly string[]): Promise<string[]> {
   if (isIP(host)) return [host];
   try {
-    return (await lookup(host, { all: true })).map((answer) => answer.address);
+    return (await addressesOf(host, dnsServers)).map((answer) => answer.address);
   } catch {
     return [];
   }
 }
 
-export function httpTransport(policy: UrlPolicy, timeoutMs = ATTEMPT_TIMEOUT_MS): WebhookTransport {
+export function httpTransport(
+  policy: UrlPolicy,
+  dnsServers?: readonly string[],
+  timeoutMs = ATTEMPT_TIMEOUT_MS,
+): WebhookTransport {
   return (url, headers, body) =>
     new Promise<AttemptResult>((resolve) => {
       const target = new URL(url);
@@ -69,7 +104,7 @@ export function httpTransport(policy: UrlPolicy, timeoutMs = ATTEMPT_TIMEOUT_MS)
             'content-length': Buffer.byteLength(body),
             'user-agent': 'notification-webhooks/1',
           },
-          lookup: checkedLookup(policy),
+          lookup: checkedLookup(policy, dnsServers),
           timeout: timeoutMs,
         },
         (response) => {

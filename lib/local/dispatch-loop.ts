@@ -8,6 +8,7 @@ import { jobSink } from '#lib/jobs/job-sink';
 import { sweepOutbox } from '#lib/jobs/outbox-sink';
 import { stalledRunStore } from '#lib/store/run-status';
 import { dispatchStore } from '#lib/store/runs';
+import { eventRecorder } from '#lib/store/webhooks/subscriptions';
 
 /**
  * One pass as of `now` against the configured table and sink, with its one-line summary, at the
@@ -24,6 +25,7 @@ export async function dispatchOnce(
     now,
     clock: clockFrom(now),
     randomHex,
+    events: eventRecorder,
     planner: schedulePlanner,
     misfireGraceMinutes: config().misfireGraceMinutes,
     concurrency: config().dispatchConcurrency,

@@ -12,7 +12,11 @@ const INTERVAL_MS = 250;
 export function localWebhookSender(print: (line: string) => void): WebhookSender {
   const policy = { allowLoopback: config().webhookAllowLoopback };
   return webhookSender(
-    { outbox: webhookOutbox, endpoints: webhookEndpointStore, transport: httpTransport(policy) },
+    {
+      outbox: webhookOutbox,
+      endpoints: webhookEndpointStore,
+      transport: httpTransport(policy, config().webhookDnsServers),
+    },
     clockFrom(Date.now()),
     print,
   );

@@ -1,12 +1,14 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { NotificationRef } from '#lib/domain/notification';
 import type { NotificationDeletion } from '#lib/domain/notification-lifecycle';
+import type { WebhookEvent } from '#lib/domain/webhooks/messages';
 import { documentClient, tableName } from '#lib/store/client';
 import { encodePurge } from '#lib/store/codecs/purges';
 import { transact } from '#lib/store/conditional';
 import * as keys from '#lib/store/item-keys';
 import type { Key } from '#lib/store/keys';
 import { PURGE_GRACE_MS } from '#lib/store/notification-guard';
+import { eventPuts } from '#lib/store/webhooks/outbox';
 
 /**
  * The delete: one transaction whatever the notification holds. The purge (lib/domain/purge.ts,
@@ -28,7 +30,12 @@ const removedAtOnce = (ref: NotificationRef): Key[] => [
  * Removes the notification and leaves its tombstone, in one transaction: a constant amount of work
  * whatever the partition holds. False when there was no notification (a repeat, an unknown id).
  */
-async function deleteNotification(deploymentId: number, id: number, now = Date.now()): Promise<boolean> {
+async function deleteNotification(
+  deploymentId: number,
+  id: number,
+  event?: WebhookEvent,
+  now = Date.now(),
+): Promise<boolean> {
   const table = tableName();
   const ref = { deploymentId, id };
   const [first, ...rest] = removedAtOnce(ref);
@@ -43,6 +50,8 @@ async function deleteNotification(deploymentId: number, id: number, now = Date.n
           Item: encodePurge({ ...ref, deletedAt: now, sweepAfter: now + PURGE_GRACE_MS }),
         },
       },
+      // Its `notification.deleted` message, when an endpoint wants it: recorded with the delete or not at all.
+      ...eventPuts(event),
     ],
   });
   return transact(() => documentClient().send(transaction), {

@@ -2,12 +2,15 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { OutcomeStore, RecordResult } from '#lib/domain/outcomes';
 import { type DeliveryRef, isComplete } from '#lib/domain/runs';
+import { runEvent } from '#lib/domain/webhooks/run-events';
 import { documentClient, tableName } from '#lib/store/client';
-import { decodeDeliveryState } from '#lib/store/codecs/runs';
+import { decodeDeliveryState, decodeRun } from '#lib/store/codecs/runs';
 import { contendedRetries, transact } from '#lib/store/conditional';
 import * as indexKeys from '#lib/store/index-keys';
 import * as keys from '#lib/store/item-keys';
-import { currentRun, settleRun } from '#lib/store/run-status';
+import { settleRun } from '#lib/store/run-status';
+import { eventPuts } from '#lib/store/webhooks/outbox';
+import { eventRecorder, readWithSubscriptions } from '#lib/store/webhooks/subscriptions';
 
 /**
  * Outcome reports in storage. A report is one transaction: the delivery's update, on condition that it
@@ -33,7 +36,7 @@ function refusal(ref: DeliveryRef, delivery: Record<string, AttributeValue> | un
 }
 
 export const outcomeStore: OutcomeStore = {
-  record(ref, from, report, now): Promise<RecordResult> {
+  record(ref, from, report, now, event): Promise<RecordResult> {
     const failed = report.status === 'failed';
     const failedEntry = indexKeys.failedDelivery(
       ref.deploymentId,
@@ -79,6 +82,8 @@ export const outcomeStore: OutcomeStore = {
           ConditionExpression: 'attribute_exists(pk)',
         },
       },
+      // Its `delivery.failed` message, when an endpoint wants it: recorded with the outcome or not at all.
+      ...eventPuts(event),
     ];
     return transact<RecordResult>(
       () => documentClient().send(new TransactWriteCommand({ TransactItems: actions })),
@@ -95,9 +100,16 @@ export const outcomeStore: OutcomeStore = {
   },
 
   async settle(ref, now) {
-    const run = await currentRun(ref);
+    // The run and whether its completion is wanted as a webhook message, in one read.
+    const { item, subscribed } = await readWithSubscriptions(
+      keys.run(ref.deploymentId, ref.notificationId, ref.runId),
+      ref.deploymentId,
+    );
+    const run = item && decodeRun(item);
     if (!run) return undefined;
-    const settled = await settleRun(run, now);
+    const settled = await settleRun(run, now, (completed) =>
+      runEvent(completed, subscribed, eventRecorder.newEventId(now), now),
+    );
     return isComplete(settled.status) && !isComplete(run.status) ? settled : undefined;
   },
 };

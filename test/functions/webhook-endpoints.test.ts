@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDnsServer } from '#test/support/dns-server';
 import { ADMIN_KEY, consoleUsers, MEMBER_KEY } from '#test/support/fixtures';
 import { type LocalApi, startLocalApi } from '#test/support/local-api';
 
@@ -12,8 +13,12 @@ process.env.WEBHOOK_ALLOW_LOOPBACK = 'false';
 const base = '/v1/deployments/7/webhooks';
 const PUBLIC_URL = 'https://93.184.215.14/hooks/notifications';
 let api: LocalApi;
+let dns: Awaited<ReturnType<typeof startDnsServer>>;
 
 beforeAll(async () => {
+  // The customer's name server: it answers every name with 127.0.0.1.
+  dns = await startDnsServer('127.0.0.1');
+  process.env.WEBHOOK_DNS_SERVERS = dns.server;
   api = await startLocalApi({
     users: consoleUsers,
     deployments: [
@@ -22,7 +27,10 @@ beforeAll(async () => {
     ],
   });
 });
-afterAll(() => api.close());
+afterAll(async () => {
+  await api.close();
+  await dns.close();
+});
 
 const create = (body: unknown, deployment = base) =>
   api.request('POST', deployment, { token: ADMIN_KEY, body });
@@ -58,7 +66,7 @@ describe('creating a webhook endpoint', () => {
     ['a loopback address', 'https://127.0.0.1/hook'],
     ['an IPv6 loopback address', 'https://[::1]/hook'],
     ['a private address', 'https://10.1.2.3/hook'],
-    ['a DNS name resolving to 127.0.0.1', 'https://localhost./hook'],
+    ['a DNS name resolving to 127.0.0.1', 'https://hooks.customer.example/hook'],
     ['plain http', 'http://93.184.215.14/hook'],
     ['http to the loopback (allowed locally only)', 'http://127.0.0.1:8080/hook'],
   ])('refuses %s with a 400 naming url, and stores nothing', async (_what, url) => {

@@ -3,9 +3,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { config } from '#lib/config';
 import { unsubscribeToken } from '#lib/domain/unsubscribe';
+import { fanOutEvent } from '#lib/domain/webhooks/sender';
 import { type Operation, type RepeatEffect, type Route, routes } from '#lib/routes';
 import * as keys from '#lib/store/item-keys';
 import { getItem } from '#lib/store/items';
+import { webhookEndpointStore } from '#lib/store/webhooks/endpoints';
+import { webhookOutbox } from '#lib/store/webhooks/messages';
 import { type EngineMode, type EngineProxy, startEngineProxy } from '#test/support/engine-proxy';
 import { ADMIN_KEY, consoleUsers, embeddableDashboardFixture } from '#test/support/fixtures';
 import { type ApiResponse, type LocalApi, startLocalApi } from '#test/support/local-api';
@@ -35,7 +38,9 @@ const rendererToken = () =>
   );
 
 const NOTIFICATION = '/v1/deployments/7/notifications/700';
-const WEBHOOK = `/v1/deployments/7/webhooks/wh_${'0'.repeat(24)}`;
+/** A webhook endpoint and one of its messages, made before any outage. */
+let WEBHOOK: string;
+let MESSAGE: string;
 
 let proxy: EngineProxy;
 let api: LocalApi;
@@ -108,10 +113,7 @@ const validRequests: Record<Operation, () => Sent> = {
   'delete-webhook': () => ({ path: WEBHOOK, token: ADMIN_KEY }),
   'rotate-webhook-secret': () => ({ path: `${WEBHOOK}/rotate-secret`, token: ADMIN_KEY }),
   'list-webhook-messages': () => ({ path: `${WEBHOOK}/messages`, token: ADMIN_KEY }),
-  'retry-webhook-message': () => ({
-    path: `${WEBHOOK}/messages/msg_${'0'.repeat(25)}_${'0'.repeat(24)}/retry`,
-    token: ADMIN_KEY,
-  }),
+  'retry-webhook-message': () => ({ path: `${WEBHOOK}/messages/${MESSAGE}/retry`, token: ADMIN_KEY }),
 };
 
 let subscriptionNonceOfUser1: string;
@@ -183,6 +185,28 @@ beforeAll(async () => {
   expect(sent.status, sent.text).toBe(202);
   runId = sent.body.runId;
   [jobId = ''] = await outboxJobIds(runId);
+  const webhook = await api.request('POST', '/v1/deployments/7/webhooks', {
+    token: ADMIN_KEY,
+    body: { url: 'https://93.184.215.14/hook', events: ['*'] },
+  });
+  WEBHOOK = `/v1/deployments/7/webhooks/${webhook.body.id}`;
+  // One message of it, as a sender's fan-out leaves it (nothing here sends it).
+  const [message] = await fanOutEvent(
+    {
+      outbox: webhookOutbox,
+      endpoints: webhookEndpointStore,
+      transport: async () => ({ statusCode: 200, excerpt: '' }),
+    },
+    {
+      eventId: `evt_${'0'.repeat(25)}`,
+      deploymentId: 7,
+      type: 'run.skipped',
+      createdAt: new Date().toISOString(),
+      data: {},
+    },
+    Date.now() + 3_600_000,
+  );
+  MESSAGE = message?.messageId ?? '';
 });
 afterAll(async () => {
   await api.close();
@@ -227,9 +251,9 @@ describe.each<[string, EngineMode]>([
 
 describe('the requests above', () => {
   it('are each accepted when storage answers (so an outage, not the request, made each 503)', async () => {
-    // The delete goes last: the others need the notification.
+    // The deletes go last: the others need the notification and the webhook.
     const ordered = [...routes].sort(
-      (a, b) => Number(a.operation === 'delete-notification') - Number(b.operation === 'delete-notification'),
+      (a, b) => Number(a.operation.startsWith('delete-')) - Number(b.operation.startsWith('delete-')),
     );
     for (const route of ordered) {
       const answer = await send(route);

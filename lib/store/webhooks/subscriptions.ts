@@ -1,10 +1,12 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { randomHex } from '#lib/clock';
 import { config } from '#lib/config';
 import { subscribedTypes } from '#lib/domain/webhooks/endpoints';
 import type { WebhookEventType } from '#lib/domain/webhooks/event-types';
 import type { EventRecorder } from '#lib/domain/webhooks/recording';
 import { documentClient, tableName } from '#lib/store/client';
+import type { Item } from '#lib/store/items';
+import type { Key } from '#lib/store/keys';
 import { decodeEndpoints } from '#lib/store/webhooks/codec';
 import { webhookEndpoints } from '#lib/store/webhooks/keys';
 import { TtlCache } from '#lib/ttl-cache';
@@ -40,3 +42,39 @@ export const eventRecorder: EventRecorder = {
     subscriptionCache().get(String(deploymentId), () => readSubscribedTypes(deploymentId)),
   newEventId,
 };
+
+const sameKey = (a: Item, b: Key) => a.pk === b.pk && a.sk === b.sk;
+
+/**
+ * An item the caller reads anyway, strongly consistent, and the deployment's subscribed types: from
+ * the cache when it holds them, else read beside the item in the same request (BatchGetItem), so that
+ * a change's read costs no request more for knowing whether to record an event.
+ */
+export async function readWithSubscriptions(
+  key: Key,
+  deploymentId: number,
+): Promise<{ item: Item | undefined; subscribed: ReadonlySet<WebhookEventType> }> {
+  const cached = subscriptionCache().peek(String(deploymentId));
+  if (cached) {
+    const { Item: item } = await documentClient().send(
+      new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }),
+    );
+    return { item, subscribed: await cached };
+  }
+  const endpointsKey = webhookEndpoints(deploymentId);
+  const table = tableName();
+  const { Responses, UnprocessedKeys } = await documentClient().send(
+    new BatchGetCommand({ RequestItems: { [table]: { Keys: [key, endpointsKey], ConsistentRead: true } } }),
+  );
+  // Two small items are never left unprocessed but under throttling: read them one by one then.
+  if (UnprocessedKeys?.[table]?.Keys?.length) {
+    const { Item: item } = await documentClient().send(
+      new GetCommand({ TableName: table, Key: key, ConsistentRead: true }),
+    );
+    return { item, subscribed: await eventRecorder.subscribedTypes(deploymentId) };
+  }
+  const items = Responses?.[table] ?? [];
+  const subscribed = subscribedTypes(decodeEndpoints(items.find((found) => sameKey(found, endpointsKey))));
+  void subscriptionCache().get(String(deploymentId), async () => subscribed);
+  return { item: items.find((found) => sameKey(found, key)), subscribed };
+}
