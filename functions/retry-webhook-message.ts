@@ -3,7 +3,7 @@ import { createHandler } from '#lib/http/create-handler';
 import { webhookMessagePath } from '#lib/http/schemas/webhooks';
 import { retryWebhookMessageRoute } from '#lib/routes';
 import { webhookEndpointReader } from '#lib/store/webhooks/endpoints';
-import { webhookMessageRetry } from '#lib/store/webhooks/messages';
+import { webhookMessageRetry } from '#lib/store/webhooks/message-lists';
 
 /** POST …/webhooks/{webhookId}/messages/{messageId}/retry: the message goes once more, now (202). */
 export const handler = createHandler({

@@ -1,7 +1,7 @@
 import { config } from '#lib/config';
 import { relayDue, sqsMessageQueue } from '#lib/jobs/webhook-relay';
 import { logger } from '#lib/log';
-import { webhookEndpointStore } from '#lib/store/webhooks/endpoints';
+import { webhookEndpointReader } from '#lib/store/webhooks/endpoints';
 import { webhookOutbox } from '#lib/store/webhooks/messages';
 
 /**
@@ -12,7 +12,7 @@ export async function handler() {
   const queueUrl = config().webhookQueueUrl;
   if (!queueUrl) throw new Error('WEBHOOK_QUEUE_URL is not set');
   const summary = await relayDue(
-    { outbox: webhookOutbox, endpoints: webhookEndpointStore, queue: sqsMessageQueue(queueUrl) },
+    { outbox: webhookOutbox, endpoints: webhookEndpointReader, queue: sqsMessageQueue(queueUrl) },
     Date.now(),
   );
   if (summary.events + summary.relayed > 0) logger.info('webhook relay', { ...summary });

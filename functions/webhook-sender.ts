@@ -5,8 +5,8 @@ import type { WebhookMessage } from '#lib/domain/webhooks/messages';
 import { deliverMessage } from '#lib/domain/webhooks/sender';
 import { httpTransport } from '#lib/jobs/webhook-transport';
 import { logger } from '#lib/log';
+import { webhookAttempts } from '#lib/store/webhooks/attempts';
 import { webhookEndpointStore } from '#lib/store/webhooks/endpoints';
-import { webhookOutbox } from '#lib/store/webhooks/messages';
 
 /**
  * The webhook sender: a batch of the webhook queue's messages, each attempted at once and side by side,
@@ -17,7 +17,7 @@ import { webhookOutbox } from '#lib/store/webhooks/messages';
 export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
   const settings = config();
   const ports = {
-    outbox: webhookOutbox,
+    outbox: webhookAttempts,
     endpoints: webhookEndpointStore,
     transport: httpTransport({ allowLoopback: settings.webhookAllowLoopback }, settings.webhookDnsServers),
   };

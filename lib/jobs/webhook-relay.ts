@@ -1,6 +1,7 @@
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
+import type { WebhookEndpointReader } from '#lib/domain/webhooks/endpoints';
 import type { WebhookMessage } from '#lib/domain/webhooks/messages';
-import { fanOutEvent, type SenderPorts } from '#lib/domain/webhooks/sender';
+import { fanOutEvent, type WebhookOutbox } from '#lib/domain/webhooks/sender';
 
 /**
  * Deployed, the outbox reaches the sender through a queue: the relay, started every minute, reads what
@@ -12,7 +13,7 @@ import { fanOutEvent, type SenderPorts } from '#lib/domain/webhooks/sender';
  */
 
 /** A relayed message waits this long on the queue and in a sender before it is relayed again. */
-export const RELAY_CLAIM_MS = 5 * 60_000;
+const RELAY_CLAIM_MS = 5 * 60_000;
 /** Due entries one relay reads: a minute's worth at a busy pace; the rest waits for the next minute. */
 const DUE_PER_RELAY = 1000;
 const SQS_BATCH = 10;
@@ -36,7 +37,7 @@ export function sqsMessageQueue(queueUrl: string, client = new SQSClient({})): M
 }
 
 export async function relayDue(
-  ports: Omit<SenderPorts, 'transport'> & { queue: MessageQueue },
+  ports: { outbox: WebhookOutbox; endpoints: WebhookEndpointReader; queue: MessageQueue },
   now: number,
 ): Promise<{ events: number; relayed: number }> {
   const due = await ports.outbox.due(now, DUE_PER_RELAY);
@@ -45,7 +46,7 @@ export async function relayDue(
   for (const work of due) {
     if (work.kind === 'message') messages.push(work.message);
     else {
-      messages.push(...(await fanOutEvent({ ...ports, transport: unused }, work.event, now)));
+      messages.push(...(await fanOutEvent(ports, work.event, now)));
       events++;
     }
   }
@@ -55,7 +56,3 @@ export async function relayDue(
   await ports.queue(claimed);
   return { events, relayed: claimed.length };
 }
-
-const unused = async () => {
-  throw new Error('The relay sends nothing itself');
-};

@@ -9,7 +9,7 @@ import { webhookOutbox } from '#lib/store/webhooks/messages';
 const INTERVAL_MS = 250;
 
 /** The sender against the configured table, at the configured URL policy. */
-export function localWebhookSender(print: (line: string) => void): WebhookSender {
+function localWebhookSender(print: (line: string) => void): WebhookSender {
   const policy = { allowLoopback: config().webhookAllowLoopback };
   return webhookSender(
     {

@@ -192,11 +192,7 @@ beforeAll(async () => {
   WEBHOOK = `/v1/deployments/7/webhooks/${webhook.body.id}`;
   // One message of it, as a sender's fan-out leaves it (nothing here sends it).
   const [message] = await fanOutEvent(
-    {
-      outbox: webhookOutbox,
-      endpoints: webhookEndpointStore,
-      transport: async () => ({ statusCode: 200, excerpt: '' }),
-    },
+    { outbox: webhookOutbox, endpoints: webhookEndpointStore },
     {
       eventId: `evt_${'0'.repeat(25)}`,
       deploymentId: 7,

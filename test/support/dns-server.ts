@@ -28,7 +28,7 @@ export async function startDnsServer(
     answer.writeUInt16BE(1, 4);
     answer.writeUInt32BE(60, 6);
     answer.writeUInt16BE(4, 10);
-    address.split('.').forEach((octet, i) => answer.writeUInt8(Number(octet), 12 + i));
+    for (const [i, octet] of address.split('.').entries()) answer.writeUInt8(Number(octet), 12 + i);
     socket.send(Buffer.concat([header, question, ...(isA ? [answer] : [])]), peer.port, peer.address);
   });
   await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));

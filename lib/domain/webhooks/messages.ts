@@ -73,15 +73,7 @@ const SECOND = 1000;
 const MINUTE = 60 * SECOND;
 const HOUR = 60 * MINUTE;
 /** The waits before each attempt after the first; the attempt after the last failure is the message's end. */
-export const RETRY_DELAYS_MS = [
-  5 * SECOND,
-  5 * MINUTE,
-  30 * MINUTE,
-  2 * HOUR,
-  5 * HOUR,
-  10 * HOUR,
-  10 * HOUR,
-];
+const RETRY_DELAYS_MS = [5 * SECOND, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5 * HOUR, 10 * HOUR, 10 * HOUR];
 /** An endpoint whose attempts all failed for this long is disabled (its owner enables it again). */
 const DISABLE_AFTER_FAILING_MS = 5 * 24 * HOUR;
 /** Messages are kept this long, then expire (DynamoDB TTL). */

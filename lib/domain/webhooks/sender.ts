@@ -2,6 +2,7 @@ import {
   endpointsFor,
   liveSecrets,
   type WebhookEndpoint,
+  type WebhookEndpointReader,
   type WebhookEndpointStore,
 } from '#lib/domain/webhooks/endpoints';
 import {
@@ -52,9 +53,14 @@ export interface SenderPorts {
   transport: WebhookTransport;
 }
 
+/** What one attempt needs: a deployed sender does nothing else (the relay reads and fans out). */
+export type AttemptPorts = Omit<SenderPorts, 'outbox'> & {
+  outbox: Pick<WebhookOutbox, 'claim' | 'recordAttempt'>;
+};
+
 /** The event's messages, one per endpoint that wants it, written; returns them. */
 export async function fanOutEvent(
-  ports: SenderPorts,
+  ports: { outbox: Pick<WebhookOutbox, 'fanOut'>; endpoints: WebhookEndpointReader },
   event: WebhookEvent,
   now: number,
 ): Promise<WebhookMessage[]> {
@@ -81,7 +87,7 @@ export async function fanOutEvent(
 
 /** Writes the endpoint's failure streak after an attempt; disables it after five days of failures only. */
 async function recordHealth(
-  ports: SenderPorts,
+  ports: AttemptPorts,
   endpoint: WebhookEndpoint,
   result: AttemptResult,
   now: number,
@@ -105,14 +111,14 @@ export type DeliveryOutcome = 'delivered' | 'retrying' | 'failed' | 'skipped';
  * (or for their retention to end).
  */
 export async function deliverMessage(
-  ports: SenderPorts,
+  ports: AttemptPorts,
   message: WebhookMessage,
   clock: { now(): number },
 ): Promise<DeliveryOutcome> {
   const endpoint = (await ports.endpoints.all(message.deploymentId)).find(
     (candidate) => candidate.id === message.webhookId,
   );
-  if (!endpoint || endpoint.status !== 'enabled') return 'skipped';
+  if (endpoint?.status !== 'enabled') return 'skipped';
   const start = clock.now();
   const claimed = await ports.outbox.claim(message, start + CLAIM_MS);
   if (!claimed) return 'skipped';
