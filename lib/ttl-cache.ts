@@ -15,6 +15,12 @@ export class TtlCache<V> {
     this.#now = now;
   }
 
+  /** The value held for `key` while it is fresh, without loading anything. */
+  peek(key: string): Promise<V> | undefined {
+    const hit = this.#entries.get(key);
+    return hit && hit.expiresAt > this.#now() ? hit.value : undefined;
+  }
+
   get(key: string, load: () => Promise<V>): Promise<V> {
     const now = this.#now();
     const hit = this.#entries.get(key);

@@ -19,6 +19,8 @@ import {
 import type { RecipientOutput } from '#lib/domain/recipients/recipients';
 import type { ScheduleState } from '#lib/domain/schedules/schedule';
 import type { ScheduleType } from '#lib/domain/schedules/schedule-fields';
+import type { WebhookEvent } from '#lib/domain/webhooks/messages';
+import { type EventRecorder, eventToRecord } from '#lib/domain/webhooks/recording';
 import { type FieldProblem, ValidationError } from '#lib/errors';
 
 /**
@@ -94,8 +96,11 @@ export interface NotificationCreation extends IdempotencyKeys {
 
 /** Delete. */
 export interface NotificationDeletion {
-  /** Removes the notification and everything stored under it; false when there was no notification. */
-  delete(deploymentId: number, id: number): Promise<boolean>;
+  /**
+   * Removes the notification and everything stored under it, recording `event` in the same write;
+   * false when there was no notification (and nothing is recorded).
+   */
+  delete(deploymentId: number, id: number, event?: WebhookEvent): Promise<boolean>;
 }
 
 /** List a deployment's notifications. */
@@ -136,8 +141,18 @@ export async function getNotification(
 export async function deleteNotification(
   notifications: NotificationDeletion,
   target: NotificationRef,
+  events: { recorder: EventRecorder; now: number },
 ): Promise<void> {
-  if (!(await notifications.delete(target.deploymentId, target.id))) throw notificationNotFound(target);
+  const data = { deploymentId: target.deploymentId, notificationId: target.id };
+  const event = await eventToRecord(
+    events.recorder,
+    target.deploymentId,
+    'notification.deleted',
+    data,
+    events.now,
+  );
+  if (!(await notifications.delete(target.deploymentId, target.id, event)))
+    throw notificationNotFound(target);
 }
 
 function filterOf(query: ListNotificationsQuery): NotificationFilter {

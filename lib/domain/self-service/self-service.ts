@@ -193,6 +193,7 @@ export async function deleteSubscription(
   deletion: NotificationDeletion,
   principal: Subscriber['principal'],
   id: number,
+  events: Parameters<typeof deleteNotification>[2],
 ): Promise<void> {
-  await deleteNotification(deletion, refOf(await ownSubscription(directory, principal, id)));
+  await deleteNotification(deletion, refOf(await ownSubscription(directory, principal, id)), events);
 }
