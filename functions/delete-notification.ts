@@ -1,4 +1,4 @@
-import { deleteNotification } from '#lib/domain/notifications/notification-lifecycle';
+import { deleteNotification } from '#lib/domain/deletion/delete-notification';
 import { createHandler } from '#lib/http/create-handler';
 import { notificationPath } from '#lib/http/schemas/paths';
 import { deleteNotificationRoute } from '#lib/routes';

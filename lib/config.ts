@@ -44,11 +44,6 @@ const textOfAtLeast =
   (value) =>
     value.length >= length ? value : undefined;
 const flag: Parse<boolean> = (value) => (value === 'true' ? true : value === 'false' ? false : undefined);
-/** Comma-separated `address` or `address:port` entries. */
-const nameServers: Parse<string[]> = (value) => {
-  const servers = value.split(',').map((server) => server.trim());
-  return servers.every((server) => /^[0-9a-fA-F.:[\]]+$/.test(server)) ? servers : undefined;
-};
 const httpUrl: Parse<string> = (value) => (isHttpUrl(value) ? value : undefined);
 /**
  * A whole number at least `min` and below `below`, given as digits. `Number()` alone would also
@@ -100,8 +95,8 @@ export interface Config {
   webhookAllowLoopback: boolean;
   /** Deployed: the queue the webhook relay puts due messages on for the sender. */
   webhookQueueUrl: string | undefined;
-  /** Name servers (`host:port`) webhook hosts are resolved with; unset, the system's resolver. */
-  webhookDnsServers: string[] | undefined;
+  /** Name servers (`address[:port]`, comma-separated) webhook hosts are resolved with; unset, the system's resolver. */
+  webhookDnsServers: string | undefined;
 }
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -136,7 +131,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     unsubscribeSigningKey: read('UNSUBSCRIBE_SIGNING_KEY', textOfAtLeast(32)),
     webhookSubscriptionCacheMs: (read('WEBHOOK_SUBSCRIPTION_CACHE_SECONDS', wholeNumber()) ?? 10) * 1000,
     webhookAllowLoopback: read('WEBHOOK_ALLOW_LOOPBACK', flag) ?? false,
-    webhookDnsServers: read('WEBHOOK_DNS_SERVERS', nameServers),
+    webhookDnsServers: read('WEBHOOK_DNS_SERVERS', textOfAtLeast(1)),
     webhookQueueUrl: read('WEBHOOK_QUEUE_URL', httpUrl),
   };
   if (tableName === undefined || invalid.length > 0) {

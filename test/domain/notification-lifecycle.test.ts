@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { deleteNotification } from '#lib/domain/deletion/delete-notification';
 import type { ScheduledNotification } from '#lib/domain/notifications/notification';
 import {
-  deleteNotification,
   getNotification,
   type ListNotificationsQuery,
   listNotifications,

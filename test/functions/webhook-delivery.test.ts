@@ -403,7 +403,7 @@ describe('where a message may go, at the moment it is sent', () => {
     const at = await receiver();
     // The customer's name server now answers their host with 127.0.0.1 (it was public at create).
     const dns = await startDnsServer('127.0.0.1');
-    const deployed = httpTransport({ allowLoopback: false }, [dns.server]);
+    const deployed = httpTransport({ allowLoopback: false }, dns.server);
     const port = new URL(at.url).port;
     const headers = { 'content-type': 'application/json' };
     const metadata = await deployed('https://169.254.169.254/latest/meta-data/', headers, '{}');

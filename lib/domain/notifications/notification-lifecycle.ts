@@ -19,13 +19,12 @@ import {
 import type { RecipientOutput } from '#lib/domain/recipients/recipients';
 import type { ScheduleState } from '#lib/domain/schedules/schedule';
 import type { ScheduleType } from '#lib/domain/schedules/schedule-fields';
-import type { WebhookEvent } from '#lib/domain/webhooks/messages';
-import { type EventRecorder, eventToRecord } from '#lib/domain/webhooks/recording';
 import { type FieldProblem, ValidationError } from '#lib/errors';
 
 /**
- * Reading, listing and deleting notifications, and listing and removing their recipients (creating
- * one is in lib/domain/notifications/notification-writes.ts, with the cron code these routes do without).
+ * Reading and listing notifications, and listing and removing their recipients (creating one is in
+ * lib/domain/notifications/notification-writes.ts, with the cron code these routes do without; deleting
+ * one in lib/domain/deletion/delete-notification.ts, with its webhook event).
  * The rules live here; lib/store/notifications/notification-lifecycle.ts and lib/store/recipients/recipient-lists.ts keep them.
  */
 
@@ -94,15 +93,6 @@ export interface NotificationCreation extends IdempotencyKeys {
   isLive(ref: NotificationRef): Promise<boolean>;
 }
 
-/** Delete. */
-export interface NotificationDeletion {
-  /**
-   * Removes the notification and everything stored under it, recording `event` in the same write;
-   * false when there was no notification (and nothing is recorded).
-   */
-  delete(deploymentId: number, id: number, event?: WebhookEvent): Promise<boolean>;
-}
-
 /** List a deployment's notifications. */
 export interface NotificationListing {
   /** A page of at most `first` items and `maxBytes` of their JSON; a foreign cursor is a 400 naming `after`. */
@@ -136,23 +126,6 @@ export async function getNotification(
   const notification = await notifications.find(target.deploymentId, target.id);
   if (!notification) throw notificationNotFound(target);
   return toNotificationDto(notification, now);
-}
-
-export async function deleteNotification(
-  notifications: NotificationDeletion,
-  target: NotificationRef,
-  events: { recorder: EventRecorder; now: number },
-): Promise<void> {
-  const data = { deploymentId: target.deploymentId, notificationId: target.id };
-  const event = await eventToRecord(
-    events.recorder,
-    target.deploymentId,
-    'notification.deleted',
-    data,
-    events.now,
-  );
-  if (!(await notifications.delete(target.deploymentId, target.id, event)))
-    throw notificationNotFound(target);
 }
 
 function filterOf(query: ListNotificationsQuery): NotificationFilter {

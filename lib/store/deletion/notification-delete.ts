@@ -1,6 +1,6 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { NotificationDeletion } from '#lib/domain/deletion/delete-notification';
 import type { NotificationOwner, NotificationRef } from '#lib/domain/notifications/notification';
-import type { NotificationDeletion } from '#lib/domain/notifications/notification-lifecycle';
 import type { WebhookEvent } from '#lib/domain/webhooks/messages';
 import { ConflictError } from '#lib/errors';
 import { encodePurge } from '#lib/store/codecs/purges';
