@@ -17,6 +17,7 @@ import { outcomeStore } from '#lib/store/runs/outcomes';
 import { retryStore } from '#lib/store/runs/retries';
 import { currentRun } from '#lib/store/runs/run-status';
 import { sendNowStore } from '#lib/store/runs/send-now';
+import { eventRecorder } from '#lib/store/webhooks/subscriptions';
 import { embedRecipient, putItems } from '#test/support/stored-items';
 import type { Figures } from './budgets.ts';
 import { billedWriteUnits, type Call, describe, indexWriteUnits, watch } from './dynamodb.ts';
@@ -128,7 +129,7 @@ async function busyMinute({ figures }: Bench, count: number, sink: Sink) {
 const delivered = { status: 'delivered', attempt: 1 } as const;
 const failed = { status: 'failed', error: 'bench', attempt: 1 } as const;
 const report = (jobId = '', outcome: typeof delivered | typeof failed = delivered) =>
-  reportOutcome(outcomeStore, jobId, outcome, Date.now());
+  reportOutcome(outcomeStore, jobId, outcome, Date.now(), eventRecorder);
 
 async function deliveries({ figures }: Bench, n: number, outbox: string) {
   const { show, gate } = figures;
@@ -177,9 +178,11 @@ async function deliveries({ figures }: Bench, n: number, outbox: string) {
   const bouncing = await sentRun(3, 2);
   const hard = { status: 'failed', error: 'bench', attempt: 1, bounce: 'hard' } as const;
   const complaint = { status: 'delivered', attempt: 1, bounce: 'complaint' } as const;
-  const bounced = await watch(() => reportOutcome(outcomeStore, bouncing.jobIds[0] ?? '', hard, Date.now()));
+  const bounced = await watch(() =>
+    reportOutcome(outcomeStore, bouncing.jobIds[0] ?? '', hard, Date.now(), eventRecorder),
+  );
   const complained = await watch(() =>
-    reportOutcome(outcomeStore, bouncing.jobIds[1] ?? '', complaint, Date.now()),
+    reportOutcome(outcomeStore, bouncing.jobIds[1] ?? '', complaint, Date.now(), eventRecorder),
   );
   gate('outcome report with a bounce: DynamoDB requests', bounced.work.requests, 3, 'requests');
   gate(

@@ -15,7 +15,7 @@ export const ADMIN = `Bearer ${ADMIN_KEY}`;
 /** The key the bench's unsubscribe tokens are signed with (a fixed one: the bench mints its own tokens). */
 export const BENCH_UNSUBSCRIBE_KEY = Buffer.alloc(32, 7);
 const range = (first: number, length: number) => Array.from({ length }, (_, i) => first + i);
-export const COLD_ADMIN_KEYS = range(1, 20).map((i) => `sk-bench-cold-${i}`);
+export const COLD_ADMIN_KEYS = range(1, 30).map((i) => `sk-bench-cold-${i}`);
 /** Tenants that share acme's keys and dashboards, each used once, for the embed cold path. */
 export const COLD_TENANTS = range(1, 6).map((i) => `acme-cold-${i}`);
 export const ISSUERS = {

@@ -26,6 +26,7 @@ export const coldLookups = { admin: 2, embed: 1, platform: 0, public: 0 };
 const notification700 = { deploymentId: '7', id: '700' };
 /** A run that does not exist: the longest path of the run routes. */
 const noRun = { ...notification700, runId: '20261123T080000000Z-s' };
+const noWebhook = { deploymentId: '7', webhookId: `wh_${'0'.repeat(24)}` };
 const unsubscribe = { deploymentId: 7, id: 700, recipient: { type: 'USER', userId: 999 } } as const;
 const unsubscribeQuery = `token=${unsubscribeToken(unsubscribe, BENCH_UNSUBSCRIBE_KEY)}`;
 const resent = Array.from({ length: 10 }, (_, k) => ({
@@ -255,6 +256,60 @@ export const scenarios: Record<Operation, Scenario> = {
     description: 'resume a notification that is not held',
     params: notification700,
     // The notification with its entry: nothing holds it, so nothing is written.
+    budget: { requests: 1, readUnits: 1, writeUnits: 0 },
+  },
+  'create-webhook': {
+    description: 'create a webhook pointing at a private address (refused before storage)',
+    params: { deploymentId: '7' },
+    body: () => ({ url: 'https://10.0.0.1/hook', events: ['run.completed'] }),
+    status: 400,
+    // The URL's address decides: nothing is read or written.
+    budget: { requests: 0, readUnits: 0, writeUnits: 0 },
+  },
+  'list-webhooks': {
+    description: "list a deployment's webhooks (none)",
+    params: { deploymentId: '7' },
+    // The deployment's one endpoints item.
+    budget: { requests: 1, readUnits: 1, writeUnits: 0 },
+  },
+  'get-webhook': {
+    description: 'get a webhook that does not exist',
+    params: noWebhook,
+    status: 404,
+    budget: { requests: 1, readUnits: 1, writeUnits: 0 },
+  },
+  'update-webhook': {
+    description: 'change the description of a webhook that does not exist',
+    params: noWebhook,
+    body: () => ({ description: 'bench' }),
+    status: 404,
+    // The endpoints item read; nothing to write.
+    budget: { requests: 1, readUnits: 1, writeUnits: 0 },
+  },
+  'delete-webhook': {
+    description: 'delete a webhook that does not exist',
+    params: noWebhook,
+    status: 404,
+    // One conditional UpdateItem, refused.
+    budget: { requests: 1, readUnits: 0, writeUnits: 1 },
+  },
+  'rotate-webhook-secret': {
+    description: 'rotate the secret of a webhook that does not exist',
+    params: noWebhook,
+    status: 404,
+    budget: { requests: 1, readUnits: 1, writeUnits: 0 },
+  },
+  'list-webhook-messages': {
+    description: 'the messages of a webhook that does not exist',
+    params: noWebhook,
+    status: 404,
+    // The endpoints item (the 404) before any page.
+    budget: { requests: 1, readUnits: 1, writeUnits: 0 },
+  },
+  'retry-webhook-message': {
+    description: 'send again a message of a webhook that does not exist',
+    params: { ...noWebhook, messageId: `msg_${'0'.repeat(25)}_${'0'.repeat(24)}` },
+    status: 404,
     budget: { requests: 1, readUnits: 1, writeUnits: 0 },
   },
 };

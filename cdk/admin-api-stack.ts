@@ -28,6 +28,7 @@ import { Monitoring } from './monitoring.ts';
 import { PURGE_TABLE_ACTIONS, Purge } from './purge.ts';
 import { DISPATCHER_TABLE_ACTIONS, Scheduler } from './scheduler.ts';
 import type { StageConfig } from './stages.ts';
+import { WEBHOOK_RELAY_TABLE_ACTIONS, WEBHOOK_SENDER_TABLE_ACTIONS, Webhooks } from './webhooks.ts';
 
 export interface AdminApiStackProps extends StackProps {
   stage: StageConfig;
@@ -59,6 +60,7 @@ export class AdminApiStack extends Stack {
   readonly functions = new Map<Operation, ApiFunction>();
   readonly scheduler: Scheduler;
   readonly purge: Purge;
+  readonly webhooks: Webhooks;
   readonly monitoring: Monitoring;
   /** The key unsubscribe links are signed with: made by the stack, read by the functions on first use (through the secrets extension). */
   readonly unsubscribeKey: Secret;
@@ -183,6 +185,7 @@ export class AdminApiStack extends Stack {
     readUnsubscribeKey(this.scheduler.dispatcher);
 
     this.purge = new Purge(this, 'Purge', { stage, table: this.table, environment, removalPolicy });
+    this.webhooks = new Webhooks(this, 'Webhooks', { stage, table: this.table, environment, removalPolicy });
 
     // TransactWriteItems is granted as its PutItem/UpdateItem actions, but throttled under its own name.
     const tableOperations = new Set<string>(['TransactWriteItems']);
@@ -190,6 +193,8 @@ export class AdminApiStack extends Stack {
       ...routes.map((route) => route.tableActions),
       DISPATCHER_TABLE_ACTIONS,
       PURGE_TABLE_ACTIONS,
+      WEBHOOK_RELAY_TABLE_ACTIONS,
+      WEBHOOK_SENDER_TABLE_ACTIONS,
     ]) {
       for (const action of actions) tableOperations.add(action.replace('dynamodb:', ''));
     }
@@ -206,6 +211,7 @@ export class AdminApiStack extends Stack {
     });
     this.scheduler.alarmTo(this.monitoring.alarmActions);
     this.purge.alarmTo(this.monitoring.alarmActions);
+    this.webhooks.alarmTo(this.monitoring.alarmActions);
 
     new CfnOutput(this, 'ApiUrl', { value: apiStage.url, description: 'Base URL of the API' });
     new CfnOutput(this, 'TableName', { value: this.table.tableName, description: 'The DynamoDB table' });

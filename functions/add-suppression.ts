@@ -6,6 +6,7 @@ import { deploymentPath } from '#lib/http/schemas/paths';
 import { addSuppressionInput } from '#lib/http/schemas/suppressions';
 import { addSuppressionRoute } from '#lib/routes';
 import { suppressionAdding } from '#lib/store/suppressions/suppressions';
+import { eventRecorder } from '#lib/store/webhooks/subscriptions';
 
 /** POST /v1/deployments/{deploymentId}/suppressions: 201 with the suppression that stands (a repeat changes nothing). */
 export const handler = createHandler({
@@ -15,5 +16,5 @@ export const handler = createHandler({
   body: jsonBody(addSuppressionInput),
   success: { status: 201, location: suppressionLocation },
   operation: ({ params, body }) =>
-    addManualSuppression(suppressionAdding, params.deploymentId, body.email, Date.now()),
+    addManualSuppression(suppressionAdding, params.deploymentId, body.email, Date.now(), eventRecorder),
 });

@@ -4,6 +4,7 @@ import { embedCallerOf, subscriptionPath } from '#lib/http/schemas/self-service'
 import { deleteEmbedNotificationRoute } from '#lib/routes';
 import { notificationDeletion } from '#lib/store/deletion/notification-delete';
 import { subscriptionDirectory } from '#lib/store/self-service/self-service';
+import { eventRecorder } from '#lib/store/webhooks/subscriptions';
 
 /** DELETE /v1/embed/notifications/{id}: the caller ends their own subscription. */
 export const handler = createHandler({
@@ -12,5 +13,8 @@ export const handler = createHandler({
   params: subscriptionPath,
   success: { status: 204 },
   operation: ({ params, principal }) =>
-    deleteSubscription(subscriptionDirectory, notificationDeletion, embedCallerOf(principal), params.id),
+    deleteSubscription(subscriptionDirectory, notificationDeletion, embedCallerOf(principal), params.id, {
+      recorder: eventRecorder,
+      now: Date.now(),
+    }),
 });

@@ -1,8 +1,9 @@
-import { deleteNotification } from '#lib/domain/notifications/notification-lifecycle';
+import { deleteNotification } from '#lib/domain/deletion/delete-notification';
 import { createHandler } from '#lib/http/create-handler';
 import { notificationPath } from '#lib/http/schemas/paths';
 import { deleteNotificationRoute } from '#lib/routes';
 import { notificationDeletion } from '#lib/store/deletion/notification-delete';
+import { eventRecorder } from '#lib/store/webhooks/subscriptions';
 
 /**
  * DELETE /v1/deployments/{deploymentId}/notifications/{id}: the notification goes at once, what it
@@ -13,5 +14,6 @@ export const handler = createHandler({
   access: 'admin',
   params: notificationPath,
   success: { status: 204 },
-  operation: ({ params }) => deleteNotification(notificationDeletion, params),
+  operation: ({ params }) =>
+    deleteNotification(notificationDeletion, params, { recorder: eventRecorder, now: Date.now() }),
 });

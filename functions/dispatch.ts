@@ -14,6 +14,7 @@ import { publishDispatchMetrics, publishRunsAwaitingOutcomes } from '#lib/metric
 import { dispatchStore } from '#lib/store/dispatch/dispatch';
 import { DUE_INDEX_SHARDS } from '#lib/store/dynamo/keys';
 import { countRunsAwaitingSince } from '#lib/store/runs/run-status';
+import { eventRecorder } from '#lib/store/webhooks/subscriptions';
 import { OUTCOMES_OVERDUE_AFTER_MS } from '#lib/telemetry-names';
 
 /** What the coordinator, or a worker handing on, sends: the due-index slices this invocation reads. */
@@ -52,6 +53,7 @@ export async function handler(event: unknown, context: Pick<Context, 'getRemaini
       now,
       clock: clockFrom(now),
       randomHex,
+      events: eventRecorder,
       planner: schedulePlanner,
       misfireGraceMinutes: config().misfireGraceMinutes,
       concurrency: config().dispatchConcurrency,

@@ -7,6 +7,7 @@ import { recordCompletedRun } from '#lib/metrics';
 import { reportDeliveryOutcomeRoute } from '#lib/routes';
 import { suspensionStore } from '#lib/store/governance/notification-suspension';
 import { outcomeStore } from '#lib/store/runs/outcomes';
+import { eventRecorder } from '#lib/store/webhooks/subscriptions';
 
 /** POST /v1/deliveries/{jobId}/outcome: the renderer reports what became of a job; 204. */
 export const handler = createHandler({
@@ -16,7 +17,7 @@ export const handler = createHandler({
   body: jsonBody(outcomeInput),
   success: { status: 204 },
   operation: async ({ params, body, settings, recordMetric }) => {
-    const result = await reportOutcome(outcomeStore, params.jobId, body, Date.now());
+    const result = await reportOutcome(outcomeStore, params.jobId, body, Date.now(), eventRecorder);
     if (result.applied)
       recordMetric(body.status === 'delivered' ? 'DeliveriesDelivered' : 'DeliveriesFailed', 1);
     // Whichever call completes the run records its totals: this report, its repeat, or the dispatcher's minute.

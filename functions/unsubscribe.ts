@@ -4,11 +4,16 @@ import { unsubscribeQuery } from '#lib/http/schemas/deliveries';
 import { unsubscribeRoute } from '#lib/routes';
 import { unsubscribeKey } from '#lib/secrets/unsubscribe-key';
 import { unsubscribeStore } from '#lib/store/unsubscribe/unsubscribe';
+import { eventRecorder } from '#lib/store/webhooks/subscriptions';
 
 /** POST /v1/unsubscribe?token=…: one-click unsubscribe (RFC 8058); the token alone authorizes it, any body is ignored. */
 export const handler = createPublicHandler({
   route: unsubscribeRoute,
   query: unsubscribeQuery,
   anyBody: true,
-  operation: async ({ query }) => unsubscribe(unsubscribeStore, query.token, await unsubscribeKey()),
+  operation: async ({ query }) =>
+    unsubscribe(unsubscribeStore, query.token, await unsubscribeKey(), {
+      recorder: eventRecorder,
+      now: Date.now(),
+    }),
 });

@@ -43,6 +43,7 @@ const textOfAtLeast =
   (length: number): Parse<string> =>
   (value) =>
     value.length >= length ? value : undefined;
+const flag: Parse<boolean> = (value) => (value === 'true' ? true : value === 'false' ? false : undefined);
 const httpUrl: Parse<string> = (value) => (isHttpUrl(value) ? value : undefined);
 /**
  * A whole number at least `min` and below `below`, given as digits. `Number()` alone would also
@@ -88,6 +89,14 @@ export interface Config {
   unsubscribeSecretArn: string | undefined;
   /** Locally and in tests: the key itself (base64). */
   unsubscribeSigningKey: string | undefined;
+  /** How long a container trusts what it read of a deployment's webhook subscriptions. */
+  webhookSubscriptionCacheMs: number;
+  /** `npm start` only: webhooks may point at the loopback over http:// (deployed, never). */
+  webhookAllowLoopback: boolean;
+  /** Deployed: the queue the webhook relay puts due messages on for the sender. */
+  webhookQueueUrl: string | undefined;
+  /** Name servers (`address[:port]`, comma-separated) webhook hosts are resolved with; unset, the system's resolver. */
+  webhookDnsServers: string | undefined;
 }
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -120,6 +129,10 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicBaseUrl: (read('PUBLIC_BASE_URL', httpUrl) ?? 'http://localhost:3000').replace(/\/+$/, ''),
     unsubscribeSecretArn: read('UNSUBSCRIBE_SECRET_ARN', textOfAtLeast(1)),
     unsubscribeSigningKey: read('UNSUBSCRIBE_SIGNING_KEY', textOfAtLeast(32)),
+    webhookSubscriptionCacheMs: (read('WEBHOOK_SUBSCRIPTION_CACHE_SECONDS', wholeNumber()) ?? 10) * 1000,
+    webhookAllowLoopback: read('WEBHOOK_ALLOW_LOOPBACK', flag) ?? false,
+    webhookDnsServers: read('WEBHOOK_DNS_SERVERS', textOfAtLeast(1)),
+    webhookQueueUrl: read('WEBHOOK_QUEUE_URL', httpUrl),
   };
   if (tableName === undefined || invalid.length > 0) {
     const names = [...new Set(invalid)];

@@ -33,7 +33,9 @@ export type RepeatEffect =
   /** As safe, but a repeat after a first request that did the work answers 404: it is gone. */
   | 'safe-then-not-found'
   /** A repeat acts again unless it carries the same `Idempotency-Key` as the first. */
-  | 'with-key';
+  | 'with-key'
+  /** A repeat acts again, and no key prevents it: look before repeating. */
+  | 'look-first';
 
 export interface RouteFacts {
   /** Also the function's file name (`functions/<operation>.ts`) and its metrics' operation dimension. */
@@ -360,9 +362,11 @@ export const reportDeliveryOutcomeRoute = {
   timeoutSeconds: LONG_TIMEOUT_SECONDS,
   memoryMiB: MEMORY_MIB,
   // The delivery and the run updated in one transaction with a check of the notification (a bounce
-  // also upserts its suppression there); the run read (GetItem) and its status settled after. A
-  // bounce reads its delivery and run first, in one BatchGetItem. A run that suspends its
-  // notification writes the hold with its hold entry in one transaction (PutItem, DeleteItem).
+  // also upserts its suppression there, a failure puts its webhook event); the run read (GetItem, or
+  // BatchGetItem beside the deployment's webhook subscriptions) and its status settled after (with its
+  // completion's event put). A bounce reads its delivery and run first, in one BatchGetItem. A run
+  // that suspends its notification writes the hold with its hold entry in one transaction (PutItem,
+  // DeleteItem).
   tableActions: [
     AUTHENTICATION,
     'dynamodb:UpdateItem',
@@ -396,7 +400,8 @@ export const unsubscribeRoute = {
   timeoutSeconds: TIMEOUT_SECONDS,
   memoryMiB: MEMORY_MIB,
   // The recipient row, deleted by its key if it is the token's subscription; the token alone authorizes it.
-  tableActions: ['dynamodb:DeleteItem'],
+  // The deployment's webhook subscriptions (GetItem); the event put in the delete's transaction.
+  tableActions: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem'],
   readsUnsubscribeKey: true,
   // It takes any body or none (RFC 8058), held to the size of every body.
   ownErrors: ['payload_too_large'],
@@ -546,8 +551,9 @@ export const addSuppressionRoute = {
   summary: 'Suppress an e-mail address: no run mails it again',
   timeoutSeconds: TIMEOUT_SECONDS,
   memoryMiB: MEMORY_MIB,
-  // One UpdateItem that keeps a suppression already there and answers the one that stands.
-  tableActions: [AUTHENTICATION, 'dynamodb:UpdateItem'],
+  // One UpdateItem that keeps a suppression already there and answers the one that stands; when an
+  // endpoint wants `suppression.added`, a transaction of it (only if new) and the event's Put.
+  tableActions: [AUTHENTICATION, 'dynamodb:UpdateItem', 'dynamodb:PutItem'],
 } as const satisfies RouteFacts;
 
 export const removeSuppressionRoute = {
@@ -609,6 +615,105 @@ export const resumeNotificationRoute = {
   ownErrors: ['conflict'],
 } as const satisfies RouteFacts;
 
+export const createWebhookRoute = {
+  operation: 'create-webhook',
+  method: 'POST',
+  path: '/v1/deployments/{deploymentId}/webhooks',
+  // A repeat makes a second endpoint with a secret of its own: the list shows whether the first was made.
+  repeat: 'look-first',
+  summary: 'Create a webhook endpoint (its signing secret is shown this once)',
+  timeoutSeconds: TIMEOUT_SECONDS,
+  memoryMiB: MEMORY_MIB,
+  // The deployment's endpoints item: one conditional UpdateItem (the limit of ten in its condition).
+  tableActions: [AUTHENTICATION, 'dynamodb:UpdateItem'],
+  ownErrors: ['conflict'],
+} as const satisfies RouteFacts;
+
+export const listWebhooksRoute = {
+  operation: 'list-webhooks',
+  method: 'GET',
+  path: '/v1/deployments/{deploymentId}/webhooks',
+  repeat: 'safe',
+  summary: "List a deployment's webhook endpoints (no secrets)",
+  timeoutSeconds: TIMEOUT_SECONDS,
+  memoryMiB: MEMORY_MIB,
+  // The deployment's endpoints item.
+  tableActions: [AUTHENTICATION],
+} as const satisfies RouteFacts;
+
+export const getWebhookRoute = {
+  operation: 'get-webhook',
+  method: 'GET',
+  path: '/v1/deployments/{deploymentId}/webhooks/{webhookId}',
+  repeat: 'safe',
+  summary: 'Get a webhook endpoint (no secret)',
+  timeoutSeconds: TIMEOUT_SECONDS,
+  memoryMiB: MEMORY_MIB,
+  tableActions: [AUTHENTICATION],
+} as const satisfies RouteFacts;
+
+export const updateWebhookRoute = {
+  operation: 'update-webhook',
+  method: 'PATCH',
+  path: '/v1/deployments/{deploymentId}/webhooks/{webhookId}',
+  repeat: 'safe',
+  summary: "Change a webhook endpoint's URL, events, description or status",
+  timeoutSeconds: TIMEOUT_SECONDS,
+  memoryMiB: MEMORY_MIB,
+  // The endpoints item read, then the endpoint written on condition that it did not change meanwhile.
+  tableActions: [AUTHENTICATION, 'dynamodb:UpdateItem'],
+  ownErrors: ['conflict'],
+} as const satisfies RouteFacts;
+
+export const deleteWebhookRoute = {
+  operation: 'delete-webhook',
+  method: 'DELETE',
+  path: '/v1/deployments/{deploymentId}/webhooks/{webhookId}',
+  repeat: 'safe-then-not-found',
+  summary: 'Delete a webhook endpoint',
+  timeoutSeconds: TIMEOUT_SECONDS,
+  memoryMiB: MEMORY_MIB,
+  // The endpoint's attribute removed from the endpoints item.
+  tableActions: [AUTHENTICATION, 'dynamodb:UpdateItem'],
+} as const satisfies RouteFacts;
+
+export const rotateWebhookSecretRoute = {
+  operation: 'rotate-webhook-secret',
+  method: 'POST',
+  path: '/v1/deployments/{deploymentId}/webhooks/{webhookId}/rotate-secret',
+  // A repeat rotates again: the secret the first answer showed would stop signing at once.
+  repeat: 'look-first',
+  summary: "Rotate a webhook endpoint's signing secret (both sign for 24 hours)",
+  timeoutSeconds: TIMEOUT_SECONDS,
+  memoryMiB: MEMORY_MIB,
+  tableActions: [AUTHENTICATION, 'dynamodb:UpdateItem'],
+  ownErrors: ['conflict'],
+} as const satisfies RouteFacts;
+
+export const listWebhookMessagesRoute = {
+  operation: 'list-webhook-messages',
+  method: 'GET',
+  path: '/v1/deployments/{deploymentId}/webhooks/{webhookId}/messages',
+  repeat: 'safe',
+  summary: "List a webhook endpoint's messages of the last 30 days, newest first",
+  timeoutSeconds: TIMEOUT_SECONDS,
+  memoryMiB: MEMORY_MIB,
+  // The endpoints item (the 404), then one page of the endpoint's partition.
+  tableActions: [AUTHENTICATION, 'dynamodb:Query'],
+} as const satisfies RouteFacts;
+
+export const retryWebhookMessageRoute = {
+  operation: 'retry-webhook-message',
+  method: 'POST',
+  path: '/v1/deployments/{deploymentId}/webhooks/{webhookId}/messages/{messageId}/retry',
+  repeat: 'safe',
+  summary: 'Send a webhook message once more, now',
+  timeoutSeconds: TIMEOUT_SECONDS,
+  memoryMiB: MEMORY_MIB,
+  // The endpoints item (the 404), then the message made due now.
+  tableActions: [AUTHENTICATION, 'dynamodb:UpdateItem'],
+} as const satisfies RouteFacts;
+
 /** Every route, in the order the local adapter matches them and the API description lists them. */
 export const routes = [
   updateNotificationRoute,
@@ -641,6 +746,14 @@ export const routes = [
   removeSuppressionRoute,
   pauseNotificationRoute,
   resumeNotificationRoute,
+  createWebhookRoute,
+  listWebhooksRoute,
+  getWebhookRoute,
+  updateWebhookRoute,
+  deleteWebhookRoute,
+  rotateWebhookSecretRoute,
+  listWebhookMessagesRoute,
+  retryWebhookMessageRoute,
 ] as const;
 
 export type Route = (typeof routes)[number];

@@ -15,16 +15,21 @@ export class TtlCache<V> {
     this.#now = now;
   }
 
-  get(key: string, load: () => Promise<V>): Promise<V> {
-    const now = this.#now();
+  /** The value held for `key` while it is fresh, without loading anything. */
+  peek(key: string): Promise<V> | undefined {
     const hit = this.#entries.get(key);
-    if (hit && hit.expiresAt > now) return hit.value;
+    return hit && hit.expiresAt > this.#now() ? hit.value : undefined;
+  }
+
+  get(key: string, load: () => Promise<V>): Promise<V> {
+    const fresh = this.peek(key);
+    if (fresh) return fresh;
     if (this.#ttlMs <= 0) return load();
     const value = load();
     // A failed load must not be remembered: the next request tries again.
     value.catch(() => this.#entries.delete(key));
     if (this.#entries.size >= this.#maxEntries) this.#entries.clear();
-    this.#entries.set(key, { value, expiresAt: now + this.#ttlMs });
+    this.#entries.set(key, { value, expiresAt: this.#now() + this.#ttlMs });
     return value;
   }
 }

@@ -6,3 +6,5 @@
 process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 // A person reads this terminal: one short line per request; LOG_FORMAT=json gives the deployed JSON lines.
 process.env.LOG_FORMAT ??= 'short';
+// A webhook receiver on this machine (`npm run webhook-receiver`) is reachable over http://; deployed, never.
+process.env.WEBHOOK_ALLOW_LOOPBACK ??= 'true';

@@ -10,6 +10,7 @@ import { functionsFrom } from '#lib/local/handlers';
 import { createLocalApi } from '#lib/local/http-adapter';
 import { startPurgeLoop } from '#lib/local/purge-loop';
 import { startRenderer } from '#lib/local/renderer';
+import { startWebhookLoop } from '#lib/local/webhook-loop';
 import {
   demoEmbedHint,
   isDemoFixture,
@@ -28,8 +29,8 @@ import {
  * `npm start`: DynamoDB Local (unless DYNAMODB_ENDPOINT names an engine), the table, the fixture
  * (SEED_FILE, default the demo), the API on http://localhost:$PORT (both on 127.0.0.1 alone unless
  * HOST names another address), the dispatcher (a pass every
- * minute, one line each, jobs to OUTBOX_DIR) and the purge of deleted notifications (a pass every
- * few seconds) until Ctrl-C.
+ * minute, one line each, jobs to OUTBOX_DIR), the purge of deleted notifications (a pass every
+ * few seconds) and the webhook sender (messages out at once) until Ctrl-C.
  */
 const LOOPBACK_OR_EVERY = new Set(['127.0.0.1', '::1', 'localhost', '0.0.0.0', '::']);
 
@@ -97,6 +98,7 @@ async function main(): Promise<void> {
     console.log('Press Ctrl-C to stop.');
     dispatcher = startDispatchLoop((line) => console.log(line));
     purge = startPurgeLoop((line) => console.log(line));
+    webhooks = startWebhookLoop((line) => console.log(line));
     if (renderer) {
       const mailDir = process.env.MAIL_DIR ?? '.local/mail';
       console.log(
@@ -117,11 +119,13 @@ async function main(): Promise<void> {
   let dispatcher: { stop: () => void } | undefined;
   let rendering: { stop: () => void } | undefined;
   let purge: { stop: () => void } | undefined;
+  let webhooks: { stop: () => Promise<void> } | undefined;
 
   const stop = () => {
     dispatcher?.stop();
     rendering?.stop();
     purge?.stop();
+    void webhooks?.stop();
     server.close();
     engine?.stop();
     process.exit(0);

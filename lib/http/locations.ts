@@ -3,3 +3,6 @@ export const notificationLocation = (notification: { deploymentId: number; id: n
   `/v1/deployments/${notification.deploymentId}/notifications/${notification.id}`;
 export const suppressionLocation = (suppression: { deploymentId: number; email: string }) =>
   `/v1/deployments/${suppression.deploymentId}/suppressions/${encodeURIComponent(suppression.email)}`;
+
+export const webhookLocation = (webhook: { deploymentId: number; id: string }) =>
+  `/v1/deployments/${webhook.deploymentId}/webhooks/${webhook.id}`;

@@ -11,6 +11,7 @@ const repeatAdvice: Record<RepeatEffect, string> = {
   'with-key':
     'it may have been done: repeat it with the same Idempotency-Key header so that it is not done twice ' +
     '(without one, a repeat may do it again)',
+  'look-first': 'it may have been done: look before repeating it (a repeat does it again)',
 };
 
 /** A request that carried its Idempotency-Key is repeated with it safely. */

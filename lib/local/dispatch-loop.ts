@@ -10,6 +10,7 @@ import { sweepOutbox } from '#lib/jobs/outbox-sink';
 import { dispatchStore } from '#lib/store/dispatch/dispatch';
 import { suspensionStore } from '#lib/store/governance/notification-suspension';
 import { stalledRunStore } from '#lib/store/runs/run-status';
+import { eventRecorder } from '#lib/store/webhooks/subscriptions';
 
 /**
  * One pass as of `now` against the configured table and sink, with its one-line summary, at the
@@ -26,6 +27,7 @@ export async function dispatchOnce(
     now,
     clock: clockFrom(now),
     randomHex,
+    events: eventRecorder,
     planner: schedulePlanner,
     misfireGraceMinutes: config().misfireGraceMinutes,
     concurrency: config().dispatchConcurrency,

@@ -43,6 +43,8 @@ const unavailableDescriptions: Record<Exclude<RepeatEffect, 'safe'>, string> = {
   'safe-then-not-found': `${errorDescriptions[503]} (a repeat answers 404 if this one was done)`,
   'with-key':
     'Storage or an identity provider is unavailable, or time ran out; the request may have been done: repeat it after Retry-After with the same Idempotency-Key header, so that it is not done twice',
+  'look-first':
+    'Storage or an identity provider is unavailable, or time ran out; the request may have been done: look before repeating it after Retry-After (a repeat does it again)',
 };
 
 const unavailableResponse = (repeat: RepeatEffect) =>

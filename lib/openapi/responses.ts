@@ -7,6 +7,14 @@ import { deliveryPage, runOutput, runPage } from '#lib/http/schemas/run-outputs'
 import { schedulePreviewOutput } from '#lib/http/schemas/schedule-outputs';
 import { tenantSelfServiceOutput } from '#lib/http/schemas/self-service-outputs';
 import { suppressionOutput, suppressionPage } from '#lib/http/schemas/suppression-outputs';
+import {
+  createdWebhookOutput,
+  webhookMessageOutput,
+  webhookMessagePageOutput,
+  webhookOutput,
+  webhookPageOutput,
+  webhookSecretOutput,
+} from '#lib/http/schemas/webhook-outputs';
 import { apiDescriptionOutput } from '#lib/openapi/document-schemas';
 import {
   addRecipientsRoute,
@@ -14,25 +22,32 @@ import {
   configureEmbedTenantRoute,
   createEmbedNotificationRoute,
   createNotificationRoute,
+  createWebhookRoute,
   getApiSpecRoute,
   getEmbeddedDashboardRoute,
   getEmbedNotificationRoute,
   getNotificationRoute,
+  getWebhookRoute,
   listDeliveriesRoute,
   listEmbedNotificationsRoute,
   listNotificationsRoute,
   listRecipientsRoute,
   listRunsRoute,
   listSuppressionsRoute,
+  listWebhookMessagesRoute,
+  listWebhooksRoute,
   pauseNotificationRoute,
   previewScheduleRoute,
   resumeNotificationRoute,
   retryRunRoute,
+  retryWebhookMessageRoute,
+  rotateWebhookSecretRoute,
   sendNotificationRoute,
   setDashboardEmbeddingRoute,
   unsubscribeRoute,
   updateEmbedNotificationRoute,
   updateNotificationRoute,
+  updateWebhookRoute,
 } from '#lib/routes';
 
 /**
@@ -66,4 +81,11 @@ export const responseSchemas: Readonly<Record<string, z.ZodMiniType>> = {
   [createEmbedNotificationRoute.operation]: notificationOutput,
   [getEmbedNotificationRoute.operation]: notificationOutput,
   [updateEmbedNotificationRoute.operation]: notificationOutput,
+  [createWebhookRoute.operation]: createdWebhookOutput,
+  [listWebhooksRoute.operation]: webhookPageOutput,
+  [getWebhookRoute.operation]: webhookOutput,
+  [updateWebhookRoute.operation]: webhookOutput,
+  [rotateWebhookSecretRoute.operation]: webhookSecretOutput,
+  [listWebhookMessagesRoute.operation]: webhookMessagePageOutput,
+  [retryWebhookMessageRoute.operation]: webhookMessageOutput,
 };

@@ -6,6 +6,7 @@ import { randomHex } from '#lib/clock';
 import { dispatchPass } from '#lib/domain/dispatch/dispatch';
 import { schedulePlanner } from '#lib/domain/schedules/schedule-planning';
 import { unsubscribeToken } from '#lib/domain/unsubscribe/unsubscribe';
+import { fanOutEvent } from '#lib/domain/webhooks/sender';
 import { ensureTable, loadFixture } from '#lib/fixtures/load-fixture';
 import { outboxSink } from '#lib/jobs/outbox-sink';
 import { routeKey, routes } from '#lib/routes';
@@ -14,6 +15,8 @@ import { batchWriteAll } from '#lib/store/dynamo/batch';
 import * as keys from '#lib/store/dynamo/item-keys';
 import { getItem } from '#lib/store/dynamo/items';
 import { notificationItems } from '#lib/store/notifications/notification-items';
+import { webhookEndpointStore } from '#lib/store/webhooks/endpoints';
+import { webhookOutbox } from '#lib/store/webhooks/messages';
 import { freshClaims, generateSigningKey, signJwt } from '#test/support/tokens';
 import { invoke, printable, readEvent } from '../../scripts/invoke.ts';
 import { DEMO_FIXTURE, readFixture } from '../../scripts/local-env.ts';
@@ -29,7 +32,40 @@ const successStatus: Record<string, number> = {
   'remove-suppression': 204,
   'create-embed-notification': 201,
   'delete-embed-notification': 204,
+  'create-webhook': 201,
+  'delete-webhook': 204,
+  'retry-webhook-message': 202,
 };
+
+/** The endpoints the webhook events name (one of them for the delete), and a message of the first. */
+async function exampleWebhooks() {
+  const endpoint = (id: string) => ({
+    id,
+    deploymentId: 7,
+    url: 'https://93.184.215.14/hooks/notifications',
+    events: ['*' as const],
+    description: null,
+    status: 'enabled' as const,
+    createdAt: '2026-11-23T08:00:00.000Z',
+    updatedAt: '2026-11-23T08:00:00.000Z',
+    secrets: [{ secret: `whsec_${Buffer.alloc(32, 1).toString('base64')}`, expiresAt: null }],
+    failingSince: null,
+    version: 1,
+  });
+  for (const id of ['wh_0123456789abcdef01234567', 'wh_0123456789abcdef0123dead'])
+    await webhookEndpointStore.add(endpoint(id), 10);
+  await fanOutEvent(
+    { outbox: webhookOutbox, endpoints: webhookEndpointStore },
+    {
+      eventId: 'evt_000000000000000000000000a',
+      deploymentId: 7,
+      type: 'run.skipped',
+      createdAt: '2026-11-23T08:00:00.000Z',
+      data: {},
+    },
+    Date.parse('2026-11-23T08:00:00Z'),
+  );
+}
 
 /**
  * Two events hold a placeholder for what only a running stage has: the renderer's platform JWT and an
@@ -143,6 +179,7 @@ describe('the example events in events/', () => {
     fillEmbedToken(create);
     const created = await invoke(createRoute, create);
     subscriptionId = JSON.parse(String(created.body)).id;
+    await exampleWebhooks();
   });
 
   it.each(routes.map((route) => [route.operation, route] as const))(

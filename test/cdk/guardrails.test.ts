@@ -169,7 +169,7 @@ describe('the guardrails of a production stage', () => {
   const functions = Object.entries(template.findResources('AWS::Lambda::Function')) as [string, Resource][];
 
   it('traces every function with X-Ray (active)', () => {
-    expect(functions).toHaveLength(routes.length + 3);
+    expect(functions).toHaveLength(routes.length + 5);
     for (const [, fn] of functions) expect(fn.Properties.TracingConfig).toEqual({ Mode: 'Active' });
   });
 
@@ -243,7 +243,7 @@ describe('the guardrails of a production stage', () => {
 
   it('gives every EventBridge rule target a dead-letter queue', () => {
     const rules = Object.values(template.findResources('AWS::Events::Rule')) as Resource[];
-    expect(rules).toHaveLength(2);
+    expect(rules).toHaveLength(3);
     for (const rule of rules) {
       for (const target of rule.Properties.Targets as Record<string, unknown>[]) {
         expect(target.DeadLetterConfig).toEqual({ Arn: { 'Fn::GetAtt': [expect.any(String), 'Arn'] } });

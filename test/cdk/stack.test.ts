@@ -92,8 +92,8 @@ describe('the dev stage', () => {
   );
 
   it('runs one function per operation on nodejs24.x, arm64, ESM (index.handler), with its memory and timeout', () => {
-    // One per route, the dispatcher, its coordinator and the purge.
-    expect(Object.keys(template.findResources('AWS::Lambda::Function'))).toHaveLength(routes.length + 3);
+    // One per route, the dispatcher, its coordinator, the purge, the webhook relay and sender.
+    expect(Object.keys(template.findResources('AWS::Lambda::Function'))).toHaveLength(routes.length + 5);
     for (const { operation, memoryMiB, timeoutSeconds } of routes) {
       const fn = stack.functions.get(operation) as NonNullable<ReturnType<typeof stack.functions.get>>;
       const properties = (template.toJSON().Resources[logicalId(stack, fn)] as Resource).Properties;
@@ -171,6 +171,7 @@ describe('the dev stage', () => {
         UNSUBSCRIBE_SECRET_ARN: __,
         PUBLIC_BASE_URL: ___,
         DISPATCH_WORKER_FUNCTION: _worker,
+        WEBHOOK_QUEUE_URL: _webhookQueue,
         ...withExtension
       } = (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
       // The secrets extension's own settings, on the functions that read the unsubscribe key.
@@ -331,10 +332,12 @@ describe('the dev stage', () => {
   });
 
   it('alarms on the 5xx rate, throttling, the dispatcher and dead letters, to one SNS topic', () => {
-    // The purge's own alarms, and the coordinator's dead-letter one, are held by their own tests.
-    const purgeAlarms = [...stack.purge.alarms, ...stack.scheduler.alarms.slice(1)].map((alarm) =>
-      stack.getLogicalId(alarm.node.defaultChild as never),
-    );
+    // The purge's and the webhooks' own alarms, and the coordinator's dead-letter one, are held by their own tests.
+    const purgeAlarms = [
+      ...stack.purge.alarms,
+      ...stack.webhooks.alarms,
+      ...stack.scheduler.alarms.slice(1),
+    ].map((alarm) => stack.getLogicalId(alarm.node.defaultChild as never));
     const alarms = Object.entries(template.findResources('AWS::CloudWatch::Alarm'))
       .filter(([id]) => !purgeAlarms.includes(id))
       .map(([, alarm]) => alarm) as Resource[];
@@ -453,6 +456,7 @@ describe('the dev stage', () => {
       'PurgeDeadLetterQueueName',
       'RendererTokenIssuers',
       'TableName',
+      'WebhookQueueName',
     ]);
     // What a renderer needs: where to report outcomes, and which issuer its tokens must come from.
     expect(JSON.stringify(outputs.DeliveryOutcomeUrl.Value)).toContain('v1/deliveries/{jobId}/outcome');
@@ -518,10 +522,14 @@ describe('the scheduler of the dev stage', () => {
   });
 
   it('starts the coordinator every minute, retrying a failed start; it may start the dispatcher and count the due index', () => {
-    const purgeRule = stack.getLogicalId(stack.purge.rule.node.defaultChild as never);
+    const otherRules = [stack.purge.rule, stack.webhooks.rule].map((other) =>
+      stack.getLogicalId(other.node.defaultChild as never),
+    );
     const [, rule] = only(
       Object.fromEntries(
-        Object.entries(template.findResources('AWS::Events::Rule')).filter(([id]) => id !== purgeRule),
+        Object.entries(template.findResources('AWS::Events::Rule')).filter(
+          ([id]) => !otherRules.includes(id),
+        ),
       ),
     );
     const dispatcherId = stack.getLogicalId(stack.scheduler.dispatcher.node.defaultChild as never);
@@ -655,9 +663,10 @@ describe('the scheduler of the dev stage', () => {
   it('lets the dispatcher, send-now and retry, and nothing else, send to the queue; the dispatcher reads the due index', () => {
     const queueId = stack.getLogicalId(stack.scheduler.queue.node.defaultChild as never);
     const senders = Object.values(template.findResources('AWS::IAM::Policy'))
-      .filter((policy) =>
-        JSON.stringify((policy as Resource).Properties.PolicyDocument).includes('sqs:SendMessage'),
-      )
+      .filter((policy) => {
+        const document = JSON.stringify((policy as Resource).Properties.PolicyDocument);
+        return document.includes('sqs:SendMessage') && document.includes(queueId);
+      })
       .flatMap((policy) =>
         ((policy as Resource).Properties.Roles as { Ref: string }[]).map((role) => role.Ref),
       )
@@ -680,6 +689,52 @@ describe('the scheduler of the dev stage', () => {
     for (const action of DISPATCHER_TABLE_ACTIONS) expect(document).toContain(action);
     expect(document).toContain('/index/gsi3');
     expect(document).toContain(queueId);
+  });
+});
+
+describe('the webhooks of the dev stage', () => {
+  let stack: AdminApiStack;
+  let template: Template;
+  beforeAll(() => {
+    ({ stack, template } = stage('dev'));
+  });
+
+  it('relays due messages every minute to a queue with a dead-letter queue, which the sender takes ten at a time', () => {
+    const id = (construct: { node: { defaultChild?: unknown } }) =>
+      stack.getLogicalId(construct.node.defaultChild as never);
+    const resources = template.toJSON().Resources;
+    expect(resources[id(stack.webhooks.rule)].Properties).toMatchObject({
+      ScheduleExpression: 'rate(1 minute)',
+      Targets: [
+        {
+          Arn: { 'Fn::GetAtt': [id(stack.webhooks.relay), 'Arn'] },
+          DeadLetterConfig: { Arn: { 'Fn::GetAtt': [id(stack.webhooks.deadLetterQueue), 'Arn'] } },
+        },
+      ],
+    });
+    expect(resources[id(stack.webhooks.queue)].Properties).toMatchObject({
+      RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [id(stack.webhooks.deadLetterQueue), 'Arn'] } },
+    });
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: id(stack.webhooks.sender) },
+      BatchSize: 10,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+    expect(resources[id(stack.webhooks.relay)].Properties.Environment.Variables.WEBHOOK_QUEUE_URL).toEqual({
+      Ref: id(stack.webhooks.queue),
+    });
+  });
+
+  it('alarms on failing endpoints, the oldest waiting message and dead letters', () => {
+    const descriptions = stack.webhooks.alarms.map(
+      (alarm) => template.toJSON().Resources[stack.getLogicalId(alarm.node.defaultChild as never)].Properties,
+    );
+    expect(descriptions).toEqual([
+      expect.objectContaining({ MetricName: 'FailedAttempts', Namespace: 'NotificationAdmin/Webhooks' }),
+      expect.objectContaining({ MetricName: 'ApproximateAgeOfOldestMessage', Threshold: 600 }),
+      expect.objectContaining({ MetricName: 'ApproximateNumberOfMessagesVisible', Threshold: 0 }),
+    ]);
+    for (const alarm of descriptions) expect(alarm.AlarmActions).toHaveLength(1);
   });
 });
 
@@ -783,7 +838,7 @@ describe('the template as sam local reads it', () => {
     const functions = Object.values(template.findResources('AWS::Lambda::Function')) as (Resource & {
       Metadata?: Record<string, string>;
     })[];
-    expect(functions).toHaveLength(routes.length + 3);
+    expect(functions).toHaveLength(routes.length + 5);
     for (const fn of functions) {
       // With bundling skipped the path is a placeholder; a real synth names `asset.<hash>` in cdk.out.
       expect(fn.Metadata?.['aws:asset:path']).toEqual(expect.any(String));

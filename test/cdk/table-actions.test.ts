@@ -4,6 +4,7 @@ import { type RouteFacts, routes } from '#lib/routes';
 import { bundlingSettings } from '../../cdk/bundling.ts';
 import { PURGE_TABLE_ACTIONS } from '../../cdk/purge.ts';
 import { DISPATCHER_TABLE_ACTIONS } from '../../cdk/scheduler.ts';
+import { WEBHOOK_RELAY_TABLE_ACTIONS, WEBHOOK_SENDER_TABLE_ACTIONS } from '../../cdk/webhooks.ts';
 
 /**
  * The routes' IAM lists (lib/routes.ts) were read off the code by hand; this holds them to the
@@ -81,6 +82,8 @@ describe('table actions granted to each function', () => {
         ...Object.fromEntries(routes.map((route) => [route.operation, `functions/${route.operation}.ts`])),
         dispatch: 'functions/dispatch.ts',
         purge: 'functions/purge.ts',
+        'webhook-relay': 'functions/webhook-relay.ts',
+        'webhook-sender': 'functions/webhook-sender.ts',
       },
       bundle: true,
       write: false,
@@ -115,5 +118,12 @@ describe('table actions granted to each function', () => {
 
   it('the purge is granted exactly the table actions its code calls', () => {
     expect(actionsCalledBy(bundles.get('purge') as string)).toEqual([...new Set(PURGE_TABLE_ACTIONS)].sort());
+  });
+
+  it.each([
+    ['webhook-relay', WEBHOOK_RELAY_TABLE_ACTIONS],
+    ['webhook-sender', WEBHOOK_SENDER_TABLE_ACTIONS],
+  ] as const)('the %s is granted exactly the table actions its code calls', (name, actions) => {
+    expect(actionsCalledBy(bundles.get(name) as string)).toEqual([...new Set(actions)].sort());
   });
 });

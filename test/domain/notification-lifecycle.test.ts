@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { deleteNotification } from '#lib/domain/deletion/delete-notification';
 import type { ScheduledNotification } from '#lib/domain/notifications/notification';
 import {
-  deleteNotification,
   getNotification,
   type ListNotificationsQuery,
   listNotifications,
@@ -13,6 +13,7 @@ import {
 } from '#lib/domain/notifications/notification-lifecycle';
 import type { PageWindow } from '#lib/domain/paging';
 import type { RecipientOutput } from '#lib/domain/recipients/recipients';
+import type { WebhookEventType } from '#lib/domain/webhooks/event-types';
 import { NotFoundError, ValidationError } from '#lib/errors';
 import { dailyNotification } from '#test/support/domain-fixtures';
 
@@ -50,14 +51,46 @@ describe('getNotification', () => {
 });
 
 describe('deleteNotification', () => {
-  it('deletes the notification named', async () => {
-    const deleted: number[][] = [];
-    await deleteNotification({ delete: async (...args) => deleted.push(args) > 0 }, ref);
-    expect(deleted).toEqual([[7, 700]]);
+  /** A deployment whose endpoints want `types`. */
+  const events = (...types: WebhookEventType[]) => ({
+    recorder: { subscribedTypes: async () => new Set(types), newEventId: () => 'evt_1' },
+    now: Date.parse('2026-11-23T08:00:00Z'),
+  });
+
+  it('deletes the notification named, recording no event when no endpoint wants one', async () => {
+    const deleted: unknown[][] = [];
+    await deleteNotification(
+      { delete: async (...args) => deleted.push(args) > 0 },
+      ref,
+      events('run.completed'),
+    );
+    expect(deleted).toEqual([[7, 700, undefined]]);
+  });
+
+  it('records notification.deleted with the delete when an endpoint wants it', async () => {
+    const deleted: unknown[][] = [];
+    await deleteNotification(
+      { delete: async (...args) => deleted.push(args) > 0 },
+      ref,
+      events('notification.deleted'),
+    );
+    expect(deleted).toEqual([
+      [
+        7,
+        700,
+        {
+          eventId: 'evt_1',
+          deploymentId: 7,
+          type: 'notification.deleted',
+          createdAt: '2026-11-23T08:00:00.000Z',
+          data: { deploymentId: 7, notificationId: 700 },
+        },
+      ],
+    ]);
   });
 
   it('is not found when there was nothing to delete', async () => {
-    await expect(deleteNotification({ delete: async () => false }, ref)).rejects.toThrow(notFound);
+    await expect(deleteNotification({ delete: async () => false }, ref, events())).rejects.toThrow(notFound);
   });
 });
 

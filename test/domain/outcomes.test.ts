@@ -59,10 +59,16 @@ async function errorOf(promise: Promise<unknown>) {
   );
 }
 
+/** A deployment without webhook endpoints: no report records an event. */
+const noEvents = { subscribedTypes: async () => new Set<never>(), newEventId: () => 'evt_0' };
+
 describe('reportOutcome', () => {
   it('records the first outcome of a queued attempt at once, and settles the run', async () => {
     const { store, calls, current } = storeOf({ status: 'queued', attempts: 1 });
-    expect(await reportOutcome(store, jobId, delivered, now)).toEqual({ applied: true, completedRun });
+    expect(await reportOutcome(store, jobId, delivered, now, noEvents)).toEqual({
+      applied: true,
+      completedRun,
+    });
     expect(calls).toEqual([`record queued@1 → delivered at ${now}`, `settle at ${now}`]);
     expect(current()).toEqual({ status: 'delivered', attempts: 1 });
   });
@@ -82,7 +88,10 @@ describe('reportOutcome', () => {
     ] as const) {
       const { store, calls, current } = storeOf({ ...delivery });
       // The first sending of a repeat may have died between recording the last outcome and settling.
-      expect(await reportOutcome(store, jobId, report, now)).toEqual({ applied: false, completedRun });
+      expect(await reportOutcome(store, jobId, report, now, noEvents)).toEqual({
+        applied: false,
+        completedRun,
+      });
       expect(calls.filter((call) => call.startsWith('settle'))).toEqual([`settle at ${now}`]);
       expect(current()).toEqual(delivery);
     }
@@ -90,7 +99,9 @@ describe('reportOutcome', () => {
 
   it('applies a report once the delivery it raced with turns out to be queued at its attempt', async () => {
     const { store, calls } = storeOf({ status: 'queued', attempts: 2 }, { changesUnderfoot: 1 });
-    expect(await reportOutcome(store, jobId, { status: 'failed', error: 'x', attempt: 2 }, now)).toEqual({
+    expect(
+      await reportOutcome(store, jobId, { status: 'failed', error: 'x', attempt: 2 }, now, noEvents),
+    ).toEqual({
       applied: true,
       completedRun,
     });
@@ -103,7 +114,9 @@ describe('reportOutcome', () => {
 
   it('asks to report again an attempt that is not queued yet', async () => {
     const { store } = storeOf({ status: 'queued', attempts: 1 });
-    const error = await errorOf(reportOutcome(store, jobId, { status: 'delivered', attempt: 2 }, now));
+    const error = await errorOf(
+      reportOutcome(store, jobId, { status: 'delivered', attempt: 2 }, now, noEvents),
+    );
     expect(error).toBeInstanceOf(ConflictError);
     expect(error?.message).toBe(
       `Attempt 2 of job ${jobId} is not queued (its current attempt is 1); report it again shortly`,
@@ -112,7 +125,7 @@ describe('reportOutcome', () => {
 
   it('gives up after five rounds of a delivery that keeps changing', async () => {
     const { store, calls } = storeOf({ status: 'queued', attempts: 1 }, { changesUnderfoot: 99 });
-    const error = await errorOf(reportOutcome(store, jobId, delivered, now));
+    const error = await errorOf(reportOutcome(store, jobId, delivered, now, noEvents));
     expect(error).toBeInstanceOf(ConflictError);
     expect(error?.message).toBe(`Job ${jobId} keeps changing; report its outcome again`);
     expect(calls.filter((call) => call.startsWith('record'))).toHaveLength(5);
@@ -124,7 +137,7 @@ describe('reportOutcome', () => {
       [jobId, storeOf(undefined).store],
       [jobId, storeOf({ status: 'queued', attempts: 1 }, { runGone: true }).store],
     ] as const) {
-      const error = await errorOf(reportOutcome(store, id, delivered, now));
+      const error = await errorOf(reportOutcome(store, id, delivered, now, noEvents));
       expect(error).toBeInstanceOf(NotFoundError);
       expect(error?.message).toBe(`Delivery job ${id} was not found`);
     }

@@ -9,6 +9,11 @@ const tokens = freshForEachTest(() => import('#lib/domain/unsubscribe/unsubscrib
 /** Tokens signed and read back with a fixed key; a store that only records what it is asked to remove. */
 
 const key = Buffer.alloc(32, 7);
+/** A deployment without webhook endpoints: no event is recorded. */
+const noEvents = {
+  recorder: { subscribedTypes: async () => new Set<never>(), newEventId: () => 'evt_0' },
+  now: 0,
+};
 const otherKey = Buffer.alloc(32, 8);
 const user: UnsubscribeTarget = { deploymentId: 7, id: 700, recipient: { type: 'USER', userId: 3 } };
 const embedUser: UnsubscribeTarget = {
@@ -41,7 +46,7 @@ const signedPayload = (parts: unknown, json = JSON.stringify(parts)) => {
 async function refusalOf(token: string) {
   const { store, removed } = recordingStore();
   const error = await tokens()
-    .unsubscribe(store, token, key)
+    .unsubscribe(store, token, key, noEvents)
     .then(
       () => undefined,
       (caught: unknown) => caught,
@@ -59,8 +64,8 @@ describe('unsubscribe tokens', () => {
       const { store, removed } = recordingStore();
       const token = tokens().unsubscribeToken(target, key);
       const answer = { unsubscribed: true, deploymentId: 7, notificationId: 700 };
-      expect(await tokens().unsubscribe(store, token, key)).toEqual(answer);
-      expect(await tokens().unsubscribe(store, token, key)).toEqual(answer);
+      expect(await tokens().unsubscribe(store, token, key, noEvents)).toEqual(answer);
+      expect(await tokens().unsubscribe(store, token, key, noEvents)).toEqual(answer);
       expect(removed).toEqual([target, target]);
     }
   });
@@ -71,11 +76,11 @@ describe('unsubscribe tokens', () => {
     expect(token).not.toBe(tokens().unsubscribeToken(user, key));
     expect(token).not.toBe(tokens().unsubscribeToken({ ...user, subscriptionNonce: 'other' }, key));
     const current = recordingStore();
-    await tokens().unsubscribe(current.store, token, key);
+    await tokens().unsubscribe(current.store, token, key, noEvents);
     expect(current.removed).toEqual([bound]);
     const made = recordingStore({ replaced: true });
     const error = await tokens()
-      .unsubscribe(made.store, token, key)
+      .unsubscribe(made.store, token, key, noEvents)
       .catch((caught: unknown) => caught);
     expect(error).toMatchObject({
       name: 'ValidationError',
@@ -157,8 +162,8 @@ describe('unsubscribe tokens', () => {
     await refusalOf(signedPayload(undefined, '[1,7,'));
     // The signed form of what the service issues is accepted: the refusals above are for their shape.
     const { store, removed } = recordingStore();
-    await tokens().unsubscribe(store, signedPayload([1, 7, 700, 'U', 3]), key);
-    await tokens().unsubscribe(store, signedPayload([2, 7, 700, 'E', 'acme', 'ann', 'n0nce']), key);
+    await tokens().unsubscribe(store, signedPayload([1, 7, 700, 'U', 3]), key, noEvents);
+    await tokens().unsubscribe(store, signedPayload([2, 7, 700, 'E', 'acme', 'ann', 'n0nce']), key, noEvents);
     expect(removed).toEqual([
       user,
       {

@@ -99,7 +99,8 @@ const deaths: { name: string; operation: string; fault: Fault }[] = [
     operation: 'TransactWriteItems',
     fault: { kind: 'lost' },
   },
-  { name: 'before the run is read', operation: 'GetItem', fault: crash() },
+  // The run is read beside the deployment's webhook subscriptions (one BatchGetItem) when no container cache holds them.
+  { name: 'before the run is read', operation: 'BatchGetItem', fault: crash() },
   { name: 'before the settling write', operation: 'UpdateItem', fault: crash() },
 ];
 

@@ -6,6 +6,7 @@ import { purgePass } from '#lib/domain/deletion/purge';
 import { dispatchPass } from '#lib/domain/dispatch/dispatch';
 import { schedulePlanner } from '#lib/domain/schedules/schedule-planning';
 import { unsubscribeToken } from '#lib/domain/unsubscribe/unsubscribe';
+import { fanOutEvent } from '#lib/domain/webhooks/sender';
 import { parseFixture } from '#lib/fixtures/fixture';
 import { loadFixture } from '#lib/fixtures/load-fixture';
 import type { ApiHandler } from '#lib/http/create-handler';
@@ -19,6 +20,9 @@ import { batchWriteAll } from '#lib/store/dynamo/batch';
 import { documentClient } from '#lib/store/dynamo/client';
 import { PURGE_GRACE_MS } from '#lib/store/notifications/notification-guard';
 import { notificationItems } from '#lib/store/notifications/notification-items';
+import { webhookEndpointStore } from '#lib/store/webhooks/endpoints';
+import { webhookOutbox } from '#lib/store/webhooks/messages';
+import { eventRecorder } from '#lib/store/webhooks/subscriptions';
 import {
   ACME_ISSUER,
   ADMIN_KEY,
@@ -94,6 +98,40 @@ const subscribe = async () =>
       body: { dashboardPublicId: 'ops-kpis', scheduleType: 'DAILY', hour: 9 },
     })
   ).body.id as number;
+
+/** The webhook routes that name an endpoint (and a message of it) find one made afresh before them. */
+let webhookId = '';
+let messageId = '';
+const WEBHOOKS = '/v1/deployments/7/webhooks';
+const namesWebhook = (route: Route) => route.path.includes('{webhookId}');
+/** The deployment's endpoints start over, so the ten-endpoint limit is never what refuses a request. */
+async function clearWebhooks() {
+  const listed = await api.request('GET', `${WEBHOOKS}?first=100`, { token: ADMIN_KEY });
+  for (const { id } of listed.body.items)
+    await api.request('DELETE', `${WEBHOOKS}/${id}`, { token: ADMIN_KEY });
+}
+async function freshWebhook() {
+  await clearWebhooks();
+  // A public address literal: decided without DNS.
+  const created = await api.request('POST', WEBHOOKS, {
+    token: ADMIN_KEY,
+    body: { url: 'https://93.184.215.14/hook', events: ['*'] },
+  });
+  webhookId = created.body.id;
+  // One message of it, as a sender's fan-out leaves it (nothing here sends it).
+  const [message] = await fanOutEvent(
+    { outbox: webhookOutbox, endpoints: webhookEndpointStore },
+    {
+      eventId: eventRecorder.newEventId(Date.now()),
+      deploymentId: 7,
+      type: 'run.skipped',
+      createdAt: new Date().toISOString(),
+      data: {},
+    },
+    Date.now() + 3_600_000,
+  );
+  messageId = message?.messageId ?? '';
+}
 
 beforeAll(async () => {
   const fixture = embeddableDashboardFixture(consoleUsers.slice(0, 2));
@@ -206,9 +244,34 @@ const embedPools = (): FieldPools => ({
   ...pools,
   id: mostly([String(subscriptionId)], ['700', '0', '-1', '9'.repeat(16)]),
 });
+/** The webhook routes name the endpoint and message made before them, mostly; URLs are address literals. */
+const webhookPools = (): FieldPools => ({
+  ...pools,
+  webhookId: mostly([webhookId], ['wh_missing', 'x', '..', '%00', 'a'.repeat(201)]),
+  messageId: mostly([messageId], ['msg_missing', 'x', '..', '%00']),
+  url: mostly(
+    ['https://93.184.215.14/hook', 'https://[2606:2800:21f:cb07:6820:80da:af6b:8b2c]/x?y=1'],
+    [
+      'http://93.184.215.14/',
+      'https://127.0.0.1/',
+      'https://10.1.2.3/',
+      'https://169.254.169.254/latest',
+      'https://[::1]/',
+      'ftp://93.184.215.14/',
+      `https://93.184.215.14/${'a'.repeat(2100)}`,
+      '',
+    ],
+  ),
+});
 const isEmbedUserRoute = (route: Route) => route.path.startsWith('/v1/embed/notifications');
 const poolsOf = (route: Route) =>
-  route.operation === 'remove-recipients' ? removalPools : isEmbedUserRoute(route) ? embedPools() : pools;
+  route.operation === 'remove-recipients'
+    ? removalPools
+    : isEmbedUserRoute(route)
+      ? embedPools()
+      : route.path.includes('/webhooks')
+        ? webhookPools()
+        : pools;
 
 const embedClaims = { iss: ACME_ISSUER, aud: 'embed', sub: 'alice', tenant: 'acme' };
 const loneSurrogate = `${base64url('{"alg":"RS256","kid":"x"}')}.${base64url(
@@ -360,9 +423,21 @@ function expectReadBack(body: string | undefined, response: ApiResponse) {
 }
 
 /** Routes whose every accepted request makes something new (send-now: a run each time). */
-const notIdempotent = new Set<string>(['send-notification']);
+const notIdempotent = new Set<string>([
+  'send-notification',
+  // A repeat makes a second endpoint, or a second new secret: their repeat advice is to look first.
+  'create-webhook',
+  'rotate-webhook-secret',
+  // Due now again: the message's due instant is the repeat's own now.
+  'retry-webhook-message',
+]);
 /** Routes whose accepted request is gone once done: its repeat finds nothing (404) and changes nothing. */
-const deletes = new Set<string>(['delete-notification', 'delete-embed-notification', 'remove-suppression']);
+const deletes = new Set<string>([
+  'delete-notification',
+  'delete-embed-notification',
+  'remove-suppression',
+  'delete-webhook',
+]);
 /** Routes whose answer uses a field name of the request for something else (send's `recipients`: counts). */
 const noReadBack = new Set<string>(['send-notification', 'configure-embed-tenant']);
 /** The renderer's route: its callers are the renderer, mostly, and the usual others. */
@@ -389,6 +464,7 @@ describe.each(routes.map((route) => [`${route.method} ${route.path}`, route] as 
     it(`${RUNS_PER_ROUTE} requests: no 5xx, errors in shape, refused ones write nothing`, async () => {
       const handler = await handlerOf(route);
       if (isEmbedUserRoute(route) && route.path.includes('{id}')) subscriptionId = await subscribe();
+      if (namesWebhook(route) || route.operation === 'create-webhook') await freshWebhook();
       // Addresses the removal's generated requests mostly name: it finds them at first (and they are
       // lifted again after it, so that no later run skips them).
       const suppressed = ['ada@example.com', 'BOB@example.com'];
@@ -428,6 +504,7 @@ describe.each(routes.map((route) => [`${route.method} ${route.path}`, route] as 
       const statuses = new Map<number, number>();
       await fc.assert(
         fc.asyncProperty(request, async (generated) => {
+          if (route.operation === 'create-webhook') await clearWebhooks();
           journal.start();
           const response = await send(generated);
           statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);

@@ -3,9 +3,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { config } from '#lib/config';
 import { unsubscribeToken } from '#lib/domain/unsubscribe/unsubscribe';
+import { fanOutEvent } from '#lib/domain/webhooks/sender';
 import { type Operation, type RepeatEffect, type Route, routes } from '#lib/routes';
 import * as keys from '#lib/store/dynamo/item-keys';
 import { getItem } from '#lib/store/dynamo/items';
+import { webhookEndpointStore } from '#lib/store/webhooks/endpoints';
+import { webhookOutbox } from '#lib/store/webhooks/messages';
 import { type EngineMode, type EngineProxy, startEngineProxy } from '#test/support/engine-proxy';
 import {
   ACME_ISSUER,
@@ -41,6 +44,9 @@ const rendererToken = () =>
   );
 
 const NOTIFICATION = '/v1/deployments/7/notifications/700';
+/** A webhook endpoint and one of its messages, made before any outage. */
+let WEBHOOK: string;
+let MESSAGE: string;
 
 let proxy: EngineProxy;
 let api: LocalApi;
@@ -139,6 +145,19 @@ const validRequests: Record<Operation, () => Sent> = {
     body: { reason: 'outage' },
   }),
   'resume-notification': () => ({ path: `${NOTIFICATION}/resume`, token: ADMIN_KEY }),
+  'create-webhook': () => ({
+    path: '/v1/deployments/7/webhooks',
+    token: ADMIN_KEY,
+    // A public address literal: decided without DNS, so storage is the first thing the request needs.
+    body: { url: 'https://93.184.215.14/hook', events: ['run.completed'] },
+  }),
+  'list-webhooks': () => ({ path: '/v1/deployments/7/webhooks', token: ADMIN_KEY }),
+  'get-webhook': () => ({ path: WEBHOOK, token: ADMIN_KEY }),
+  'update-webhook': () => ({ path: WEBHOOK, token: ADMIN_KEY, body: { description: 'x' } }),
+  'delete-webhook': () => ({ path: WEBHOOK, token: ADMIN_KEY }),
+  'rotate-webhook-secret': () => ({ path: `${WEBHOOK}/rotate-secret`, token: ADMIN_KEY }),
+  'list-webhook-messages': () => ({ path: `${WEBHOOK}/messages`, token: ADMIN_KEY }),
+  'retry-webhook-message': () => ({ path: `${WEBHOOK}/messages/${MESSAGE}/retry`, token: ADMIN_KEY }),
 };
 
 /** An embed user of acme with a self-service subscription, made before any outage. */
@@ -175,6 +194,7 @@ const adviceOf: Record<RepeatEffect | 'keyed', RegExp> = {
   'safe-then-not-found': /; the request is safe to repeat \(a repeat answers 404 if this one was done\)$/,
   'with-key':
     /; it may have been done: repeat it with the same Idempotency-Key header so that it is not done twice/,
+  'look-first': /; it may have been done: look before repeating it \(a repeat does it again\)$/,
 };
 
 async function outboxJobIds(run: string): Promise<string[]> {
@@ -223,6 +243,24 @@ beforeAll(async () => {
   });
   expect(subscribed.status, subscribed.text).toBe(201);
   subscriptionId = subscribed.body.id;
+  const webhook = await api.request('POST', '/v1/deployments/7/webhooks', {
+    token: ADMIN_KEY,
+    body: { url: 'https://93.184.215.14/hook', events: ['*'] },
+  });
+  WEBHOOK = `/v1/deployments/7/webhooks/${webhook.body.id}`;
+  // One message of it, as a sender's fan-out leaves it (nothing here sends it).
+  const [message] = await fanOutEvent(
+    { outbox: webhookOutbox, endpoints: webhookEndpointStore },
+    {
+      eventId: `evt_${'0'.repeat(25)}`,
+      deploymentId: 7,
+      type: 'run.skipped',
+      createdAt: new Date().toISOString(),
+      data: {},
+    },
+    Date.now() + 3_600_000,
+  );
+  MESSAGE = message?.messageId ?? '';
 });
 afterAll(async () => {
   await api.close();
@@ -267,7 +305,7 @@ describe.each<[string, EngineMode]>([
 
 describe('the requests above', () => {
   it('are each accepted when storage answers (so an outage, not the request, made each 503)', async () => {
-    // The delete goes last: the others need the notification.
+    // The deletes go last: the others need the notification and the webhook.
     const ordered = [...routes].sort(
       (a, b) => Number(a.operation.startsWith('delete-')) - Number(b.operation.startsWith('delete-')),
     );

@@ -17,3 +17,5 @@ process.env.OUTBOX_DIR = join(tmpdir(), `outbox-${process.env.TABLE_NAME}`);
 // Unsubscribe links in delivery jobs are signed with this; a fixed test key, never a stage's.
 process.env.UNSUBSCRIBE_SIGNING_KEY ??= Buffer.alloc(32, 1).toString('base64');
 process.env.PUBLIC_BASE_URL ??= 'http://api.test.example';
+// Each change reads the deployment's webhook subscriptions again, so a test's new endpoint hears at once.
+process.env.WEBHOOK_SUBSCRIPTION_CACHE_SECONDS ??= '0';

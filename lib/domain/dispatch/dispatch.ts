@@ -41,6 +41,9 @@ import {
 import { type ScheduleState, scheduleSignature } from '#lib/domain/schedules/schedule';
 import type { SchedulePlanner } from '#lib/domain/schedules/schedule-planning';
 import { recipientEmails, type SuppressionLookup } from '#lib/domain/suppressions/suppressions';
+import type { WebhookEvent } from '#lib/domain/webhooks/messages';
+import type { EventRecorder } from '#lib/domain/webhooks/recording';
+import { runEvent } from '#lib/domain/webhooks/run-events';
 import { TooManyRequestsError } from '#lib/errors';
 import { PASS_STEP_RESERVE_MS } from '#lib/timeouts';
 
@@ -175,6 +178,8 @@ export interface DispatchStore extends RunDeliveryStore {
     lease: Lease | undefined,
     move: EntryMove,
     deliveries: readonly Delivery[],
+    /** A skipped run's webhook message, recorded in the same transaction. */
+    event?: WebhookEvent,
   ): Promise<'claimed' | 'run-exists' | 'entry-moved'>;
   /** Moves the entry alone (nothing fires); false if it had moved already. */
   moveEntry(ref: NotificationRef, move: EntryMove): Promise<boolean>;
@@ -228,6 +233,8 @@ export interface DispatchOptions {
   /** Draws the pass's lease owner, unique to it. */
   randomHex: RandomHex;
   /** The cron code a pass needs (lib/domain/schedules/schedule-planning.ts); send-now needs none. */
+  /** Whether a skipped run's `run.skipped` webhook message is wanted, and its id. */
+  events?: EventRecorder;
   planner?: SchedulePlanner;
   misfireGraceMinutes: number;
   /** The invocation's end; work stops in time and a later pass resumes it. */
@@ -478,7 +485,16 @@ async function fireNotification(
   const { rows, last } = due.firstPage;
   const whole = lease && dashboard && last === undefined && rows.length <= CLAIM_DELIVERIES_MAX;
   const decided = whole ? await decide(context, run, notification, dashboard, rows) : undefined;
-  const claim = await store.claimInstant(run, lease, move, decided?.deliveries ?? []);
+  const skipEvent =
+    skipReason && context.options.events
+      ? runEvent(
+          run,
+          await context.options.events.subscribedTypes(run.deploymentId),
+          context.options.events.newEventId(options.now),
+          context.clock.now(),
+        )
+      : undefined;
+  const claim = await store.claimInstant(run, lease, move, decided?.deliveries ?? [], skipEvent);
   // A run made for this instant whose entry stayed behind (by an older version): only the move is left.
   if (claim === 'run-exists') await store.moveEntry(ref, move);
   if (claim !== 'claimed') return;

@@ -23,8 +23,9 @@ import type { ScheduleType } from '#lib/domain/schedules/schedule-fields';
 import { type FieldProblem, ValidationError } from '#lib/errors';
 
 /**
- * Reading, listing and deleting notifications, and listing and removing their recipients (creating
- * one is in lib/domain/notifications/notification-writes.ts, with the cron code these routes do without).
+ * Reading and listing notifications, and listing and removing their recipients (creating one is in
+ * lib/domain/notifications/notification-writes.ts, with the cron code these routes do without; deleting
+ * one in lib/domain/deletion/delete-notification.ts, with its webhook event).
  * The rules live here; lib/store/notifications/notification-lifecycle.ts and lib/store/recipients/recipient-lists.ts keep them.
  */
 
@@ -117,12 +118,6 @@ export interface NotificationCreation extends IdempotencyKeys {
   isLive(ref: NotificationRef): Promise<boolean>;
 }
 
-/** Delete. */
-export interface NotificationDeletion {
-  /** Removes the notification and everything stored under it; false when there was no notification. */
-  delete(deploymentId: number, id: number): Promise<boolean>;
-}
-
 /** List a deployment's notifications. */
 export interface NotificationListing {
   /** A page of at most `first` items and `maxBytes` of their JSON; a foreign cursor is a 400 naming `after`. */
@@ -156,13 +151,6 @@ export async function getNotification(
   const notification = await notifications.find(target.deploymentId, target.id);
   if (!notification) throw notificationNotFound(target);
   return toNotificationDto(notification, now);
-}
-
-export async function deleteNotification(
-  notifications: NotificationDeletion,
-  target: NotificationRef,
-): Promise<void> {
-  if (!(await notifications.delete(target.deploymentId, target.id))) throw notificationNotFound(target);
 }
 
 function filterOf(query: ListNotificationsQuery, now: number): NotificationFilter {

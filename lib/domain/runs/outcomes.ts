@@ -7,6 +7,9 @@ import {
   settledStatus,
 } from '#lib/domain/runs/runs';
 import type { BounceKind } from '#lib/domain/suppressions/suppressions';
+import type { WebhookEventType } from '#lib/domain/webhooks/event-types';
+import type { WebhookEvent } from '#lib/domain/webhooks/messages';
+import { type EventRecorder, wantedEvent } from '#lib/domain/webhooks/recording';
 import { ConflictError, NotFoundError } from '#lib/errors';
 
 /**
@@ -61,9 +64,18 @@ function decideOutcome(current: DeliveryState, report: OutcomeReport): OutcomeDe
   return { kind: 'ignore' };
 }
 
+/** The webhook event types a deployment's endpoints subscribe to. */
+type Subscribed = ReadonlySet<WebhookEventType>;
+
+/** A report's own event, made once the store knows which types are wanted (it reads them with what it reads anyway). */
+type ReportEvent = (subscribed: Subscribed) => WebhookEvent | undefined;
+
 export type RecordResult =
-  /** `run`: the run as this write left it, when the store knows it without a read of its own. */
-  | { outcome: 'recorded'; run?: Run }
+  /**
+   * `run`: the run as this write left it, when the store knows it without a read of its own;
+   * `subscribed`: the deployment's subscribed types, when the write read them (the settle reuses them).
+   */
+  | { outcome: 'recorded'; run?: Run; subscribed?: Subscribed }
   /** The delivery is not (or no longer) in the state the write expected: as it is instead. */
   | { outcome: 'changed'; current: DeliveryState }
   /** No such job: no delivery (or a skipped one, which has no job), no run, or its notification deleted. */
@@ -73,14 +85,21 @@ export interface OutcomeStore {
   /**
    * Moves the delivery from `from` (queued, at the report's attempt) to the report's status and adds
    * it to the run's counts, atomically, on condition that the notification still exists; otherwise
-   * writes nothing and says why.
+   * writes nothing and says why. The event `event` makes is recorded in the same write, and only with it.
    */
-  record(ref: DeliveryRef, from: DeliveryState, report: OutcomeReport, now: number): Promise<RecordResult>;
+  record(
+    ref: DeliveryRef,
+    from: DeliveryState,
+    report: OutcomeReport,
+    now: number,
+    event?: ReportEvent,
+  ): Promise<RecordResult>;
   /**
-   * Brings the run's status and `completedAt` in line with its counts; the run when this call
-   * completed it. `written`: the run as the report's write left it, when known (saves the read).
+   * Brings the run's status and `completedAt` in line with its counts (recording its completion's
+   * event with it); the run when this call completed it. `written`: the run as the report's write left
+   * it, and `subscribed`, when known (each saves a read).
    */
-  settle(ref: DeliveryRef, now: number, written?: Run): Promise<Run | undefined>;
+  settle(ref: DeliveryRef, now: number, written?: Run, subscribed?: Subscribed): Promise<Run | undefined>;
 }
 
 /** Whether the report changed its delivery, and the run when this report's call completed it. */
@@ -88,6 +107,14 @@ export interface OutcomeResult {
   applied: boolean;
   completedRun: Run | undefined;
 }
+
+/** A `delivery.failed` message's data: the run, and the delivery as the report tells it. */
+const failureData = (ref: DeliveryRef, jobId: string, report: OutcomeReport) => ({
+  deploymentId: ref.deploymentId,
+  notificationId: ref.notificationId,
+  runId: ref.runId,
+  delivery: { jobId, status: 'failed', attempt: report.attempt, error: report.error ?? null },
+});
 
 /** Reads of a delivery that changed under a report before it gives up (each change is another report's). */
 const MAX_ROUNDS = 5;
@@ -98,16 +125,30 @@ export async function reportOutcome(
   jobId: string,
   report: OutcomeReport,
   now: number,
+  recorder: EventRecorder,
 ): Promise<OutcomeResult> {
   const ref = parseJobId(jobId);
   const unknown = () => new NotFoundError(`Delivery job ${jobId}`);
   if (!ref) throw unknown();
+  // Only a failure is an event of its own; whether it is wanted, the store learns with its reads.
+  const event: ReportEvent | undefined =
+    report.status === 'failed'
+      ? (subscribed) =>
+          wantedEvent(
+            subscribed,
+            recorder,
+            ref.deploymentId,
+            'delivery.failed',
+            failureData(ref, jobId, report),
+            now,
+          )
+      : undefined;
   // Most reports are the first for a queued attempt: tried at once, read only when that is not so.
   let from: DeliveryState = { status: 'queued', attempts: report.attempt };
   for (let round = 1; round <= MAX_ROUNDS; round++) {
-    const result = await store.record(ref, from, report, now);
+    const result = await store.record(ref, from, report, now, event);
     if (result.outcome === 'recorded')
-      return { applied: true, completedRun: await store.settle(ref, now, result.run) };
+      return { applied: true, completedRun: await store.settle(ref, now, result.run, result.subscribed) };
     if (result.outcome === 'unknown') throw unknown();
     const { current } = result;
     const decision = decideOutcome(current, report);

@@ -1,3 +1,4 @@
+import { deleteNotification, type NotificationDeletion } from '#lib/domain/deletion/delete-notification';
 import type { EmbedUser } from '#lib/domain/entities';
 import {
   type NotificationDto,
@@ -7,10 +8,6 @@ import {
   toNotificationDto,
 } from '#lib/domain/notifications/notification';
 import type { UpdateNotificationInput } from '#lib/domain/notifications/notification-fields';
-import {
-  deleteNotification,
-  type NotificationDeletion,
-} from '#lib/domain/notifications/notification-lifecycle';
 import type { Page, PageRequest, PageWindow, StoredPage } from '#lib/domain/paging';
 import { pageWindow, toPage } from '#lib/domain/paging';
 import type { Principal } from '#lib/domain/principal';
@@ -193,6 +190,7 @@ export async function deleteSubscription(
   deletion: NotificationDeletion,
   principal: Subscriber['principal'],
   id: number,
+  events: Parameters<typeof deleteNotification>[2],
 ): Promise<void> {
-  await deleteNotification(deletion, refOf(await ownSubscription(directory, principal, id)));
+  await deleteNotification(deletion, refOf(await ownSubscription(directory, principal, id)), events);
 }

@@ -2,6 +2,8 @@ import type { ConsoleUser } from '#lib/domain/entities';
 import type { Page, PageRequest, PageWindow, StoredPage } from '#lib/domain/paging';
 import { pageWindow, toPage } from '#lib/domain/paging';
 import type { RecipientRow } from '#lib/domain/runs/runs';
+import type { WebhookEvent } from '#lib/domain/webhooks/messages';
+import { type EventRecorder, eventToRecord } from '#lib/domain/webhooks/recording';
 import { NotFoundError } from '#lib/errors';
 
 /**
@@ -90,8 +92,11 @@ export interface SuppressionListing {
 
 /** An admin suppresses an address. */
 export interface SuppressionAdding {
-  /** Adds the suppression unless its address is suppressed already; the suppression as it then stands. */
-  add(suppression: Suppression): Promise<Suppression>;
+  /**
+   * Adds the suppression unless its address is suppressed already, and `event` with it only if it was
+   * added; the suppression as it then stands.
+   */
+  add(suppression: Suppression, event?: WebhookEvent): Promise<Suppression>;
 }
 
 /** An admin lifts a suppression. */
@@ -113,19 +118,28 @@ export async function listSuppressions(
 }
 
 /** An admin's suppression: a repeat (in any case) changes nothing and answers the one that stands. */
-export function addManualSuppression(
+export async function addManualSuppression(
   store: SuppressionAdding,
   deploymentId: number,
   email: string,
   now: number,
+  recorder: EventRecorder,
 ): Promise<SuppressionDto> {
-  return store.add({
+  const suppression: Suppression = {
     deploymentId,
     email,
     reason: 'manual',
     createdAt: new Date(now).toISOString(),
     source: null,
-  });
+  };
+  const event = await eventToRecord(
+    recorder,
+    deploymentId,
+    'suppression.added',
+    toSuppressionDto(suppression),
+    now,
+  );
+  return toSuppressionDto(await store.add(suppression, event));
 }
 
 export async function removeSuppression(

@@ -3,6 +3,8 @@ import type { NotificationRef } from '#lib/domain/notifications/notification';
 import { normalizeExternalId } from '#lib/domain/recipients/recipients-input';
 import type { SubscriptionNonce } from '#lib/domain/recipients/recipients-resolution';
 import type { JobRecipient } from '#lib/domain/runs/runs';
+import type { WebhookEvent } from '#lib/domain/webhooks/messages';
+import { type EventRecorder, eventToRecord } from '#lib/domain/webhooks/recording';
 import { ValidationError } from '#lib/errors';
 
 /**
@@ -151,9 +153,10 @@ export interface UnsubscribeStore {
   /**
    * Removes the target's subscription, in one conditional request: false (and nothing removed) when
    * the recipient's row is another subscription than the target's. Removing one that is gone changes
-   * nothing and answers true.
+   * nothing and answers true. `event` is recorded in the same write as the removal, and only when
+   * this call removed the row.
    */
-  removeSubscription(target: UnsubscribeTarget): Promise<boolean>;
+  removeSubscription(target: UnsubscribeTarget, event?: WebhookEvent): Promise<boolean>;
   /** Whether the recipient's row is another subscription than the target's (false when there is none). */
   isReplaced(target: UnsubscribeTarget): Promise<boolean>;
 }
@@ -172,9 +175,18 @@ export async function unsubscribe(
   store: Pick<UnsubscribeStore, 'removeSubscription'>,
   token: string,
   key: Buffer,
+  events: { recorder: EventRecorder; now: number },
 ): Promise<UnsubscribeAnswer> {
   const target = readUnsubscribeToken(token, key);
-  if (!(await store.removeSubscription(target))) throw expired();
+  const data = { deploymentId: target.deploymentId, notificationId: target.id, recipient: target.recipient };
+  const event = await eventToRecord(
+    events.recorder,
+    target.deploymentId,
+    'recipient.unsubscribed',
+    data,
+    events.now,
+  );
+  if (!(await store.removeSubscription(target, event))) throw expired();
   return { unsubscribed: true, deploymentId: target.deploymentId, notificationId: target.id };
 }
 

@@ -1,6 +1,7 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { NotificationDeletion } from '#lib/domain/deletion/delete-notification';
 import type { NotificationOwner, NotificationRef } from '#lib/domain/notifications/notification';
-import type { NotificationDeletion } from '#lib/domain/notifications/notification-lifecycle';
+import type { WebhookEvent } from '#lib/domain/webhooks/messages';
 import { ConflictError } from '#lib/errors';
 import { encodePurge } from '#lib/store/codecs/purges';
 import {
@@ -14,6 +15,7 @@ import { transact } from '#lib/store/dynamo/conditional';
 import * as keys from '#lib/store/dynamo/item-keys';
 import type { Key } from '#lib/store/dynamo/keys';
 import { PURGE_GRACE_MS } from '#lib/store/notifications/notification-guard';
+import { eventPuts } from '#lib/store/webhooks/outbox';
 
 /**
  * The delete: one transaction whatever the notification holds. The purge (lib/domain/deletion/purge.ts,
@@ -46,10 +48,15 @@ const MAX_OWNER_ATTEMPTS = 3;
  * the first try assumes no embed owner, and its refusal returns the item, whose owner the next try
  * names (so a delete of any other notification stays one request).
  */
-async function deleteNotification(deploymentId: number, id: number, now = Date.now()): Promise<boolean> {
+async function deleteNotification(
+  deploymentId: number,
+  id: number,
+  event?: WebhookEvent,
+  now = Date.now(),
+): Promise<boolean> {
   let owner: EmbedOwner | undefined;
   for (let attempt = 1; attempt <= MAX_OWNER_ATTEMPTS; attempt++) {
-    const result = await deleteOwnedBy({ deploymentId, id }, owner, now);
+    const result = await deleteOwnedBy({ deploymentId, id }, owner, now, event);
     if (typeof result === 'boolean') return result;
     owner = result.owner;
   }
@@ -60,6 +67,7 @@ async function deleteOwnedBy(
   ref: NotificationRef,
   owner: EmbedOwner | undefined,
   now: number,
+  event: WebhookEvent | undefined,
 ): Promise<Attempt> {
   const table = tableName();
   const [, ...rest] = removedAtOnce(ref);
@@ -89,6 +97,8 @@ async function deleteOwnedBy(
         },
       },
       ...(owner ? ownedRemovals(owner, ref.id) : []),
+      // Its `notification.deleted` message, when an endpoint wants it: recorded with the delete or not at all.
+      ...eventPuts(event),
     ],
   });
   return transact<Attempt>(() => documentClient().send(transaction), {

@@ -24,6 +24,7 @@ import { belowInIndex, queryAll, queryPage, stringAttribute, withinInIndex } fro
 import { findDashboard } from '#lib/store/embedding/dashboards';
 import { storeScheduleEntry } from '#lib/store/notifications/scheduled-notifications';
 import { findNotification, runClaim, runDeliveryStore, runKey } from '#lib/store/runs/run-delivery';
+import { eventPuts } from '#lib/store/webhooks/outbox';
 
 /**
  * Runs and deliveries in their notification's partition, and the scheduler's due index. Every write
@@ -135,7 +136,7 @@ export const dispatchStore: DispatchStore = {
     );
   },
 
-  claimInstant(run, lease, move, deliveries) {
+  claimInstant(run, lease, move, deliveries, event) {
     const ref = { deploymentId: run.deploymentId, id: run.notificationId };
     const send = () =>
       documentClient().send(
@@ -146,6 +147,7 @@ export const dispatchStore: DispatchStore = {
             ...deliveries.map((delivery) => ({
               Put: { TableName: tableName(), Item: encodeDelivery(run, delivery) },
             })),
+            ...eventPuts(event),
           ],
         }),
       );

@@ -3,14 +3,25 @@ import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { OutcomeReport, OutcomeStore, RecordResult } from '#lib/domain/runs/outcomes';
 import { type DeliveryRef, isComplete, jobIdOf, type Run, settledStatus } from '#lib/domain/runs/runs';
 import { type Suppression, suppressionOfBounce } from '#lib/domain/suppressions/suppressions';
+import type { WebhookEventType } from '#lib/domain/webhooks/event-types';
+import type { WebhookEvent } from '#lib/domain/webhooks/messages';
+import { wantedEvent } from '#lib/domain/webhooks/recording';
+import { runEvent } from '#lib/domain/webhooks/run-events';
 import { decodeDelivery, decodeDeliveryState, decodeRun } from '#lib/store/codecs/runs';
 import { batchGetAll } from '#lib/store/dynamo/batch';
 import { documentClient, tableName } from '#lib/store/dynamo/client';
 import { contendedRetries, transact } from '#lib/store/dynamo/conditional';
 import * as indexKeys from '#lib/store/dynamo/index-keys';
 import * as keys from '#lib/store/dynamo/item-keys';
-import { currentRun, settleRun } from '#lib/store/runs/run-status';
+import { settleRun } from '#lib/store/runs/run-status';
 import { suppressionAction } from '#lib/store/suppressions/suppressions';
+import { eventPuts } from '#lib/store/webhooks/outbox';
+import {
+  eventRecorder,
+  readWithSubscriptions,
+  subscriptionsAmong,
+  subscriptionsKeyToRead,
+} from '#lib/store/webhooks/subscriptions';
 
 /**
  * Outcome reports in storage. A report is one transaction: the delivery's update, on condition that it
@@ -34,6 +45,7 @@ import { suppressionAction } from '#lib/store/suppressions/suppressions';
 const DELIVERY = 0;
 const RUN = 1;
 const NOTIFICATION = 2;
+const SUPPRESSION = 3;
 
 /** What a refused transaction's reasons say; a skipped delivery was never sent: there is no outcome of it to report. */
 function refusal(ref: DeliveryRef, delivery: Record<string, AttributeValue> | undefined): RecordResult {
@@ -42,15 +54,26 @@ function refusal(ref: DeliveryRef, delivery: Record<string, AttributeValue> | un
   return current && current.status !== 'skipped' ? { outcome: 'changed', current } : { outcome: 'unknown' };
 }
 
-/** The delivery and its run as they stand, in one read: what a bounce report needs before its write. */
+/**
+ * The delivery and its run as they stand, and the deployment's webhook subscriptions unless cached, in
+ * one read: what a bounce report needs before its write.
+ */
 async function deliveryAndRun(ref: DeliveryRef) {
   const deliveryKey = keys.delivery(ref.deploymentId, ref.notificationId, ref.runId, ref.deliveryId);
   const runKey = keys.run(ref.deploymentId, ref.notificationId, ref.runId);
-  const items = await batchGetAll([deliveryKey, runKey]);
+  const subscriptionsKey = subscriptionsKeyToRead(ref.deploymentId);
+  const items = await batchGetAll([deliveryKey, runKey, ...(subscriptionsKey ? [subscriptionsKey] : [])]);
   const delivery = items.find((item) => item.sk === deliveryKey.sk);
   const run = items.find((item) => item.sk === runKey.sk);
-  return { delivery, run: run && decodeRun(run) };
+  const subscribed = await subscriptionsAmong(items, ref.deploymentId, subscriptionsKey);
+  return { delivery, run: run && decodeRun(run), subscribed };
 }
+
+/** The completion's webhook message, recorded with the settle when an endpoint wants its type. */
+const completionEvent =
+  (subscribed: ReadonlySet<WebhookEventType>, now: number) =>
+  (settled: Run): WebhookEvent | undefined =>
+    runEvent(settled, subscribed, eventRecorder.newEventId(now), now);
 
 /** The run as a report's write leaves it, counted from the run read before it. */
 const withOutcome = (run: Run, status: OutcomeReport['status']): Run => ({
@@ -59,8 +82,13 @@ const withOutcome = (run: Run, status: OutcomeReport['status']): Run => ({
 });
 
 export const outcomeStore: OutcomeStore = {
-  async record(ref, from, report, now): Promise<RecordResult> {
-    if (report.bounce === undefined) return recordOutcome(ref, from, report, now);
+  async record(ref, from, report, now, eventOf): Promise<RecordResult> {
+    if (report.bounce === undefined) {
+      const subscribed = eventOf && (await eventRecorder.subscribedTypes(ref.deploymentId));
+      const event = subscribed && eventOf?.(subscribed);
+      const result = await recordOutcome(ref, from, report, now, { event });
+      return result.outcome === 'recorded' ? { outcome: 'recorded', subscribed } : (result as RecordResult);
+    }
     const read = await deliveryAndRun(ref);
     if (!read.delivery || !read.run) return { outcome: 'unknown' };
     const delivery = decodeDelivery(read.delivery);
@@ -80,32 +108,56 @@ export const outcomeStore: OutcomeStore = {
             { runId: ref.runId, jobId: jobIdOf(ref) },
             now,
           );
-    const result = await recordOutcome(ref, from, report, now, suppression);
+    const event = eventOf?.(read.subscribed);
+    const added =
+      suppression &&
+      wantedEvent(read.subscribed, eventRecorder, ref.deploymentId, 'suppression.added', suppression, now);
+    let result = await recordOutcome(ref, from, report, now, { event, suppression, added });
+    // The address was suppressed already: nothing was added, so the report is recorded without that event.
+    if (result.outcome === 'suppressed already')
+      result = await recordOutcome(ref, from, report, now, { event, suppression });
     return result.outcome === 'recorded'
-      ? { outcome: 'recorded', run: withOutcome(read.run, report.status) }
-      : result;
+      ? { outcome: 'recorded', run: withOutcome(read.run, report.status), subscribed: read.subscribed }
+      : (result as RecordResult);
   },
 
-  async settle(ref, now, written) {
+  async settle(ref, now, written, known) {
     if (written && isComplete(settledStatus(written))) {
-      const settled = await settleRun(written, now);
+      const subscribed = known ?? (await eventRecorder.subscribedTypes(ref.deploymentId));
+      const settled = await settleRun(written, now, completionEvent(subscribed, now));
       // Its condition held: the counts were as this report left them, and the run is complete now.
       if (isComplete(settled.status) && !isComplete(written.status)) return settled;
     }
-    const run = await currentRun(ref);
+    // The run and whether its completion is wanted as a webhook message, in one read.
+    const { item, subscribed } = await readWithSubscriptions(
+      keys.run(ref.deploymentId, ref.notificationId, ref.runId),
+      ref.deploymentId,
+      known,
+    );
+    const run = item && decodeRun(item);
     if (!run) return undefined;
-    const settled = await settleRun(run, now);
+    const settled = await settleRun(run, now, completionEvent(subscribed, now));
     return isComplete(settled.status) && !isComplete(run.status) ? settled : undefined;
   },
 };
+
+/** What a report's transaction writes besides the delivery and the run. */
+interface ReportWrites {
+  /** Its own event (`delivery.failed`). */
+  event?: WebhookEvent;
+  /** A bounce's suppression of the delivery's address. */
+  suppression?: Suppression;
+  /** The suppression's `suppression.added` event: then the suppression is written only if new. */
+  added?: WebhookEvent;
+}
 
 function recordOutcome(
   ref: DeliveryRef,
   from: Parameters<OutcomeStore['record']>[1],
   report: OutcomeReport,
   now: number,
-  suppression?: Suppression,
-): Promise<RecordResult> {
+  { event, suppression, added }: ReportWrites,
+): Promise<RecordResult | { outcome: 'suppressed already' }> {
   const failed = report.status === 'failed';
   const failedEntry = indexKeys.failedDelivery(
     ref.deploymentId,
@@ -151,15 +203,19 @@ function recordOutcome(
         ConditionExpression: 'attribute_exists(pk)',
       },
     },
-    ...(suppression ? [suppressionAction(suppression)] : []),
+    ...(suppression ? [suppressionAction(suppression, { onlyIfNew: added !== undefined })] : []),
+    // Its `delivery.failed` message, when an endpoint wants it: recorded with the outcome or not at all.
+    ...eventPuts(event),
+    ...eventPuts(added),
   ];
-  return transact<RecordResult>(
+  return transact<RecordResult | { outcome: 'suppressed already' }>(
     () => documentClient().send(new TransactWriteCommand({ TransactItems: actions })),
     {
       written: { outcome: 'recorded' },
       cancelled: ({ failedAt, itemAt }) => {
         if (failedAt(NOTIFICATION) || failedAt(RUN)) return { outcome: 'unknown' };
         if (failedAt(DELIVERY)) return refusal(ref, itemAt(DELIVERY));
+        if (suppression && failedAt(SUPPRESSION)) return { outcome: 'suppressed already' };
         return undefined;
       },
     },

@@ -1,13 +1,17 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { StalledRunStore } from '#lib/domain/runs/outcomes';
 import { isComplete, type Run, settledStatus } from '#lib/domain/runs/runs';
+import type { WebhookEvent } from '#lib/domain/webhooks/messages';
+import { runEvent } from '#lib/domain/webhooks/run-events';
 import { decodeRun } from '#lib/store/codecs/runs';
 import { documentClient, tableName } from '#lib/store/dynamo/client';
-import { conditionHeld } from '#lib/store/dynamo/conditional';
+import { conditionHeld, transact } from '#lib/store/dynamo/conditional';
 import * as keys from '#lib/store/dynamo/item-keys';
 import { getItem } from '#lib/store/dynamo/items';
 import { awaitingOutcomesIndex, DUE_INDEX } from '#lib/store/dynamo/keys';
 import { allPages, belowInIndex, countAll, queryPage } from '#lib/store/dynamo/query';
+import { eventPut } from '#lib/store/webhooks/outbox';
+import { eventRecorder } from '#lib/store/webhooks/subscriptions';
 
 /**
  * A run's status follows its counts: every writer that changes them (an outcome report, a retry, the
@@ -32,37 +36,52 @@ const countIs = (outcome: 'delivered' | 'failed', run: Run) =>
     ? `(attribute_not_exists(recipients.${outcome}) OR recipients.${outcome} = :${outcome})`
     : `recipients.${outcome} = :${outcome}`;
 
-/** Writes the status `run`'s counts call for, if it differs; returns the run as it then stands. */
-export async function settleRun(run: Run, now: number = Date.now()): Promise<Run> {
+/**
+ * Writes the status `run`'s counts call for, if it differs; returns the run as it then stands. The
+ * event `eventFor` makes of the settled run (its completion's webhook message, when an endpoint wants
+ * it) is recorded in the same write: a run never completes without it, nor it without the run.
+ */
+export async function settleRun(
+  run: Run,
+  now: number = Date.now(),
+  eventFor: (settled: Run) => WebhookEvent | undefined = () => undefined,
+): Promise<Run> {
   const status = settledStatus(run);
   if (status === run.status) return run;
   const complete = isComplete(status);
   const completedAt = complete ? new Date(now).toISOString() : null;
   const awaiting = awaitingOutcomesIndex.run(run.deploymentId, run.notificationId, run.runId, now);
-  const settled = await conditionHeld(() =>
-    documentClient().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.run(run.deploymentId, run.notificationId, run.runId),
-        // A complete run awaits nothing more: it leaves the runs awaiting outcomes; one awaiting again enters it.
-        UpdateExpression: complete
-          ? 'SET #status = :status, completedAt = :completedAt REMOVE gsi3pk, gsi3sk'
-          : 'SET #status = :status, completedAt = :completedAt, gsi3pk = :awaitingPk, gsi3sk = :awaitingSk',
-        ConditionExpression: `#status = :was AND recipients.queued = :queued AND ${countIs('delivered', run)} AND ${countIs('failed', run)}`,
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: {
-          ...(!complete && { ':awaitingPk': awaiting.gsi3pk, ':awaitingSk': awaiting.gsi3sk }),
-          ':status': status,
-          ':completedAt': completedAt,
-          ':was': run.status,
-          ':queued': run.recipients.queued,
-          ':delivered': run.recipients.delivered,
-          ':failed': run.recipients.failed,
-        },
-      }),
-    ),
-  );
-  return settled ? { ...run, status, completedAt } : run;
+  const update = {
+    TableName: tableName(),
+    Key: keys.run(run.deploymentId, run.notificationId, run.runId),
+    // A complete run awaits nothing more: it leaves the runs awaiting outcomes; one awaiting again enters it.
+    UpdateExpression: complete
+      ? 'SET #status = :status, completedAt = :completedAt REMOVE gsi3pk, gsi3sk'
+      : 'SET #status = :status, completedAt = :completedAt, gsi3pk = :awaitingPk, gsi3sk = :awaitingSk',
+    ConditionExpression: `#status = :was AND recipients.queued = :queued AND ${countIs('delivered', run)} AND ${countIs('failed', run)}`,
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: {
+      ...(!complete && { ':awaitingPk': awaiting.gsi3pk, ':awaitingSk': awaiting.gsi3sk }),
+      ':status': status,
+      ':completedAt': completedAt,
+      ':was': run.status,
+      ':queued': run.recipients.queued,
+      ':delivered': run.recipients.delivered,
+      ':failed': run.recipients.failed,
+    },
+  };
+  const settledRun = { ...run, status, completedAt };
+  const event = eventFor(settledRun);
+  const settled = event
+    ? await transact(
+        () =>
+          documentClient().send(
+            new TransactWriteCommand({ TransactItems: [{ Update: update }, eventPut(event)] }),
+          ),
+        { written: true, cancelled: ({ failedAt }) => (failedAt(0) ? false : undefined) },
+      )
+    : await conditionHeld(() => documentClient().send(new UpdateCommand(update)));
+  return settled ? settledRun : run;
 }
 
 /**
@@ -105,5 +124,10 @@ export const stalledRunStore: StalledRunStore = {
       }
     }
   },
-  settle: settleRun,
+  async settle(run, now) {
+    const subscribed = await eventRecorder.subscribedTypes(run.deploymentId);
+    return settleRun(run, now, (settled) =>
+      runEvent(settled, subscribed, eventRecorder.newEventId(now), now),
+    );
+  },
 };

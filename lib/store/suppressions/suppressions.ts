@@ -1,4 +1,4 @@
-import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import {
   type Suppression,
   type SuppressionAdding,
@@ -7,12 +7,16 @@ import {
   type SuppressionRemoval,
   suppressionKeyOf,
 } from '#lib/domain/suppressions/suppressions';
+import type { WebhookEvent } from '#lib/domain/webhooks/messages';
+
 import { decodeSuppression, suppressionUpsert } from '#lib/store/codecs/suppressions';
 import { batchGetAll } from '#lib/store/dynamo/batch';
 import { documentClient, tableName } from '#lib/store/dynamo/client';
+import { transact } from '#lib/store/dynamo/conditional';
 import * as keys from '#lib/store/dynamo/item-keys';
 import type { Item } from '#lib/store/dynamo/items';
 import { type ListSource, readPage } from '#lib/store/dynamo/paging';
+import { eventPut } from '#lib/store/webhooks/outbox';
 
 /**
  * Suppressions in storage: one partition per deployment, sorted by address (item-keys.ts). A run's
@@ -58,17 +62,33 @@ export const suppressionListing: SuppressionListing = {
 };
 
 export const suppressionAdding: SuppressionAdding = {
-  async add(suppression) {
-    // One write answers with the suppression that stands: this one, or the one there before.
-    const { Attributes: stored } = await documentClient().send(
-      new UpdateCommand({
-        ...suppressionUpsert(tableName(), suppression),
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    return stored ? decodeSuppression(stored) : suppression;
-  },
+  add: (suppression, event) => (event ? addWithEvent(suppression, event) : upsert(suppression)),
 };
+
+/** One write answers with the suppression that stands: this one, or the one there before. */
+async function upsert(suppression: Suppression): Promise<Suppression> {
+  const { Attributes: stored } = await documentClient().send(
+    new UpdateCommand({ ...suppressionUpsert(tableName(), suppression), ReturnValues: 'ALL_NEW' }),
+  );
+  return stored ? decodeSuppression(stored) : suppression;
+}
+
+/**
+ * The addition and its `suppression.added` event in one transaction, on condition that the address
+ * is not suppressed yet. Refused, it records nothing, and the upsert answers the suppression that stands.
+ */
+async function addWithEvent(suppression: Suppression, event: WebhookEvent): Promise<Suppression> {
+  const add = {
+    ...suppressionUpsert(tableName(), suppression),
+    ConditionExpression: 'attribute_not_exists(pk)',
+  };
+  const added = await transact<boolean>(
+    () =>
+      documentClient().send(new TransactWriteCommand({ TransactItems: [{ Update: add }, eventPut(event)] })),
+    { written: true, cancelled: ({ failedAt }) => (failedAt(0) ? false : undefined) },
+  );
+  return added ? suppression : upsert(suppression);
+}
 
 export const suppressionRemoval: SuppressionRemoval = {
   async remove(deploymentId, email) {
@@ -101,6 +121,10 @@ export const suppressedAmong: SuppressionLookup['suppressedAmong'] = async (depl
 };
 
 /** The suppression a report adds, as an action of the report's transaction. */
-export const suppressionAction = (suppression: Suppression) => ({
-  Update: suppressionUpsert(tableName(), suppression),
+export const suppressionAction = (suppression: Suppression, { onlyIfNew = false } = {}) => ({
+  Update: {
+    ...suppressionUpsert(tableName(), suppression),
+    // Only when the addition is an event of its own: a transaction refused for it tells it stood already.
+    ...(onlyIfNew && { ConditionExpression: 'attribute_not_exists(pk)' }),
+  },
 });

@@ -1,0 +1,58 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { WebhookMessageStore } from '#lib/domain/webhooks/message-lists';
+import { documentClient, tableName } from '#lib/store/dynamo/client';
+import { ifConditionHolds } from '#lib/store/dynamo/conditional';
+import { readPage } from '#lib/store/dynamo/paging';
+import {
+  MESSAGE_PREFIX,
+  webhookDueEntry,
+  webhookMessage,
+  webhookMessagesPartition,
+} from '#lib/store/webhooks/keys';
+import { decodeMessage, isMessagePosition } from '#lib/store/webhooks/message-items';
+
+/** The list and the retry, apart: each function bundles only its own statement. */
+export const webhookMessageListing: Pick<WebhookMessageStore, 'messagesPage'> = {
+  messagesPage(ref, window) {
+    return readPage(
+      {
+        source: {
+          id: `webhook-messages/${ref.deploymentId}/${ref.webhookId}`,
+          partition: webhookMessagesPartition(ref.deploymentId, ref.webhookId),
+          sortKey: { prefix: MESSAGE_PREFIX },
+          newestFirst: true,
+          isPosition: isMessagePosition,
+        },
+        resolve: (rows) => ({ items: rows.map(decodeMessage), requests: 0 }),
+      },
+      window,
+    );
+  },
+};
+
+export const webhookMessageRetry: Pick<WebhookMessageStore, 'sendAgain'> = {
+  async sendAgain(ref, messageId, now) {
+    if (!isMessagePosition(messageId)) return undefined;
+    const nextAttemptAt = new Date(now).toISOString();
+    const due = webhookDueEntry(nextAttemptAt, 'MESSAGE', messageId);
+    const answer = await ifConditionHolds(() =>
+      documentClient().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: webhookMessage(ref.deploymentId, ref.webhookId, messageId),
+          UpdateExpression: 'SET #status = :pending, nextAttemptAt = :next, gsi3pk = :duePk, gsi3sk = :dueSk',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':pending': 'pending',
+            ':next': nextAttemptAt,
+            ':duePk': due.gsi3pk,
+            ':dueSk': due.gsi3sk,
+          },
+          ReturnValues: 'ALL_NEW',
+        }),
+      ),
+    );
+    return answer?.Attributes && decodeMessage(answer.Attributes);
+  },
+};
