@@ -117,6 +117,27 @@ describe('customCronProblem', () => {
     expect(cronCode().customCronProblem(cron, 15)).toContain(words);
   });
 
+  it.each([
+    // Hours apart: 09:00 then 11:00.
+    ['0 9,11 * * *', 180, 'within 120 minutes'],
+    ['30 9 * * *', 1441, 'within 1440 minutes'],
+    // Monday then Thursday; the 14th then the 15th.
+    ['0 9 * * 1,4', 10_080, 'within 4320 minutes'],
+    ['0 9 14,15 * *', 2000, 'within 1440 minutes'],
+  ])('refuses %s at a floor of %i minutes, gaps of hours and days included', (cron, floor, words) => {
+    expect(cronCode().customCronProblem(cron, floor)).toContain(words);
+  });
+
+  it.each([
+    ['0 9,12 * * *', 180],
+    ['0 9 * * 1', 10_080],
+    ['0 9 * * 7', 10_080],
+    ['0 9 1,15 * *', 10_080],
+    ['0 23 * * *', 1440],
+  ])('accepts %s at a floor of %i minutes', (cron, floor) => {
+    expect(cronCode().customCronProblem(cron, floor)).toBeUndefined();
+  });
+
   it('measures against the configured floor, not a fixed 15', () => {
     expect(cronCode().customCronProblem('*/5 * * * *', 5)).toBeUndefined();
     expect(cronCode().customCronProblem('0 * * * *', 61)).toContain('at least 61 minutes apart');

@@ -91,33 +91,35 @@ function stepsOf(values: readonly number[]): number[] {
 }
 
 /**
- * The shortest wall-clock gap between two consecutive firings. Firings within one hour are `minutes`
- * apart; across an hour boundary the gap is (60 − last minute) + first minute, which counts only when
- * two consecutive hours fire (23 → 0 when two consecutive days can fire).
+ * The shortest wall-clock gap between two consecutive firings, in minutes: within an hour, the
+ * closest minutes; between two firing hours of a day, (hours apart × 60) − last minute + first
+ * minute; between two firing days, (days apart × 1440) − the last firing's time of day + the first's.
+ * Months are left out: a month that does not fire only makes the gaps around it longer.
  */
 function shortestGapMinutes(fields: ParsedFields): number {
   const minutes = numbers(fields.minute.values);
   const hours = numbers(fields.hour.values);
-  const first = minutes[0] ?? 0;
-  const last = minutes.at(-1) ?? 0;
-  let shortest = Math.min(...stepsOf(minutes));
-  const acrossHours = 60 - last + first;
-  const consecutiveHours = stepsOf(hours).includes(1);
-  const acrossMidnight = hours.includes(23) && hours.includes(0) && consecutiveDaysCanFire(fields);
-  if (consecutiveHours || acrossMidnight) shortest = Math.min(shortest, acrossHours);
-  return shortest;
+  const [firstMinute = 0, lastMinute = 0] = [minutes[0], minutes.at(-1)];
+  const [firstHour = 0, lastHour = 0] = [hours[0], hours.at(-1)];
+  const withinHour = Math.min(...stepsOf(minutes));
+  const betweenHours = Math.min(...stepsOf(hours)) * 60 - lastMinute + firstMinute;
+  const betweenDays =
+    shortestDayGap(fields) * 1440 - (lastHour * 60 + lastMinute) + (firstHour * 60 + firstMinute);
+  return Math.min(withinHour, betweenHours, betweenDays);
 }
 
-function consecutiveDaysCanFire(fields: ParsedFields): boolean {
+/** The fewest days from one firing day to the next. */
+function shortestDayGap(fields: ParsedFields): number {
   if (!fields.dayOfWeek.isWildcard) {
-    // 7 stands for Sunday as well as 0.
-    const days = new Set(numbers(fields.dayOfWeek.values).map((day) => day % 7));
-    return [...days].some((day) => days.has((day + 1) % 7));
+    // 7 stands for Sunday as well as 0; the week wraps from the last day to the first.
+    const days = numbers(numbers(fields.dayOfWeek.values).map((day) => day % 7));
+    return Math.min(...stepsOf(days), 7 - (days.at(-1) ?? 0) + (days[0] ?? 0));
   }
   if (!fields.dayOfMonth.isWildcard) {
+    // The month wraps from its last firing day to the first, soonest in the shortest month holding it.
     const days = numbers(fields.dayOfMonth.values);
-    const monthEndThenFirst = days.includes(1) && days.some((day) => day >= 28);
-    return monthEndThenFirst || stepsOf(days).includes(1);
+    const last = days.at(-1) ?? 1;
+    return Math.min(...stepsOf(days), Math.max(28, last) - last + (days[0] ?? 1));
   }
-  return true;
+  return 1;
 }
