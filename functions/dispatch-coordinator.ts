@@ -8,6 +8,7 @@ import { logger } from '#lib/log';
 import { dueCounts } from '#lib/store/dispatch/due-counts';
 import { suspensionStore } from '#lib/store/governance/notification-suspension';
 import { stalledRunStore } from '#lib/store/runs/run-status';
+import { eventRecorder } from '#lib/store/webhooks/subscriptions';
 
 /**
  * Started every minute by an EventBridge rule: counts what is due in each shard of the due index and
@@ -33,7 +34,11 @@ export async function handler(_event: unknown, _context: Pick<Context, 'getRemai
   );
   const settled = await settleStalledRuns(stalledRunStore, now)
     .then(async (runs) => {
-      for (const run of runs) await countSettledRun(suspensionStore, run, config().suspendAfterFailedRuns);
+      for (const run of runs)
+        await countSettledRun(suspensionStore, run, config().suspendAfterFailedRuns, {
+          recorder: eventRecorder,
+          now,
+        });
       return runs;
     })
     .catch((error: unknown) => {

@@ -5,6 +5,7 @@ import { pauseInput } from '#lib/http/schemas/governance';
 import { notificationPath } from '#lib/http/schemas/paths';
 import { pauseNotificationRoute } from '#lib/routes';
 import { holdStore } from '#lib/store/governance/notification-holds';
+import { eventRecorder } from '#lib/store/webhooks/subscriptions';
 
 /** POST /v1/deployments/{deploymentId}/notifications/{id}/pause: no scheduled instant fires until `until` (or a resume). */
 export const handler = createHandler({
@@ -12,5 +13,6 @@ export const handler = createHandler({
   access: 'admin',
   params: notificationPath,
   body: jsonBody(pauseInput, { optional: true }),
-  operation: ({ params, body }) => pauseNotification(holdStore, params, body, Date.now()),
+  operation: ({ params, body }) =>
+    pauseNotification(holdStore, params, body, { recorder: eventRecorder, now: Date.now() }),
 });

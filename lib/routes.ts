@@ -366,7 +366,7 @@ export const reportDeliveryOutcomeRoute = {
   // BatchGetItem beside the deployment's webhook subscriptions) and its status settled after (with its
   // completion's event put). A bounce reads its delivery and run first, in one BatchGetItem. A run
   // that suspends its notification writes the hold with its hold entry in one transaction (PutItem,
-  // DeleteItem).
+  // DeleteItem), and reads the notification with its entry (Query) when an endpoint wants the event.
   tableActions: [
     AUTHENTICATION,
     'dynamodb:UpdateItem',
@@ -374,6 +374,7 @@ export const reportDeliveryOutcomeRoute = {
     'dynamodb:BatchGetItem',
     'dynamodb:PutItem',
     'dynamodb:DeleteItem',
+    'dynamodb:Query',
   ],
   ownErrors: ['conflict'],
   businessMetrics: ['DeliveriesDelivered', 'DeliveriesFailed'],

@@ -9,6 +9,7 @@ import { outboxSink } from '#lib/jobs/outbox-sink';
 import { dispatchOnce } from '#lib/local/dispatch-loop';
 import { dispatchStore } from '#lib/store/dispatch/dispatch';
 import { documentClient } from '#lib/store/dynamo/client';
+import { webhookOutbox } from '#lib/store/webhooks/messages';
 import { crash, injectDynamoDbFaults } from '#test/support/dynamodb-faults';
 import { ADMIN_KEY, consoleUsers } from '#test/support/fixtures';
 import { type LocalApi, startLocalApi } from '#test/support/local-api';
@@ -53,7 +54,7 @@ beforeAll(async () => {
         jwks: { keys: [platformKey.publicJwk] },
       },
     ],
-    notifications: [hourly(700), hourly(701), hourly(702)],
+    notifications: [hourly(700), hourly(701), hourly(702), hourly(703)],
   });
 });
 afterAll(() => api.close());
@@ -147,5 +148,51 @@ describe('suspension after consecutive failed scheduled runs', () => {
     expect(await get(702)).toMatchObject({ status: 'active' });
     await dispatchOnce(Date.now() + 2 * MINUTE);
     expect(await get(702)).toMatchObject({ status: 'suspended', statusReason: 'consecutive_failed_runs' });
+  });
+});
+
+describe('webhook events of a hold', () => {
+  it('notification.suspended, .paused and .resumed, each with the notification as the change left it', async () => {
+    const endpoint = await api.request('POST', '/v1/deployments/7/webhooks', {
+      token: ADMIN_KEY,
+      // A public address literal: nothing is sent here, the events are read from the outbox.
+      body: {
+        url: 'https://93.184.215.14/hook',
+        events: ['notification.suspended', 'notification.paused', 'notification.resumed'],
+      },
+    });
+    expect(endpoint.status, endpoint.text).toBe(201);
+    const first = Date.parse((await get(703)).nextRunAt);
+    for (const hour of [0, 1, 2]) await runEnding(703, first, hour, 'failed');
+    expect((await api.request('POST', `${base}/703/resume`, { token: ADMIN_KEY })).status).toBe(200);
+    expect(
+      (await api.request('POST', `${base}/703/pause`, { token: ADMIN_KEY, body: { reason: 'quarter end' } }))
+        .status,
+    ).toBe(200);
+    // A pause that changes nothing records nothing more.
+    await api.request('POST', `${base}/703/pause`, { token: ADMIN_KEY, body: { reason: 'quarter end' } });
+
+    const events = (await webhookOutbox.due(Date.now() + 60_000, 100)).flatMap((work) =>
+      work.kind === 'event' ? [work.event] : [],
+    );
+    const notificationOf = (type: string) =>
+      events
+        .filter((event) => event.type === type)
+        .map((event) => (event.data as { notification: object }).notification);
+    expect(notificationOf('notification.suspended')).toEqual([
+      expect.objectContaining({
+        id: 703,
+        status: 'suspended',
+        statusReason: 'consecutive_failed_runs',
+        nextRunAt: null,
+      }),
+    ]);
+    expect(notificationOf('notification.resumed')).toEqual([
+      expect.objectContaining({ id: 703, status: 'active' }),
+    ]);
+    expect(notificationOf('notification.paused')).toEqual([
+      expect.objectContaining({ id: 703, status: 'paused', statusReason: 'quarter end' }),
+    ]);
+    await api.request('DELETE', `/v1/deployments/7/webhooks/${endpoint.body.id}`, { token: ADMIN_KEY });
   });
 });

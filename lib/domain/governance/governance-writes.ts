@@ -14,6 +14,9 @@ import {
 } from '#lib/domain/notifications/notification';
 import { type ScheduleState, scheduleSignature } from '#lib/domain/schedules/schedule';
 import { planSchedule } from '#lib/domain/schedules/schedule-planning';
+import type { WebhookEventType } from '#lib/domain/webhooks/event-types';
+import type { WebhookEvent } from '#lib/domain/webhooks/messages';
+import { type EventRecorder, wantedEvent } from '#lib/domain/webhooks/recording';
 import { ConflictError, NotFoundError, ValidationError } from '#lib/errors';
 
 /**
@@ -36,14 +39,15 @@ export interface HoldStore {
   /**
    * Sets the hold of `notification` (as read) on condition that the item is still at `version`, as a
    * schedule change (a new schedule version and a mark in the due index); with `clearFailedRuns` the
-   * count of failed runs starts again. The notification after the write, or undefined when the item
-   * changed meanwhile.
+   * count of failed runs starts again; `event` is recorded in the same write. The notification after
+   * the write, or undefined when the item changed meanwhile.
    */
   writeHold(
     notification: Notification,
     hold: NotificationHold,
     version: number,
     clearFailedRuns: boolean,
+    event?: WebhookEvent,
   ): Promise<{ notification: Notification; scheduleVersion: number } | undefined>;
   storeSchedule(
     target: NotificationRef,
@@ -65,32 +69,44 @@ function checkPause(input: PauseInput, now: number): void {
     throw new ValidationError([{ path: 'until', message: `must be at most ${MAX_PAUSE_DAYS} days ahead` }]);
 }
 
+/** What a hold write needs besides its store: the webhook event it records, and the time. */
+export interface HoldContext {
+  recorder: EventRecorder;
+  now: number;
+}
+
 /**
- * Writes the hold `next` decides from what was read, then the schedule state it calls for as of
- * `now`; a write that meets a concurrent change reads again. Answers the notification as it then is.
+ * Writes the hold `next` decides from what was read (with its `type` event when an endpoint wants it:
+ * the notification as the write leaves it), then the schedule state it calls for as of `now`; a write
+ * that meets a concurrent change reads again. Answers the notification as it then is.
  */
 async function changeHold(
   store: HoldStore,
   target: NotificationRef,
-  now: number,
+  { recorder, now }: HoldContext,
+  type: WebhookEventType,
   next: (read: ScheduledNotification) => { hold: NotificationHold; clearFailedRuns: boolean } | undefined,
 ): Promise<NotificationDto> {
+  const subscribed = await recorder.subscribedTypes(target.deploymentId);
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
     const read = await store.findForHold(target);
     if (!read) throw new NotFoundError(`Notification ${target.id} of deployment ${target.deploymentId}`);
     const change = next(read.scheduled);
     if (!change) return toNotificationDto(read.scheduled, now);
+    const notification = { ...read.scheduled.notification, hold: change.hold };
+    const state = planSchedule(notification, now);
+    const after = toNotificationDto({ ...read.scheduled, notification, schedule: state }, now);
+    const event = wantedEvent(subscribed, recorder, target.deploymentId, type, { notification: after }, now);
     const written = await store.writeHold(
       read.scheduled.notification,
       change.hold,
       read.version,
       change.clearFailedRuns,
+      event,
     );
     if (!written) continue;
-    const { notification, scheduleVersion } = written;
-    const state = planSchedule(notification, now);
-    await store.storeSchedule(target, state, scheduleSignature(notification), scheduleVersion);
-    return toNotificationDto({ ...read.scheduled, notification, schedule: state }, now);
+    await store.storeSchedule(target, state, scheduleSignature(notification), written.scheduleVersion);
+    return after;
   }
   throw new ConflictError('The notification is being changed by others; retry the request');
 }
@@ -100,14 +116,16 @@ export function pauseNotification(
   store: HoldStore,
   target: NotificationRef,
   input: PauseInput,
-  now: number,
+  context: HoldContext,
 ): Promise<NotificationDto> {
-  checkPause(input, now);
+  checkPause(input, context.now);
   const pause = { until: input.until ?? null, reason: input.reason ?? null };
-  return changeHold(store, target, now, ({ notification }) => ({
-    hold: { ...notification.hold, pause },
-    clearFailedRuns: false,
-  }));
+  return changeHold(store, target, context, 'notification.paused', ({ notification }) =>
+    // The same pause again changes nothing, and records nothing.
+    notification.hold.pause?.until === pause.until && notification.hold.pause?.reason === pause.reason
+      ? undefined
+      : { hold: { ...notification.hold, pause }, clearFailedRuns: false },
+  );
 }
 
 /**
@@ -117,10 +135,10 @@ export function pauseNotification(
 export function resumeNotification(
   store: HoldStore,
   target: NotificationRef,
-  now: number,
+  context: HoldContext,
 ): Promise<NotificationDto> {
-  return changeHold(store, target, now, (read) => {
-    if (governanceOf(read.notification, read.owner ?? 'active', now).status === 'orphaned')
+  return changeHold(store, target, context, 'notification.resumed', (read) => {
+    if (governanceOf(read.notification, read.owner ?? 'active', context.now).status === 'orphaned')
       throw new ConflictError(
         'The notification is orphaned: its owner is not an active console user; transfer it (ownerUserId) before resuming',
       );

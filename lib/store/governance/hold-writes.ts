@@ -1,10 +1,12 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { HoldTarget, NotificationHold } from '#lib/domain/governance/governance';
+import type { WebhookEvent } from '#lib/domain/webhooks/messages';
 import { documentClient, tableName } from '#lib/store/dynamo/client';
 import { transact } from '#lib/store/dynamo/conditional';
 import * as keys from '#lib/store/dynamo/item-keys';
 import { holdEntryItem } from '#lib/store/governance/hold-entries';
 import { scheduleChangeMark } from '#lib/store/notifications/schedule-change-mark';
+import { eventPuts } from '#lib/store/webhooks/outbox';
 
 /**
  * A notification's hold (pause, suspension) and the count of its consecutive scheduled runs that
@@ -19,7 +21,7 @@ export const FAILED_RUNS_ATTRIBUTE = 'failedRunStreak';
 /**
  * One transaction: the conditional UpdateItem of the hold, on condition that the item is still at
  * `version` (with `clearFailedRuns` the count starts again), and the hold entry put or deleted as the
- * hold calls for. The schedule version the write gave (the item's version after it, as the mark sets
+ * hold calls for, and `event` if given. The schedule version the write gave (the item's version after it, as the mark sets
  * it); undefined when the item changed or is gone.
  */
 export async function updateHold(
@@ -27,6 +29,7 @@ export async function updateHold(
   hold: NotificationHold,
   version: number,
   clearFailedRuns: boolean,
+  event?: WebhookEvent,
 ): Promise<number | undefined> {
   const mark = scheduleChangeMark(target);
   const entry = holdEntryItem(target, hold);
@@ -60,6 +63,8 @@ export async function updateHold(
             entry
               ? { Put: { TableName: tableName(), Item: entry } }
               : { Delete: { TableName: tableName(), Key: keys.holdEntry(target.deploymentId, target.id) } },
+            // Its `notification.paused`, `.resumed` or `.suspended` message, when an endpoint wants it.
+            ...eventPuts(event),
           ],
         }),
       ),

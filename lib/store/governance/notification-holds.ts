@@ -20,8 +20,8 @@ export const holdStore: HoldStore = {
     return { scheduled, version: typeof item.version === 'number' ? item.version : 0 };
   },
 
-  async writeHold(notification, hold, version, clearFailedRuns) {
-    const scheduleVersion = await updateHold(notification, hold, version, clearFailedRuns);
+  async writeHold(notification, hold, version, clearFailedRuns, event) {
+    const scheduleVersion = await updateHold(notification, hold, version, clearFailedRuns, event);
     // Written on condition of the version read: the notification is the one read, with its new hold.
     return scheduleVersion === undefined
       ? undefined

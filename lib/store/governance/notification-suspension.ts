@@ -1,10 +1,11 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SuspensionStore } from '#lib/domain/governance/suspension';
-import { decodeNotification } from '#lib/store/codecs/notifications';
+import { decodeNotification, decodeScheduledNotification } from '#lib/store/codecs/notifications';
 import { documentClient, tableName } from '#lib/store/dynamo/client';
 import { conditionHeld, ifConditionHolds } from '#lib/store/dynamo/conditional';
 import * as keys from '#lib/store/dynamo/item-keys';
 import { FAILED_RUNS_ATTRIBUTE, updateHold } from '#lib/store/governance/hold-writes';
+import { readNotificationItems, withOwnerStanding } from '#lib/store/notifications/scheduled-notifications';
 
 /** The count of failed runs beside the hold: each a single UpdateItem of the notification, only if it exists. */
 export const suspensionStore: SuspensionStore = {
@@ -49,4 +50,9 @@ export const suspensionStore: SuspensionStore = {
   },
 
   writeHold: updateHold,
+
+  async findScheduled(ref) {
+    const { item, entry } = await readNotificationItems(ref.deploymentId, ref.id);
+    return item && withOwnerStanding(decodeScheduledNotification(item, entry));
+  },
 };
