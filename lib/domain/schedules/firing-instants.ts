@@ -43,21 +43,76 @@ function formatterFor(timezone: string): Intl.DateTimeFormat {
   return formatter;
 }
 
+/** `11/27/2026, 18:23:53`: the formatter's text, read by position (month, day, year, hour, minute, second). */
+const FORMATTED = /^(\d+)\/(\d+)\/(\d+), (\d+):(\d+):(\d+)$/;
+
 /** The wall-clock time at `instant` in the zone, as milliseconds of a clock that reads it in UTC. */
 function wallClockAt(timezone: string, instant: number): number {
-  const parts: Record<string, number> = {};
-  for (const part of formatterFor(timezone).formatToParts(new Date(instant))) {
-    if (part.type !== 'literal') parts[part.type] = Number(part.value);
-  }
-  // The formatter gives every one of these parts; a missing one would make the time NaN all the same.
-  const { year = Number.NaN, month = Number.NaN, day, hour, minute, second } = parts;
-  const wall = Date.UTC(year, month - 1, day, hour, minute, second);
+  const formatter = formatterFor(timezone);
+  const date = new Date(instant);
+  // The text is read rather than asking for its parts: formatToParts costs four times as much, and
+  // every schedule write asks for hundreds of these. Any other text (a year before 1000) takes the parts.
+  const read = FORMATTED.exec(formatter.format(date));
+  const [month, day, year, hour, minute, second] = read
+    ? read.slice(1).map(Number)
+    : partsOf(formatter.formatToParts(date));
+  const wall = Date.UTC(year ?? Number.NaN, (month ?? Number.NaN) - 1, day, hour, minute, second);
   // Intl drops the milliseconds; the offset is whole seconds, so they carry over unchanged.
   return wall + (((instant % 1000) + 1000) % 1000);
 }
 
+/** Month, day, year, hour, minute and second of the formatter's parts. */
+function partsOf(formatted: Intl.DateTimeFormatPart[]): (number | undefined)[] {
+  const parts: Record<string, number> = {};
+  for (const part of formatted) {
+    if (part.type !== 'literal') parts[part.type] = Number(part.value);
+  }
+  // The formatter gives every one of these parts; a missing one would make the time NaN all the same.
+  return [parts.month, parts.day, parts.year, parts.hour, parts.minute, parts.second];
+}
+
 /** The zone's offset from UTC at an instant, in ms (east positive). */
 export const offsetAt = (timezone: string, instant: number) => wallClockAt(timezone, instant) - instant;
+
+/** How far ahead a zone's clock changes are found at once: a schedule write looks a year and a day ahead. */
+const CLOCK_CHANGES_SPAN_MS = 400 * DAY_MS;
+const clockChanges = new Map<string, { from: number; to: number; changes: number[] }>();
+
+/**
+ * The instants in (`from`, `to`] at which the zone's offset changes (each the first instant of the
+ * new offset), found by reading the offset once a day and bisecting each day that changed to the
+ * millisecond. Remembered per zone for the span found: a function writing schedules looks up the
+ * same year of the same zones again and again, hundreds of offsets each time.
+ */
+export function clockChangesBetween(timezone: string, from: number, to: number): number[] {
+  let known = clockChanges.get(timezone);
+  if (!known || from < known.from || to > known.to) {
+    const span = { from, to: Math.max(to, from + CLOCK_CHANGES_SPAN_MS) };
+    known = { ...span, changes: findClockChanges(timezone, span.from, span.to) };
+    clockChanges.set(timezone, known);
+  }
+  return known.changes.filter((change) => change > from && change <= to);
+}
+
+function findClockChanges(timezone: string, from: number, to: number): number[] {
+  const changes: number[] = [];
+  let [at, offset] = [from, offsetAt(timezone, from)];
+  while (at < to) {
+    const next = Math.min(at + DAY_MS, to);
+    const nextOffset = offsetAt(timezone, next);
+    if (nextOffset !== offset) {
+      let [low, high] = [at, next];
+      while (high - low > 1) {
+        const middle = low + Math.floor((high - low) / 2);
+        if (offsetAt(timezone, middle) === offset) low = middle;
+        else high = middle;
+      }
+      changes.push(high);
+    }
+    [at, offset] = [next, nextOffset];
+  }
+  return changes;
+}
 
 /** The instant a wall-clock minute of the zone maps to, by the rule above. */
 export function instantOfWallClock(timezone: string, wall: number): number {
