@@ -141,6 +141,67 @@ const matchingWallClocks = (schedule: Schedule, from: number) =>
     strict: true,
   });
 
+type ParsedFields = ReturnType<typeof matchingWallClocks>['fields'];
+
+/** The matching values of each field, when all are plain numbers and at most one day field is set. */
+function dayPlanOf(fields: ParsedFields) {
+  const { minute, hour, dayOfMonth, month, dayOfWeek } = fields;
+  const numbers = (values: readonly unknown[]) =>
+    values.every((value) => typeof value === 'number') ? (values as readonly number[]) : undefined;
+  const [minutes, hours, days, months, weekdays] = [
+    numbers(minute.values),
+    numbers(hour.values),
+    numbers(dayOfMonth.values),
+    numbers(month.values),
+    numbers(dayOfWeek.values),
+  ];
+  if (!(minutes && hours && days && months && weekdays)) return undefined;
+  // Both day fields set (cron's either-day rule; refused in strict mode anyway): left to cron-parser.
+  if (!dayOfMonth.isWildcard && !dayOfWeek.isWildcard) return undefined;
+  const ascending = (values: readonly number[]) => [...values].sort((a, b) => a - b);
+  return {
+    minutes: ascending(minutes),
+    hours: ascending(hours),
+    daysOfMonth: dayOfMonth.isWildcard ? undefined : new Set(days),
+    months: new Set(months),
+    // 7 stands for Sunday as well as 0.
+    weekdays: dayOfWeek.isWildcard ? undefined : new Set(weekdays.map((day) => day % 7)),
+  };
+}
+
+/** Days a walk goes on without a match before it ends: past 8 years, February 29's longest wait. */
+const WALK_LIMIT_DAYS = 9 * 366;
+
+/**
+ * The wall-clock minutes (a clock read in UTC) strictly later than `from` that match the schedule's
+ * expression, in order. cron-parser parses and checks the expression; the minutes are then walked day
+ * by day from its parsed fields, which costs microseconds where its own iteration (luxon dates, a step
+ * per field) costs tens of them per minute found, and a schedule write asks for a dozen. An expression
+ * beyond plain numbers is iterated by cron-parser itself.
+ */
+function* wallClocksAfter(schedule: Schedule, from: number): Generator<number, void, undefined> {
+  const parsed = matchingWallClocks(schedule, from);
+  const plan = dayPlanOf(parsed.fields);
+  if (!plan) {
+    while (parsed.hasNext()) yield parsed.next().getTime();
+    return;
+  }
+  let day = Math.floor(from / DAY_MS) * DAY_MS;
+  for (let unmatched = 0; unmatched <= WALK_LIMIT_DAYS; unmatched++, day += DAY_MS) {
+    const date = new Date(day);
+    if (!plan.months.has(date.getUTCMonth() + 1)) continue;
+    if (plan.daysOfMonth && !plan.daysOfMonth.has(date.getUTCDate())) continue;
+    if (plan.weekdays && !plan.weekdays.has(date.getUTCDay())) continue;
+    for (const hour of plan.hours)
+      for (const minute of plan.minutes) {
+        const wall = day + hour * HOUR_MS + minute * MINUTE_MS;
+        if (wall <= from) continue;
+        yield wall;
+        unmatched = 0;
+      }
+  }
+}
+
 /**
  * The firing instants strictly later than `after` (epoch ms), in order, each once; none if the
  * expression never matches. One parse of the expression for all of them.
@@ -148,10 +209,9 @@ const matchingWallClocks = (schedule: Schedule, from: number) =>
 export function* firingsAfter(schedule: ZonedSchedule, after: number): Generator<number, void, undefined> {
   // The mapping from wall clock to instants never goes backwards, so the candidates that land after
   // the last one given are the next; starting early keeps the repeated hour's first occurrence in view.
-  const wallClocks = matchingWallClocks(schedule, wallClockAt(schedule.timezone, after) - SEARCH_MARGIN_MS);
   let last = after;
-  while (wallClocks.hasNext()) {
-    const instant = instantOfWallClock(schedule.timezone, wallClocks.next().getTime());
+  for (const wall of wallClocksAfter(schedule, wallClockAt(schedule.timezone, after) - SEARCH_MARGIN_MS)) {
+    const instant = instantOfWallClock(schedule.timezone, wall);
     // Gap minutes that map to the same instant give it once.
     if (instant > last) {
       yield instant;
