@@ -43,32 +43,17 @@ function formatterFor(timezone: string): Intl.DateTimeFormat {
   return formatter;
 }
 
-/** `11/27/2026, 18:23:53`: the formatter's text, read by position (month, day, year, hour, minute, second). */
-const FORMATTED = /^(\d+)\/(\d+)\/(\d+), (\d+):(\d+):(\d+)$/;
-
 /** The wall-clock time at `instant` in the zone, as milliseconds of a clock that reads it in UTC. */
 function wallClockAt(timezone: string, instant: number): number {
-  const formatter = formatterFor(timezone);
-  const date = new Date(instant);
-  // The text is read rather than asking for its parts: formatToParts costs four times as much, and
-  // every schedule write asks for hundreds of these. Any other text (a year before 1000) takes the parts.
-  const read = FORMATTED.exec(formatter.format(date));
-  const [month, day, year, hour, minute, second] = read
-    ? read.slice(1).map(Number)
-    : partsOf(formatter.formatToParts(date));
-  const wall = Date.UTC(year ?? Number.NaN, (month ?? Number.NaN) - 1, day, hour, minute, second);
+  // `11/27/2026, 18:23:53`, read by position: formatToParts costs four times as much, and every
+  // schedule write asks for hundreds of these.
+  const [month = Number.NaN, day, year = Number.NaN, hour, minute, second] = formatterFor(timezone)
+    .format(instant)
+    .split(/\D+/)
+    .map(Number);
+  const wall = Date.UTC(year, month - 1, day, hour, minute, second);
   // Intl drops the milliseconds; the offset is whole seconds, so they carry over unchanged.
   return wall + (((instant % 1000) + 1000) % 1000);
-}
-
-/** Month, day, year, hour, minute and second of the formatter's parts. */
-function partsOf(formatted: Intl.DateTimeFormatPart[]): (number | undefined)[] {
-  const parts: Record<string, number> = {};
-  for (const part of formatted) {
-    if (part.type !== 'literal') parts[part.type] = Number(part.value);
-  }
-  // The formatter gives every one of these parts; a missing one would make the time NaN all the same.
-  return [parts.month, parts.day, parts.year, parts.hour, parts.minute, parts.second];
 }
 
 /** The zone's offset from UTC at an instant, in ms (east positive). */
@@ -80,38 +65,28 @@ const clockChanges = new Map<string, { from: number; to: number; changes: number
 
 /**
  * The instants in (`from`, `to`] at which the zone's offset changes (each the first instant of the
- * new offset), found by reading the offset once a day and bisecting each day that changed to the
- * millisecond. Remembered per zone for the span found: a function writing schedules looks up the
- * same year of the same zones again and again, hundreds of offsets each time.
+ * new offset), found by comparing the offset at both ends of each day and bisecting a day that
+ * changed to the millisecond. Remembered per zone for the span found: a function writing schedules
+ * looks up the same year of the same zones again and again, hundreds of offsets each time.
  */
 export function clockChangesBetween(timezone: string, from: number, to: number): number[] {
   let known = clockChanges.get(timezone);
   if (!known || from < known.from || to > known.to) {
-    const span = { from, to: Math.max(to, from + CLOCK_CHANGES_SPAN_MS) };
-    known = { ...span, changes: findClockChanges(timezone, span.from, span.to) };
+    known = { from, to: Math.max(to, from + CLOCK_CHANGES_SPAN_MS), changes: [] };
     clockChanges.set(timezone, known);
-  }
-  return known.changes.filter((change) => change > from && change <= to);
-}
-
-function findClockChanges(timezone: string, from: number, to: number): number[] {
-  const changes: number[] = [];
-  let [at, offset] = [from, offsetAt(timezone, from)];
-  while (at < to) {
-    const next = Math.min(at + DAY_MS, to);
-    const nextOffset = offsetAt(timezone, next);
-    if (nextOffset !== offset) {
-      let [low, high] = [at, next];
+    for (let day = from; day < known.to; day += DAY_MS) {
+      let [low, high] = [day, Math.min(day + DAY_MS, known.to)];
+      const offset = offsetAt(timezone, low);
+      if (offsetAt(timezone, high) === offset) continue;
       while (high - low > 1) {
-        const middle = low + Math.floor((high - low) / 2);
+        const middle = Math.floor((low + high) / 2);
         if (offsetAt(timezone, middle) === offset) low = middle;
         else high = middle;
       }
-      changes.push(high);
+      known.changes.push(high);
     }
-    [at, offset] = [next, nextOffset];
   }
-  return changes;
+  return known.changes.filter((change) => change > from && change <= to);
 }
 
 /** The instant a wall-clock minute of the zone maps to, by the rule above. */
@@ -141,34 +116,6 @@ const matchingWallClocks = (schedule: Schedule, from: number) =>
     strict: true,
   });
 
-type ParsedFields = ReturnType<typeof matchingWallClocks>['fields'];
-
-/** The matching values of each field, when all are plain numbers and at most one day field is set. */
-function dayPlanOf(fields: ParsedFields) {
-  const { minute, hour, dayOfMonth, month, dayOfWeek } = fields;
-  const numbers = (values: readonly unknown[]) =>
-    values.every((value) => typeof value === 'number') ? (values as readonly number[]) : undefined;
-  const [minutes, hours, days, months, weekdays] = [
-    numbers(minute.values),
-    numbers(hour.values),
-    numbers(dayOfMonth.values),
-    numbers(month.values),
-    numbers(dayOfWeek.values),
-  ];
-  if (!(minutes && hours && days && months && weekdays)) return undefined;
-  // Both day fields set (cron's either-day rule; refused in strict mode anyway): left to cron-parser.
-  if (!dayOfMonth.isWildcard && !dayOfWeek.isWildcard) return undefined;
-  const ascending = (values: readonly number[]) => [...values].sort((a, b) => a - b);
-  return {
-    minutes: ascending(minutes),
-    hours: ascending(hours),
-    daysOfMonth: dayOfMonth.isWildcard ? undefined : new Set(days),
-    months: new Set(months),
-    // 7 stands for Sunday as well as 0.
-    weekdays: dayOfWeek.isWildcard ? undefined : new Set(weekdays.map((day) => day % 7)),
-  };
-}
-
 /** Days a walk goes on without a match before it ends: past 8 years, February 29's longest wait. */
 const WALK_LIMIT_DAYS = 9 * 366;
 
@@ -181,20 +128,34 @@ const WALK_LIMIT_DAYS = 9 * 366;
  */
 function* wallClocksAfter(schedule: Schedule, from: number): Generator<number, void, undefined> {
   const parsed = matchingWallClocks(schedule, from);
-  const plan = dayPlanOf(parsed.fields);
-  if (!plan) {
+  const { minute, hour, dayOfMonth, month, dayOfWeek } = parsed.fields;
+  const fields = [minute, hour, dayOfMonth, month, dayOfWeek];
+  // Values other than numbers (`L`), or both day fields set (cron's either-day rule, refused in
+  // strict mode anyway): cron-parser's own iteration. Its values come sorted, each once.
+  if (
+    fields.some((field) => field.values.some((value) => typeof value !== 'number')) ||
+    !(dayOfMonth.isWildcard || dayOfWeek.isWildcard)
+  ) {
     while (parsed.hasNext()) yield parsed.next().getTime();
     return;
   }
+  const [minutes = [], hours = [], days = [], months = [], weekdays = []] = fields.map(
+    (field) => field.values as readonly number[],
+  );
   let day = Math.floor(from / DAY_MS) * DAY_MS;
   for (let unmatched = 0; unmatched <= WALK_LIMIT_DAYS; unmatched++, day += DAY_MS) {
     const date = new Date(day);
-    if (!plan.months.has(date.getUTCMonth() + 1)) continue;
-    if (plan.daysOfMonth && !plan.daysOfMonth.has(date.getUTCDate())) continue;
-    if (plan.weekdays && !plan.weekdays.has(date.getUTCDay())) continue;
-    for (const hour of plan.hours)
-      for (const minute of plan.minutes) {
-        const wall = day + hour * HOUR_MS + minute * MINUTE_MS;
+    // 7 stands for Sunday as well as 0; a wildcard's values are every day.
+    const weekday = date.getUTCDay();
+    if (
+      !months.includes(date.getUTCMonth() + 1) ||
+      !days.includes(date.getUTCDate()) ||
+      !weekdays.some((value) => value % 7 === weekday)
+    )
+      continue;
+    for (const h of hours)
+      for (const m of minutes) {
+        const wall = day + h * HOUR_MS + m * MINUTE_MS;
         if (wall <= from) continue;
         yield wall;
         unmatched = 0;
