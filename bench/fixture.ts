@@ -18,6 +18,8 @@ const range = (first: number, length: number) => Array.from({ length }, (_, i) =
 export const COLD_ADMIN_KEYS = range(1, 30).map((i) => `sk-bench-cold-${i}`);
 /** Tenants that share acme's keys and dashboards, each used once, for the embed cold path. */
 export const COLD_TENANTS = range(1, 6).map((i) => `acme-cold-${i}`);
+/** Tenants that share acme's keys and dashboards, for the subscriptions at size (bench/self-service.ts). */
+export const SCALE_TENANTS = { few: 'acme-scale-few', many: 'acme-scale-many' };
 export const ISSUERS = {
   console: 'https://idp.bench.example',
   platform: 'https://platform.bench.example',
@@ -42,7 +44,9 @@ export const trustedIssuers = (keys: BenchKeys) =>
   }));
 
 export function benchFixture(keys: BenchKeys): unknown {
-  const tenants = ['acme', ...COLD_TENANTS];
+  const tenants = ['acme', ...COLD_TENANTS, ...Object.values(SCALE_TENANTS)];
+  // Self-service on everywhere, with room for the scenarios' own subscriptions of one user.
+  const selfService = { enabled: true, maxPerUser: 50, minIntervalMinutes: 60 };
   const daily = { deploymentId: 7, dashboardId: 70, scheduleType: 'DAILY', hour: 9, timezone: 'UTC' };
   const withColdKeys = (keys: string[]) => (keys.includes(ADMIN_KEY) ? [...keys, ...COLD_ADMIN_KEYS] : keys);
   const ids = [...range(9000, 12), ...range(9100, 4), ...range(9200, 3)];
@@ -52,7 +56,12 @@ export function benchFixture(keys: BenchKeys): unknown {
     dashboards: demo.dashboards.map((dashboard) =>
       dashboard.sharedWithTenants.includes('acme') ? { ...dashboard, sharedWithTenants: tenants } : dashboard,
     ),
-    embedTenants: tenants.map((name) => ({ name, issuer: ISSUERS.embed, jwks: jwksOf(keys.embed) })),
+    embedTenants: tenants.map((name) => ({
+      name,
+      issuer: ISSUERS.embed,
+      jwks: jwksOf(keys.embed),
+      selfService,
+    })),
     trustedIssuers: trustedIssuers(keys),
     notifications: [...demo.notifications, ...ids.map((id) => ({ id, ...daily }))],
   };

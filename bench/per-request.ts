@@ -1,8 +1,9 @@
 import { type Operation, routes } from '#lib/routes';
+import type { ApiResponse } from '#test/support/local-api';
 import { describe, inFlight, watch } from './dynamodb.ts';
 import * as fixture from './fixture.ts';
 import { type Bench, median, ms, part, round, section, timed } from './report.ts';
-import { coldLookups, type Scenario, scenarios } from './scenarios.ts';
+import { coldLookups, type Scenario, type ScenarioContext, scenarios } from './scenarios.ts';
 import { expectStatus, type Stack } from './stack.ts';
 
 /**
@@ -33,30 +34,63 @@ function requestOf(stack: Stack, operation: Operation, keys: fixture.BenchKeys) 
   const route = routes.find((r) => r.operation === operation);
   if (!route) throw new Error(`No route for ${operation}`);
   const { method, path: template } = route;
-  const params = scenario.params ?? {};
   const query = scenario.query ? `?${scenario.query}` : '';
-  const path = `${template.replace(/\{(\w+)\}/g, (_, name: string) => params[name] ?? '')}${query}`;
+  const pathOf = (params: Record<string, string>) =>
+    `${template.replace(/\{(\w+)\}/g, (_, name: string) => params[name] ?? '')}${query}`;
   const warm = callerOf(scenario, keys);
-  let i = 0;
-  const options = (authorization = warm) => ({ authorization, body: scenario.body?.(i++) });
-  const send = async (prepared = options()) =>
-    expectStatus(await stack.request(method, path, prepared), scenario.status ?? 200, `${method} ${path}`);
-  return {
-    scenario,
-    send,
-    options,
-    coldOptions: () => options(callerOf(scenario, keys, true)),
-    lastInvocationMs: stack.lastInvocationMs,
+  const context: ScenarioContext = {
+    asCaller: async (method, path, status, body) =>
+      expectStatus(
+        await stack.request(method, path, { authorization: warm, body }),
+        status,
+        `${method} ${path}`,
+      ),
+    asAdmin: stack.call,
   };
+  let i = 0;
+  /** The next request: its hook run (untimed), its path, caller and body. */
+  const prepare = async (cold = false) => {
+    const params = { ...scenario.params, ...(await scenario.before?.(context)) };
+    const authorization = cold ? callerOf(scenario, keys, true) : warm;
+    const status = (cold ? scenario.coldStatus : undefined) ?? scenario.status ?? 200;
+    return { path: pathOf(params), status, authorization, body: scenario.body?.(i++) };
+  };
+  type Prepared = Awaited<ReturnType<typeof prepare>>;
+  const send = async (prepared: Prepared) =>
+    expectStatus(
+      await stack.request(method, prepared.path, prepared),
+      prepared.status,
+      `${method} ${prepared.path}`,
+    );
+  const settle = async (reply: ApiResponse) => {
+    await scenario.after?.(context, reply);
+  };
+  return { scenario, prepare, send, settle, lastInvocationMs: stack.lastInvocationMs };
 }
 type Request = ReturnType<typeof requestOf>;
 
+/** One request, prepared and settled by its hooks outside `measure`, which sends it. */
+async function sendOne<T>(
+  request: Request,
+  measure: (send: () => Promise<ApiResponse>) => Promise<T>,
+  cold = false,
+) {
+  const prepared = await request.prepare(cold);
+  let reply: ApiResponse | undefined;
+  const measured = await measure(async () => {
+    reply = await request.send(prepared);
+    return reply;
+  });
+  if (reply) await request.settle(reply);
+  return measured;
+}
+
 /** The scenario's DynamoDB work, warm and with a caller never seen, after the first request and the warm-up. */
 async function work(request: Request, warmup: number) {
-  const { ms: firstRequestMs } = await timed(() => request.send());
-  for (let n = 0; n < warmup; n++) await request.send();
-  const warm = await watch(() => request.send());
-  const coldCache = await watch(() => request.send(request.coldOptions()));
+  const { ms: firstRequestMs } = await sendOne(request, timed);
+  for (let n = 0; n < warmup; n++) await sendOne(request, (send) => send());
+  const warm = await sendOne(request, watch);
+  const coldCache = await sendOne(request, watch, true);
   return { firstRequestMs, warm: warm.work, calls: warm.calls, coldCache: coldCache.work };
 }
 
@@ -64,10 +98,13 @@ async function work(request: Request, warmup: number) {
 async function timings(request: Request, requests: number) {
   const [whole, invocations, calls] = [[] as number[], [] as number[], [] as number[]];
   for (let n = 0; n < requests; n++) {
-    const prepared = request.options();
-    const sent = await watch(() => timed(() => request.send(prepared)));
+    // The invocation's time read before the hook after it sends requests of its own.
+    const sent = await sendOne(request, async (send) => ({
+      ...(await watch(() => timed(send))),
+      invocationMs: request.lastInvocationMs(),
+    }));
     whole.push(sent.result.ms);
-    invocations.push(request.lastInvocationMs());
+    invocations.push(sent.invocationMs);
     calls.push(inFlight(sent.calls));
   }
   return { requestMs: median(whole), invocationMs: median(invocations), bareMs: median(calls) };
@@ -93,7 +130,7 @@ export async function perRequestSection(
     show('by operation', describe(w.warm.byOperation));
     gate('read units, warm', w.warm.readUnits, budget.readUnits, 'RCU');
     gate('write units, warm', w.warm.writeUnits, budget.writeUnits, 'WCU');
-    const coldRequests = budget.requests + coldLookups[caller];
+    const coldRequests = request.scenario.coldRequests ?? budget.requests + coldLookups[caller];
     gate('DynamoDB requests, cold cache', w.coldCache.requests, coldRequests, 'requests');
     show('cold cache, by operation', describe(w.coldCache.byOperation));
   }

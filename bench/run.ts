@@ -10,6 +10,7 @@ import { listWalksSection } from './list-walks.ts';
 import { perRequestSection } from './per-request.ts';
 import { type Bench, log, part, section } from './report.ts';
 import { coldStartSection } from './section-cold-start.ts';
+import { selfServiceSection } from './self-service.ts';
 import { startStack } from './stack.ts';
 import { tokensSection } from './tokens.ts';
 
@@ -45,6 +46,7 @@ try {
     await dispatchSection(bench);
     await historySection(bench, stack);
     await listWalksSection(bench, stack);
+    await selfServiceSection(bench, stack, keys);
   }
 } finally {
   await stack?.close();

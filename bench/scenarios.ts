@@ -1,5 +1,6 @@
 import { unsubscribeToken } from '#lib/domain/unsubscribe/unsubscribe';
 import type { Operation } from '#lib/routes';
+import type { ApiResponse } from '#test/support/local-api';
 import { BENCH_UNSUBSCRIBE_KEY } from './fixture.ts';
 
 /**
@@ -17,7 +18,24 @@ export interface Scenario {
   body?: (i: number) => unknown;
   /** Unless said, 200. */
   status?: number;
+  /** The status with a caller never seen, unless it is `status`. */
+  coldStatus?: number;
+  /** Requests with a caller never seen, when it does more than look its caller up (a new embed user). */
+  coldRequests?: number;
+  /**
+   * Run before each request, untimed and unmetered: what it needs that only requests can make (a
+   * subscription to read or delete). Its answer fills `params`.
+   */
+  before?: (context: ScenarioContext) => Promise<Record<string, string>>;
+  /** Run after each request, untimed and unmetered, with its answer: what keeps the next possible. */
+  after?: (context: ScenarioContext, reply: ApiResponse) => Promise<void>;
   budget: { requests: number; readUnits: number; writeUnits: number };
+}
+
+/** Requests of a scenario's hooks: as the scenario's warm caller, or as an admin; each checks its status. */
+export interface ScenarioContext {
+  asCaller(method: string, path: string, status: number, body?: unknown): Promise<ApiResponse>;
+  asAdmin(method: string, path: string, status: number, body?: unknown): Promise<ApiResponse>;
 }
 
 /** An API key's link and user; an embed tenant's keys; a platform token's issuer is configured. */
@@ -29,6 +47,29 @@ const noRun = { ...notification700, runId: '20261123T080000000Z-s' };
 const noWebhook = { deploymentId: '7', webhookId: `wh_${'0'.repeat(24)}` };
 const unsubscribe = { deploymentId: 7, id: 700, recipient: { type: 'USER', userId: 999 } } as const;
 const unsubscribeQuery = `token=${unsubscribeToken(unsubscribe, BENCH_UNSUBSCRIBE_KEY)}`;
+/**
+ * A subscription of acme's embed user: daily in a zone that changes its clock, so that a write looks at
+ * the firings around both changes of the coming year (the interval rule's longest path).
+ */
+const subscription = (hour: number) => ({
+  dashboardPublicId: 'ops-kpis',
+  scheduleType: 'DAILY',
+  hour,
+  timezone: 'Europe/Berlin',
+});
+const subscribe = async ({ asCaller }: ScenarioContext) => {
+  const { body } = await asCaller('POST', '/v1/embed/notifications', 201, subscription(9));
+  return { id: String(body.id) };
+};
+/** A hook's answer made by its first call and kept: one subscription for all the scenario's requests. */
+function once(make: (context: ScenarioContext) => Promise<Record<string, string>>) {
+  let made: Promise<Record<string, string>> | undefined;
+  return (context: ScenarioContext) => {
+    made ??= make(context);
+    return made;
+  };
+}
+
 const resent = Array.from({ length: 10 }, (_, k) => ({
   embedTenantName: 'acme',
   externalId: `re-${k}@x.example`,
@@ -180,46 +221,66 @@ export const scenarios: Record<Operation, Scenario> = {
   'configure-embed-tenant': {
     description: "an admin sets tenant acme's self-service settings",
     params: { embedTenantName: 'acme' },
-    body: () => ({ selfService: { enabled: false } }),
+    // The settings it already has: the embed user's scenarios below need self-service on.
+    body: () => ({ selfService: { enabled: true, maxPerUser: 50 } }),
     // One conditional UpdateItem of the tenant item.
     budget: { requests: 1, readUnits: 0, writeUnits: 1 },
   },
   'list-embed-notifications': {
-    description: 'an embed user of acme lists their own subscriptions (none)',
+    description: 'an embed user of acme lists their own subscriptions (3 or more)',
     caller: 'embed',
-    // One Query of the user's links; no notification to join.
-    budget: { requests: 1, readUnits: 1, writeUnits: 0 },
+    before: once(async (context) => {
+      for (let k = 0; k < 3; k++) await subscribe(context);
+      return {};
+    }),
+    // One Query of the user's links, a BatchGetItem of their notifications, one of their schedule entries.
+    budget: { requests: 3, readUnits: 5, writeUnits: 0 },
   },
   'create-embed-notification': {
-    description: 'an embed user of acme subscribes to a shared dashboard (refused: self-service off)',
+    description: 'an embed user of acme subscribes to a shared dashboard, daily in Europe/Berlin',
     caller: 'embed',
-    body: () => ({ dashboardPublicId: 'ops-kpis', scheduleType: 'DAILY', hour: 9 }),
-    status: 403,
-    // The tenant's settings.
-    budget: { requests: 1, readUnits: 1, writeUnits: 0 },
+    body: (i) => subscription(i % 24),
+    status: 201,
+    // Deleted again by an admin, so that the user stays below maxPerUser.
+    after: async ({ asAdmin }, { body }) => {
+      await asAdmin('DELETE', `/v1/deployments/${body.deploymentId}/notifications/${body.id}`, 204);
+    },
+    // The tenant's settings, the dashboard, the embed user, the user's count, the id counter's ADD, the
+    // transaction (notification, entry, count, link); the recipient's two rounds of BatchGets (the
+    // notification, the row and the tenant; the embed user), the row's put, the notification again (the
+    // race guard with a delete).
+    budget: { requests: 10, readUnits: 8, writeUnits: 17 },
+    // A never-seen tenant's user is new as well: the embed user id's ADD and the user's put.
+    coldRequests: 13,
   },
   'get-embed-notification': {
-    description: 'an embed user of acme reads a subscription that is not theirs (404)',
-    params: { id: '700' },
+    description: 'an embed user of acme reads their own subscription',
     caller: 'embed',
-    status: 404,
-    // The link, not found.
-    budget: { requests: 1, readUnits: 1, writeUnits: 0 },
+    before: once(subscribe),
+    // A never-seen tenant's user holds no subscription of acme's: 404.
+    coldStatus: 404,
+    // The link, then the notification and its entry in one Query.
+    budget: { requests: 2, readUnits: 2, writeUnits: 0 },
   },
   'update-embed-notification': {
-    description: 'an embed user of acme changes a subscription (refused: self-service off)',
-    params: { id: '700' },
+    description: 'an embed user of acme sets the hour of their own subscription',
     caller: 'embed',
-    body: () => ({ hour: 7 }),
-    status: 403,
-    budget: { requests: 1, readUnits: 1, writeUnits: 0 },
+    before: once(subscribe),
+    body: (i) => ({ hour: 6 + (i % 12) }),
+    coldStatus: 404,
+    // The tenant's settings, the link, the notification with its entry; the conditional write and the
+    // schedule entry; the recipient, unchanged: its row and embed user in one BatchGetItem.
+    budget: { requests: 6, readUnits: 6, writeUnits: 7 },
   },
   'delete-embed-notification': {
-    description: 'an embed user of acme deletes a subscription that is not theirs (404)',
-    params: { id: '700' },
+    description: 'an embed user of acme deletes their own subscription (made before each request)',
     caller: 'embed',
-    status: 404,
-    budget: { requests: 1, readUnits: 1, writeUnits: 0 },
+    before: subscribe,
+    status: 204,
+    coldStatus: 404,
+    // The link, the notification with its entry, the delete's transaction twice: its first try assumes
+    // no embed owner, and its refusal names the owner whose count the second gives back.
+    budget: { requests: 4, readUnits: 2, writeUnits: 12 },
   },
   'list-suppressions': {
     description: "first page (first=10) of deployment 7's suppressions",

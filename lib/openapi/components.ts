@@ -1,9 +1,9 @@
 import type * as z from 'zod/mini';
 import { dashboardEmbeddingOutput, embeddedDashboardOutput } from '#lib/http/schemas/embedding-outputs';
 import { removeRecipientsInput } from '#lib/http/schemas/lifecycle';
+import { createNotificationInput } from '#lib/http/schemas/notification-create';
 import { notificationOutput, notificationPageOutput } from '#lib/http/schemas/notification-outputs';
 import {
-  createNotificationInput,
   dashboardFilterInput,
   dashboardMemberSwitcherInput,
   dashboardTimeGrainInput,

@@ -109,3 +109,56 @@ describe('the latest firing at or before an instant', () => {
     expect(latest(daily('Europe/Berlin', 2, 30), '2026-03-29T01:00:00Z')).toBe('2026-03-29T01:00:00Z');
   });
 });
+
+describe("a zone's clock changes", () => {
+  const changes = (timezone: string, fromIso: string, toIso: string) =>
+    instants().clockChangesBetween(timezone, Date.parse(fromIso), Date.parse(toIso)).map(isoInstant);
+
+  it('are the first instants of each new offset, to the second, in both hemispheres and half hours', () => {
+    expect(changes('Europe/Berlin', '2027-01-01T00:00:00Z', '2028-01-01T00:00:00Z')).toEqual([
+      '2027-03-28T01:00:00Z',
+      '2027-10-31T01:00:00Z',
+    ]);
+    expect(changes('Australia/Sydney', '2027-01-01T00:00:00Z', '2028-01-01T00:00:00Z')).toEqual([
+      '2027-04-03T16:00:00Z',
+      '2027-10-02T16:00:00Z',
+    ]);
+    expect(changes('Australia/Lord_Howe', '2027-01-01T00:00:00Z', '2028-01-01T00:00:00Z')).toEqual([
+      '2027-04-03T15:00:00Z',
+      '2027-10-02T15:30:00Z',
+    ]);
+    expect(changes('UTC', '2027-01-01T00:00:00Z', '2028-01-01T00:00:00Z')).toEqual([]);
+  });
+
+  it('answer each range asked, within the span remembered for the zone and beyond it', () => {
+    // The first question remembers 400 days from its start; the others fall inside it, then outside.
+    expect(changes('America/New_York', '2027-01-01T00:00:00Z', '2027-02-01T00:00:00Z')).toEqual([]);
+    expect(changes('America/New_York', '2027-03-14T07:00:00Z', '2027-11-07T06:00:00Z')).toEqual([
+      '2027-11-07T06:00:00Z',
+    ]);
+    expect(changes('America/New_York', '2026-12-31T00:00:00Z', '2027-03-15T00:00:00Z')).toEqual([
+      '2027-03-14T07:00:00Z',
+    ]);
+    expect(changes('America/New_York', '2029-01-01T00:00:00Z', '2029-04-01T00:00:00Z')).toEqual([
+      '2029-03-11T07:00:00Z',
+    ]);
+  });
+
+  it('match the offsets on either side of each change', () => {
+    const { clockChangesBetween, offsetAt } = instants();
+    const from = Date.parse('2027-01-01T00:00:00Z');
+    for (const timezone of ['Europe/Berlin', 'Asia/Tehran', 'America/Santiago', 'Pacific/Chatham']) {
+      for (const change of clockChangesBetween(timezone, from, from + 400 * 86_400_000))
+        expect(offsetAt(timezone, change - 1)).not.toBe(offsetAt(timezone, change));
+    }
+  });
+});
+
+describe('a zone’s offset', () => {
+  it('is read for any instant, a year before 1000 included (whose text the formatter writes otherwise)', () => {
+    const { offsetAt } = instants();
+    expect(offsetAt('Asia/Kolkata', Date.parse('2026-06-01T12:00:00.250Z'))).toBe(19_800_000);
+    expect(offsetAt('Europe/Berlin', Date.parse('2026-07-01T00:00:00Z'))).toBe(7_200_000);
+    expect(offsetAt('UTC', Date.UTC(500, 0, 1, 12))).toBe(0);
+  });
+});

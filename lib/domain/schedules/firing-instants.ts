@@ -45,12 +45,12 @@ function formatterFor(timezone: string): Intl.DateTimeFormat {
 
 /** The wall-clock time at `instant` in the zone, as milliseconds of a clock that reads it in UTC. */
 function wallClockAt(timezone: string, instant: number): number {
-  const parts: Record<string, number> = {};
-  for (const part of formatterFor(timezone).formatToParts(new Date(instant))) {
-    if (part.type !== 'literal') parts[part.type] = Number(part.value);
-  }
-  // The formatter gives every one of these parts; a missing one would make the time NaN all the same.
-  const { year = Number.NaN, month = Number.NaN, day, hour, minute, second } = parts;
+  // `11/27/2026, 18:23:53`, read by position: formatToParts costs four times as much, and every
+  // schedule write asks for hundreds of these.
+  const [month = Number.NaN, day, year = Number.NaN, hour, minute, second] = formatterFor(timezone)
+    .format(instant)
+    .split(/\D+/)
+    .map(Number);
   const wall = Date.UTC(year, month - 1, day, hour, minute, second);
   // Intl drops the milliseconds; the offset is whole seconds, so they carry over unchanged.
   return wall + (((instant % 1000) + 1000) % 1000);
@@ -58,6 +58,36 @@ function wallClockAt(timezone: string, instant: number): number {
 
 /** The zone's offset from UTC at an instant, in ms (east positive). */
 export const offsetAt = (timezone: string, instant: number) => wallClockAt(timezone, instant) - instant;
+
+/** How far ahead a zone's clock changes are found at once: a schedule write looks a year and a day ahead. */
+const CLOCK_CHANGES_SPAN_MS = 400 * DAY_MS;
+const clockChanges = new Map<string, { from: number; to: number; changes: number[] }>();
+
+/**
+ * The instants in (`from`, `to`] at which the zone's offset changes (each the first instant of the
+ * new offset), found by comparing the offset at both ends of each day and bisecting a day that
+ * changed to the millisecond. Remembered per zone for the span found: a function writing schedules
+ * looks up the same year of the same zones again and again, hundreds of offsets each time.
+ */
+export function clockChangesBetween(timezone: string, from: number, to: number): number[] {
+  let known = clockChanges.get(timezone);
+  if (!known || from < known.from || to > known.to) {
+    known = { from, to: Math.max(to, from + CLOCK_CHANGES_SPAN_MS), changes: [] };
+    clockChanges.set(timezone, known);
+    for (let day = from; day < known.to; day += DAY_MS) {
+      let [low, high] = [day, Math.min(day + DAY_MS, known.to)];
+      const offset = offsetAt(timezone, low);
+      if (offsetAt(timezone, high) === offset) continue;
+      while (high - low > 1) {
+        const middle = Math.floor((low + high) / 2);
+        if (offsetAt(timezone, middle) === offset) low = middle;
+        else high = middle;
+      }
+      known.changes.push(high);
+    }
+  }
+  return known.changes.filter((change) => change > from && change <= to);
+}
 
 /** The instant a wall-clock minute of the zone maps to, by the rule above. */
 export function instantOfWallClock(timezone: string, wall: number): number {
@@ -86,6 +116,53 @@ const matchingWallClocks = (schedule: Schedule, from: number) =>
     strict: true,
   });
 
+/** Days a walk goes on without a match before it ends: past 8 years, February 29's longest wait. */
+const WALK_LIMIT_DAYS = 9 * 366;
+
+/**
+ * The wall-clock minutes (a clock read in UTC) strictly later than `from` that match the schedule's
+ * expression, in order. cron-parser parses and checks the expression; the minutes are then walked day
+ * by day from its parsed fields, which costs microseconds where its own iteration (luxon dates, a step
+ * per field) costs tens of them per minute found, and a schedule write asks for a dozen. An expression
+ * beyond plain numbers is iterated by cron-parser itself.
+ */
+function* wallClocksAfter(schedule: Schedule, from: number): Generator<number, void, undefined> {
+  const parsed = matchingWallClocks(schedule, from);
+  const { minute, hour, dayOfMonth, month, dayOfWeek } = parsed.fields;
+  const fields = [minute, hour, dayOfMonth, month, dayOfWeek];
+  // Values other than numbers (`L`), or both day fields set (cron's either-day rule, refused in
+  // strict mode anyway): cron-parser's own iteration. Its values come sorted, each once.
+  if (
+    fields.some((field) => field.values.some((value) => typeof value !== 'number')) ||
+    !(dayOfMonth.isWildcard || dayOfWeek.isWildcard)
+  ) {
+    while (parsed.hasNext()) yield parsed.next().getTime();
+    return;
+  }
+  const [minutes = [], hours = [], days = [], months = [], weekdays = []] = fields.map(
+    (field) => field.values as readonly number[],
+  );
+  let day = Math.floor(from / DAY_MS) * DAY_MS;
+  for (let unmatched = 0; unmatched <= WALK_LIMIT_DAYS; unmatched++, day += DAY_MS) {
+    const date = new Date(day);
+    // 7 stands for Sunday as well as 0; a wildcard's values are every day.
+    const weekday = date.getUTCDay();
+    if (
+      !months.includes(date.getUTCMonth() + 1) ||
+      !days.includes(date.getUTCDate()) ||
+      !weekdays.some((value) => value % 7 === weekday)
+    )
+      continue;
+    for (const h of hours)
+      for (const m of minutes) {
+        const wall = day + h * HOUR_MS + m * MINUTE_MS;
+        if (wall <= from) continue;
+        yield wall;
+        unmatched = 0;
+      }
+  }
+}
+
 /**
  * The firing instants strictly later than `after` (epoch ms), in order, each once; none if the
  * expression never matches. One parse of the expression for all of them.
@@ -93,10 +170,9 @@ const matchingWallClocks = (schedule: Schedule, from: number) =>
 export function* firingsAfter(schedule: ZonedSchedule, after: number): Generator<number, void, undefined> {
   // The mapping from wall clock to instants never goes backwards, so the candidates that land after
   // the last one given are the next; starting early keeps the repeated hour's first occurrence in view.
-  const wallClocks = matchingWallClocks(schedule, wallClockAt(schedule.timezone, after) - SEARCH_MARGIN_MS);
   let last = after;
-  while (wallClocks.hasNext()) {
-    const instant = instantOfWallClock(schedule.timezone, wallClocks.next().getTime());
+  for (const wall of wallClocksAfter(schedule, wallClockAt(schedule.timezone, after) - SEARCH_MARGIN_MS)) {
+    const instant = instantOfWallClock(schedule.timezone, wall);
     // Gap minutes that map to the same instant give it once.
     if (instant > last) {
       yield instant;

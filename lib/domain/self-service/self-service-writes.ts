@@ -19,7 +19,7 @@ import {
 import { type AddRecipientsStore, addRecipients } from '#lib/domain/recipients/recipients';
 import type { EmbedRecipientInput } from '#lib/domain/recipients/recipients-input';
 import { customCronProblem } from '#lib/domain/schedules/cron';
-import { firingsAfter, offsetAt } from '#lib/domain/schedules/firing-instants';
+import { clockChangesBetween, firingsAfter } from '#lib/domain/schedules/firing-instants';
 import { cronExpressionOf } from '#lib/domain/schedules/schedule';
 import {
   type CreateSubscriptionInput,
@@ -39,17 +39,13 @@ const DAY_MS = 24 * 60 * MINUTE_MS;
 /** A year and a day ahead: every clock change a zone makes in a year is looked at. */
 const TRANSITION_HORIZON_DAYS = 367;
 
-/** The instants, within a year ahead of `from`, around which the zone's clock changes (to the day). */
+/**
+ * The instants, within a year ahead of `from`, around which the zone's clock changes (to the day): the
+ * start of each day, counted from `from`, in which a change falls.
+ */
 function clockChangeDays(timezone: string, from: number): number[] {
-  const days: number[] = [];
-  let previous = offsetAt(timezone, from);
-  for (let day = 1; day <= TRANSITION_HORIZON_DAYS; day++) {
-    const instant = from + day * DAY_MS;
-    const offset = offsetAt(timezone, instant);
-    if (offset !== previous) days.push(instant - DAY_MS);
-    previous = offset;
-  }
-  return days;
+  const changes = clockChangesBetween(timezone, from, from + TRANSITION_HORIZON_DAYS * DAY_MS);
+  return changes.map((change) => from + (Math.ceil((change - from) / DAY_MS) - 1) * DAY_MS);
 }
 
 /**

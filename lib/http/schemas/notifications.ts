@@ -7,20 +7,15 @@ import {
   notificationFormats,
   type UpdateNotificationInput,
 } from '#lib/domain/notifications/notification-fields';
-import type { CreateNotificationInput } from '#lib/domain/notifications/notification-lifecycle';
 import { isTimeZone, scheduleTypes } from '#lib/domain/schedules/schedule-fields';
-import {
-  compactTextUpTo,
-  intBetween,
-  listUpTo,
-  nullish,
-  nullMeansOmitted,
-  textUpTo,
-} from '#lib/http/schemas/common';
-import { keyName, positiveInt } from '#lib/http/schemas/names';
-import { keyPartLimits, notificationListLimits as limits, utf8Bytes } from '#lib/limits';
+import { compactTextUpTo, intBetween, listUpTo, nullish, textUpTo } from '#lib/http/schemas/common';
+import { positiveInt } from '#lib/http/schemas/names';
+import { notificationListLimits as limits, utf8Bytes } from '#lib/limits';
 
-/** The request shapes of creating and updating a notification; `satisfies` holds each to the domain's own type. */
+/**
+ * The request shape of updating a notification (an admin's create builds on it: notification-create.ts);
+ * `satisfies` holds each to the domain's own type.
+ */
 
 const memberPath = () =>
   compactTextUpTo(limits.memberPathLength).check(
@@ -102,36 +97,6 @@ export const updateNotificationInput = z.strictObject({
   /** The active console user who takes the notification over. */
   ownerUserId: nullish(positiveInt()),
 }) satisfies z.ZodMiniType<UpdateNotificationInput>;
-
-/** A create makes the caller the owner: its body has no `ownerUserId`. */
-const { ownerUserId: _ownerOnUpdate, ...createdFields } = updateNotificationInput.def.shape;
-
-/**
- * The update's fields with their ranges and rules, a schedule type that must be given, and the
- * dashboard. A null field is as good as absent: for a new notification a null list is no list.
- */
-export const createNotificationInput = nullMeansOmitted(
-  z
-    .strictObject({
-      ...createdFields,
-      scheduleType: z.enum(scheduleTypes),
-      dashboardId: nullish(positiveInt()),
-      dashboardPublicId: nullish(keyName(keyPartLimits.publicId)),
-    })
-    .check(
-      z.superRefine((input, ctx) => {
-        const given = (['dashboardId', 'dashboardPublicId'] as const).filter((field) => input[field] != null);
-        if (given.length !== 1) {
-          ctx.issues.push({
-            code: 'custom',
-            path: given.length === 0 ? ['dashboardId'] : ['dashboardPublicId'],
-            message: 'exactly one of dashboardId and dashboardPublicId is required',
-            input,
-          });
-        }
-      }),
-    ),
-) satisfies z.ZodMiniType<CreateNotificationInput>;
 
 /** 1–255 visible ASCII characters. */
 export const idempotencyKeyHeader = z.looseObject({

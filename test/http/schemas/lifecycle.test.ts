@@ -4,13 +4,14 @@ import { KEY_PART_MAX_BYTES, keyPartLimits } from '#lib/limits';
 import { freshForEachTest } from '#test/support/fresh-module';
 
 const schemas = freshForEachTest(() => import('#lib/http/schemas/lifecycle'));
+const creates = freshForEachTest(() => import('#lib/http/schemas/notification-create'));
 const notifications = freshForEachTest(() => import('#lib/http/schemas/notifications'));
 const pathSchemas = freshForEachTest(() => import('#lib/http/schemas/paths'));
 const paths = (result: { problems: { path: string }[] }) => result.problems.map((problem) => problem.path);
 
 describe('createNotificationInput', () => {
   const create = (body: Record<string, unknown>) =>
-    check(notifications().createNotificationInput, { scheduleType: 'DAILY', ...body });
+    check(creates().createNotificationInput, { scheduleType: 'DAILY', ...body });
 
   it('takes exactly one of dashboardId and dashboardPublicId, and drops null fields', () => {
     expect(create({ dashboardId: 7, hour: null }).value).toEqual({ scheduleType: 'DAILY', dashboardId: 7 });
@@ -27,9 +28,7 @@ describe('createNotificationInput', () => {
   });
 
   it('needs a schedule type, and checks the update fields as an update does', () => {
-    expect(paths(check(notifications().createNotificationInput, { dashboardId: 7 }))).toEqual([
-      'scheduleType',
-    ]);
+    expect(paths(check(creates().createNotificationInput, { dashboardId: 7 }))).toEqual(['scheduleType']);
     expect(create({ dashboardId: 7, minute: 60 }).problems).toEqual([
       { path: 'minute', message: 'must be from 0 to 59' },
     ]);
