@@ -1,7 +1,7 @@
 import { configureSelfService } from '#lib/domain/self-service/self-service';
 import { createHandler } from '#lib/http/create-handler';
 import { jsonBody } from '#lib/http/json-body';
-import { configureSelfServiceInput, embedTenantPath } from '#lib/http/schemas/self-service';
+import { configureSelfServiceInput, embedTenantPath } from '#lib/http/schemas/tenant-settings';
 import { configureEmbedTenantRoute } from '#lib/routes';
 import { selfServiceTenants } from '#lib/store/self-service/self-service';
 

@@ -7,6 +7,7 @@ import { createWebhookInput } from '#lib/http/schemas/webhooks';
 import { webhookContext } from '#lib/jobs/webhook-context';
 import { createWebhookRoute } from '#lib/routes';
 import { webhookEndpointStore } from '#lib/store/webhooks/endpoints';
+import { webhookConfig } from '#lib/webhook-config';
 
 /** POST /v1/deployments/{deploymentId}/webhooks: a new endpoint, with its secret shown this once. */
 export const handler = createHandler({
@@ -15,6 +16,11 @@ export const handler = createHandler({
   params: deploymentPath,
   body: jsonBody(createWebhookInput),
   success: { status: 201, location: webhookLocation },
-  operation: ({ params, body, settings }) =>
-    createWebhook(webhookEndpointStore, params.deploymentId, body, webhookContext(settings, Date.now())),
+  operation: ({ params, body }) =>
+    createWebhook(
+      webhookEndpointStore,
+      params.deploymentId,
+      body,
+      webhookContext(webhookConfig(), Date.now()),
+    ),
 });

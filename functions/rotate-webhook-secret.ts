@@ -4,12 +4,13 @@ import { webhookPath } from '#lib/http/schemas/webhooks';
 import { webhookContext } from '#lib/jobs/webhook-context';
 import { rotateWebhookSecretRoute } from '#lib/routes';
 import { webhookEndpointStore } from '#lib/store/webhooks/endpoints';
+import { webhookConfig } from '#lib/webhook-config';
 
 /** POST …/webhooks/{webhookId}/rotate-secret: a new secret, shown once; the old one signs beside it for 24 hours. */
 export const handler = createHandler({
   route: rotateWebhookSecretRoute,
   access: 'admin',
   params: webhookPath,
-  operation: ({ params, settings }) =>
-    rotateWebhookSecret(webhookEndpointStore, params, webhookContext(settings, Date.now())),
+  operation: ({ params }) =>
+    rotateWebhookSecret(webhookEndpointStore, params, webhookContext(webhookConfig(), Date.now())),
 });

@@ -2,7 +2,8 @@ import { backoff } from '#lib/concurrency';
 import { updateSubscription } from '#lib/domain/self-service/self-service-writes';
 import { createHandler } from '#lib/http/create-handler';
 import { jsonBody } from '#lib/http/json-body';
-import { subscriberOf, subscriptionPath, updateSubscriptionInput } from '#lib/http/schemas/self-service';
+import { subscriberOf, subscriptionPath } from '#lib/http/schemas/self-service';
+import { updateSubscriptionInput } from '#lib/http/schemas/subscription-update';
 import { updateEmbedNotificationRoute } from '#lib/routes';
 import { subscriptionUpdate } from '#lib/store/self-service/self-service-update';
 

@@ -5,6 +5,7 @@ import { updateWebhookInput, webhookPath } from '#lib/http/schemas/webhooks';
 import { webhookContext } from '#lib/jobs/webhook-context';
 import { updateWebhookRoute } from '#lib/routes';
 import { webhookEndpointStore } from '#lib/store/webhooks/endpoints';
+import { webhookConfig } from '#lib/webhook-config';
 
 /** PATCH /v1/deployments/{deploymentId}/webhooks/{webhookId}: the fields given change, the rest stay. */
 export const handler = createHandler({
@@ -12,6 +13,6 @@ export const handler = createHandler({
   access: 'admin',
   params: webhookPath,
   body: jsonBody(updateWebhookInput),
-  operation: ({ params, body, settings }) =>
-    updateWebhook(webhookEndpointStore, params, body, webhookContext(settings, Date.now())),
+  operation: ({ params, body }) =>
+    updateWebhook(webhookEndpointStore, params, body, webhookContext(webhookConfig(), Date.now())),
 });

@@ -1,12 +1,12 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { clockFrom } from '#lib/clock';
-import { config } from '#lib/config';
 import type { WebhookMessage } from '#lib/domain/webhooks/messages';
 import { deliverMessage } from '#lib/domain/webhooks/sender';
 import { httpTransport } from '#lib/jobs/webhook-transport';
 import { logger } from '#lib/log';
 import { webhookAttempts } from '#lib/store/webhooks/attempts';
 import { webhookEndpointStore } from '#lib/store/webhooks/endpoints';
+import { webhookConfig } from '#lib/webhook-config';
 
 /**
  * The webhook sender: a batch of the webhook queue's messages, each attempted at once and side by side,
@@ -15,7 +15,7 @@ import { webhookEndpointStore } from '#lib/store/webhooks/endpoints';
  * message whose recording failed is handed back to the queue (a batch item failure).
  */
 export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
-  const settings = config();
+  const settings = webhookConfig();
   const ports = {
     outbox: webhookAttempts,
     endpoints: webhookEndpointStore,

@@ -36,20 +36,19 @@ export type TrustedIssuer = z.infer<typeof trustedIssuerSchema>;
  * holds only flat text, so each reader is a line of code rather than a schema: a schema's defaults and
  * URL type would be bundled into every function for these few variables alone.
  */
-type Parse<T> = (text: string) => T | undefined;
+export type Parse<T> = (text: string) => T | undefined;
 
 const text: Parse<string> = (value) => value;
-const textOfAtLeast =
+export const textOfAtLeast =
   (length: number): Parse<string> =>
   (value) =>
     value.length >= length ? value : undefined;
-const flag: Parse<boolean> = (value) => (value === 'true' ? true : value === 'false' ? false : undefined);
-const httpUrl: Parse<string> = (value) => (isHttpUrl(value) ? value : undefined);
+export const httpUrl: Parse<string> = (value) => (isHttpUrl(value) ? value : undefined);
 /**
  * A whole number at least `min` and below `below`, given as digits. `Number()` alone would also
  * accept `''` (as 0), `1e3` and `0x10`.
  */
-const wholeNumber =
+export const wholeNumber =
   (min = 0, below = Number.MAX_SAFE_INTEGER): Parse<number> =>
   (value) => {
     const number = /^\d{1,15}$/.test(value) ? Number(value) : Number.NaN;
@@ -89,25 +88,32 @@ export interface Config {
   unsubscribeSecretArn: string | undefined;
   /** Locally and in tests: the key itself (base64). */
   unsubscribeSigningKey: string | undefined;
-  /** How long a container trusts what it read of a deployment's webhook subscriptions. */
-  webhookSubscriptionCacheMs: number;
-  /** `npm start` only: webhooks may point at the loopback over http:// (deployed, never). */
-  webhookAllowLoopback: boolean;
-  /** Deployed: the queue the webhook relay puts due messages on for the sender. */
-  webhookQueueUrl: string | undefined;
-  /** Name servers (`address[:port]`, comma-separated) webhook hosts are resolved with; unset, the system's resolver. */
-  webhookDnsServers: string | undefined;
 }
 
-export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
+/**
+ * Reads variables of `env`: `read` gives a variable's value (undefined when unset; a malformed value is
+ * remembered and reads as unset), `invalid` the names of the malformed ones so far.
+ */
+export function variablesOf(env: NodeJS.ProcessEnv) {
   const invalid: string[] = [];
-  /** The variable's value; undefined when unset; a malformed value is recorded and reads as unset. */
   const read = <T>(name: string, parse: Parse<T>): T | undefined => {
     const given = env[name];
     const value = given === undefined ? undefined : parse(given);
     if (given !== undefined && value === undefined) invalid.push(name);
     return value;
   };
+  return { read, invalid };
+}
+
+/** Fails naming the malformed variables, when there are any. */
+export function refuseInvalid(invalid: readonly string[]): void {
+  if (invalid.length === 0) return;
+  const names = [...new Set(invalid)];
+  throw new ConfigurationError(names, `check the environment variable(s) ${names.join(', ')}`);
+}
+
+export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const { read, invalid } = variablesOf(env);
   const tableName = read('TABLE_NAME', textOfAtLeast(1));
   if (env.TABLE_NAME === undefined) invalid.push('TABLE_NAME');
   const settings = {
@@ -129,15 +135,10 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicBaseUrl: (read('PUBLIC_BASE_URL', httpUrl) ?? 'http://localhost:3000').replace(/\/+$/, ''),
     unsubscribeSecretArn: read('UNSUBSCRIBE_SECRET_ARN', textOfAtLeast(1)),
     unsubscribeSigningKey: read('UNSUBSCRIBE_SIGNING_KEY', textOfAtLeast(32)),
-    webhookSubscriptionCacheMs: (read('WEBHOOK_SUBSCRIPTION_CACHE_SECONDS', wholeNumber()) ?? 10) * 1000,
-    webhookAllowLoopback: read('WEBHOOK_ALLOW_LOOPBACK', flag) ?? false,
-    webhookDnsServers: read('WEBHOOK_DNS_SERVERS', textOfAtLeast(1)),
-    webhookQueueUrl: read('WEBHOOK_QUEUE_URL', httpUrl),
   };
-  if (tableName === undefined || invalid.length > 0) {
-    const names = [...new Set(invalid)];
-    throw new ConfigurationError(names, `check the environment variable(s) ${names.join(', ')}`);
-  }
+  refuseInvalid(invalid);
+  // TABLE_NAME unset is among the invalid ones.
+  if (tableName === undefined) throw new ConfigurationError(['TABLE_NAME'], 'TABLE_NAME is missing');
   const { trustedIssuersJson, ...rest } = settings;
   return { tableName, ...rest, trustedIssuers: parseTrustedIssuers(trustedIssuersJson) };
 }

@@ -45,6 +45,7 @@ const PURE_LEAVES = [
 ];
 const RUNTIME_LEAVES = [
   'lib/config',
+  'lib/webhook-config',
   'lib/log',
   'lib/metrics',
   // Timers, jitter, the machine's clock and random numbers: the domain takes them as parameters.

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import type { Config } from '#lib/config';
 import type { WebhookContext } from '#lib/domain/webhooks/endpoints';
 import { SECRET_BYTES, secretOf } from '#lib/domain/webhooks/signing';
 import { resolveHost } from '#lib/jobs/webhook-transport';
+import type { WebhookConfig } from '#lib/webhook-config';
 
 /** What making and checking an endpoint takes from this machine: its clock, its randomness, its resolver. */
 export function webhookContext(
-  settings: Pick<Config, 'webhookAllowLoopback' | 'webhookDnsServers'>,
+  settings: Pick<WebhookConfig, 'webhookAllowLoopback' | 'webhookDnsServers'>,
   now: number,
 ): WebhookContext {
   return {

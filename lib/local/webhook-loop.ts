@@ -1,21 +1,21 @@
 import { clockFrom } from '#lib/clock';
-import { config } from '#lib/config';
 import { type WebhookSender, webhookSender } from '#lib/jobs/webhook-sender';
 import { httpTransport } from '#lib/jobs/webhook-transport';
 import { webhookEndpointStore } from '#lib/store/webhooks/endpoints';
 import { webhookOutbox } from '#lib/store/webhooks/messages';
+import { webhookConfig } from '#lib/webhook-config';
 
 /** Often enough that a message leaves about as soon as its change is made. */
 const INTERVAL_MS = 250;
 
 /** The sender against the configured table, at the configured URL policy. */
 function localWebhookSender(print: (line: string) => void): WebhookSender {
-  const policy = { allowLoopback: config().webhookAllowLoopback };
+  const policy = { allowLoopback: webhookConfig().webhookAllowLoopback };
   return webhookSender(
     {
       outbox: webhookOutbox,
       endpoints: webhookEndpointStore,
-      transport: httpTransport(policy, config().webhookDnsServers),
+      transport: httpTransport(policy, webhookConfig().webhookDnsServers),
     },
     clockFrom(Date.now()),
     print,

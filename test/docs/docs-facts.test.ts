@@ -81,8 +81,8 @@ describe('the docs', () => {
     expect(unknown).toEqual([]);
   });
 
-  it("list in the README's configuration table every variable lib/config.ts reads, with its default", async () => {
-    const source = await read('lib/config.ts');
+  it("list in the README's configuration table every variable lib/config.ts and lib/webhook-config.ts read, with its default", async () => {
+    const source = `${await read('lib/config.ts')}${await read('lib/webhook-config.ts')}`;
     const readme = await read('README.md');
     const rows = new Map(
       [...readme.matchAll(/^\| `([A-Z_]+)`\s*\| ([^|]*)\|/gm)].map(([, name, fallback]) => [

@@ -1,41 +1,29 @@
 import * as z from 'zod/mini';
 import type { Principal } from '#lib/domain/principal';
 import { isEmail } from '#lib/domain/recipients/recipients-resolution';
-import {
-  selfServiceBounds as bounds,
-  type CreateSubscriptionInput,
-  type SelfServiceSettings,
-  type Subscriber,
-  type SubscriptionFields,
-  type TenantSelfServiceInput,
+import type {
+  CreateSubscriptionInput,
+  Subscriber,
+  SubscriptionFields,
 } from '#lib/domain/self-service/self-service';
 import { ValidationError } from '#lib/errors';
-import { intBetween, nullMeansOmitted, pathId } from '#lib/http/schemas/common';
+import { nullMeansOmitted, pathId } from '#lib/http/schemas/common';
 import { keyName } from '#lib/http/schemas/names';
 import { updateNotificationInput } from '#lib/http/schemas/notifications';
 import { recipientInput } from '#lib/http/schemas/recipients';
 import { keyPartLimits } from '#lib/limits';
 
-/** The request shapes of self-service subscriptions, and the embed token's claims as their recipient. */
-
-export const selfServiceSettingsInput = z.strictObject({
-  enabled: z.boolean('must be true or false'),
-  maxPerUser: z.optional(intBetween(bounds.maxPerUser.min, bounds.maxPerUser.max)),
-  minIntervalMinutes: z.optional(intBetween(bounds.minIntervalMinutes.min, bounds.minIntervalMinutes.max)),
-}) satisfies z.ZodMiniType<Partial<SelfServiceSettings> & { enabled: boolean }>;
-
-export const configureSelfServiceInput = z.strictObject({
-  selfService: selfServiceSettingsInput,
-}) satisfies z.ZodMiniType<TenantSelfServiceInput>;
-
-export const embedTenantPath = z.strictObject({ embedTenantName: keyName(keyPartLimits.publicId) });
+/**
+ * The request shapes of self-service subscriptions, and the embed token's claims as their recipient (the
+ * tenant's settings are in tenant-settings.ts, out of the embed user's bundles).
+ */
 
 export const subscriptionPath = z.strictObject({ id: pathId });
 
 /** What an embed user may set of their subscription: the schedule, the format, filters and time grains. */
 const { scheduleType, customCron, minute, hour, dayOfWeek, dayOfMonth, timezone } =
   updateNotificationInput.def.shape;
-const subscriptionShape = {
+export const subscriptionShape = {
   scheduleType,
   customCron,
   minute,
@@ -47,10 +35,6 @@ const subscriptionShape = {
   filters: updateNotificationInput.def.shape.filters,
   timeGrains: updateNotificationInput.def.shape.timeGrains,
 };
-
-export const updateSubscriptionInput = z.strictObject(
-  subscriptionShape,
-) satisfies z.ZodMiniType<SubscriptionFields>;
 
 export const createSubscriptionInput = nullMeansOmitted(
   z.strictObject({

@@ -1,6 +1,5 @@
 import { BatchGetCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { randomHex } from '#lib/clock';
-import { config } from '#lib/config';
 import { subscribedTypes } from '#lib/domain/webhooks/endpoints';
 import type { WebhookEventType } from '#lib/domain/webhooks/event-types';
 import type { EventRecorder } from '#lib/domain/webhooks/recording';
@@ -10,6 +9,7 @@ import type { Key } from '#lib/store/dynamo/keys';
 import { decodeEndpoints } from '#lib/store/webhooks/codec';
 import { webhookEndpoints } from '#lib/store/webhooks/keys';
 import { TtlCache } from '#lib/ttl-cache';
+import { webhookConfig } from '#lib/webhook-config';
 
 /**
  * Which event types a deployment's endpoints want, remembered per container for a few seconds. A
@@ -22,7 +22,7 @@ import { TtlCache } from '#lib/ttl-cache';
 
 let cache: TtlCache<ReadonlySet<WebhookEventType>> | undefined;
 const subscriptionCache = () => {
-  cache ??= new TtlCache(config().webhookSubscriptionCacheMs);
+  cache ??= new TtlCache(webhookConfig().webhookSubscriptionCacheMs);
   return cache;
 };
 
