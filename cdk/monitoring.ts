@@ -7,6 +7,7 @@ import {
   GraphWidget,
   type IAlarmAction,
   type IMetric,
+  type IWidget,
   MathExpression,
   Metric,
   TextWidget,
@@ -71,6 +72,60 @@ const DISPATCH_FAILURE_PERIODS = 3;
  * figures per operation. The delivery jobs' dead-letter queue has its alarm beside the queue (the
  * scheduler), sent to the same topic.
  */
+/** The figures an alarm watches that the dashboard draws too. */
+interface WatchedFigures {
+  serverErrorRate: MathExpression;
+  tableThrottles: IMetric;
+  functionThrottles: MathExpression[];
+  dispatchNotStarted: MathExpression;
+  failedDeliveryRate: MathExpression;
+  runsAwaitingOutcomes: Metric;
+}
+
+const OUTCOME_OPERATION = 'report-delivery-outcome';
+
+/** A figure the functions emit (lib/telemetry-names.ts), of one operation. */
+const emitted = (operation: string, metricName: string, statistic: string) =>
+  new Metric({
+    namespace: METRICS_NAMESPACE,
+    metricName,
+    dimensionsMap: { service: SERVICE_NAME, [OPERATION_DIMENSION]: operation },
+    statistic,
+    period: PERIOD,
+    label: `${operation} ${metricName}`,
+  });
+
+/** A figure the outcome route emits, labelled by its name alone. */
+const outcomes = (metricName: string, statistic: string, period: Duration) =>
+  new Metric({
+    namespace: METRICS_NAMESPACE,
+    metricName,
+    dimensionsMap: { service: SERVICE_NAME, [OPERATION_DIMENSION]: OUTCOME_OPERATION },
+    statistic,
+    period,
+    label: metricName,
+  });
+
+/** One figure of every route's operation, each line labelled by its operation. */
+const perOperation = (operations: Iterable<Operation>, metricName: string, statistic: string) =>
+  [...operations].map(
+    (operation) =>
+      new Metric({
+        namespace: METRICS_NAMESPACE,
+        metricName,
+        dimensionsMap: { service: SERVICE_NAME, [OPERATION_DIMENSION]: operation },
+        statistic,
+        period: PERIOD,
+        label: operation,
+      }),
+  );
+
+/**
+ * What an operator watches: alarms on the 5xx rate, on throttling (the table's and the functions'),
+ * on the dispatcher failing (its coordinator or workers), on the share of failed deliveries and on runs stuck awaiting outcomes, sent to one SNS topic to subscribe to, and a dashboard of the same
+ * figures per operation. The delivery jobs' dead-letter queue has its alarm beside the queue (the
+ * scheduler), sent to the same topic.
+ */
 export class Monitoring extends Construct {
   readonly alarmTopic: Topic;
   /** What every alarm of the stage does: publish to its topic, and to the operator's own topic if named. */
@@ -80,22 +135,54 @@ export class Monitoring extends Construct {
 
   constructor(scope: Construct, id: string, props: MonitoringProps) {
     super(scope, id);
-    const { api, table, functions, dispatcher, coordinator } = props;
-    this.alarmTopic = new Topic(this, 'AlarmTopic', {
-      displayName: `Admin API alarms (${props.stageName})`,
+    this.alarmTopic = this.topicOfAlarms(props.stageName, props.alarmRecipients.emails);
+    this.alarmActions = this.actionsOfAlarms(props.alarmRecipients.topicArn);
+
+    // Each alarm is made in this order, the dashboard after them: the order of the template.
+    const figures: WatchedFigures = {
+      serverErrorRate: this.serverErrorAlarm(props.api),
+      tableThrottles: this.tableThrottlingAlarm(props.table, props.tableOperations),
+      functionThrottles: this.functionThrottlingAlarms([
+        ...props.functions.values(),
+        props.dispatcher,
+        props.coordinator,
+      ]),
+      dispatchNotStarted: this.dispatchAlarms(props),
+      ...this.deliveryAlarms(),
+    };
+
+    this.dashboard = new Dashboard(this, 'Dashboard', {
+      dashboardName: `notification-admin-${props.stageName}`,
+      widgets: dashboardWidgets(props, figures),
+    });
+
+    new CfnOutput(scope, 'AlarmTopicArn', {
+      value: this.alarmTopic.topicArn,
+      description: 'Subscribe to be told of alarms',
+    });
+  }
+
+  private topicOfAlarms(stageName: string, emails: readonly string[]): Topic {
+    const topic = new Topic(this, 'AlarmTopic', {
+      displayName: `Admin API alarms (${stageName})`,
       // Publishing without TLS is refused by the topic's policy.
       enforceSSL: true,
     });
-    for (const email of props.alarmRecipients.emails) {
-      this.alarmTopic.addSubscription(new EmailSubscription(email));
-    }
-    const { topicArn } = props.alarmRecipients;
-    this.alarmActions = [
-      new SnsAction(this.alarmTopic),
-      ...(topicArn ? [new SnsAction(Topic.fromTopicArn(this, 'OperatorTopic', topicArn))] : []),
-    ];
+    for (const email of emails) topic.addSubscription(new EmailSubscription(email));
+    return topic;
+  }
 
-    // API Gateway's own counts: they include answers of functions that crashed or timed out.
+  private actionsOfAlarms(operatorTopicArn: string | undefined): IAlarmAction[] {
+    return [
+      new SnsAction(this.alarmTopic),
+      ...(operatorTopicArn
+        ? [new SnsAction(Topic.fromTopicArn(this, 'OperatorTopic', operatorTopicArn))]
+        : []),
+    ];
+  }
+
+  /** API Gateway's own counts: they include answers of functions that crashed or timed out. */
+  private serverErrorAlarm(api: HttpApi): MathExpression {
     const serverErrorRate = new MathExpression({
       expression: 'IF(requests > 0, 100 * errors / requests, 0)',
       usingMetrics: {
@@ -109,9 +196,12 @@ export class Monitoring extends Construct {
       description: `More than ${SERVER_ERROR_RATE_PERCENT}% of requests answered 5xx over 5 minutes`,
       evaluationPeriods: 1,
     });
+    return serverErrorRate;
+  }
 
+  private tableThrottlingAlarm(table: Table, operations: readonly string[]): IMetric {
     const tableThrottles = table.metricThrottledRequestsForOperations({
-      operations: props.tableOperations as TableOperation[],
+      operations: operations as TableOperation[],
       period: PERIOD,
       statistic: 'Sum',
     });
@@ -119,9 +209,11 @@ export class Monitoring extends Construct {
       description: 'DynamoDB throttled requests of the table (the store retries, then answers 503)',
       evaluationPeriods: 1,
     });
+    return tableThrottles;
+  }
 
-    // An alarm's math may use at most 10 metrics: one alarm per 10 functions.
-    const fns = [...functions.values(), dispatcher, coordinator];
+  /** An alarm's math may use at most 10 metrics: one alarm per 10 functions. */
+  private functionThrottlingAlarms(fns: readonly ApiFunction[]): MathExpression[] {
     const functionThrottles: MathExpression[] = [];
     for (let start = 0; start < fns.length; start += MAX_METRICS_PER_ALARM) {
       const group = fns.slice(start, start + MAX_METRICS_PER_ALARM);
@@ -143,17 +235,11 @@ export class Monitoring extends Construct {
         evaluationPeriods: 1,
       });
     }
+    return functionThrottles;
+  }
 
-    const emitted = (operation: string, metricName: string, statistic: string) =>
-      new Metric({
-        namespace: METRICS_NAMESPACE,
-        metricName,
-        dimensionsMap: { service: SERVICE_NAME, [OPERATION_DIMENSION]: operation },
-        statistic,
-        period: PERIOD,
-        label: `${operation} ${metricName}`,
-      });
-
+  /** The dispatcher's alarms; returns the figure of dispatch starts that failed. */
+  private dispatchAlarms({ dispatcher, coordinator, dispatchRule }: MonitoringProps): MathExpression {
     // An entry that fails is retried by the next pass: one failure is noise, failures every pass are not.
     this.alarm('DispatchFailures', emitted(DISPATCH_OPERATION, 'DispatchFailures', 'Sum'), 0, {
       description: `Dispatcher entries failed in each of ${DISPATCH_FAILURE_PERIODS} periods of 5 minutes: notifications are not firing`,
@@ -178,7 +264,7 @@ export class Monitoring extends Construct {
         coordinatorNotStarted: new Metric({
           namespace: 'AWS/Events',
           metricName: 'FailedInvocations',
-          dimensionsMap: { RuleName: props.dispatchRule.ruleName },
+          dimensionsMap: { RuleName: dispatchRule.ruleName },
           period: PERIOD,
           statistic: 'Sum',
         }),
@@ -193,17 +279,10 @@ export class Monitoring extends Construct {
         'The dispatch coordinator failed or could not be started, or Lambda dropped a dispatcher worker it asked for: shards of a minute fire a minute late or later',
       evaluationPeriods: 1,
     });
+    return dispatchNotStarted;
+  }
 
-    const OUTCOME_OPERATION = 'report-delivery-outcome';
-    const outcomes = (metricName: string, statistic: string, period: Duration) =>
-      new Metric({
-        namespace: METRICS_NAMESPACE,
-        metricName,
-        dimensionsMap: { service: SERVICE_NAME, [OPERATION_DIMENSION]: OUTCOME_OPERATION },
-        statistic,
-        period,
-        label: metricName,
-      });
+  private deliveryAlarms(): Pick<WatchedFigures, 'failedDeliveryRate' | 'runsAwaitingOutcomes'> {
     // A few failures are the recipients' (a full mailbox); a high share is the renderer's or the mail system's.
     const failedDeliveryRate = new MathExpression({
       expression: `IF(delivered + failed >= ${MIN_OUTCOMES}, 100 * failed / (delivered + failed), 0)`,
@@ -223,112 +302,7 @@ export class Monitoring extends Construct {
       description: 'Runs dispatched over an hour ago still await outcomes: the renderer is not reporting',
       evaluationPeriods: 1,
     });
-
-    const perOperation = (metricName: string, statistic: string) =>
-      [...functions.keys()].map(
-        (operation) =>
-          new Metric({
-            namespace: METRICS_NAMESPACE,
-            metricName,
-            dimensionsMap: { service: SERVICE_NAME, [OPERATION_DIMENSION]: operation },
-            statistic,
-            period: PERIOD,
-            label: operation,
-          }),
-      );
-
-    this.dashboard = new Dashboard(this, 'Dashboard', {
-      dashboardName: `notification-admin-${props.stageName}`,
-      widgets: [
-        [
-          new TextWidget({
-            markdown: `# Admin API (${props.stageName})\nAlarms go to the SNS topic in the stack outputs. docs/observability.md explains each figure.`,
-            width: 24,
-            height: 2,
-          }),
-        ],
-        [
-          new GraphWidget({
-            title: 'Requests and 5xx rate (API Gateway)',
-            left: [api.metricCount({ period: PERIOD, statistic: 'Sum' })],
-            right: [serverErrorRate],
-            width: 12,
-          }),
-          new GraphWidget({
-            title: 'Share of 5xx answers per operation',
-            left: perOperation(statusClassMetrics['5xx'], 'Average'),
-            width: 12,
-          }),
-        ],
-        [
-          new GraphWidget({
-            title: 'Latency p99 per operation (ms)',
-            left: perOperation(LATENCY_METRIC, 'p99'),
-            width: 12,
-          }),
-          new GraphWidget({
-            title: 'Share of 4xx answers per operation',
-            left: perOperation(statusClassMetrics['4xx'], 'Average'),
-            width: 12,
-          }),
-        ],
-        [
-          new GraphWidget({
-            title: 'Throttling',
-            left: [tableThrottles, ...functionThrottles],
-            width: 12,
-          }),
-          new GraphWidget({
-            title: 'Business events',
-            left: [addRecipientsRoute, sendNotificationRoute].flatMap((route) =>
-              route.businessMetrics.map((metricName) => emitted(route.operation, metricName, 'Sum')),
-            ),
-            width: 12,
-          }),
-        ],
-        [
-          new GraphWidget({
-            title: 'Delivery outcomes',
-            left: [
-              outcomes('DeliveriesDelivered', 'Sum', PERIOD),
-              outcomes('DeliveriesFailed', 'Sum', PERIOD),
-              emitted('retry-run', 'DeliveriesRetried', 'Sum'),
-            ],
-            right: [failedDeliveryRate],
-            width: 8,
-          }),
-          new GraphWidget({
-            title: 'Per completed run: deliveries delivered and failed (average)',
-            left: [
-              outcomes(RUN_DELIVERED_METRIC, 'Average', PERIOD),
-              outcomes(RUN_FAILED_METRIC, 'Average', PERIOD),
-            ],
-            width: 8,
-          }),
-          new GraphWidget({
-            title: 'Runs awaiting outcomes for over an hour',
-            left: [runsAwaitingOutcomes],
-            width: 8,
-          }),
-        ],
-        [
-          new GraphWidget({
-            title: 'Dispatcher passes',
-            left: DISPATCH_METRICS.map((metricName) => emitted(DISPATCH_OPERATION, metricName, 'Sum')),
-            right: [
-              dispatcher.metricErrors({ period: PERIOD, statistic: 'Sum', label: 'dispatcher errors' }),
-              dispatchNotStarted,
-            ],
-            width: 24,
-          }),
-        ],
-      ],
-    });
-
-    new CfnOutput(scope, 'AlarmTopicArn', {
-      value: this.alarmTopic.topicArn,
-      description: 'Subscribe to be told of alarms',
-    });
+    return { failedDeliveryRate, runsAwaitingOutcomes };
   }
 
   private alarm(
@@ -349,4 +323,93 @@ export class Monitoring extends Construct {
     alarm.addAlarmAction(...this.alarmActions);
     this.alarms.push(alarm);
   }
+}
+
+/** The dashboard, row by row: the alarms' figures beside the per-operation ones. */
+function dashboardWidgets(props: MonitoringProps, figures: WatchedFigures): IWidget[][] {
+  const { api, functions, dispatcher, stageName } = props;
+  return [
+    [
+      new TextWidget({
+        markdown: `# Admin API (${stageName})\nAlarms go to the SNS topic in the stack outputs. docs/observability.md explains each figure.`,
+        width: 24,
+        height: 2,
+      }),
+    ],
+    [
+      new GraphWidget({
+        title: 'Requests and 5xx rate (API Gateway)',
+        left: [api.metricCount({ period: PERIOD, statistic: 'Sum' })],
+        right: [figures.serverErrorRate],
+        width: 12,
+      }),
+      new GraphWidget({
+        title: 'Share of 5xx answers per operation',
+        left: perOperation(functions.keys(), statusClassMetrics['5xx'], 'Average'),
+        width: 12,
+      }),
+    ],
+    [
+      new GraphWidget({
+        title: 'Latency p99 per operation (ms)',
+        left: perOperation(functions.keys(), LATENCY_METRIC, 'p99'),
+        width: 12,
+      }),
+      new GraphWidget({
+        title: 'Share of 4xx answers per operation',
+        left: perOperation(functions.keys(), statusClassMetrics['4xx'], 'Average'),
+        width: 12,
+      }),
+    ],
+    [
+      new GraphWidget({
+        title: 'Throttling',
+        left: [figures.tableThrottles, ...figures.functionThrottles],
+        width: 12,
+      }),
+      new GraphWidget({
+        title: 'Business events',
+        left: [addRecipientsRoute, sendNotificationRoute].flatMap((route) =>
+          route.businessMetrics.map((metricName) => emitted(route.operation, metricName, 'Sum')),
+        ),
+        width: 12,
+      }),
+    ],
+    [
+      new GraphWidget({
+        title: 'Delivery outcomes',
+        left: [
+          outcomes('DeliveriesDelivered', 'Sum', PERIOD),
+          outcomes('DeliveriesFailed', 'Sum', PERIOD),
+          emitted('retry-run', 'DeliveriesRetried', 'Sum'),
+        ],
+        right: [figures.failedDeliveryRate],
+        width: 8,
+      }),
+      new GraphWidget({
+        title: 'Per completed run: deliveries delivered and failed (average)',
+        left: [
+          outcomes(RUN_DELIVERED_METRIC, 'Average', PERIOD),
+          outcomes(RUN_FAILED_METRIC, 'Average', PERIOD),
+        ],
+        width: 8,
+      }),
+      new GraphWidget({
+        title: 'Runs awaiting outcomes for over an hour',
+        left: [figures.runsAwaitingOutcomes],
+        width: 8,
+      }),
+    ],
+    [
+      new GraphWidget({
+        title: 'Dispatcher passes',
+        left: DISPATCH_METRICS.map((metricName) => emitted(DISPATCH_OPERATION, metricName, 'Sum')),
+        right: [
+          dispatcher.metricErrors({ period: PERIOD, statistic: 'Sum', label: 'dispatcher errors' }),
+          figures.dispatchNotStarted,
+        ],
+        width: 24,
+      }),
+    ],
+  ];
 }
