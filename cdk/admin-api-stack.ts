@@ -19,7 +19,7 @@ import {
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
-import { type Operation, routeKey, routes } from '#lib/routes';
+import { type Operation, type Route, routeKey, routes } from '#lib/routes';
 import { TIME_TO_LIVE_ATTRIBUTE, tableKeySchema } from '#lib/store/dynamo/keys';
 import { globalSecondaryIndexes } from '#lib/store/dynamo/table-definition';
 import { ApiFunction } from './api-function.ts';
@@ -50,6 +50,35 @@ const ACCESS_LOG_FORMAT = JSON.stringify({
   integrationError: '$context.integrationErrorMessage',
 });
 
+/** A route whose function signs or checks unsubscribe links, and so reads the key. */
+const readsUnsubscribeKey = (route: Route) =>
+  'readsUnsubscribeKey' in route && route.readsUnsubscribeKey === true;
+
+/** The DynamoDB operations some function calls: the ones whose throttling is watched. */
+function throttledTableOperations(): string[] {
+  // TransactWriteItems is granted as its PutItem/UpdateItem actions, but throttled under its own name.
+  const tableOperations = new Set<string>(['TransactWriteItems']);
+  for (const actions of [
+    ...routes.map((route) => route.tableActions),
+    DISPATCHER_TABLE_ACTIONS,
+    PURGE_TABLE_ACTIONS,
+    WEBHOOK_RELAY_TABLE_ACTIONS,
+    WEBHOOK_SENDER_TABLE_ACTIONS,
+  ]) {
+    for (const action of actions) tableOperations.add(action.replace('dynamodb:', ''));
+  }
+  return [...tableOperations];
+}
+
+/** What every function of the stage is made with. */
+interface FunctionSettings {
+  environment: Record<string, string>;
+  removalPolicy: RemovalPolicy;
+  secretsExtension: ParamsAndSecretsLayerVersion;
+  /** The base of the links in messages. */
+  publicBaseUrl: string;
+}
+
 /**
  * One stage of the API: the table, one function per route of lib/routes.ts, and the HTTP API
  * (payload format 2.0, the event the local adapter builds) routing to them.
@@ -70,7 +99,60 @@ export class AdminApiStack extends Stack {
     super(scope, id, { env: stage.env, ...stackProps });
     const removalPolicy = stage.production ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
 
-    this.table = new Table(this, 'Table', {
+    this.table = this.createTable(stage, removalPolicy);
+    this.api = this.createApi(stage);
+    const apiStage = this.createApiStage(stage, removalPolicy);
+    this.unsubscribeKey = this.createUnsubscribeKey(stage, removalPolicy);
+
+    const settings: FunctionSettings = {
+      environment: functionEnvironment(stage),
+      removalPolicy,
+      // The functions that read the key do so through AWS's extension, over localhost: no Secrets
+      // Manager client in their bundles. Its own log lines only when something is wrong.
+      secretsExtension: ParamsAndSecretsLayerVersion.fromVersion(ParamsAndSecretsVersions.V1_0_103, {
+        logLevel: ParamsAndSecretsLogLevel.WARN,
+      }),
+      // Links in messages point at the stage's public address: its custom domain, else the API's own URL.
+      publicBaseUrl: stage.publicBaseUrl ?? apiStage.url,
+    };
+    this.routeFunctions(stage, settings);
+
+    this.scheduler = new Scheduler(this, 'Scheduler', {
+      stage,
+      table: this.table,
+      environment: settings.environment,
+      removalPolicy,
+      secretsExtension: settings.secretsExtension,
+      producers: (['send-notification', 'retry-run'] as const).map(
+        (operation) => this.functions.get(operation) as ApiFunction,
+      ),
+    });
+    this.readUnsubscribeKey(this.scheduler.dispatcher, settings.publicBaseUrl);
+
+    const workerProps = { stage, table: this.table, environment: settings.environment, removalPolicy };
+    this.purge = new Purge(this, 'Purge', workerProps);
+    this.webhooks = new Webhooks(this, 'Webhooks', workerProps);
+
+    this.monitoring = new Monitoring(this, 'Monitoring', {
+      stageName: stage.name,
+      alarmRecipients: stage.alarms,
+      api: this.api,
+      table: this.table,
+      functions: this.functions,
+      dispatcher: this.scheduler.dispatcher,
+      coordinator: this.scheduler.coordinator,
+      dispatchRule: this.scheduler.rule,
+      tableOperations: throttledTableOperations(),
+    });
+    this.scheduler.alarmTo(this.monitoring.alarmActions);
+    this.purge.alarmTo(this.monitoring.alarmActions);
+    this.webhooks.alarmTo(this.monitoring.alarmActions);
+
+    this.outputs(stage, apiStage);
+  }
+
+  private createTable(stage: StageConfig, removalPolicy: RemovalPolicy): Table {
+    const table = new Table(this, 'Table', {
       tableName: stage.tableName,
       partitionKey: { name: tableKeySchema.partitionKey, type: AttributeType.STRING },
       sortKey: { name: tableKeySchema.sortKey, type: AttributeType.STRING },
@@ -84,15 +166,18 @@ export class AdminApiStack extends Stack {
     // deploys, `-c indexes=1`, then 2, then 3, then all (docs/deploy.md).
     const indexes = Number(this.node.tryGetContext('indexes') ?? globalSecondaryIndexes.length);
     for (const index of globalSecondaryIndexes.slice(0, indexes)) {
-      this.table.addGlobalSecondaryIndex({
+      table.addGlobalSecondaryIndex({
         indexName: index.name,
         partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
         sortKey: { name: index.sortKey, type: AttributeType.STRING },
         projectionType: ProjectionType[index.projection],
       });
     }
+    return table;
+  }
 
-    this.api = new HttpApi(this, 'Api', {
+  private createApi(stage: StageConfig): HttpApi {
+    return new HttpApi(this, 'Api', {
       apiName: `notification-admin-${stage.name}`,
       description: `Notification and embedding admin API (${stage.name})`,
       createDefaultStage: false,
@@ -105,7 +190,10 @@ export class AdminApiStack extends Stack {
         },
       }),
     });
-    const apiStage = new HttpStage(this, 'ApiStage', {
+  }
+
+  private createApiStage(stage: StageConfig, removalPolicy: RemovalPolicy): HttpStage {
+    return new HttpStage(this, 'ApiStage', {
       httpApi: this.api,
       stageName: '$default',
       autoDeploy: true,
@@ -117,102 +205,63 @@ export class AdminApiStack extends Stack {
         format: AccessLogFormat.custom(ACCESS_LOG_FORMAT),
       },
     });
+  }
 
-    this.unsubscribeKey = new Secret(this, 'UnsubscribeSigningKey', {
+  private createUnsubscribeKey(stage: StageConfig, removalPolicy: RemovalPolicy): Secret {
+    const key = new Secret(this, 'UnsubscribeSigningKey', {
       description: `Signs one-click unsubscribe links (${stage.name})`,
       generateSecretString: { passwordLength: 64, excludePunctuation: true },
       removalPolicy,
     });
-    Validations.of(this.unsubscribeKey).acknowledge({
+    Validations.of(key).acknowledge({
       id: 'AwsSolutions::AwsSolutions-SMG4',
       reason:
         'Rotating the unsubscribe signing key invalidates the one-click links in every message already sent, so it is rotated by hand when it must be (docs/deploy-your-account.md), not on a schedule',
     });
-    // Links in messages point at the stage's public address: its custom domain, else the API's own URL.
-    const publicBaseUrl = stage.publicBaseUrl ?? apiStage.url;
-    const readUnsubscribeKey = (fn: ApiFunction) => {
-      this.unsubscribeKey.grantRead(fn);
-      fn.addEnvironment('UNSUBSCRIBE_SECRET_ARN', this.unsubscribeKey.secretArn);
-      fn.addEnvironment('PUBLIC_BASE_URL', publicBaseUrl);
-    };
+    return key;
+  }
 
-    // The functions that read the key do so through AWS's extension, over localhost: no Secrets
-    // Manager client in their bundles. Its own log lines only when something is wrong.
-    const secretsExtension = ParamsAndSecretsLayerVersion.fromVersion(ParamsAndSecretsVersions.V1_0_103, {
-      logLevel: ParamsAndSecretsLogLevel.WARN,
-    });
-    const readsUnsubscribeKey = (route: (typeof routes)[number]) =>
-      'readsUnsubscribeKey' in route && route.readsUnsubscribeKey === true;
+  private readUnsubscribeKey(fn: ApiFunction, publicBaseUrl: string): void {
+    this.unsubscribeKey.grantRead(fn);
+    fn.addEnvironment('UNSUBSCRIBE_SECRET_ARN', this.unsubscribeKey.secretArn);
+    fn.addEnvironment('PUBLIC_BASE_URL', publicBaseUrl);
+  }
 
-    const environment = functionEnvironment(stage);
+  /** One function per route, granted its table actions, and its route of the API. */
+  private routeFunctions(stage: StageConfig, settings: FunctionSettings): void {
     for (const route of routes) {
       const fn = new ApiFunction(this, route.operation, {
         entry: fileURLToPath(new URL(`${route.operation}.ts`, FUNCTIONS_DIRECTORY)),
         description: `${routeKey(route)} (${stage.name})`,
         memoryMiB: route.memoryMiB,
         timeoutSeconds: route.timeoutSeconds,
-        environment,
+        environment: settings.environment,
         logRetention: stage.logRetention,
-        logRemovalPolicy: removalPolicy,
-        secretsExtension: readsUnsubscribeKey(route) ? secretsExtension : undefined,
+        logRemovalPolicy: settings.removalPolicy,
+        secretsExtension: readsUnsubscribeKey(route) ? settings.secretsExtension : undefined,
         tracing: stage.tracing,
       });
       fn.bindTable(this.table, route.tableActions);
-      if (readsUnsubscribeKey(route)) readUnsubscribeKey(fn);
-      const [apiRoute] = this.api.addRoutes({
-        path: route.path,
-        methods: [HttpMethod[route.method]],
-        integration: new HttpLambdaIntegration(`${route.operation}-integration`, fn),
-      });
-      Validations.of(apiRoute as HttpRoute).acknowledge({
-        id: 'AwsSolutions::AwsSolutions-APIG4',
-        reason:
-          'Each function authenticates its caller itself (API keys, console, platform and embed JWTs, unsubscribe tokens: docs/api.md), which no API Gateway authorizer can express; a route without a credential answers 401',
-      });
+      if (readsUnsubscribeKey(route)) this.readUnsubscribeKey(fn, settings.publicBaseUrl);
+      this.routeTo(route, fn);
       this.functions.set(route.operation, fn);
     }
+  }
 
-    this.scheduler = new Scheduler(this, 'Scheduler', {
-      stage,
-      table: this.table,
-      environment,
-      removalPolicy,
-      secretsExtension,
-      producers: (['send-notification', 'retry-run'] as const).map(
-        (operation) => this.functions.get(operation) as ApiFunction,
-      ),
+  private routeTo(route: Route, fn: ApiFunction): void {
+    const [apiRoute] = this.api.addRoutes({
+      path: route.path,
+      methods: [HttpMethod[route.method]],
+      integration: new HttpLambdaIntegration(`${route.operation}-integration`, fn),
     });
-    readUnsubscribeKey(this.scheduler.dispatcher);
-
-    this.purge = new Purge(this, 'Purge', { stage, table: this.table, environment, removalPolicy });
-    this.webhooks = new Webhooks(this, 'Webhooks', { stage, table: this.table, environment, removalPolicy });
-
-    // TransactWriteItems is granted as its PutItem/UpdateItem actions, but throttled under its own name.
-    const tableOperations = new Set<string>(['TransactWriteItems']);
-    for (const actions of [
-      ...routes.map((route) => route.tableActions),
-      DISPATCHER_TABLE_ACTIONS,
-      PURGE_TABLE_ACTIONS,
-      WEBHOOK_RELAY_TABLE_ACTIONS,
-      WEBHOOK_SENDER_TABLE_ACTIONS,
-    ]) {
-      for (const action of actions) tableOperations.add(action.replace('dynamodb:', ''));
-    }
-    this.monitoring = new Monitoring(this, 'Monitoring', {
-      stageName: stage.name,
-      alarmRecipients: stage.alarms,
-      api: this.api,
-      table: this.table,
-      functions: this.functions,
-      dispatcher: this.scheduler.dispatcher,
-      coordinator: this.scheduler.coordinator,
-      dispatchRule: this.scheduler.rule,
-      tableOperations: [...tableOperations],
+    Validations.of(apiRoute as HttpRoute).acknowledge({
+      id: 'AwsSolutions::AwsSolutions-APIG4',
+      reason:
+        'Each function authenticates its caller itself (API keys, console, platform and embed JWTs, unsubscribe tokens: docs/api.md), which no API Gateway authorizer can express; a route without a credential answers 401',
     });
-    this.scheduler.alarmTo(this.monitoring.alarmActions);
-    this.purge.alarmTo(this.monitoring.alarmActions);
-    this.webhooks.alarmTo(this.monitoring.alarmActions);
+  }
 
+  private outputs(stage: StageConfig, apiStage: HttpStage): void {
     new CfnOutput(this, 'ApiUrl', { value: apiStage.url, description: 'Base URL of the API' });
     new CfnOutput(this, 'TableName', { value: this.table.tableName, description: 'The DynamoDB table' });
     // What the renderer needs besides the queue: where to report each job's outcome, and as whom.
