@@ -101,17 +101,45 @@ export class Scheduler extends Construct {
 
   constructor(scope: Construct, id: string, props: SchedulerProps) {
     super(scope, id);
-    const { stage } = props;
-    this.deadLetterQueue = new Queue(this, 'DeliveryJobsDeadLetter', {
+    const { stage, removalPolicy } = props;
+    this.deadLetterQueue = this.createDeliveryDeadLetterQueue(stage, removalPolicy);
+    this.queue = this.createDeliveryQueue(stage, removalPolicy);
+    this.letRenderersConsume(stage.rendererPrincipals);
+
+    this.dispatcher = this.createDispatcher(scope, props);
+    for (const fn of [this.dispatcher, ...props.producers]) {
+      this.queue.grantSendMessages(fn);
+      fn.addEnvironment('DELIVERY_QUEUE_URL', this.queue.queueUrl);
+    }
+    this.coordinator = this.createCoordinator(scope, props);
+
+    this.startsDeadLetterQueue = new Queue(this, 'DispatchStartsDeadLetter', {
+      queueName: `notification-dispatch-dlq-${stage.name}`,
+      retentionPeriod: Duration.days(14),
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      removalPolicy,
+    });
+    acknowledgeRuleTargetDeadLetterQueue(this.startsDeadLetterQueue);
+    this.rule = this.startEveryMinute(stage);
+
+    this.outputs(scope);
+  }
+
+  private createDeliveryDeadLetterQueue(stage: StageConfig, removalPolicy: RemovalPolicy): Queue {
+    return new Queue(this, 'DeliveryJobsDeadLetter', {
       queueName: `notification-delivery-jobs-dlq-${stage.name}`,
       retentionPeriod: Duration.days(14),
       // A job the renderer gave up on moves here whatever its size.
       maxMessageSizeBytes: SQS_MESSAGE_MAX_BYTES,
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
-      removalPolicy: props.removalPolicy,
+      removalPolicy,
     });
-    this.queue = new Queue(this, 'DeliveryJobs', {
+  }
+
+  private createDeliveryQueue(stage: StageConfig, removalPolicy: RemovalPolicy): Queue {
+    return new Queue(this, 'DeliveryJobs', {
       queueName: `notification-delivery-jobs-${stage.name}`,
       retentionPeriod: Duration.days(4),
       visibilityTimeout: Duration.minutes(5),
@@ -121,21 +149,26 @@ export class Scheduler extends Construct {
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
       deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: MAX_RECEIVE_COUNT },
-      removalPolicy: props.removalPolicy,
+      removalPolicy,
     });
-    // Granted by the queue's own policy, so a renderer in another account needs nothing from this stack's roles.
-    if (stage.rendererPrincipals.length > 0) {
-      this.queue.addToResourcePolicy(
-        new PolicyStatement({
-          sid: 'RendererConsumes',
-          principals: stage.rendererPrincipals.map(rendererPrincipal),
-          actions: [...RENDERER_QUEUE_ACTIONS],
-          resources: [this.queue.queueArn],
-        }),
-      );
-    }
+  }
 
-    this.dispatcher = new ApiFunction(scope, 'dispatch', {
+  /** Granted by the queue's own policy, so a renderer in another account needs nothing from this stack's roles. */
+  private letRenderersConsume(principals: readonly string[]): void {
+    if (principals.length === 0) return;
+    this.queue.addToResourcePolicy(
+      new PolicyStatement({
+        sid: 'RendererConsumes',
+        principals: principals.map(rendererPrincipal),
+        actions: [...RENDERER_QUEUE_ACTIONS],
+        resources: [this.queue.queueArn],
+      }),
+    );
+  }
+
+  private createDispatcher(scope: Construct, props: SchedulerProps): ApiFunction {
+    const { stage } = props;
+    const dispatcher = new ApiFunction(scope, 'dispatch', {
       entry: fileURLToPath(new URL('../functions/dispatch.ts', import.meta.url)),
       description: `Fires the due notifications of the shards it is given (${stage.name})`,
       // One full vCPU: a worker's fires are bound by its CPU as much as by DynamoDB (lib/domain/dispatch/dispatch-fanout.ts).
@@ -149,25 +182,25 @@ export class Scheduler extends Construct {
       // Up to 64 workers in the busiest minute: capped, so that they cannot take the API's concurrency.
       reservedConcurrency: stage.dispatcherReservedConcurrency,
     });
-    this.dispatcher.bindTable(props.table, DISPATCHER_TABLE_ACTIONS);
+    dispatcher.bindTable(props.table, DISPATCHER_TABLE_ACTIONS);
     // A worker starts continuations of itself (functions/dispatch.ts). A policy of its own, not the
     // role's default one: the function waits for that policy, which would then wait for the function.
     new Policy(this, 'DispatcherContinuations', {
-      roles: [this.dispatcher.role as IRole],
+      roles: [dispatcher.role as IRole],
       statements: [
-        new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [this.dispatcher.functionArn] }),
+        new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [dispatcher.functionArn] }),
       ],
     });
     // A worker that fails is not run again: the next minute's coordinator counts what it left and
     // plans it afresh, and a late retry would only read the same slices twice. A start that Lambda
     // cannot make within the minute (throttled) is dropped: the monitoring's alarm counts both.
-    this.dispatcher.configureAsyncInvoke({ retryAttempts: 0, maxEventAge: Duration.minutes(1) });
-    for (const fn of [this.dispatcher, ...props.producers]) {
-      this.queue.grantSendMessages(fn);
-      fn.addEnvironment('DELIVERY_QUEUE_URL', this.queue.queueUrl);
-    }
+    dispatcher.configureAsyncInvoke({ retryAttempts: 0, maxEventAge: Duration.minutes(1) });
+    return dispatcher;
+  }
 
-    this.coordinator = new ApiFunction(scope, 'dispatch-coordinator', {
+  private createCoordinator(scope: Construct, props: SchedulerProps): ApiFunction {
+    const { stage } = props;
+    const coordinator = new ApiFunction(scope, 'dispatch-coordinator', {
       entry: fileURLToPath(new URL('../functions/dispatch-coordinator.ts', import.meta.url)),
       description: `Counts what is due every minute and starts the dispatchers it needs (${stage.name})`,
       memoryMiB: 512,
@@ -177,22 +210,16 @@ export class Scheduler extends Construct {
       logRemovalPolicy: props.removalPolicy,
       tracing: stage.tracing,
     });
-    this.coordinator.bindTable(props.table, COORDINATOR_TABLE_ACTIONS);
+    coordinator.bindTable(props.table, COORDINATOR_TABLE_ACTIONS);
     // The coordinator invokes the worker by its name, unqualified: no version or alias (grantInvoke would add `:*`).
-    this.coordinator.addToRolePolicy(
+    coordinator.addToRolePolicy(
       new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [this.dispatcher.functionArn] }),
     );
+    return coordinator;
+  }
 
-    this.startsDeadLetterQueue = new Queue(this, 'DispatchStartsDeadLetter', {
-      queueName: `notification-dispatch-dlq-${stage.name}`,
-      retentionPeriod: Duration.days(14),
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      removalPolicy: props.removalPolicy,
-    });
-    acknowledgeRuleTargetDeadLetterQueue(this.startsDeadLetterQueue);
-
-    this.rule = new Rule(this, 'EveryMinute', {
+  private startEveryMinute(stage: StageConfig): Rule {
+    return new Rule(this, 'EveryMinute', {
       description: `Starts the notification dispatch coordinator (${stage.name})`,
       schedule: Schedule.rate(Duration.minutes(1)),
       targets: [
@@ -204,7 +231,9 @@ export class Scheduler extends Construct {
         }),
       ],
     });
+  }
 
+  private outputs(scope: Construct): void {
     new CfnOutput(scope, 'DeliveryQueueUrl', {
       value: this.queue.queueUrl,
       description: "The renderer's input: one delivery job per message",
