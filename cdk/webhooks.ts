@@ -51,6 +51,19 @@ export interface WebhooksProps {
   removalPolicy: RemovalPolicy;
 }
 
+const queueDefaults = (props: WebhooksProps) => ({
+  encryption: QueueEncryption.SQS_MANAGED,
+  enforceSSL: true,
+  removalPolicy: props.removalPolicy,
+});
+
+const functionDefaults = ({ stage, removalPolicy }: WebhooksProps) => ({
+  memoryMiB: 512,
+  logRetention: stage.logRetention,
+  logRemovalPolicy: removalPolicy,
+  tracing: stage.tracing,
+});
+
 export class Webhooks extends Construct {
   readonly queue: Queue;
   readonly deadLetterQueue: Queue;
@@ -62,49 +75,10 @@ export class Webhooks extends Construct {
   constructor(scope: Construct, id: string, props: WebhooksProps) {
     super(scope, id);
     const { stage } = props;
-    const queueDefaults = {
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      removalPolicy: props.removalPolicy,
-    };
-    this.deadLetterQueue = new Queue(this, 'WebhookDeadLetter', {
-      ...queueDefaults,
-      queueName: `notification-webhooks-dlq-${stage.name}`,
-      retentionPeriod: Duration.days(14),
-    });
-    acknowledgeRuleTargetDeadLetterQueue(this.deadLetterQueue);
-    this.queue = new Queue(this, 'WebhookQueue', {
-      ...queueDefaults,
-      queueName: `notification-webhooks-${stage.name}`,
-      visibilityTimeout: Duration.seconds(SENDER_TIMEOUT_SECONDS * 6),
-      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: 3 },
-    });
-    const functionDefaults = {
-      memoryMiB: 512,
-      logRetention: stage.logRetention,
-      logRemovalPolicy: props.removalPolicy,
-      tracing: stage.tracing,
-    };
-    this.relay = new ApiFunction(scope, 'webhook-relay', {
-      ...functionDefaults,
-      entry: fileURLToPath(new URL('../functions/webhook-relay.ts', import.meta.url)),
-      description: `Puts due webhook messages on their queue every minute (${stage.name})`,
-      timeoutSeconds: 50,
-      environment: { ...props.environment, WEBHOOK_QUEUE_URL: this.queue.queueUrl },
-    });
-    this.relay.bindTable(props.table, WEBHOOK_RELAY_TABLE_ACTIONS);
-    this.queue.grantSendMessages(this.relay);
-    this.sender = new ApiFunction(scope, 'webhook-sender', {
-      ...functionDefaults,
-      entry: fileURLToPath(new URL('../functions/webhook-sender.ts', import.meta.url)),
-      description: `Sends webhook messages to customers' endpoints (${stage.name})`,
-      timeoutSeconds: SENDER_TIMEOUT_SECONDS,
-      environment: props.environment,
-    });
-    this.sender.bindTable(props.table, WEBHOOK_SENDER_TABLE_ACTIONS);
-    this.sender.addEventSource(
-      new SqsEventSource(this.queue, { batchSize: 10, reportBatchItemFailures: true }),
-    );
+    this.deadLetterQueue = this.createDeadLetterQueue(props);
+    this.queue = this.createQueue(props);
+    this.relay = this.createRelay(scope, props);
+    this.sender = this.createSender(scope, props);
     this.rule = new Rule(this, 'EveryMinute', {
       description: `Starts the webhook relay (${stage.name})`,
       schedule: Schedule.rate(Duration.minutes(1)),
@@ -120,6 +94,51 @@ export class Webhooks extends Construct {
       value: this.queue.queueName,
       description: 'Due webhook messages on their way to the sender',
     });
+  }
+
+  private createDeadLetterQueue(props: WebhooksProps): Queue {
+    const deadLetterQueue = new Queue(this, 'WebhookDeadLetter', {
+      ...queueDefaults(props),
+      queueName: `notification-webhooks-dlq-${props.stage.name}`,
+      retentionPeriod: Duration.days(14),
+    });
+    acknowledgeRuleTargetDeadLetterQueue(deadLetterQueue);
+    return deadLetterQueue;
+  }
+
+  private createQueue(props: WebhooksProps): Queue {
+    return new Queue(this, 'WebhookQueue', {
+      ...queueDefaults(props),
+      queueName: `notification-webhooks-${props.stage.name}`,
+      visibilityTimeout: Duration.seconds(SENDER_TIMEOUT_SECONDS * 6),
+      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: 3 },
+    });
+  }
+
+  private createRelay(scope: Construct, props: WebhooksProps): ApiFunction {
+    const relay = new ApiFunction(scope, 'webhook-relay', {
+      ...functionDefaults(props),
+      entry: fileURLToPath(new URL('../functions/webhook-relay.ts', import.meta.url)),
+      description: `Puts due webhook messages on their queue every minute (${props.stage.name})`,
+      timeoutSeconds: 50,
+      environment: { ...props.environment, WEBHOOK_QUEUE_URL: this.queue.queueUrl },
+    });
+    relay.bindTable(props.table, WEBHOOK_RELAY_TABLE_ACTIONS);
+    this.queue.grantSendMessages(relay);
+    return relay;
+  }
+
+  private createSender(scope: Construct, props: WebhooksProps): ApiFunction {
+    const sender = new ApiFunction(scope, 'webhook-sender', {
+      ...functionDefaults(props),
+      entry: fileURLToPath(new URL('../functions/webhook-sender.ts', import.meta.url)),
+      description: `Sends webhook messages to customers' endpoints (${props.stage.name})`,
+      timeoutSeconds: SENDER_TIMEOUT_SECONDS,
+      environment: props.environment,
+    });
+    sender.bindTable(props.table, WEBHOOK_SENDER_TABLE_ACTIONS);
+    sender.addEventSource(new SqsEventSource(this.queue, { batchSize: 10, reportBatchItemFailures: true }));
+    return sender;
   }
 
   /** Endpoints failing, messages waiting too long, batches given up: someone should look. */
