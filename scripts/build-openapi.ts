@@ -5,14 +5,14 @@ import { buildFromFunctions } from '#lib/openapi/build-document';
 
 /**
  * `npm run openapi`: writes lib/openapi/openapi.json from the handlers' schemas, and from it the
- * TypeScript types of the typed client the HTTP tests call the API with (test/support/api-types.ts).
+ * TypeScript types of the typed client the HTTP tests call the API with (test/generated/api-types.ts).
  * The tests fail while either file differs from what this would write.
  */
 register('./typescript-5-hook.mjs', import.meta.url);
 const { default: openapiTS, astToString } = await import('openapi-typescript');
 
 const target = new URL('../lib/openapi/openapi.json', import.meta.url);
-const typesTarget = new URL('../test/support/api-types.ts', import.meta.url);
+const typesTarget = new URL('../test/generated/api-types.ts', import.meta.url);
 // The handlers read configuration on first use only; importing them needs none.
 const document = await buildFromFunctions(new URL('../functions/', import.meta.url));
 const json = `${JSON.stringify(document, null, 2)}\n`;

@@ -32,7 +32,7 @@ describe('the API description', () => {
 
   it("is what the typed client's types were made from", async () => {
     const json = await readFile(new URL('../../lib/openapi/openapi.json', import.meta.url), 'utf8');
-    const types = await readFile(new URL('../support/api-types.ts', import.meta.url), 'utf8');
+    const types = await readFile(new URL('../generated/api-types.ts', import.meta.url), 'utf8');
     const digest = createHash('sha256').update(json).digest('hex');
     expect(types.split('\n')[0]).toContain(`sha256 ${digest}`);
   });

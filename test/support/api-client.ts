@@ -1,5 +1,5 @@
 import createClient, { type Client } from 'openapi-fetch';
-import type { paths } from '#test/support/api-types';
+import type { paths } from '#test/generated/api-types';
 import type { ApiResponse, LocalApi } from '#test/support/local-api';
 import { assertConformsToDescription } from '#test/support/openapi-check';
 
