@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { deadlineIn, randomHex } from '#lib/clock';
 import { config } from '#lib/config';
+import { systemContext } from '#lib/domain/audit/audit';
 import { dispatchPass, sendNow } from '#lib/domain/dispatch/dispatch';
 import type { Notification } from '#lib/domain/notifications/notification';
 import { reportOutcome } from '#lib/domain/runs/outcomes';
@@ -50,7 +51,7 @@ async function sendAndDispatch(notification: Notification, count: number, sink: 
     ...Array.from({ length: count }, (_, i) => row(i)),
   ]);
   const started = performance.now();
-  const options = { randomHex, now: NINE, minIntervalMs: 0 };
+  const options = { randomHex, now: NINE, minIntervalMs: 0, audit: systemContext() };
   const sent = await watch(() => timed(() => sendNow(sendNowStore, sink, notification, options)));
   const { result: run, ms: requestMs } = sent.result;
   const ref = { deploymentId: notification.deploymentId, notificationId: notification.id, runId: run.runId };

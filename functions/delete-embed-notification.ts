@@ -1,3 +1,4 @@
+import { auditContextOf } from '#lib/domain/audit/audit';
 import { deleteSubscription } from '#lib/domain/self-service/self-service';
 import { createHandler } from '#lib/http/create-handler';
 import { embedCallerOf, subscriptionPath } from '#lib/http/schemas/self-service';
@@ -11,6 +12,13 @@ export const handler = createHandler({
   access: 'embed-user',
   params: subscriptionPath,
   success: { status: 204 },
-  operation: ({ params, principal }) =>
-    deleteSubscription(subscriptionDirectory, notificationDeletion, embedCallerOf(principal), params.id),
+  operation: ({ params, principal, requestId }) =>
+    deleteSubscription(
+      subscriptionDirectory,
+      notificationDeletion,
+      embedCallerOf(principal),
+      params.id,
+      auditContextOf(principal, requestId),
+      Date.now(),
+    ),
 });

@@ -1,3 +1,4 @@
+import { auditContextOf } from '#lib/domain/audit/audit';
 import { deleteNotification } from '#lib/domain/notifications/notification-lifecycle';
 import { createHandler } from '#lib/http/create-handler';
 import { notificationPath } from '#lib/http/schemas/paths';
@@ -13,5 +14,6 @@ export const handler = createHandler({
   access: 'admin',
   params: notificationPath,
   success: { status: 204 },
-  operation: ({ params }) => deleteNotification(notificationDeletion, params),
+  operation: ({ params, principal, requestId }) =>
+    deleteNotification(notificationDeletion, params, auditContextOf(principal, requestId), Date.now()),
 });

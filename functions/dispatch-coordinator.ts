@@ -33,7 +33,8 @@ export async function handler(_event: unknown, _context: Pick<Context, 'getRemai
   );
   const settled = await settleStalledRuns(stalledRunStore, now)
     .then(async (runs) => {
-      for (const run of runs) await countSettledRun(suspensionStore, run, config().suspendAfterFailedRuns);
+      for (const run of runs)
+        await countSettledRun(suspensionStore, run, config().suspendAfterFailedRuns, now);
       return runs;
     })
     .catch((error: unknown) => {

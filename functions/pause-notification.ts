@@ -1,3 +1,4 @@
+import { auditContextOf } from '#lib/domain/audit/audit';
 import { pauseNotification } from '#lib/domain/governance/governance-writes';
 import { createHandler } from '#lib/http/create-handler';
 import { jsonBody } from '#lib/http/json-body';
@@ -12,5 +13,6 @@ export const handler = createHandler({
   access: 'admin',
   params: notificationPath,
   body: jsonBody(pauseInput, { optional: true }),
-  operation: ({ params, body }) => pauseNotification(holdStore, params, body, Date.now()),
+  operation: ({ params, body, principal, requestId }) =>
+    pauseNotification(holdStore, params, body, Date.now(), auditContextOf(principal, requestId)),
 });

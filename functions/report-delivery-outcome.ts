@@ -22,7 +22,12 @@ export const handler = createHandler({
     // Whichever call completes the run records its totals: this report, its repeat, or the dispatcher's minute.
     if (result.completedRun) {
       recordCompletedRun(result.completedRun.recipients);
-      await countSettledRun(suspensionStore, result.completedRun, settings.suspendAfterFailedRuns);
+      await countSettledRun(
+        suspensionStore,
+        result.completedRun,
+        settings.suspendAfterFailedRuns,
+        Date.now(),
+      );
     }
   },
 });

@@ -1,3 +1,4 @@
+import { auditContextOf } from '#lib/domain/audit/audit';
 import { resumeNotification } from '#lib/domain/governance/governance-writes';
 import { createHandler } from '#lib/http/create-handler';
 import { notificationPath } from '#lib/http/schemas/paths';
@@ -9,5 +10,6 @@ export const handler = createHandler({
   route: resumeNotificationRoute,
   access: 'admin',
   params: notificationPath,
-  operation: ({ params }) => resumeNotification(holdStore, params, Date.now()),
+  operation: ({ params, principal, requestId }) =>
+    resumeNotification(holdStore, params, Date.now(), auditContextOf(principal, requestId)),
 });

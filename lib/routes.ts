@@ -81,13 +81,14 @@ export const updateNotificationRoute = {
   timeoutSeconds: TIMEOUT_SECONDS,
   memoryMiB: MEMORY_MIB,
   tableActions: [
-    // The schedule entry beside an update of other fields (lib/store/notifications/notifications.ts).
+    // The caller; a new owner.
     AUTHENTICATION,
-    // One conditional UpdateItem of the notification, no read first.
+    // The notification's UpdateItem on condition of the version read, in one transaction with the Put of
+    // its audit event (lib/store/notifications/notifications.ts); an older item's lists moved once.
     'dynamodb:UpdateItem',
-    // A schedule change's new state: its schedule entry (lib/store/notifications/scheduled-notifications.ts).
+    // The audit event; a schedule change's new state: its schedule entry (lib/store/notifications/scheduled-notifications.ts).
     'dynamodb:PutItem',
-    // The notification with its entry, for an empty body or a refused schedule change.
+    // The notification with its entry and version, read before the write.
     'dynamodb:Query',
   ],
   ownErrors: ['conflict'],
@@ -361,12 +362,14 @@ export const reportDeliveryOutcomeRoute = {
   memoryMiB: MEMORY_MIB,
   // The delivery and the run updated in one transaction with a check of the notification (a bounce
   // also upserts its suppression there); the run read (GetItem) and its status settled after. A
-  // bounce reads its delivery and run first, in one BatchGetItem.
+  // bounce reads its delivery and run first, in one BatchGetItem. A run that suspends its
+  // notification puts the `suspended` audit event in the hold's transaction (PutItem).
   tableActions: [
     AUTHENTICATION,
     'dynamodb:UpdateItem',
     'dynamodb:ConditionCheckItem',
     'dynamodb:BatchGetItem',
+    'dynamodb:PutItem',
   ],
   ownErrors: ['conflict'],
   businessMetrics: ['DeliveriesDelivered', 'DeliveriesFailed'],
@@ -573,10 +576,10 @@ export const pauseNotificationRoute = {
     AUTHENTICATION,
     // The notification with its schedule entry (lib/store/notifications/scheduled-notifications.ts).
     'dynamodb:Query',
-    // One conditional UpdateItem of its hold, a schedule change (lib/store/governance/notification-holds.ts);
-    // the entry's version when its instants stay.
+    // The conditional UpdateItem of its hold, a schedule change, in one transaction with its audit event
+    // (lib/store/governance/hold-writes.ts); the entry's version when its instants stay.
     'dynamodb:UpdateItem',
-    // The schedule entry the hold calls for.
+    // The audit event; the schedule entry the hold calls for.
     'dynamodb:PutItem',
   ],
   ownErrors: ['conflict'],
@@ -595,13 +598,37 @@ export const resumeNotificationRoute = {
     AUTHENTICATION,
     // The notification with its schedule entry (lib/store/notifications/scheduled-notifications.ts).
     'dynamodb:Query',
-    // One conditional UpdateItem of its hold, a schedule change (lib/store/governance/notification-holds.ts);
-    // the entry's version when its instants stay.
+    // The conditional UpdateItem of its hold, a schedule change, in one transaction with its audit event
+    // (lib/store/governance/hold-writes.ts); the entry's version when its instants stay.
     'dynamodb:UpdateItem',
-    // The schedule entry the hold calls for.
+    // The audit event; the schedule entry the hold calls for.
     'dynamodb:PutItem',
   ],
   ownErrors: ['conflict'],
+} as const satisfies RouteFacts;
+
+export const listNotificationEventsRoute = {
+  operation: 'list-notification-events',
+  method: 'GET',
+  path: '/v1/deployments/{deploymentId}/notifications/{id}/events',
+  repeat: 'safe',
+  summary: "List a notification's audit events (who changed it, and how), newest first",
+  timeoutSeconds: TIMEOUT_SECONDS,
+  memoryMiB: MEMORY_MIB,
+  // The notification (404 once deleted); one page of its audit partition.
+  tableActions: [AUTHENTICATION, 'dynamodb:Query'],
+} as const satisfies RouteFacts;
+
+export const listDeploymentEventsRoute = {
+  operation: 'list-deployment-events',
+  method: 'GET',
+  path: '/v1/deployments/{deploymentId}/events',
+  repeat: 'safe',
+  summary: "List a deployment's audit events, deleted notifications' included, newest first",
+  timeoutSeconds: TIMEOUT_SECONDS,
+  memoryMiB: MEMORY_MIB,
+  // One page of the deployment's events index, or of one notification's audit partition.
+  tableActions: [AUTHENTICATION, 'dynamodb:Query'],
 } as const satisfies RouteFacts;
 
 /** Every route, in the order the local adapter matches them and the API description lists them. */
@@ -636,6 +663,8 @@ export const routes = [
   removeSuppressionRoute,
   pauseNotificationRoute,
   resumeNotificationRoute,
+  listNotificationEventsRoute,
+  listDeploymentEventsRoute,
 ] as const;
 
 export type Route = (typeof routes)[number];

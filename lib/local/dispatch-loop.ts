@@ -31,7 +31,8 @@ export async function dispatchOnce(
     concurrency: config().dispatchConcurrency,
   });
   const settled = await settleStalledRuns(stalledRunStore, now);
-  for (const run of settled) await countSettledRun(suspensionStore, run, config().suspendAfterFailedRuns);
+  for (const run of settled)
+    await countSettledRun(suspensionStore, run, config().suspendAfterFailedRuns, now);
   const settledNote = settled.length > 0 ? `; ${settled.length} runs left awaiting outcomes settled` : '';
   return { summary, settled: settled.length, line: `${summaryLine(now, summary)}${settledNote}` };
 }

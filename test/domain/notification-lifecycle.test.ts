@@ -14,7 +14,7 @@ import {
 import type { PageWindow } from '#lib/domain/paging';
 import type { RecipientOutput } from '#lib/domain/recipients/recipients';
 import { NotFoundError, ValidationError } from '#lib/errors';
-import { dailyNotification } from '#test/support/domain-fixtures';
+import { dailyNotification, testAudit, testAuditEvent } from '#test/support/domain-fixtures';
 
 /** Reading, listing and deleting notifications and removing recipients, against ports held in memory. */
 
@@ -51,13 +51,15 @@ describe('getNotification', () => {
 
 describe('deleteNotification', () => {
   it('deletes the notification named', async () => {
-    const deleted: number[][] = [];
-    await deleteNotification({ delete: async (...args) => deleted.push(args) > 0 }, ref);
-    expect(deleted).toEqual([[7, 700]]);
+    const deleted: unknown[][] = [];
+    await deleteNotification({ delete: async (...args) => deleted.push(args) > 0 }, ref, testAudit, 0);
+    expect(deleted).toEqual([[7, 700, { ...testAuditEvent(ref, 'deleted'), at: new Date(0).toISOString() }]]);
   });
 
   it('is not found when there was nothing to delete', async () => {
-    await expect(deleteNotification({ delete: async () => false }, ref)).rejects.toThrow(notFound);
+    await expect(deleteNotification({ delete: async () => false }, ref, testAudit, 0)).rejects.toThrow(
+      notFound,
+    );
   });
 });
 

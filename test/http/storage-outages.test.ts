@@ -139,6 +139,8 @@ const validRequests: Record<Operation, () => Sent> = {
     body: { reason: 'outage' },
   }),
   'resume-notification': () => ({ path: `${NOTIFICATION}/resume`, token: ADMIN_KEY }),
+  'list-notification-events': () => ({ path: `${NOTIFICATION}/events`, token: ADMIN_KEY }),
+  'list-deployment-events': () => ({ path: '/v1/deployments/7/events', token: ADMIN_KEY }),
 };
 
 /** An embed user of acme with a self-service subscription, made before any outage. */

@@ -1,3 +1,4 @@
+import { type AuditContext, auditEvent, type NewAuditEvent } from '#lib/domain/audit/audit';
 import {
   governanceOf,
   MAX_PAUSE_DAYS,
@@ -43,7 +44,8 @@ export interface HoldStore {
     hold: NotificationHold,
     version: number,
     clearFailedRuns: boolean,
-  ): Promise<{ notification: Notification; scheduleVersion: number } | undefined>;
+    event: NewAuditEvent,
+  ): Promise<{ scheduleVersion: number } | undefined>;
   storeSchedule(
     target: NotificationRef,
     state: ScheduleState,
@@ -72,6 +74,7 @@ async function changeHold(
   store: HoldStore,
   target: NotificationRef,
   now: number,
+  event: NewAuditEvent,
   next: (read: ScheduledNotification) => { hold: NotificationHold; clearFailedRuns: boolean } | undefined,
 ): Promise<NotificationDto> {
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
@@ -79,9 +82,10 @@ async function changeHold(
     if (!read) throw new NotFoundError(`Notification ${target.id} of deployment ${target.deploymentId}`);
     const change = next(read.scheduled);
     if (!change) return toNotificationDto(read.scheduled, now);
-    const written = await store.writeHold(target, change.hold, read.version, change.clearFailedRuns);
+    const written = await store.writeHold(target, change.hold, read.version, change.clearFailedRuns, event);
     if (!written) continue;
-    const { notification, scheduleVersion } = written;
+    const { scheduleVersion } = written;
+    const notification: Notification = { ...read.scheduled.notification, hold: change.hold };
     const state = planSchedule(notification, now);
     await store.storeSchedule(target, state, scheduleSignature(notification), scheduleVersion);
     return toNotificationDto({ ...read.scheduled, notification, schedule: state }, now);
@@ -95,13 +99,17 @@ export function pauseNotification(
   target: NotificationRef,
   input: PauseInput,
   now: number,
+  audit: AuditContext,
 ): Promise<NotificationDto> {
   checkPause(input, now);
   const pause = { until: input.until ?? null, reason: input.reason ?? null };
-  return changeHold(store, target, now, ({ notification }) => ({
-    hold: { ...notification.hold, pause },
-    clearFailedRuns: false,
-  }));
+  const event = auditEvent(audit, target, 'paused', null, now);
+  return changeHold(store, target, now, event, ({ notification }) => {
+    const held = notification.hold.pause;
+    // The same pause again changes nothing: nothing is written, nothing recorded.
+    if (held && held.until === pause.until && held.reason === pause.reason) return undefined;
+    return { hold: { ...notification.hold, pause }, clearFailedRuns: false };
+  });
 }
 
 /**
@@ -112,8 +120,10 @@ export function resumeNotification(
   store: HoldStore,
   target: NotificationRef,
   now: number,
+  audit: AuditContext,
 ): Promise<NotificationDto> {
-  return changeHold(store, target, now, (read) => {
+  const event = auditEvent(audit, target, 'resumed', null, now);
+  return changeHold(store, target, now, event, (read) => {
     if (governanceOf(read.notification, read.owner ?? 'active', now).status === 'orphaned')
       throw new ConflictError(
         'The notification is orphaned: its owner is not an active console user; transfer it (ownerUserId) before resuming',

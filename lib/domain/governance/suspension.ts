@@ -1,3 +1,4 @@
+import { auditEvent, type NewAuditEvent, systemContext } from '#lib/domain/audit/audit';
 import type { NotificationHold } from '#lib/domain/governance/governance';
 import type { NotificationRef } from '#lib/domain/notifications/notification';
 import { isComplete, type Run } from '#lib/domain/runs/runs';
@@ -24,6 +25,7 @@ export interface SuspensionStore {
     hold: NotificationHold,
     version: number,
     clearFailedRuns: boolean,
+    event: NewAuditEvent,
   ): Promise<unknown>;
 }
 
@@ -32,7 +34,12 @@ const failedToEveryone = (run: Run) =>
   run.status === 'completed_with_failures' && run.recipients.delivered === 0;
 
 /** Takes a run that has just completed into its notification's count; true when that suspended it. */
-export async function countSettledRun(store: SuspensionStore, run: Run, limit: number): Promise<boolean> {
+export async function countSettledRun(
+  store: SuspensionStore,
+  run: Run,
+  limit: number,
+  now: number,
+): Promise<boolean> {
   if (run.trigger !== 'schedule' || !isComplete(run.status)) return false;
   const ref = { deploymentId: run.deploymentId, id: run.notificationId };
   if (run.recipients.delivered > 0) {
@@ -43,6 +50,13 @@ export async function countSettledRun(store: SuspensionStore, run: Run, limit: n
   const counted = await store.countFailedRun(ref);
   if (!counted || counted.count < limit || counted.hold.suspended) return false;
   // A change in between (a pause, a resume) wins: the next failed run counts again.
-  const written = await store.writeHold(ref, { ...counted.hold, suspended: true }, counted.version, false);
+  const event = auditEvent(systemContext(), ref, 'suspended', null, now);
+  const written = await store.writeHold(
+    ref,
+    { ...counted.hold, suspended: true },
+    counted.version,
+    false,
+    event,
+  );
   return written !== undefined;
 }

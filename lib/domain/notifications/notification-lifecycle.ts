@@ -1,3 +1,4 @@
+import { type AuditContext, auditEvent, type NewAuditEvent } from '#lib/domain/audit/audit';
 import type { HeldKey, IdempotencyKeys } from '#lib/domain/idempotency';
 import {
   type Notification,
@@ -86,7 +87,9 @@ export interface NotificationCreation extends IdempotencyKeys {
   create(
     draft: Omit<Notification, 'id'>,
     schedule: ScheduleState & { signature: string },
-    held?: HeldKey,
+    held: HeldKey | undefined,
+    /** The `created` event, written in the create's transaction. */
+    record: (notification: Notification) => NewAuditEvent,
   ): Promise<Notification>;
   /** Whether the notification still exists (a key's repeat after its delete is 404). */
   isLive(ref: NotificationRef): Promise<boolean>;
@@ -94,8 +97,11 @@ export interface NotificationCreation extends IdempotencyKeys {
 
 /** Delete. */
 export interface NotificationDeletion {
-  /** Removes the notification and everything stored under it; false when there was no notification. */
-  delete(deploymentId: number, id: number): Promise<boolean>;
+  /**
+   * Removes the notification and everything stored under it, and records `event`, in one write; false
+   * when there was no notification (and nothing is recorded).
+   */
+  delete(deploymentId: number, id: number, event: NewAuditEvent): Promise<boolean>;
 }
 
 /** List a deployment's notifications. */
@@ -136,8 +142,12 @@ export async function getNotification(
 export async function deleteNotification(
   notifications: NotificationDeletion,
   target: NotificationRef,
+  audit: AuditContext,
+  now: number,
 ): Promise<void> {
-  if (!(await notifications.delete(target.deploymentId, target.id))) throw notificationNotFound(target);
+  const event = auditEvent(audit, target, 'deleted', null, now);
+  if (!(await notifications.delete(target.deploymentId, target.id, event)))
+    throw notificationNotFound(target);
 }
 
 function filterOf(query: ListNotificationsQuery): NotificationFilter {

@@ -1,3 +1,4 @@
+import type { AuditContext } from '#lib/domain/audit/audit';
 import type { EmbedUser } from '#lib/domain/entities';
 import {
   type NotificationDto,
@@ -193,6 +194,8 @@ export async function deleteSubscription(
   deletion: NotificationDeletion,
   principal: Subscriber['principal'],
   id: number,
+  audit: AuditContext,
+  now: number,
 ): Promise<void> {
-  await deleteNotification(deletion, refOf(await ownSubscription(directory, principal, id)));
+  await deleteNotification(deletion, refOf(await ownSubscription(directory, principal, id)), audit, now);
 }

@@ -1,7 +1,9 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { NewAuditEvent } from '#lib/domain/audit/audit';
 import type { NotificationOwner, NotificationRef } from '#lib/domain/notifications/notification';
 import type { NotificationDeletion } from '#lib/domain/notifications/notification-lifecycle';
 import { ConflictError } from '#lib/errors';
+import { auditEventPut } from '#lib/store/audit/audit-events';
 import { encodePurge } from '#lib/store/codecs/purges';
 import {
   countKey,
@@ -46,10 +48,15 @@ const MAX_OWNER_ATTEMPTS = 3;
  * the first try assumes no embed owner, and its refusal returns the item, whose owner the next try
  * names (so a delete of any other notification stays one request).
  */
-async function deleteNotification(deploymentId: number, id: number, now = Date.now()): Promise<boolean> {
+async function deleteNotification(
+  deploymentId: number,
+  id: number,
+  event: NewAuditEvent,
+  now = Date.now(),
+): Promise<boolean> {
   let owner: EmbedOwner | undefined;
   for (let attempt = 1; attempt <= MAX_OWNER_ATTEMPTS; attempt++) {
-    const result = await deleteOwnedBy({ deploymentId, id }, owner, now);
+    const result = await deleteOwnedBy({ deploymentId, id }, owner, event, now);
     if (typeof result === 'boolean') return result;
     owner = result.owner;
   }
@@ -59,6 +66,7 @@ async function deleteNotification(deploymentId: number, id: number, now = Date.n
 async function deleteOwnedBy(
   ref: NotificationRef,
   owner: EmbedOwner | undefined,
+  event: NewAuditEvent,
   now: number,
 ): Promise<Attempt> {
   const table = tableName();
@@ -89,6 +97,8 @@ async function deleteOwnedBy(
         },
       },
       ...(owner ? ownedRemovals(owner, ref.id) : []),
+      // Outside the partition the purge empties: the trail outlives the notification.
+      auditEventPut(event),
     ],
   });
   return transact<Attempt>(() => documentClient().send(transaction), {

@@ -1,9 +1,10 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { NewAuditEvent } from '#lib/domain/audit/audit';
 import type { NotificationHold } from '#lib/domain/governance/governance';
-import type { Notification, NotificationRef } from '#lib/domain/notifications/notification';
-import { decodeNotification, scheduleMarksOf } from '#lib/store/codecs/notifications';
+import type { NotificationRef } from '#lib/domain/notifications/notification';
+import { auditEventPut } from '#lib/store/audit/audit-events';
 import { documentClient, tableName } from '#lib/store/dynamo/client';
-import { ifConditionHolds } from '#lib/store/dynamo/conditional';
+import { transact } from '#lib/store/dynamo/conditional';
 import * as keys from '#lib/store/dynamo/item-keys';
 import { scheduleChangeMark } from '#lib/store/notifications/schedule-change-mark';
 
@@ -17,44 +18,52 @@ import { scheduleChangeMark } from '#lib/store/notifications/schedule-change-mar
 export const FAILED_RUNS_ATTRIBUTE = 'failedRunStreak';
 
 /**
- * One conditional UpdateItem of the hold, on condition that the item is still at `version`; with
- * `clearFailedRuns` the count starts again. The notification after it; undefined when it changed or is gone.
+ * One transaction: a conditional UpdateItem of the hold, on condition that the item is still at
+ * `version` (with `clearFailedRuns` the count starts again), and the Put of its audit event. The new
+ * schedule version; undefined when the item changed or is gone.
  */
 export async function updateHold(
   target: NotificationRef,
   hold: NotificationHold,
   version: number,
   clearFailedRuns: boolean,
-): Promise<{ notification: Notification; scheduleVersion: number } | undefined> {
+  event: NewAuditEvent,
+): Promise<{ scheduleVersion: number } | undefined> {
   const mark = scheduleChangeMark(target);
-  const written = await ifConditionHolds(() =>
+  const send = () =>
     documentClient().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.notification(target.deploymentId, target.id),
-        UpdateExpression: [
-          `SET ${['#hold = :hold', ...(clearFailedRuns ? ['#failedRuns = :zero'] : []), ...mark.sets].join(', ')}`,
-          'ADD #version :one',
-        ].join(' '),
-        // An item written before versions has none: it is at version 0.
-        ConditionExpression:
-          version === 0
-            ? 'attribute_exists(pk) AND (attribute_not_exists(#version) OR #version = :read)'
-            : 'attribute_exists(pk) AND #version = :read',
-        ExpressionAttributeNames: {
-          '#hold': 'hold',
-          '#version': 'version',
-          ...(clearFailedRuns && { '#failedRuns': FAILED_RUNS_ATTRIBUTE }),
-          ...mark.names,
-        },
-        ExpressionAttributeValues: { ':hold': hold, ':read': version, ':one': 1, ...mark.values },
-        ReturnValues: 'ALL_NEW',
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: tableName(),
+              Key: keys.notification(target.deploymentId, target.id),
+              UpdateExpression: [
+                `SET ${['#hold = :hold', ...(clearFailedRuns ? ['#failedRuns = :zero'] : []), ...mark.sets].join(', ')}`,
+                'ADD #version :one',
+              ].join(' '),
+              // An item written before versions has none: it is at version 0.
+              ConditionExpression:
+                version === 0
+                  ? 'attribute_exists(pk) AND (attribute_not_exists(#version) OR #version = :read)'
+                  : 'attribute_exists(pk) AND #version = :read',
+              ExpressionAttributeNames: {
+                '#hold': 'hold',
+                '#version': 'version',
+                ...(clearFailedRuns && { '#failedRuns': FAILED_RUNS_ATTRIBUTE }),
+                ...mark.names,
+              },
+              ExpressionAttributeValues: { ':hold': hold, ':read': version, ':one': 1, ...mark.values },
+            },
+          },
+          auditEventPut(event),
+        ],
       }),
-    ),
-  );
-  if (!written?.Attributes) return undefined;
-  return {
-    notification: decodeNotification(written.Attributes),
-    scheduleVersion: scheduleMarksOf(written.Attributes).scheduleVersion,
-  };
+    );
+  const outcome = await transact<'written' | 'changed'>(send, {
+    written: 'written',
+    cancelled: ({ failedAt }) => (failedAt(0) ? 'changed' : undefined),
+  });
+  // The mark set `scheduleVersion` to the version after this write.
+  return outcome === 'written' ? { scheduleVersion: version + 1 } : undefined;
 }
