@@ -165,11 +165,11 @@ async function deliveries({ figures }: Bench, n: number, outbox: string) {
   const failing = await sentRun(2, n);
   await Promise.all(failing.jobIds.map((jobId) => report(jobId, failed)));
   const { deploymentId, notificationId: id, runId } = failing.ref;
-  const retried = () => retryRun(retryStore, sink, { deploymentId, id, runId }, { now: Date.now() });
+  const retried = () => retryRun(retryStore, sink, { deploymentId, id, runId }, { now: Date.now(), audit: systemContext() });
   const retry = await watch(() => timed(retried));
-  // Per page of 97 failed deliveries: the page, its addresses' suppressions, the embed rows, the race
+  // Per page of 96 failed deliveries: the page, its addresses' suppressions, the embed rows, the race
   // guard's read, a transaction.
-  gate(`retry of ${n} failed deliveries: DynamoDB requests`, retry.work.requests, 6 + 5 * Math.ceil(n / 97));
+  gate(`retry of ${n} failed deliveries: DynamoDB requests`, retry.work.requests, 6 + 5 * Math.ceil(n / 96));
   show(`retry of ${n}: write units (meter)`, round(retry.work.writeUnits, 1), 'WCU');
   show(`retry of ${n}: time`, ms(retry.result.ms));
   gate(`retry of ${n}: deliveries left failed`, retry.result.result.run.recipients.failed, 0);

@@ -341,7 +341,7 @@ export const retryRunRoute = {
     'dynamodb:UpdateItem',
     // In that transaction: the notification still exists.
     'dynamodb:ConditionCheckItem',
-    // An Idempotency-Key's record; given back by a request that failed.
+    // An Idempotency-Key's record (given back by a request that failed); the retry's audit event.
     'dynamodb:PutItem',
     'dynamodb:DeleteItem',
   ],
