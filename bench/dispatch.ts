@@ -165,7 +165,8 @@ async function deliveries({ figures }: Bench, n: number, outbox: string) {
   const failing = await sentRun(2, n);
   await Promise.all(failing.jobIds.map((jobId) => report(jobId, failed)));
   const { deploymentId, notificationId: id, runId } = failing.ref;
-  const retried = () => retryRun(retryStore, sink, { deploymentId, id, runId }, { now: Date.now(), audit: systemContext() });
+  const retried = () =>
+    retryRun(retryStore, sink, { deploymentId, id, runId }, { now: Date.now(), audit: systemContext() });
   const retry = await watch(() => timed(retried));
   // Per page of 96 failed deliveries: the page, its addresses' suppressions, the embed rows, the race
   // guard's read, a transaction.
