@@ -263,6 +263,8 @@ describe('size', () => {
         0,
       );
       expect(bytes).toBeLessThan(400 * 1024);
+      // Expires through the table's TTL attribute AUDIT_RETENTION_DAYS (365 by default) after its instant.
+      expect(item.expiresAt).toBe(Math.floor(Date.parse(String(item.at)) / 1000) + 365 * 24 * 60 * 60);
     }
     const [updated] = await eventsOf(id);
     expect(updated?.changes).toMatchObject({
