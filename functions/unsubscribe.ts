@@ -10,5 +10,6 @@ export const handler = createPublicHandler({
   route: unsubscribeRoute,
   query: unsubscribeQuery,
   anyBody: true,
-  operation: async ({ query }) => unsubscribe(unsubscribeStore, query.token, await unsubscribeKey()),
+  operation: async ({ query, requestId }) =>
+    unsubscribe(unsubscribeStore, query.token, await unsubscribeKey(), { now: Date.now(), requestId }),
 });

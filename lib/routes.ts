@@ -395,11 +395,13 @@ export const unsubscribeRoute = {
   summary: 'Unsubscribe a recipient in one click (RFC 8058), by its signed token',
   timeoutSeconds: TIMEOUT_SECONDS,
   memoryMiB: MEMORY_MIB,
-  // The recipient row, deleted by its key if it is the token's subscription; the token alone authorizes it.
-  tableActions: ['dynamodb:DeleteItem'],
+  // The recipient row (and a console user's name for the audit event), read by key; the row deleted by
+  // its key if it is the token's subscription, in one transaction with the `unsubscribed` audit event
+  // (PutItem). The token alone authorizes it.
+  tableActions: ['dynamodb:GetItem', 'dynamodb:DeleteItem', 'dynamodb:PutItem'],
   readsUnsubscribeKey: true,
-  // It takes any body or none (RFC 8058), held to the size of every body.
-  ownErrors: ['payload_too_large'],
+  // It takes any body or none (RFC 8058), held to the size of every body; a row that keeps changing under it.
+  ownErrors: ['payload_too_large', 'conflict'],
 } as const satisfies RouteFacts;
 
 export const getUnsubscribePageRoute = {

@@ -38,10 +38,12 @@ const signedPayload = (parts: unknown, json = JSON.stringify(parts)) => {
   return `${payload}.${createHmac('sha256', key).update(`unsubscribe.${payload}`).digest('base64url')}`;
 };
 
+const request = { now: 0, requestId: 'test-request' };
+
 async function refusalOf(token: string) {
   const { store, removed } = recordingStore();
   const error = await tokens()
-    .unsubscribe(store, token, key)
+    .unsubscribe(store, token, key, request)
     .then(
       () => undefined,
       (caught: unknown) => caught,
@@ -59,8 +61,8 @@ describe('unsubscribe tokens', () => {
       const { store, removed } = recordingStore();
       const token = tokens().unsubscribeToken(target, key);
       const answer = { unsubscribed: true, deploymentId: 7, notificationId: 700 };
-      expect(await tokens().unsubscribe(store, token, key)).toEqual(answer);
-      expect(await tokens().unsubscribe(store, token, key)).toEqual(answer);
+      expect(await tokens().unsubscribe(store, token, key, request)).toEqual(answer);
+      expect(await tokens().unsubscribe(store, token, key, request)).toEqual(answer);
       expect(removed).toEqual([target, target]);
     }
   });
@@ -71,11 +73,11 @@ describe('unsubscribe tokens', () => {
     expect(token).not.toBe(tokens().unsubscribeToken(user, key));
     expect(token).not.toBe(tokens().unsubscribeToken({ ...user, subscriptionNonce: 'other' }, key));
     const current = recordingStore();
-    await tokens().unsubscribe(current.store, token, key);
+    await tokens().unsubscribe(current.store, token, key, request);
     expect(current.removed).toEqual([bound]);
     const made = recordingStore({ replaced: true });
     const error = await tokens()
-      .unsubscribe(made.store, token, key)
+      .unsubscribe(made.store, token, key, request)
       .catch((caught: unknown) => caught);
     expect(error).toMatchObject({
       name: 'ValidationError',
@@ -157,8 +159,8 @@ describe('unsubscribe tokens', () => {
     await refusalOf(signedPayload(undefined, '[1,7,'));
     // The signed form of what the service issues is accepted: the refusals above are for their shape.
     const { store, removed } = recordingStore();
-    await tokens().unsubscribe(store, signedPayload([1, 7, 700, 'U', 3]), key);
-    await tokens().unsubscribe(store, signedPayload([2, 7, 700, 'E', 'acme', 'ann', 'n0nce']), key);
+    await tokens().unsubscribe(store, signedPayload([1, 7, 700, 'U', 3]), key, request);
+    await tokens().unsubscribe(store, signedPayload([2, 7, 700, 'E', 'acme', 'ann', 'n0nce']), key, request);
     expect(removed).toEqual([
       user,
       {

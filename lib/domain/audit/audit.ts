@@ -131,6 +131,14 @@ export const updateAction = (changes: FieldChanges): AuditAction => {
   return fields.length === 1 && fields[0] === 'owner' ? 'owner_changed' : 'updated';
 };
 
+/** The recipients a recipients event lists as output items; `count` says how many changed in all. */
+const LISTED_RECIPIENTS = 100;
+
+export const recipientChanges = (recipients: readonly RecipientOutput[]): AuditChanges => ({
+  count: recipients.length,
+  recipients: recipients.slice(0, LISTED_RECIPIENTS),
+});
+
 /** An event before storage gives it its id. */
 export type NewAuditEvent = Omit<AuditEvent, 'eventId'>;
 

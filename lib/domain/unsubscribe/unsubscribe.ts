@@ -1,5 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { type AuditContext, auditEvent, type NewAuditEvent, recipientChanges } from '#lib/domain/audit/audit';
 import type { NotificationRef } from '#lib/domain/notifications/notification';
+import type { RecipientOutput } from '#lib/domain/recipients/recipients';
 import { normalizeExternalId } from '#lib/domain/recipients/recipients-input';
 import type { SubscriptionNonce } from '#lib/domain/recipients/recipients-resolution';
 import type { JobRecipient } from '#lib/domain/runs/runs';
@@ -149,11 +151,15 @@ export function unsubscribeTargetOf(job: {
 
 export interface UnsubscribeStore {
   /**
-   * Removes the target's subscription, in one conditional request: false (and nothing removed) when
-   * the recipient's row is another subscription than the target's. Removing one that is gone changes
-   * nothing and answers true.
+   * Removes the target's subscription and records `eventOf` the recipient removed, in one transaction
+   * conditional on the row being the target's subscription: false (and nothing removed) when the
+   * recipient's row is another subscription than the target's. Removing one that is gone changes
+   * nothing, records nothing and answers true.
    */
-  removeSubscription(target: UnsubscribeTarget): Promise<boolean>;
+  removeSubscription(
+    target: UnsubscribeTarget,
+    eventOf: (removed: RecipientOutput) => NewAuditEvent,
+  ): Promise<boolean>;
   /** Whether the recipient's row is another subscription than the target's (false when there is none). */
   isReplaced(target: UnsubscribeTarget): Promise<boolean>;
 }
@@ -172,9 +178,13 @@ export async function unsubscribe(
   store: Pick<UnsubscribeStore, 'removeSubscription'>,
   token: string,
   key: Buffer,
+  request: { now: number; requestId: string | null },
 ): Promise<UnsubscribeAnswer> {
   const target = readUnsubscribeToken(token, key);
-  if (!(await store.removeSubscription(target))) throw expired();
+  const context: AuditContext = { actor: { type: 'RECIPIENT' }, requestId: request.requestId };
+  const eventOf = (removed: RecipientOutput) =>
+    auditEvent(context, target, 'unsubscribed', recipientChanges([removed]), request.now);
+  if (!(await store.removeSubscription(target, eventOf))) throw expired();
   return { unsubscribed: true, deploymentId: target.deploymentId, notificationId: target.id };
 }
 
