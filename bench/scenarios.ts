@@ -106,8 +106,8 @@ export const scenarios: Record<Operation, Scenario> = {
     params: notification700,
     body: () => ({ recipients: [{ type: 'USER', id: 999 }] }),
     status: 204,
-    // The notification (the 404), a BatchWriteItem of one delete, the notification again (the race guard).
-    budget: { requests: 3, readUnits: 2, writeUnits: 2 },
+    // The notification (the 404), the row by key: there is none, so nothing is written or recorded.
+    budget: { requests: 2, readUnits: 2, writeUnits: 0 },
   },
   'get-api-spec': {
     description: 'the OpenAPI document, unauthenticated',

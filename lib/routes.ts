@@ -303,9 +303,16 @@ export const removeRecipientsRoute = {
     AUTHENTICATION,
     // An embed recipient's row found by its embed user id on gsi2.
     'dynamodb:Query',
-    // The rows, 25 per call.
+    // The console users' rows and the users (the audit event's output items), 100 keys per call.
+    'dynamodb:BatchGetItem',
+    // Past the last 98 rows, the first, 25 per call.
     'dynamodb:BatchWriteItem',
+    // The last rows, in one transaction with the notification's check and the audit event.
+    'dynamodb:DeleteItem',
+    'dynamodb:ConditionCheckItem',
+    'dynamodb:PutItem',
   ],
+  ownErrors: ['conflict'],
 } as const satisfies RouteFacts;
 
 export const getApiSpecRoute = {

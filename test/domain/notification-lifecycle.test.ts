@@ -164,7 +164,10 @@ describe('removeRecipients', () => {
         return exists;
       },
     };
-    return { removed, remove: (items: RemovedRecipientInput[]) => removeRecipients(recipients, ref, items) };
+    return {
+      removed,
+      remove: (items: RemovedRecipientInput[]) => removeRecipients(recipients, ref, items, testAudit, 0),
+    };
   }
 
   it('removes console users and embed users, and drops Slack items (no Slack recipient can exist)', async () => {

@@ -27,6 +27,7 @@ beforeAll(async () => {
       { id: 7, name: 'Production' },
       { id: 8, name: 'Staging' },
     ],
+    embedTenants: [{ name: 'acme', issuer: 'https://acme.example.com' }],
     dashboards: [
       { id: 70, deploymentId: 7, publicId: 'sales', title: 'Sales', published: true },
       { id: 80, deploymentId: 8, publicId: 'staging', title: 'Staging', published: true },
@@ -237,6 +238,45 @@ describe('atomic with its change', () => {
     const stored = await api.request('GET', `${base()}/${id}`, { token: ADMIN_KEY });
     expect(stored.body.cronExpression).toBe('0 9 * * *');
     expect((await eventsOf(id)).map((event) => event.action)).toEqual(['created']);
+  });
+});
+
+describe('recipients', () => {
+  it('records a removal of 1,000 rows once, counting them all and listing the first 100', async () => {
+    const id = await create();
+    const path = `${base()}/${id}/recipients`;
+    const subscribers = Array.from({ length: 1000 }, (_, k) => ({
+      embedTenantName: 'acme',
+      externalId: `audit-${k}@acme.example`,
+    }));
+    const added = await api.request('POST', path, { token: ADMIN_KEY, body: { recipients: subscribers } });
+    expect(added.status).toBe(200);
+    const embedUserIds = added.body.createdRecipients.map(
+      (item: { embedUserId: number }) => item.embedUserId,
+    );
+    const targets = embedUserIds.map((embedUserId: number) => ({
+      type: 'EMBED_USER',
+      id: embedUserId,
+      embedTenantName: 'acme',
+    }));
+    const removed = await api.request('DELETE', path, { token: ADMIN_KEY, body: { recipients: targets } });
+    expect(removed.status).toBe(204);
+    const [event] = await eventsOf(id);
+    expect(event).toMatchObject({ action: 'recipients_removed', changes: { count: 1000 } });
+    const listed =
+      (event?.changes as { recipients: { embedUserId: number }[] } | undefined)?.recipients ?? [];
+    expect(listed.map((item) => item.embedUserId)).toEqual(embedUserIds.slice(0, 100));
+    // Every row is gone, and its item stays far under DynamoDB's 400 KB.
+    expect((await api.request('GET', `${path}?first=1`, { token: ADMIN_KEY })).body.items).toEqual([]);
+    const { Items = [] } = await documentClient().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': keys.auditPartition(7, id) },
+      }),
+    );
+    const largest = Math.max(...Items.map((item) => Buffer.byteLength(JSON.stringify(item))));
+    expect(largest).toBeLessThan(400 * 1024);
   });
 });
 

@@ -60,7 +60,10 @@ describe('storage failures', () => {
 
   it('answers 500 internal for anything unexpected, without its message, stack or names (logged instead)', async () => {
     const logs = captureLogs();
-    failOn('TransactWriteItems', named('TypeError', 'Cannot read properties of undefined (secret-internal-detail)'));
+    failOn(
+      'TransactWriteItems',
+      named('TypeError', 'Cannot read properties of undefined (secret-internal-detail)'),
+    );
     const response = await api.request('PUT', PATH, { token: ADMIN_KEY, body: { hour: 3 } });
     expect(response.status).toBe(500);
     expect(response.body).toEqual({
