@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { deadlineIn, randomHex } from '#lib/clock';
 import { config } from '#lib/config';
+import { systemContext } from '#lib/domain/audit/audit';
 import { dispatchPass, sendNow } from '#lib/domain/dispatch/dispatch';
 import type { Notification } from '#lib/domain/notifications/notification';
 import { reportOutcome } from '#lib/domain/runs/outcomes';
@@ -51,7 +52,7 @@ async function sendAndDispatch(notification: Notification, count: number, sink: 
     ...Array.from({ length: count }, (_, i) => row(i)),
   ]);
   const started = performance.now();
-  const options = { randomHex, now: NINE, minIntervalMs: 0 };
+  const options = { randomHex, now: NINE, minIntervalMs: 0, audit: systemContext() };
   const sent = await watch(() => timed(() => sendNow(sendNowStore, sink, notification, options)));
   const { result: run, ms: requestMs } = sent.result;
   const ref = { deploymentId: notification.deploymentId, notificationId: notification.id, runId: run.runId };
@@ -165,11 +166,12 @@ async function deliveries({ figures }: Bench, n: number, outbox: string) {
   const failing = await sentRun(2, n);
   await Promise.all(failing.jobIds.map((jobId) => report(jobId, failed)));
   const { deploymentId, notificationId: id, runId } = failing.ref;
-  const retried = () => retryRun(retryStore, sink, { deploymentId, id, runId }, { now: Date.now() });
+  const retried = () =>
+    retryRun(retryStore, sink, { deploymentId, id, runId }, { now: Date.now(), audit: systemContext() });
   const retry = await watch(() => timed(retried));
-  // Per page of 97 failed deliveries: the page, its addresses' suppressions, the embed rows, the race
+  // Per page of 96 failed deliveries: the page, its addresses' suppressions, the embed rows, the race
   // guard's read, a transaction.
-  gate(`retry of ${n} failed deliveries: DynamoDB requests`, retry.work.requests, 6 + 5 * Math.ceil(n / 97));
+  gate(`retry of ${n} failed deliveries: DynamoDB requests`, retry.work.requests, 6 + 5 * Math.ceil(n / 96));
   show(`retry of ${n}: write units (meter)`, round(retry.work.writeUnits, 1), 'WCU');
   show(`retry of ${n}: time`, ms(retry.result.ms));
   gate(`retry of ${n}: deliveries left failed`, retry.result.result.run.recipients.failed, 0);

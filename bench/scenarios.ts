@@ -80,8 +80,10 @@ export const scenarios: Record<Operation, Scenario> = {
     description: 'set the hour of a DAILY notification',
     params: notification700,
     body: (i) => ({ hour: 6 + (i % 12) }),
-    // A conditional write without a read (its gsi1, gsi2 and due entries too), then the schedule entry.
-    budget: { requests: 2, readUnits: 0, writeUnits: 8 },
+    // The notification with its entry (the version the write is conditional on); the transaction of
+    // the change (its gsi1, gsi2 and due entries too) and its audit event (and its gsi1 entry), whose
+    // writes cost double; then the schedule entry.
+    budget: { requests: 3, readUnits: 1, writeUnits: 15 },
   },
   'add-recipients': {
     // The steady state of a client that re-sends its recipient list.
@@ -147,8 +149,8 @@ export const scenarios: Record<Operation, Scenario> = {
     params: notification700,
     body: () => ({ recipients: [{ type: 'USER', id: 999 }] }),
     status: 204,
-    // The notification (the 404), a BatchWriteItem of one delete, the notification again (the race guard).
-    budget: { requests: 3, readUnits: 2, writeUnits: 2 },
+    // The notification (the 404), the row by key: there is none, so nothing is written or recorded.
+    budget: { requests: 2, readUnits: 2, writeUnits: 0 },
   },
   'get-api-spec': {
     description: 'the OpenAPI document, unauthenticated',
@@ -163,8 +165,8 @@ export const scenarios: Record<Operation, Scenario> = {
     // The notification, its dashboard link and dashboard, the last send-now; the run and the send-now marker
     // (a transaction: writes cost double); the recipients, their console users, the suppressions of
     // their addresses, the deliveries; the notification again (the race guard with a delete); the run
-    // finished, awaiting outcomes.
-    budget: { requests: 11, readUnits: 8, writeUnits: 12 },
+    // finished, awaiting outcomes. The `sent` audit event is one more Put in the run's transaction.
+    budget: { requests: 11, readUnits: 8, writeUnits: 14 },
   },
   'list-runs': {
     description: 'first page (first=10) of the runs of a notification',
@@ -207,8 +209,8 @@ export const scenarios: Record<Operation, Scenario> = {
     description: 'one-click unsubscribe of a recipient who is not (or no longer) subscribed',
     query: unsubscribeQuery,
     caller: 'public',
-    // One DeleteItem by key.
-    budget: { requests: 1, readUnits: 0, writeUnits: 1 },
+    // The row, read by key: there is none, so nothing is removed and nothing recorded.
+    budget: { requests: 1, readUnits: 1, writeUnits: 0 },
   },
   'get-unsubscribe-page': {
     description: 'the confirmation page of an unsubscribe link',
@@ -311,7 +313,8 @@ export const scenarios: Record<Operation, Scenario> = {
     // The notification with its entry, the conditional write of its hold with its hold entry (one
     // transaction: 11 write units, where the UpdateItem alone took 8), its schedule entry; the same
     // hold again keeps the entry's instants: its PutItem is refused and an UpdateItem takes the version.
-    budget: { requests: 4, readUnits: 1, writeUnits: 11 },
+    // The hold, its hold entry and its audit event are one transaction, whose writes cost double.
+    budget: { requests: 4, readUnits: 1, writeUnits: 15 },
   },
   'resume-notification': {
     description: 'resume a notification that is not held',
@@ -371,6 +374,20 @@ export const scenarios: Record<Operation, Scenario> = {
     description: 'send again a message of a webhook that does not exist',
     params: { ...noWebhook, messageId: `msg_${'0'.repeat(25)}_${'0'.repeat(24)}` },
     status: 404,
+    budget: { requests: 1, readUnits: 1, writeUnits: 0 },
+  },
+  'list-notification-events': {
+    description: 'first page (first=10) of the audit events of a notification',
+    params: notification700,
+    query: 'first=10',
+    // The notification (deleted: 404), then one Query of its audit partition.
+    budget: { requests: 2, readUnits: 2, writeUnits: 0 },
+  },
+  'list-deployment-events': {
+    description: "first page (first=10) of deployment 7's audit events",
+    params: { deploymentId: '7' },
+    query: 'first=10',
+    // One Query of the deployment's events index partition.
     budget: { requests: 1, readUnits: 1, writeUnits: 0 },
   },
 };

@@ -15,6 +15,9 @@ export function functionEnvironment(stage: StageConfig): Record<string, string> 
     PRINCIPAL_CACHE_SECONDS: String(stage.principalCacheSeconds),
     EMBED_KEYS_CACHE_SECONDS: String(stage.embedKeysCacheSeconds),
     RUN_RETENTION_DAYS: String(stage.runRetentionDays),
+    ...(stage.auditRetentionDays !== undefined && {
+      AUDIT_RETENTION_DAYS: String(stage.auditRetentionDays),
+    }),
   };
   try {
     readConfig({ ...environment, TABLE_NAME: stage.tableName });

@@ -46,14 +46,20 @@ export const DISPATCHER_TABLE_ACTIONS: readonly TableAction[] = [
 
 /**
  * The coordinator's table actions: one counting Query per shard of the due index; Queries of the runs
- * awaiting outcomes and an UpdateItem of each one a dead outcome report left unsettled.
+ * awaiting outcomes and an UpdateItem of each one a dead outcome report left unsettled; a run so
+ * settled that suspends its notification puts the `suspended` audit event (PutItem) in the hold's
+ * transaction.
  */
 export const COORDINATOR_TABLE_ACTIONS: readonly TableAction[] = [
   'dynamodb:Query',
   'dynamodb:UpdateItem',
-  // A settled run that suspends its notification: the hold and its hold entry, one transaction.
+  // A settled run that suspends its notification: the hold, its hold entry and its audit event, one
+  // transaction (and its webhook event).
   'dynamodb:PutItem',
   'dynamodb:DeleteItem',
+  // Its settles and suspensions read the deployment's webhook subscriptions, and a suspension whose
+  // event is wanted reads the notification's owner.
+  'dynamodb:GetItem',
 ];
 
 /** Counting what is due and starting the workers takes a second or two. */

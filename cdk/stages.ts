@@ -65,6 +65,8 @@ const stageSettingsSchema = z.strictObject({
     .refine((days) => RETENTION_DAYS.includes(days), `must be one of ${RETENTION_DAYS.join(', ')}`),
   /** Runs and their deliveries expire this many days after their instant. */
   runRetentionDays: wholeNumber(1, 3650),
+  /** Audit events expire this many days after their instant (absent: the functions' default, 365). */
+  auditRetentionDays: z.optional(wholeNumber(1, 3650)),
   /** How long a container trusts a cached user's role and state (0: look up on every request). */
   principalCacheSeconds: wholeNumber(0, 3600),
   /** How long a container keeps an embed tenant's keys: the bound on a rotated-out key still working. */

@@ -1,3 +1,4 @@
+import { auditContextOf } from '#lib/domain/audit/audit';
 import { createSubscription } from '#lib/domain/self-service/self-service-writes';
 import { callerOf } from '#lib/http/caller';
 import { createHandler } from '#lib/http/create-handler';
@@ -14,13 +15,14 @@ export const handler = createHandler({
   headers: idempotencyKeyHeader,
   body: jsonBody(createSubscriptionInput),
   success: { status: 201, location: (dto: { id: number }) => `/v1/embed/notifications/${dto.id}` },
-  operation: ({ body, headers, principal, settings }) =>
+  operation: ({ body, headers, principal, settings, requestId }) =>
     createSubscription(
       subscriptionCreation,
       subscriberOf(principal),
       body,
       settings,
       Date.now(),
+      auditContextOf(principal, requestId),
       headers['idempotency-key'] === undefined
         ? undefined
         : { caller: callerOf(principal), key: headers['idempotency-key'] },

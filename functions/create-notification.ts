@@ -1,3 +1,4 @@
+import { auditContextOf } from '#lib/domain/audit/audit';
 import { ownerOf } from '#lib/domain/governance/governance';
 import { createNotification } from '#lib/domain/notifications/notification-writes';
 import { callerOf } from '#lib/http/caller';
@@ -18,7 +19,7 @@ export const handler = createHandler({
   headers: idempotencyKeyHeader,
   body: jsonBody(createNotificationInput),
   success: { status: 201, location: notificationLocation },
-  operation: ({ params, headers, body, principal, settings }) =>
+  operation: ({ params, headers, body, principal, settings, requestId }) =>
     createNotification(
       notificationCreation,
       params.deploymentId,
@@ -26,6 +27,7 @@ export const handler = createHandler({
       settings,
       Date.now(),
       ownerOf(principal),
+      auditContextOf(principal, requestId),
       headers['idempotency-key'] === undefined
         ? undefined
         : { caller: callerOf(principal), key: headers['idempotency-key'] },

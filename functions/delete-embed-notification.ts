@@ -1,3 +1,4 @@
+import { auditContextOf } from '#lib/domain/audit/audit';
 import { deleteSubscription } from '#lib/domain/self-service/self-service';
 import { createHandler } from '#lib/http/create-handler';
 import { embedCallerOf, subscriptionPath } from '#lib/http/schemas/self-service';
@@ -12,8 +13,9 @@ export const handler = createHandler({
   access: 'embed-user',
   params: subscriptionPath,
   success: { status: 204 },
-  operation: ({ params, principal }) =>
+  operation: ({ params, principal, requestId }) =>
     deleteSubscription(subscriptionDirectory, notificationDeletion, embedCallerOf(principal), params.id, {
+      audit: auditContextOf(principal, requestId),
       recorder: eventRecorder,
       now: Date.now(),
     }),

@@ -1,3 +1,4 @@
+import { auditContextOf } from '#lib/domain/audit/audit';
 import { deleteNotification } from '#lib/domain/deletion/delete-notification';
 import { createHandler } from '#lib/http/create-handler';
 import { notificationPath } from '#lib/http/schemas/paths';
@@ -14,6 +15,10 @@ export const handler = createHandler({
   access: 'admin',
   params: notificationPath,
   success: { status: 204 },
-  operation: ({ params }) =>
-    deleteNotification(notificationDeletion, params, { recorder: eventRecorder, now: Date.now() }),
+  operation: ({ params, principal, requestId }) =>
+    deleteNotification(notificationDeletion, params, {
+      audit: auditContextOf(principal, requestId),
+      recorder: eventRecorder,
+      now: Date.now(),
+    }),
 });

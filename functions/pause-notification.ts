@@ -1,3 +1,4 @@
+import { auditContextOf } from '#lib/domain/audit/audit';
 import { pauseNotification } from '#lib/domain/governance/governance-writes';
 import { createHandler } from '#lib/http/create-handler';
 import { jsonBody } from '#lib/http/json-body';
@@ -13,6 +14,10 @@ export const handler = createHandler({
   access: 'admin',
   params: notificationPath,
   body: jsonBody(pauseInput, { optional: true }),
-  operation: ({ params, body }) =>
-    pauseNotification(holdStore, params, body, { recorder: eventRecorder, now: Date.now() }),
+  operation: ({ params, body, principal, requestId }) =>
+    pauseNotification(holdStore, params, body, {
+      audit: auditContextOf(principal, requestId),
+      recorder: eventRecorder,
+      now: Date.now(),
+    }),
 });

@@ -1,3 +1,4 @@
+import { auditContextOf } from '#lib/domain/audit/audit';
 import { removeRecipients } from '#lib/domain/notifications/notification-lifecycle';
 import { createHandler } from '#lib/http/create-handler';
 import { jsonBody } from '#lib/http/json-body';
@@ -13,5 +14,12 @@ export const handler = createHandler({
   params: notificationPath,
   body: jsonBody(removeRecipientsInput),
   success: { status: 204 },
-  operation: ({ params, body }) => removeRecipients(recipientRemoval, params, body.recipients),
+  operation: ({ params, body, principal, requestId }) =>
+    removeRecipients(
+      recipientRemoval,
+      params,
+      body.recipients,
+      auditContextOf(principal, requestId),
+      Date.now(),
+    ),
 });

@@ -1,3 +1,4 @@
+import { auditContextOf } from '#lib/domain/audit/audit';
 import { resumeNotification } from '#lib/domain/governance/governance-writes';
 import { createHandler } from '#lib/http/create-handler';
 import { notificationPath } from '#lib/http/schemas/paths';
@@ -10,6 +11,10 @@ export const handler = createHandler({
   route: resumeNotificationRoute,
   access: 'admin',
   params: notificationPath,
-  operation: ({ params }) =>
-    resumeNotification(holdStore, params, { recorder: eventRecorder, now: Date.now() }),
+  operation: ({ params, principal, requestId }) =>
+    resumeNotification(holdStore, params, {
+      audit: auditContextOf(principal, requestId),
+      recorder: eventRecorder,
+      now: Date.now(),
+    }),
 });

@@ -1,3 +1,4 @@
+import { auditContextOf } from '#lib/domain/audit/audit';
 import { retryRun } from '#lib/domain/runs/retry';
 import { callerOf } from '#lib/http/caller';
 import { createHandler } from '#lib/http/create-handler';
@@ -17,13 +18,13 @@ export const handler = createHandler({
   params: runPath,
   headers: idempotencyKeyHeader,
   success: { status: 202 },
-  operation: async ({ params, headers, principal, deadline, recordMetric }) => {
+  operation: async ({ params, headers, principal, deadline, recordMetric, requestId }) => {
     const key = headers['idempotency-key'];
     const { run, queued } = await retryRun(
       retryStore,
       jobSink(),
       params,
-      { now: Date.now(), deadline },
+      { now: Date.now(), deadline, audit: auditContextOf(principal, requestId) },
       key === undefined ? undefined : { caller: callerOf(principal), key },
     );
     recordMetric('DeliveriesRetried', queued);

@@ -1,4 +1,5 @@
 import { clockFrom, randomHex } from '#lib/clock';
+import { auditContextOf } from '#lib/domain/audit/audit';
 import { sendNow } from '#lib/domain/dispatch/dispatch';
 import { testSend } from '#lib/domain/runs/test-send';
 import { callerOf } from '#lib/http/caller';
@@ -25,9 +26,15 @@ export const handler = createHandler({
   headers: idempotencyKeyHeader,
   body: jsonBody(sendNowInput, { optional: true }),
   success: { status: 202 },
-  operation: async ({ params, headers, body, principal, settings, recordMetric }) => {
+  operation: async ({ params, headers, body, principal, settings, recordMetric, requestId }) => {
     const now = Date.now();
-    const options = { now, clock: clockFrom(now), randomHex, minIntervalMs: settings.sendNowMinIntervalMs };
+    const options = {
+      now,
+      clock: clockFrom(now),
+      randomHex,
+      minIntervalMs: settings.sendNowMinIntervalMs,
+      audit: auditContextOf(principal, requestId),
+    };
     const key = headers['idempotency-key'];
     const idempotency = key === undefined ? undefined : { caller: callerOf(principal), key };
     const run = body.recipients

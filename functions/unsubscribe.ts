@@ -11,9 +11,10 @@ export const handler = createPublicHandler({
   route: unsubscribeRoute,
   query: unsubscribeQuery,
   anyBody: true,
-  operation: async ({ query }) =>
+  operation: async ({ query, requestId }) =>
     unsubscribe(unsubscribeStore, query.token, await unsubscribeKey(), {
       recorder: eventRecorder,
       now: Date.now(),
+      requestId,
     }),
 });

@@ -1,4 +1,5 @@
 import { backoff } from '#lib/concurrency';
+import { auditContextOf } from '#lib/domain/audit/audit';
 import { updateSubscription } from '#lib/domain/self-service/self-service-writes';
 import { createHandler } from '#lib/http/create-handler';
 import { jsonBody } from '#lib/http/json-body';
@@ -13,9 +14,14 @@ export const handler = createHandler({
   access: 'embed-user',
   params: subscriptionPath,
   body: jsonBody(updateSubscriptionInput, { optional: true }),
-  operation: ({ params, body, principal, settings }) =>
-    updateSubscription(subscriptionUpdate, subscriberOf(principal), params.id, body, settings, {
-      now: Date.now(),
-      pause: backoff,
-    }),
+  operation: ({ params, body, principal, settings, requestId }) =>
+    updateSubscription(
+      subscriptionUpdate,
+      subscriberOf(principal),
+      params.id,
+      body,
+      settings,
+      { now: Date.now(), pause: backoff },
+      auditContextOf(principal, requestId),
+    ),
 });

@@ -1,4 +1,5 @@
 import { backoff } from '#lib/concurrency';
+import { auditContextOf } from '#lib/domain/audit/audit';
 import { updateNotification } from '#lib/domain/notifications/notification-writes';
 import { createHandler } from '#lib/http/create-handler';
 import { jsonBody } from '#lib/http/json-body';
@@ -13,6 +14,13 @@ export const handler = createHandler({
   access: 'admin',
   params: notificationPath,
   body: jsonBody(updateNotificationInput, { optional: true }),
-  operation: ({ params, body, settings }) =>
-    updateNotification(notificationUpdate, params, body, settings, { now: Date.now(), pause: backoff }),
+  operation: ({ params, body, settings, principal, requestId }) =>
+    updateNotification(
+      notificationUpdate,
+      params,
+      body,
+      settings,
+      { now: Date.now(), pause: backoff },
+      auditContextOf(principal, requestId),
+    ),
 });

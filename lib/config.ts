@@ -75,6 +75,8 @@ export interface Config {
   dispatchWorkerSeconds: number;
   /** Runs and their deliveries are kept this many days after their instant, then expire (DynamoDB TTL). */
   runRetentionDays: number;
+  /** Audit events are kept this many days after their instant, also after their notification's delete (DynamoDB TTL). */
+  auditRetentionDays: number;
   /** A send-now less than this after the notification's previous one is refused (429). */
   sendNowMinIntervalMs: number;
   /** Consecutive scheduled runs that failed to everyone after which a notification is suspended. */
@@ -128,6 +130,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dispatchConcurrency: Math.max(1, read('DISPATCH_CONCURRENCY', wholeNumber()) ?? 32),
     dispatchWorkerSeconds: read('DISPATCH_WORKER_SECONDS', wholeNumber(1, DISPATCHER_TIMEOUT_SECONDS)) ?? 20,
     runRetentionDays: read('RUN_RETENTION_DAYS', wholeNumber(1)) ?? 90,
+    auditRetentionDays: read('AUDIT_RETENTION_DAYS', wholeNumber(1)) ?? 365,
     sendNowMinIntervalMs: (read('SEND_NOW_MIN_INTERVAL_SECONDS', wholeNumber()) ?? 10) * 1000,
     suspendAfterFailedRuns: read('SUSPEND_AFTER_FAILED_RUNS', wholeNumber(1)) ?? 3,
     deliveryQueueUrl: read('DELIVERY_QUEUE_URL', httpUrl),

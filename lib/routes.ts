@@ -83,13 +83,14 @@ export const updateNotificationRoute = {
   timeoutSeconds: TIMEOUT_SECONDS,
   memoryMiB: MEMORY_MIB,
   tableActions: [
-    // The schedule entry beside an update of other fields (lib/store/notifications/notifications.ts).
+    // The caller; a new owner.
     AUTHENTICATION,
-    // One conditional UpdateItem of the notification, no read first.
+    // The notification's UpdateItem on condition of the version read, in one transaction with the Put of
+    // its audit event (lib/store/notifications/notifications.ts); an older item's lists moved once.
     'dynamodb:UpdateItem',
-    // A schedule change's new state: its schedule entry (lib/store/notifications/scheduled-notifications.ts).
+    // The audit event; a schedule change's new state: its schedule entry (lib/store/notifications/scheduled-notifications.ts).
     'dynamodb:PutItem',
-    // The notification with its entry, for an empty body or a refused schedule change.
+    // The notification with its entry and version, read before the write.
     'dynamodb:Query',
   ],
   ownErrors: ['conflict'],
@@ -304,9 +305,16 @@ export const removeRecipientsRoute = {
     AUTHENTICATION,
     // An embed recipient's row found by its embed user id on gsi2.
     'dynamodb:Query',
-    // The rows, 25 per call.
+    // The console users' rows and the users (the audit event's output items), 100 keys per call.
+    'dynamodb:BatchGetItem',
+    // Past the last 98 rows, the first, 25 per call.
     'dynamodb:BatchWriteItem',
+    // The last rows, in one transaction with the notification's check and the audit event.
+    'dynamodb:DeleteItem',
+    'dynamodb:ConditionCheckItem',
+    'dynamodb:PutItem',
   ],
+  ownErrors: ['conflict'],
 } as const satisfies RouteFacts;
 
 export const getApiSpecRoute = {
@@ -342,7 +350,7 @@ export const retryRunRoute = {
     'dynamodb:UpdateItem',
     // In that transaction: the notification still exists.
     'dynamodb:ConditionCheckItem',
-    // An Idempotency-Key's record; given back by a request that failed.
+    // An Idempotency-Key's record (given back by a request that failed); the retry's audit event.
     'dynamodb:PutItem',
     'dynamodb:DeleteItem',
   ],
@@ -365,8 +373,9 @@ export const reportDeliveryOutcomeRoute = {
   // also upserts its suppression there, a failure puts its webhook event); the run read (GetItem, or
   // BatchGetItem beside the deployment's webhook subscriptions) and its status settled after (with its
   // completion's event put). A bounce reads its delivery and run first, in one BatchGetItem. A run
-  // that suspends its notification writes the hold with its hold entry in one transaction (PutItem,
-  // DeleteItem), and reads the notification with its entry (Query) when an endpoint wants the event.
+  // that suspends its notification writes the hold with its hold entry and its `suspended` audit event
+  // in one transaction (PutItem, DeleteItem), and reads the notification with its entry (Query) when an
+  // endpoint wants the webhook event.
   tableActions: [
     AUTHENTICATION,
     'dynamodb:UpdateItem',
@@ -400,12 +409,14 @@ export const unsubscribeRoute = {
   summary: 'Unsubscribe a recipient in one click (RFC 8058), by its signed token',
   timeoutSeconds: TIMEOUT_SECONDS,
   memoryMiB: MEMORY_MIB,
-  // The recipient row, deleted by its key if it is the token's subscription; the token alone authorizes it.
-  // The deployment's webhook subscriptions (GetItem); the event put in the delete's transaction.
-  tableActions: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem'],
+  // The recipient row (and a console user's name for the audit event), read by key; the row deleted by
+  // its key if it is the token's subscription, in one transaction with the `unsubscribed` audit event
+  // and the webhook event when an endpoint wants it (PutItem); the deployment's webhook subscriptions
+  // (GetItem). The token alone authorizes it.
+  tableActions: ['dynamodb:GetItem', 'dynamodb:DeleteItem', 'dynamodb:PutItem'],
   readsUnsubscribeKey: true,
-  // It takes any body or none (RFC 8058), held to the size of every body.
-  ownErrors: ['payload_too_large'],
+  // It takes any body or none (RFC 8058), held to the size of every body; a row that keeps changing under it.
+  ownErrors: ['payload_too_large', 'conflict'],
 } as const satisfies RouteFacts;
 
 export const getUnsubscribePageRoute = {
@@ -583,10 +594,11 @@ export const pauseNotificationRoute = {
     AUTHENTICATION,
     // The notification with its schedule entry (lib/store/notifications/scheduled-notifications.ts).
     'dynamodb:Query',
-    // One transaction: the conditional UpdateItem of its hold, a schedule change, and its hold entry put
-    // or deleted (lib/store/governance/hold-writes.ts); the entry's version when its instants stay.
+    // One transaction: the conditional UpdateItem of its hold, a schedule change, its hold entry put or
+    // deleted, its audit event and its webhook event (lib/store/governance/hold-writes.ts); the entry's
+    // version when its instants stay.
     'dynamodb:UpdateItem',
-    // The schedule entry the hold calls for; the hold entry.
+    // The events; the schedule entry the hold calls for; the hold entry.
     'dynamodb:PutItem',
     'dynamodb:DeleteItem',
   ],
@@ -606,10 +618,11 @@ export const resumeNotificationRoute = {
     AUTHENTICATION,
     // The notification with its schedule entry (lib/store/notifications/scheduled-notifications.ts).
     'dynamodb:Query',
-    // One transaction: the conditional UpdateItem of its hold, a schedule change, and its hold entry put
-    // or deleted (lib/store/governance/hold-writes.ts); the entry's version when its instants stay.
+    // One transaction: the conditional UpdateItem of its hold, a schedule change, its hold entry put or
+    // deleted, its audit event and its webhook event (lib/store/governance/hold-writes.ts); the entry's
+    // version when its instants stay.
     'dynamodb:UpdateItem',
-    // The schedule entry the hold calls for; the hold entry.
+    // The events; the schedule entry the hold calls for; the hold entry.
     'dynamodb:PutItem',
     'dynamodb:DeleteItem',
   ],
@@ -715,6 +728,30 @@ export const retryWebhookMessageRoute = {
   tableActions: [AUTHENTICATION, 'dynamodb:UpdateItem'],
 } as const satisfies RouteFacts;
 
+export const listNotificationEventsRoute = {
+  operation: 'list-notification-events',
+  method: 'GET',
+  path: '/v1/deployments/{deploymentId}/notifications/{id}/events',
+  repeat: 'safe',
+  summary: "List a notification's audit events (who changed it, and how), newest first",
+  timeoutSeconds: TIMEOUT_SECONDS,
+  memoryMiB: MEMORY_MIB,
+  // The notification (404 once deleted); one page of its audit partition.
+  tableActions: [AUTHENTICATION, 'dynamodb:Query'],
+} as const satisfies RouteFacts;
+
+export const listDeploymentEventsRoute = {
+  operation: 'list-deployment-events',
+  method: 'GET',
+  path: '/v1/deployments/{deploymentId}/events',
+  repeat: 'safe',
+  summary: "List a deployment's audit events, deleted notifications' included, newest first",
+  timeoutSeconds: TIMEOUT_SECONDS,
+  memoryMiB: MEMORY_MIB,
+  // One page of the deployment's events index, or of one notification's audit partition.
+  tableActions: [AUTHENTICATION, 'dynamodb:Query'],
+} as const satisfies RouteFacts;
+
 /** Every route, in the order the local adapter matches them and the API description lists them. */
 export const routes = [
   updateNotificationRoute,
@@ -755,6 +792,8 @@ export const routes = [
   rotateWebhookSecretRoute,
   listWebhookMessagesRoute,
   retryWebhookMessageRoute,
+  listNotificationEventsRoute,
+  listDeploymentEventsRoute,
 ] as const;
 
 export type Route = (typeof routes)[number];

@@ -18,6 +18,7 @@ describe('numeric settings', () => {
     expect(config.dispatchConcurrency).toBe(32);
     expect(config.dispatchWorkerSeconds).toBe(20);
     expect(config.runRetentionDays).toBe(90);
+    expect(config.auditRetentionDays).toBe(365);
     expect(config.sendNowMinIntervalMs).toBe(10_000);
   });
 
@@ -26,9 +27,15 @@ describe('numeric settings', () => {
       ...base,
       DISPATCH_CONCURRENCY: '3',
       RUN_RETENTION_DAYS: '1',
+      AUDIT_RETENTION_DAYS: '30',
       DISPATCH_WORKER_SECONDS: '59',
     });
-    expect(config).toMatchObject({ dispatchConcurrency: 3, runRetentionDays: 1, dispatchWorkerSeconds: 59 });
+    expect(config).toMatchObject({
+      dispatchConcurrency: 3,
+      runRetentionDays: 1,
+      auditRetentionDays: 30,
+      dispatchWorkerSeconds: 59,
+    });
   });
 
   it.each([
@@ -38,6 +45,7 @@ describe('numeric settings', () => {
     ['DISPATCH_CONCURRENCY', '-1'],
     ['MISFIRE_GRACE_MINUTES', '1e3'],
     ['RUN_RETENTION_DAYS', '0'],
+    ['AUDIT_RETENTION_DAYS', '0'],
     ['DISPATCH_WORKER_SECONDS', '0'],
     ['DISPATCH_WORKER_SECONDS', '60'],
   ])('refuse %s=%j, naming the variable', (name, value) => {

@@ -7,6 +7,7 @@ import { VerifiedTokens } from '#lib/auth/verified-tokens';
 import type { TrustedIssuer } from '#lib/config';
 import type { ConsoleUser } from '#lib/domain/entities';
 import {
+  type ConsoleCredential,
   type CredentialDirectory,
   type EmbedTokenClaims,
   isPlatformSession,
@@ -61,9 +62,9 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
     ]),
   );
 
-  function consolePrincipal(user: ConsoleUser | undefined): Principal {
+  function consolePrincipal(user: ConsoleUser | undefined, via: ConsoleCredential): Principal {
     if (!user) throw new UnauthorizedError('The credential is not valid');
-    return { kind: 'console', user };
+    return { kind: 'console', user, via };
   }
 
   async function embedPrincipal(token: string, claimedTenant: unknown): Promise<Principal> {
@@ -107,6 +108,7 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
       const digest = apiKeyDigest(credential.key);
       return consolePrincipal(
         await consoleUsers.get(`key:${digest}`, () => directory.userByApiKeyDigest(digest)),
+        'api_key',
       );
     }
 
@@ -132,7 +134,10 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
     if (typeof subject !== 'string' || subject === '')
       throw new UnauthorizedError('The token has no subject');
     if (!isLookupName(subject)) throw new UnauthorizedError('The credential is not valid');
-    return consolePrincipal(await consoleUsers.get(`sub:${subject}`, () => directory.userBySubject(subject)));
+    return consolePrincipal(
+      await consoleUsers.get(`sub:${subject}`, () => directory.userBySubject(subject)),
+      'console_token',
+    );
   }
 
   /** Fetches the keys of every trusted issuer configured by JWKS URI, ahead of the first request. */

@@ -1,8 +1,11 @@
 import type { ConsoleUser, EmbedTenant } from '#lib/domain/entities';
 
+/** How a console user proved who they are: an API key, or a token of the console's identity provider. */
+export type ConsoleCredential = 'api_key' | 'console_token';
+
 /** Who is calling, once their credential has been verified. */
 export type Principal =
-  | { kind: 'console'; user: ConsoleUser }
+  | { kind: 'console'; user: ConsoleUser; via: ConsoleCredential }
   | { kind: 'platform'; session: PlatformSession }
   | { kind: 'embed'; tenant: string; externalId: string; claims?: EmbedTokenClaims };
 

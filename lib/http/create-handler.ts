@@ -37,11 +37,13 @@ export const createHandler: HandlerComposer<
     principal: Principal;
     /** The function's settings, read from its environment once per container. */
     settings: Config;
+    /** API Gateway's id of the request: what an audit event names it by. */
+    requestId: string | null;
   }
 > = (definition) => {
   const callerCheck = authorize(definition.access, lazyAuthenticator());
-  return composeHandler(definition, definition.access, [callerCheck], ({ principal }) => {
+  return composeHandler(definition, definition.access, [callerCheck], ({ principal }, event) => {
     if (!principal) throw new Error('The chain lost its authorize middleware');
-    return { principal, settings: config() };
+    return { principal, settings: config(), requestId: event.requestContext?.requestId ?? null };
   });
 };

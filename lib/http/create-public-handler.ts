@@ -17,7 +17,11 @@ interface PublicDeclaration {
  * credential store. Its operations get the base URL the request reached the API at
  * (`https://host[/stage]`, or `/` when unknown), which the API description names as its server.
  */
-export const createPublicHandler: HandlerComposer<PublicDeclaration, { baseUrl: string }> = (definition) =>
+export const createPublicHandler: HandlerComposer<
+  PublicDeclaration,
+  { baseUrl: string; requestId: string | null }
+> = (definition) =>
   composeHandler(definition, 'public', definition.anyBody ? [bodyWithinLimit()] : [], (_context, event) => ({
     baseUrl: baseUrlOf(event),
+    requestId: event.requestContext?.requestId ?? null,
   }));

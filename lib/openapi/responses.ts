@@ -1,4 +1,5 @@
 import type * as z from 'zod/mini';
+import { auditEventPage } from '#lib/http/schemas/audit-outputs';
 import { unsubscribeOutput } from '#lib/http/schemas/delivery-outputs';
 import { dashboardEmbeddingOutput, embeddedDashboardOutput } from '#lib/http/schemas/embedding-outputs';
 import { notificationOutput, notificationPageOutput } from '#lib/http/schemas/notification-outputs';
@@ -29,7 +30,9 @@ import {
   getNotificationRoute,
   getWebhookRoute,
   listDeliveriesRoute,
+  listDeploymentEventsRoute,
   listEmbedNotificationsRoute,
+  listNotificationEventsRoute,
   listNotificationsRoute,
   listRecipientsRoute,
   listRunsRoute,
@@ -68,6 +71,8 @@ export const responseSchemas: Readonly<Record<string, z.ZodMiniType>> = {
   [listNotificationsRoute.operation]: notificationPageOutput,
   [listRecipientsRoute.operation]: recipientPageOutput,
   [listRunsRoute.operation]: runPage,
+  [listNotificationEventsRoute.operation]: auditEventPage,
+  [listDeploymentEventsRoute.operation]: auditEventPage,
   [pauseNotificationRoute.operation]: notificationOutput,
   [previewScheduleRoute.operation]: schedulePreviewOutput,
   [resumeNotificationRoute.operation]: notificationOutput,

@@ -98,8 +98,8 @@ async function refusal(promise: Promise<unknown>): Promise<ServiceError> {
 describe('console API keys', () => {
   it('finds the user by the SHA-256 digest of the key, never by the key itself', async () => {
     const { authenticate, lookups } = setup();
-    expect(await authenticate('Bearer sk-ada')).toEqual({ kind: 'console', user: ada });
-    expect(await authenticate('Api-Key sk-bob')).toEqual({ kind: 'console', user: bob });
+    expect(await authenticate('Bearer sk-ada')).toEqual({ kind: 'console', user: ada, via: 'api_key' });
+    expect(await authenticate('Api-Key sk-bob')).toEqual({ kind: 'console', user: bob, via: 'api_key' });
     expect(lookups).toEqual([`digest:${sha256('sk-ada')}`, `digest:${sha256('sk-bob')}`]);
   });
 
@@ -110,15 +110,17 @@ describe('console API keys', () => {
 
   it('keeps cached users apart by key and by subject', async () => {
     const { authenticate, lookups } = setup({ principalCacheMs: 60_000 });
-    expect(await authenticate('Bearer sk-ada')).toEqual({ kind: 'console', user: ada });
-    expect(await authenticate('Bearer sk-bob')).toEqual({ kind: 'console', user: bob });
+    expect(await authenticate('Bearer sk-ada')).toEqual({ kind: 'console', user: ada, via: 'api_key' });
+    expect(await authenticate('Bearer sk-bob')).toEqual({ kind: 'console', user: bob, via: 'api_key' });
     expect(await authenticate(`Bearer ${consoleToken({ sub: 'sub-bob' })}`)).toEqual({
       kind: 'console',
       user: bob,
+      via: 'console_token',
     });
     expect(await authenticate(`Bearer ${consoleToken({ sub: 'sub-ada' })}`)).toEqual({
       kind: 'console',
       user: ada,
+      via: 'console_token',
     });
     // Each asked once; asking again is answered from the cache.
     await authenticate('Bearer sk-ada');
@@ -133,6 +135,7 @@ describe('console JWTs', () => {
     expect(await authenticate(`Bearer ${consoleToken({ sub: 'sub-bob' })}`)).toEqual({
       kind: 'console',
       user: bob,
+      via: 'console_token',
     });
     expect(lookups).toEqual(['subject:sub-bob']);
   });
@@ -167,10 +170,12 @@ describe('console JWTs', () => {
     expect(await authenticate(`Bearer ${consoleToken({ iat: now, exp: now + 30 * 86_400 })}`)).toEqual({
       kind: 'console',
       user: ada,
+      via: 'console_token',
     });
     expect(await authenticate(`Bearer ${consoleToken({ iat: now + 7200, exp: now + 9000 })}`)).toEqual({
       kind: 'console',
       user: ada,
+      via: 'console_token',
     });
   });
 
@@ -195,6 +200,7 @@ describe('console JWTs', () => {
     expect(await authenticate(`Bearer ${consoleToken({ tenant: 'acme' })}`)).toEqual({
       kind: 'console',
       user: ada,
+      via: 'console_token',
     });
     expect(lookups).toEqual(['subject:sub-ada']);
   });
@@ -345,6 +351,7 @@ describe('principal roles', () => {
   const consoleUser = (user: Partial<ConsoleUser>): Principal => ({
     kind: 'console',
     user: { ...ada, ...user },
+    via: 'console_token',
   });
 
   it('counts only active console admins as admins', () => {

@@ -571,7 +571,7 @@ describe('the scheduler of the dev stage', () => {
       ).map((policy) => (policy as Resource).Properties.PolicyDocument),
     );
     // Counting the due index, starting the dispatcher and settling stalled runs (a suspension they make
-    // puts or deletes the hold entry): nothing else.
+    // puts or deletes the hold entry, and puts its audit event): nothing else.
     expect(coordinatorPolicy).toContain('lambda:InvokeFunction');
     expect(coordinatorPolicy).toContain(dispatcherId);
     for (const action of COORDINATOR_TABLE_ACTIONS) expect(coordinatorPolicy).toContain(action);

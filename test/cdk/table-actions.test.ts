@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { type RouteFacts, routes } from '#lib/routes';
 import { bundlingSettings } from '../../cdk/bundling.ts';
 import { PURGE_TABLE_ACTIONS } from '../../cdk/purge.ts';
-import { DISPATCHER_TABLE_ACTIONS } from '../../cdk/scheduler.ts';
+import { COORDINATOR_TABLE_ACTIONS, DISPATCHER_TABLE_ACTIONS } from '../../cdk/scheduler.ts';
 import { WEBHOOK_RELAY_TABLE_ACTIONS, WEBHOOK_SENDER_TABLE_ACTIONS } from '../../cdk/webhooks.ts';
 
 /**
@@ -81,6 +81,7 @@ describe('table actions granted to each function', () => {
       entryPoints: {
         ...Object.fromEntries(routes.map((route) => [route.operation, `functions/${route.operation}.ts`])),
         dispatch: 'functions/dispatch.ts',
+        'dispatch-coordinator': 'functions/dispatch-coordinator.ts',
         purge: 'functions/purge.ts',
         'webhook-relay': 'functions/webhook-relay.ts',
         'webhook-sender': 'functions/webhook-sender.ts',
@@ -113,6 +114,12 @@ describe('table actions granted to each function', () => {
   it('the dispatcher is granted exactly the table actions its code calls', () => {
     expect(actionsCalledBy(bundles.get('dispatch') as string)).toEqual(
       [...new Set(DISPATCHER_TABLE_ACTIONS)].sort(),
+    );
+  });
+
+  it('the coordinator is granted exactly the table actions its code calls', () => {
+    expect(actionsCalledBy(bundles.get('dispatch-coordinator') as string)).toEqual(
+      [...new Set(COORDINATOR_TABLE_ACTIONS)].sort(),
     );
   });
 

@@ -30,7 +30,13 @@ import {
 import { type ScheduleState, scheduleSignature } from '#lib/domain/schedules/schedule';
 import { type SchedulePlanner, schedulePlanner } from '#lib/domain/schedules/schedule-planning';
 import { NotFoundError, TooManyRequestsError } from '#lib/errors';
-import { consoleUser, dailyNotification, dailyRun, salesDashboard } from '#test/support/domain-fixtures';
+import {
+  consoleUser,
+  dailyNotification,
+  dailyRun,
+  salesDashboard,
+  testAudit,
+} from '#test/support/domain-fixtures';
 
 /**
  * The dispatcher and send-now against storage held in memory: daily notifications at 09:00 UTC with
@@ -648,7 +654,7 @@ describe('a dispatch pass resuming a run', () => {
 });
 
 describe('sendNow', () => {
-  const options = { now, randomHex, minIntervalMs: 5 * MINUTE };
+  const options = { now, randomHex, minIntervalMs: 5 * MINUTE, audit: testAudit };
 
   it('makes a manual run at once and delivers it, whatever the schedule and delivery settings', async () => {
     const notification = dailyNotification({ isEnabled: false, notificationEnabled: false });

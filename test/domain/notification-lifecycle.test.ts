@@ -15,7 +15,7 @@ import type { PageWindow } from '#lib/domain/paging';
 import type { RecipientOutput } from '#lib/domain/recipients/recipients';
 import type { WebhookEventType } from '#lib/domain/webhooks/event-types';
 import { NotFoundError, ValidationError } from '#lib/errors';
-import { dailyNotification } from '#test/support/domain-fixtures';
+import { dailyNotification, testAudit, testAuditEvent } from '#test/support/domain-fixtures';
 
 /** Reading, listing and deleting notifications and removing recipients, against ports held in memory. */
 
@@ -51,20 +51,22 @@ describe('getNotification', () => {
 });
 
 describe('deleteNotification', () => {
-  /** A deployment whose endpoints want `types`. */
-  const events = (...types: WebhookEventType[]) => ({
+  /** Deleted by the test's admin at 0, in a deployment whose endpoints want `types`. */
+  const context = (...types: WebhookEventType[]) => ({
+    audit: testAudit,
     recorder: { subscribedTypes: async () => new Set(types), newEventId: () => 'evt_1' },
-    now: Date.parse('2026-11-23T08:00:00Z'),
+    now: 0,
   });
+  const audited = { ...testAuditEvent(ref, 'deleted'), at: new Date(0).toISOString() };
 
-  it('deletes the notification named, recording no event when no endpoint wants one', async () => {
+  it('deletes the notification named with its audit event, and no webhook event when no endpoint wants one', async () => {
     const deleted: unknown[][] = [];
     await deleteNotification(
       { delete: async (...args) => deleted.push(args) > 0 },
       ref,
-      events('run.completed'),
+      context('run.completed'),
     );
-    expect(deleted).toEqual([[7, 700, undefined]]);
+    expect(deleted).toEqual([[7, 700, audited, undefined]]);
   });
 
   it('records notification.deleted with the delete when an endpoint wants it', async () => {
@@ -72,17 +74,18 @@ describe('deleteNotification', () => {
     await deleteNotification(
       { delete: async (...args) => deleted.push(args) > 0 },
       ref,
-      events('notification.deleted'),
+      context('notification.deleted'),
     );
     expect(deleted).toEqual([
       [
         7,
         700,
+        audited,
         {
           eventId: 'evt_1',
           deploymentId: 7,
           type: 'notification.deleted',
-          createdAt: '2026-11-23T08:00:00.000Z',
+          createdAt: new Date(0).toISOString(),
           data: { deploymentId: 7, notificationId: 700 },
         },
       ],
@@ -90,7 +93,7 @@ describe('deleteNotification', () => {
   });
 
   it('is not found when there was nothing to delete', async () => {
-    await expect(deleteNotification({ delete: async () => false }, ref, events())).rejects.toThrow(notFound);
+    await expect(deleteNotification({ delete: async () => false }, ref, context())).rejects.toThrow(notFound);
   });
 });
 
@@ -195,7 +198,10 @@ describe('removeRecipients', () => {
         return exists;
       },
     };
-    return { removed, remove: (items: RemovedRecipientInput[]) => removeRecipients(recipients, ref, items) };
+    return {
+      removed,
+      remove: (items: RemovedRecipientInput[]) => removeRecipients(recipients, ref, items, testAudit, 0),
+    };
   }
 
   it('removes console users and embed users, and drops Slack items (no Slack recipient can exist)', async () => {

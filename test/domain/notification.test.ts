@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { AuditContext, NewAuditEvent } from '#lib/domain/audit/audit';
 import { noHold } from '#lib/domain/governance/governance';
 import type { IdempotencyClaim } from '#lib/domain/idempotency';
 import type { Notification } from '#lib/domain/notifications/notification';
@@ -24,6 +25,7 @@ const settings = { customCronMinIntervalMinutes: 15 };
 /** A Tuesday, 10:00 UTC: the instant the updates answer as of. */
 const NOW = Date.parse('2026-11-24T10:00:00Z');
 const timing = { now: NOW, pause: async () => {} };
+const audit: AuditContext = { actor: { type: 'USER', userId: 1, via: 'api_key' }, requestId: 'request-1' };
 
 const stored: Notification = {
   id: 700,
@@ -151,33 +153,40 @@ describe('applyNotificationUpdate', () => {
 function memoryRepository(
   initial: Notification | undefined,
   interfere: {
+    /** A concurrent write between this request's read and its write: it moves the version on. */
     beforeWrite?: (n: Notification) => Notification;
-    beforeRead?: (n: Notification) => Notification;
   } = {},
 ) {
   let current = initial;
+  let version = 0;
   let schedule: ScheduleState = { humanReadableSchedule: 'At 09:00', upcoming: [] };
   let stored: { signature: string; scheduleVersion: number } | undefined;
   let writes = 0;
   let reads = 0;
+  const events: NewAuditEvent[] = [];
   const repository: NotificationUpdate = {
     async find() {
       reads += 1;
-      if (current && interfere.beforeRead) current = interfere.beforeRead(current);
       return current && { notification: current, schedule };
     },
-    async update(_, changes) {
+    async findForUpdate() {
+      reads += 1;
+      return current && { scheduled: { notification: current, schedule }, version };
+    },
+    async update(_, changes, readVersion, event) {
       writes += 1;
-      if (current && interfere.beforeWrite) current = interfere.beforeWrite(current);
-      if (!current) return changes.requires.length > 0 ? 'unmet' : undefined;
-      const before = current;
-      if (changes.requires.some((field) => before[field] === undefined)) return 'unmet';
-      current = { ...before, ...changes.set } as Notification;
-      if (!changes.schedule) return { kind: 'fields', scheduled: { notification: current, schedule } };
-      return { kind: 'schedule', notification: current, scheduleVersion: writes };
+      const interfering = current && interfere.beforeWrite?.(current);
+      if (interfering && interfering !== current) {
+        current = interfering;
+        version += 1;
+      }
+      if (!current || readVersion !== version) return undefined;
+      current = { ...current, ...changes.set } as Notification;
+      version += 1;
+      events.push(event);
+      return { scheduleVersion: version };
     },
     consoleUser: async () => undefined,
-    withOwnerStanding: async (scheduled) => scheduled,
     async storeSchedule(_, state, signature, scheduleVersion) {
       if (stored && stored.scheduleVersion >= scheduleVersion) return;
       if (stored?.signature !== signature) schedule = state;
@@ -190,6 +199,7 @@ function memoryRepository(
     reads: () => reads,
     current: () => current,
     schedule: () => schedule,
+    events: () => events,
   };
 }
 
@@ -204,6 +214,7 @@ describe('updateNotification', () => {
       { scheduleType: 'WEEKLY', dayOfWeek: 1 },
       settings,
       timing,
+      audit,
     );
     expect(dto).toEqual({
       id: 700,
@@ -255,43 +266,68 @@ describe('updateNotification', () => {
     for (const input of [...scheduleInputs, ...otherInputs]) {
       const { repository } = memoryRepository(stored);
       const update = repository.update;
-      repository.update = async (target, changes) => {
+      repository.update = async (target, changes, version, event) => {
         counted.push(changes.schedule);
-        return update(target, changes);
+        return update(target, changes, version, event);
       };
-      await fresh.updateNotification(repository, target, input, settings, timing);
+      await fresh.updateNotification(repository, target, input, settings, timing, audit);
     }
     expect(counted).toEqual([...scheduleInputs.map(() => true), ...otherInputs.map(() => false)]);
   });
 
-  it('writes without reading first', async () => {
+  it('reads once and writes once, the change and its event together', async () => {
     const memory = memoryRepository(stored);
-    await updateNotification(memory.repository, target, { hour: 10, filters: null }, settings, timing);
-    expect([memory.writes(), memory.reads()]).toEqual([1, 0]);
+    await updateNotification(memory.repository, target, { hour: 10, filters: null }, settings, timing, audit);
+    expect([memory.writes(), memory.reads()]).toEqual([1, 1]);
+    expect(memory.events()).toEqual([
+      {
+        at: new Date(NOW).toISOString(),
+        deploymentId: 7,
+        notificationId: 700,
+        action: 'updated',
+        actor: audit.actor,
+        changes: { hour: { before: 9, after: 10 }, filters: { before: stored.filters, after: null } },
+        requestId: 'request-1',
+      },
+    ]);
     expect(memory.current()).toMatchObject({ hour: 10, filters: null });
     expect(memory.schedule().humanReadableSchedule).toBe('At 10:00');
   });
 
   it('keeps the stored instants when the schedule is written as it already was', async () => {
     const memory = memoryRepository(stored);
-    await updateNotification(memory.repository, target, { hour: 10 }, settings, timing);
+    await updateNotification(memory.repository, target, { hour: 10 }, settings, timing, audit);
     const first = memory.schedule();
-    await updateNotification(memory.repository, target, { hour: 10 }, settings, timing);
+    await updateNotification(memory.repository, target, { hour: 10 }, settings, timing, audit);
     expect(memory.schedule()).toBe(first);
-    await updateNotification(memory.repository, target, { notificationFormat: 'pdf' }, settings, timing);
+    await updateNotification(
+      memory.repository,
+      target,
+      { notificationFormat: 'pdf' },
+      settings,
+      timing,
+      audit,
+    );
     expect(memory.schedule()).toBe(first);
   });
 
   it('answers an update that changes nothing with a read, writing nothing', async () => {
     const memory = memoryRepository(stored);
-    const dto = await updateNotification(memory.repository, target, { hour: null }, settings, timing);
+    const dto = await updateNotification(memory.repository, target, { hour: null }, settings, timing, audit);
     expect(dto).toMatchObject({ id: 700, cronExpression: '0 9 * * *' });
     expect([memory.writes(), memory.reads()]).toEqual([0, 1]);
   });
 
   it('refuses a bad custom cron before any write', async () => {
     const memory = memoryRepository(stored);
-    const update = updateNotification(memory.repository, target, { customCron: 'nope' }, settings, timing);
+    const update = updateNotification(
+      memory.repository,
+      target,
+      { customCron: 'nope' },
+      settings,
+      timing,
+      audit,
+    );
     await expect(update).rejects.toMatchObject({
       name: 'ValidationError',
       problems: [{ path: 'customCron' }],
@@ -307,7 +343,7 @@ describe('updateNotification', () => {
       { notificationFormat: 'pdf' as const },
     ]) {
       await expect(
-        updateNotification(memoryRepository(undefined).repository, target, input, settings, timing),
+        updateNotification(memoryRepository(undefined).repository, target, input, settings, timing, audit),
       ).rejects.toThrow(new NotFoundError('Notification 700 of deployment 7'));
     }
   });
@@ -320,39 +356,53 @@ describe('updateNotification', () => {
       { scheduleType: 'WEEKLY' },
       settings,
       timing,
+      audit,
     ).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ValidationError);
     expect((error as ValidationError).problems.map((problem) => problem.path)).toEqual(['dayOfWeek']);
     expect(memory.current()).toEqual(stored);
-    expect(memory.writes()).toBe(1);
+    expect(memory.writes()).toBe(0);
   });
 
-  it('writes again when a concurrent update stored the missing field in between', async () => {
-    const memory = memoryRepository(stored, { beforeRead: (n) => ({ ...n, dayOfWeek: 3 }) });
-    await updateNotification(memory.repository, target, { scheduleType: 'WEEKLY' }, settings, timing);
+  it('reads again when a concurrent update changed the notification in between, its event before that change', async () => {
+    let interfered = false;
+    const memory = memoryRepository(stored, {
+      beforeWrite: (n) => {
+        if (interfered) return n;
+        interfered = true;
+        return { ...n, hour: 11 };
+      },
+    });
+    await updateNotification(memory.repository, target, { hour: 12 }, settings, timing, audit);
     expect(memory.writes()).toBe(2);
-    expect(memory.current()).toMatchObject({ scheduleType: 'WEEKLY', dayOfWeek: 3 });
+    expect(memory.current()).toMatchObject({ hour: 12 });
+    expect(memory.events().map((event) => event.changes)).toEqual([{ hour: { before: 11, after: 12 } }]);
   });
 
   it('gives up with a conflict when every attempt is overtaken, pausing between attempts', async () => {
-    const memory = memoryRepository(stored, {
-      beforeWrite: ({ dayOfWeek: _, ...n }) => n,
-      beforeRead: (n) => ({ ...n, dayOfWeek: 3 }),
-    });
+    const memory = memoryRepository(stored, { beforeWrite: (n) => ({ ...n }) });
     const pauses: number[] = [];
     const pause = async (attempt: number) => {
       pauses.push(attempt);
     };
     await expect(
-      updateNotification(memory.repository, target, { scheduleType: 'WEEKLY' }, settings, {
-        now: NOW,
-        pause,
-      }),
+      updateNotification(
+        memory.repository,
+        target,
+        { hour: 10 },
+        settings,
+        {
+          now: NOW,
+          pause,
+        },
+        audit,
+      ),
     ).rejects.toThrow(new ConflictError('The notification is being changed by others; retry the request'));
     expect(memory.writes()).toBe(MAX_ATTEMPTS);
     // No pause after the last attempt: the conflict is answered at once.
-    expect(pauses).toEqual(Array.from({ length: MAX_ATTEMPTS - 1 }, (_, i) => i + 1));
+    expect(pauses).toEqual(Array.from({ length: MAX_ATTEMPTS - 1 }, (_, i) => Math.min(i + 1, 5)));
     expect(memory.current()?.scheduleType).toBe('DAILY');
+    expect(memory.events()).toEqual([]);
   });
 });
 
@@ -388,7 +438,7 @@ describe('createNotification', () => {
   it('refuses a create that names no dashboard, before anything is read or written', async () => {
     const { port, asked } = creation();
     await expect(
-      createNotification(port, 7, { scheduleType: 'DAILY', hour: 9 }, settings, NOW, null),
+      createNotification(port, 7, { scheduleType: 'DAILY', hour: 9 }, settings, NOW, null, audit),
     ).rejects.toMatchObject({
       name: 'ValidationError',
       problems: [
@@ -407,6 +457,7 @@ describe('createNotification', () => {
       settings,
       NOW,
       null,
+      audit,
     );
     // UTC, enabled, PNG, no lists and no summary unless the request says otherwise.
     const { id: _, ...draft } = dailyNotification();
@@ -420,9 +471,18 @@ describe('createNotification', () => {
           signature: '0 9 * * *|UTC|true',
         },
         undefined,
+        expect.any(Function),
       ],
     ]);
     expect(asked.created[0]?.[0]).not.toHaveProperty('id');
+    // The `created` event of the notification made: every field it was made with, before null.
+    const record = asked.created[0]?.[3];
+    expect(record?.({ ...draft, id: 701 })).toMatchObject({
+      notificationId: 701,
+      action: 'created',
+      actor: audit.actor,
+      changes: { dashboardId: { before: null, after: 70 }, hour: { before: null, after: 9 } },
+    });
     expect(dto).toMatchObject({
       id: 701,
       dashboardId: 70,
@@ -440,6 +500,7 @@ describe('createNotification', () => {
       settings,
       NOW,
       null,
+      audit,
     );
     expect(asked.dashboards).toEqual([{ dashboardId: 70 }]);
   });
@@ -454,10 +515,11 @@ describe('createNotification', () => {
         settings,
         NOW,
         null,
+        audit,
       ),
     ).rejects.toThrow(new NotFoundError('Dashboard draft of deployment 7'));
     await expect(
-      createNotification(port, 7, { scheduleType: 'HOURLY', dashboardId: 71 }, settings, NOW, null),
+      createNotification(port, 7, { scheduleType: 'HOURLY', dashboardId: 71 }, settings, NOW, null, audit),
     ).rejects.toThrow(new NotFoundError('Dashboard 71 of deployment 7'));
     expect(asked.created).toEqual([]);
   });
@@ -471,6 +533,7 @@ describe('createNotification', () => {
       settings,
       NOW,
       null,
+      audit,
     );
     await expect(creating).rejects.toMatchObject({ name: 'ValidationError', problems: [{ path: 'hour' }] });
     expect(asked.dashboards).toEqual([]);
@@ -484,7 +547,7 @@ describe('createNotification', () => {
       { dashboardId: 70, hour: 9, scheduleType: 'DAILY' },
       { scheduleType: 'DAILY', hour: 10, dashboardId: 70 },
     ];
-    for (const body of bodies) await createNotification(port, 7, body, settings, NOW, null, key);
+    for (const body of bodies) await createNotification(port, 7, body, settings, NOW, null, audit, key);
     const [first, reordered, other] = asked.claimed;
     expect(asked.created.map((args) => args[2]?.claim)).toEqual(asked.claimed);
     expect(first).toEqual({ ...key, fingerprint: expect.stringMatching(/^[0-9a-f]{64}$/) });

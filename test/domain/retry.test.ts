@@ -9,7 +9,7 @@ import {
   scheduledRunId,
 } from '#lib/domain/runs/runs';
 import { ConflictError, NotFoundError } from '#lib/errors';
-import { dailyNotification, dailyRun, salesDashboard } from '#test/support/domain-fixtures';
+import { dailyNotification, dailyRun, salesDashboard, testAudit } from '#test/support/domain-fixtures';
 
 /**
  * Retry against a store of one run held in memory: its failed deliveries in key order, a requeue that
@@ -97,7 +97,7 @@ const errorOf = (promise: Promise<unknown>) =>
 describe('retryRun', () => {
   it('queues every failed delivery again, as the same job with the next attempt', async () => {
     const { store, sink, sent, failedLeft } = world({ failed: 3 });
-    const result = await retryRun(store, sink, ref, { now });
+    const result = await retryRun(store, sink, ref, { now, audit: testAudit });
     expect(result.queued).toBe(3);
     expect(result.run).toMatchObject({ status: 'dispatched', recipients: { failed: 0 } });
     expect(sent.flat().map((job) => [job.jobId, job.attempt])).toEqual([
@@ -111,19 +111,19 @@ describe('retryRun', () => {
 
   it('answers the run as it is when nothing failed', async () => {
     const { store, sink, sent } = world({ failed: 0 });
-    expect(await retryRun(store, sink, ref, { now })).toEqual({
+    expect(await retryRun(store, sink, ref, { now, audit: testAudit })).toEqual({
       run: expect.objectContaining({ runId, status: 'completed_with_failures' }),
       queued: 0,
     });
     expect(sent).toEqual([]);
   });
 
-  it('works in pages of 97 and queues at most 1000 in one request', async () => {
+  it('works in pages of 96 and queues at most 1000 in one request', async () => {
     const { store, sink, sent, pageLimits, failedLeft } = world({ failed: 1100 });
-    const result = await retryRun(store, sink, ref, { now });
+    const result = await retryRun(store, sink, ref, { now, audit: testAudit });
     expect(result.queued).toBe(1000);
-    expect(sent.map((jobs) => jobs.length)).toEqual([...Array(10).fill(97), 30]);
-    expect(pageLimits).toEqual([...Array(10).fill(97), 30]);
+    expect(sent.map((jobs) => jobs.length)).toEqual([...Array(10).fill(96), 40]);
+    expect(pageLimits).toEqual([...Array(10).fill(96), 40]);
     expect(failedLeft()).toBe(100);
     expect(result.run.recipients.failed).toBe(100);
   });
@@ -133,6 +133,7 @@ describe('retryRun', () => {
     const { store, sink, sent } = world({ failed: 300 });
     const result = await retryRun(store, sink, ref, {
       now,
+      audit: testAudit,
       deadline: {
         remainingMs: () => {
           left -= 3_500;
@@ -142,7 +143,7 @@ describe('retryRun', () => {
     });
     // 6,500 ms left after the first page, 3,000 after the second: no third.
     expect(sent.length).toBe(2);
-    expect(result.queued).toBe(194);
+    expect(result.queued).toBe(192);
   });
 
   it('does not know a run id of another form, an unknown run, or a run whose notification is gone', async () => {
@@ -152,7 +153,7 @@ describe('retryRun', () => {
       [ref, world({ failed: 1, notificationGone: true })],
     ] as const;
     for (const [asked, { store, sink, sent }] of cases) {
-      const error = await errorOf(retryRun(store, sink, asked, { now }));
+      const error = await errorOf(retryRun(store, sink, asked, { now, audit: testAudit }));
       expect(error).toBeInstanceOf(NotFoundError);
       expect(error?.message).toBe(`Run ${asked.runId} of notification 700 was not found`);
       expect(sent).toEqual([]);
@@ -161,7 +162,7 @@ describe('retryRun', () => {
 
   it('reads nothing for a run id of a form the service never issues', async () => {
     const { store, sink, runReads } = world({ failed: 1 });
-    await errorOf(retryRun(store, sink, { ...ref, runId: 'nope' }, { now }));
+    await errorOf(retryRun(store, sink, { ...ref, runId: 'nope' }, { now, audit: testAudit }));
     expect(runReads).toEqual([]);
   });
 
@@ -170,14 +171,14 @@ describe('retryRun', () => {
       failed: 0,
       run: { recipients: { ...noRecipients(), queued: 2, failed: 2 } },
     });
-    expect((await retryRun(store, sink, ref, { now })).queued).toBe(0);
+    expect((await retryRun(store, sink, ref, { now, audit: testAudit })).queued).toBe(0);
     expect(sent).toEqual([]);
   });
 
   it('refuses while the dashboard is unpublished or gone', async () => {
     for (const gone of [undefined, { ...dashboard, published: false }]) {
       const { store, sink, sent } = world({ failed: 1, dashboard: gone });
-      const error = await errorOf(retryRun(store, sink, ref, { now }));
+      const error = await errorOf(retryRun(store, sink, ref, { now, audit: testAudit }));
       expect(error).toBeInstanceOf(ConflictError);
       expect(error?.message).toBe(
         'The dashboard is unpublished or gone: nothing can be delivered until it is back',
@@ -188,21 +189,21 @@ describe('retryRun', () => {
 
   it('answers 404 having sent nothing when the notification is deleted before its first page leaves', async () => {
     const { store, sink, sent } = world({ failed: 300, deletedAfterPages: 0 });
-    const error = await errorOf(retryRun(store, sink, ref, { now }));
+    const error = await errorOf(retryRun(store, sink, ref, { now, audit: testAudit }));
     expect(error).toBeInstanceOf(NotFoundError);
     expect(sent).toEqual([]);
   });
 
   it('sends nothing more once the notification is deleted under it, and answers the run it sent a page of', async () => {
     const { store, sink, sent } = world({ failed: 300, deletedAfterPages: 1 });
-    const result = await retryRun(store, sink, ref, { now });
-    expect(result.queued).toBe(97);
+    const result = await retryRun(store, sink, ref, { now, audit: testAudit });
+    expect(result.queued).toBe(96);
     expect(sent.length).toBe(1);
   });
 
   it('answers the run, not 404, when the delete lands between its check and its record', async () => {
     const { store, sink, sent } = world({ failed: 3, deletedBeforeRecord: true });
-    const result = await retryRun(store, sink, ref, { now });
+    const result = await retryRun(store, sink, ref, { now, audit: testAudit });
     expect(result).toMatchObject({ queued: 0, run: { runId } });
     expect(sent.length).toBe(1);
   });

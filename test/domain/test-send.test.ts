@@ -4,7 +4,7 @@ import type { ConsoleUser, Dashboard } from '#lib/domain/entities';
 import type { Delivery, DeliveryJob, Run } from '#lib/domain/runs/runs';
 import { type TestSendStore, testSend } from '#lib/domain/runs/test-send';
 import { NotFoundError, TooManyRequestsError, ValidationError } from '#lib/errors';
-import { dailyNotification, salesDashboard } from '#test/support/domain-fixtures';
+import { dailyNotification, salesDashboard, testAudit } from '#test/support/domain-fixtures';
 
 /** A test send against one notification held in memory; the sink records the jobs that leave. */
 
@@ -68,7 +68,12 @@ const errorOf = (promise: Promise<unknown>) =>
     () => undefined,
     (caught: unknown) => caught as Error,
   );
-const options = { now, minIntervalMs: 60_000, randomHex: (bytes: number) => 'cd'.repeat(bytes) };
+const options = {
+  now,
+  minIntervalMs: 60_000,
+  randomHex: (bytes: number) => 'cd'.repeat(bytes),
+  audit: testAudit,
+};
 
 describe('testSend', () => {
   it('sends to the named console users only, subscribed or not, whatever the schedule and delivery settings', async () => {

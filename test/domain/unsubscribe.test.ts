@@ -43,10 +43,12 @@ const signedPayload = (parts: unknown, json = JSON.stringify(parts)) => {
   return `${payload}.${createHmac('sha256', key).update(`unsubscribe.${payload}`).digest('base64url')}`;
 };
 
+const request = { ...noEvents, now: 0, requestId: 'test-request' };
+
 async function refusalOf(token: string) {
   const { store, removed } = recordingStore();
   const error = await tokens()
-    .unsubscribe(store, token, key, noEvents)
+    .unsubscribe(store, token, key, request)
     .then(
       () => undefined,
       (caught: unknown) => caught,
@@ -64,8 +66,8 @@ describe('unsubscribe tokens', () => {
       const { store, removed } = recordingStore();
       const token = tokens().unsubscribeToken(target, key);
       const answer = { unsubscribed: true, deploymentId: 7, notificationId: 700 };
-      expect(await tokens().unsubscribe(store, token, key, noEvents)).toEqual(answer);
-      expect(await tokens().unsubscribe(store, token, key, noEvents)).toEqual(answer);
+      expect(await tokens().unsubscribe(store, token, key, request)).toEqual(answer);
+      expect(await tokens().unsubscribe(store, token, key, request)).toEqual(answer);
       expect(removed).toEqual([target, target]);
     }
   });
@@ -76,11 +78,11 @@ describe('unsubscribe tokens', () => {
     expect(token).not.toBe(tokens().unsubscribeToken(user, key));
     expect(token).not.toBe(tokens().unsubscribeToken({ ...user, subscriptionNonce: 'other' }, key));
     const current = recordingStore();
-    await tokens().unsubscribe(current.store, token, key, noEvents);
+    await tokens().unsubscribe(current.store, token, key, request);
     expect(current.removed).toEqual([bound]);
     const made = recordingStore({ replaced: true });
     const error = await tokens()
-      .unsubscribe(made.store, token, key, noEvents)
+      .unsubscribe(made.store, token, key, request)
       .catch((caught: unknown) => caught);
     expect(error).toMatchObject({
       name: 'ValidationError',
@@ -162,8 +164,8 @@ describe('unsubscribe tokens', () => {
     await refusalOf(signedPayload(undefined, '[1,7,'));
     // The signed form of what the service issues is accepted: the refusals above are for their shape.
     const { store, removed } = recordingStore();
-    await tokens().unsubscribe(store, signedPayload([1, 7, 700, 'U', 3]), key, noEvents);
-    await tokens().unsubscribe(store, signedPayload([2, 7, 700, 'E', 'acme', 'ann', 'n0nce']), key, noEvents);
+    await tokens().unsubscribe(store, signedPayload([1, 7, 700, 'U', 3]), key, request);
+    await tokens().unsubscribe(store, signedPayload([2, 7, 700, 'E', 'acme', 'ann', 'n0nce']), key, request);
     expect(removed).toEqual([
       user,
       {

@@ -339,6 +339,9 @@ describe('POST …/runs/{runId}/retry', () => {
     });
     const requeued = (await outboxJobs(run.runId)).find((job) => job.jobId === bad.jobId);
     expect(requeued).toMatchObject({ jobId: bad.jobId, attempt: 2, recipient: bad.recipient });
+    // The retry's audit event, written with the deliveries it queued again.
+    const [event] = (await api.request('GET', `${base}/700/events?first=1`, { token: ADMIN_KEY })).body.items;
+    expect(event).toMatchObject({ action: 'retried', changes: { runId: run.runId } });
     const deliveries = await deliveriesOf(700, run.runId);
     expect(deliveries.find((d: { jobId: string }) => d.jobId === bad.jobId)).toMatchObject({
       status: 'queued',
@@ -364,6 +367,9 @@ describe('POST …/runs/{runId}/retry', () => {
     const run = (await send(700)).body;
     const answer = await retry(700, run.runId);
     expect(answer.status).toBe(202);
+    // Nothing changed: the last event is the send's, none is the retry's.
+    const [event] = (await api.request('GET', `${base}/700/events?first=1`, { token: ADMIN_KEY })).body.items;
+    expect(event).toMatchObject({ action: 'sent', changes: { runId: run.runId } });
     expect(answer.body).toEqual(await runOf(700, run.runId));
     expect(answer.body.recipients).toMatchObject({ queued: 2, failed: 0 });
   });

@@ -334,7 +334,8 @@ describe('requests racing a delete leave nothing behind', () => {
     const id = await createNotification();
     await admin('POST', `${base}/${id}/recipients`, { recipients: [{ userId: 1 }, { userId: 2 }] });
     const deleted: number[] = [];
-    deleteDuring('BatchWriteItem', 1, id, deleted);
+    // The removal's last write: its transaction checks that the notification still exists.
+    deleteDuring('TransactWriteItems', 1, id, deleted);
     const response = await admin('DELETE', `${base}/${id}/recipients`, {
       recipients: [{ type: 'USER', id: 1 }],
     });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DynamoMeter, meterDynamoDb } from '#lib/local/dynamodb-meter';
 import { documentClient } from '#lib/store/dynamo/client';
+import { ADMIN_KEY } from '#test/support/fixtures';
 import { walkList } from '#test/support/list-walk';
 import { type LocalApi, startLocalApi } from '#test/support/local-api';
 import { dailyAt, lifecycleClient, lifecycleFixture } from './lifecycle-helpers.ts';
@@ -398,6 +399,20 @@ describe('DELETE .../notifications/{id}/recipients', () => {
     const again = await client.unsubscribe(id, [{ type: 'USER', id: 1 }]);
     expect(again.status).toBe(204);
     expect((await userIdsOf(id)).sort()).toEqual([`embed:${lee}`, 'user:4']);
+    // One event, of the removal that removed something, naming the two it removed; none for the repeat.
+    const events = await api.request('GET', `/v1/deployments/7/notifications/${id}/events?first=1`, {
+      token: ADMIN_KEY,
+    });
+    expect(events.body.items[0]).toMatchObject({
+      action: 'recipients_removed',
+      changes: {
+        count: 2,
+        recipients: [
+          { type: 'USER', userId: 1 },
+          { type: 'EMBED_USER', embedUserId: kim, embedTenantName: 'acme' },
+        ],
+      },
+    });
   });
 
   it.each([

@@ -129,6 +129,16 @@ describe('an embed user subscribing themselves', () => {
     expect((await api.request('GET', `/v1/embed/notifications/${created.body.id}`, { token })).body).toEqual(
       mine.body.items[0],
     );
+    // The trail names the embed user as the actor of their own create.
+    const events = await api.request('GET', `/v1/deployments/7/notifications/${created.body.id}/events`, {
+      token: ADMIN_KEY,
+    });
+    expect(events.body.items).toMatchObject([
+      {
+        action: 'created',
+        actor: { type: 'EMBED_USER', embedTenantName: 'acme', externalId: 'sam@acme.example' },
+      },
+    ]);
   });
 
   it("lists the caller's own a page at a time, newest first, and refuses a cursor it did not issue", async () => {

@@ -118,6 +118,22 @@ describe('suspension after consecutive failed scheduled runs', () => {
     expect(resumed.body).toMatchObject({ status: 'active', statusReason: null });
     expect(resumed.body.nextRunAt).not.toBeNull();
     expect(await listed('suspended')).toEqual([]);
+    // The trail: suspended by the system (in the hold's own transaction), resumed by the admin.
+    const events = await api.request('GET', `${base}/700/events`, { token: ADMIN_KEY });
+    expect(
+      events.body.items.map(({ action, actor, requestId }: Record<string, unknown>) => ({
+        action,
+        actor,
+        requestId,
+      })),
+    ).toEqual([
+      {
+        action: 'resumed',
+        actor: { type: 'USER', userId: 1, via: 'api_key' },
+        requestId: expect.any(String),
+      },
+      { action: 'suspended', actor: { type: 'SYSTEM' }, requestId: null },
+    ]);
   });
 
   it('starts the count again after a run that delivers to anyone', async () => {

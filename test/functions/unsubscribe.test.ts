@@ -102,6 +102,22 @@ describe('an unsubscribe link names one subscription', () => {
     const old = await sendTokens(700);
     for (const token of [old.USER, old.EMBED_USER]) expect((await post(token)).status).toBe(200);
     expect(await recipientTypes(700)).toEqual([]);
+    // Each removal recorded once, by the recipient, naming who left; a repeat removes and records nothing.
+    expect((await post(old.USER)).status).toBe(200);
+    const events = (await admin('GET', `${base}/700/events?first=3`)).body.items;
+    expect(events.slice(0, 2)).toMatchObject([
+      {
+        action: 'unsubscribed',
+        actor: { type: 'RECIPIENT' },
+        changes: { count: 1, recipients: [{ type: 'EMBED_USER', embedTenantName: 'acme' }] },
+      },
+      {
+        action: 'unsubscribed',
+        actor: { type: 'RECIPIENT' },
+        changes: { count: 1, recipients: [{ type: 'USER', userId: 1, email: expect.any(String) }] },
+      },
+    ]);
+    expect(events[2]?.action).toBe('sent');
     expect(
       (await admin('POST', `${base}/700/recipients`, { recipients: [{ userId: 1 }, wile(700)] })).status,
     ).toBe(200);

@@ -413,23 +413,30 @@ describe('PUT /v1/deployments/{deploymentId}/notifications/{id}', () => {
     });
   });
 
-  it('costs two DynamoDB requests past authentication: a conditional write and the schedule state, no read first', async () => {
+  it('costs three DynamoDB requests past authentication: the read, the conditional write with its event, the schedule state', async () => {
     const path = await freshNotification();
     const meter = meterDynamoDb(documentClient());
     try {
       await put(path, { hour: 7 });
       // Authentication by API key reads the key link and the user (the test env disables the principal cache).
       expect(meter.byOperation.GetItem?.requests).toBe(2);
-      expect(meter.byOperation.UpdateItem?.requests).toBe(1);
-      // The schedule's new reading and upcoming instants, computed from what the write returned.
+      // The notification and its schedule entry, in one Query: the version the write is conditional on.
+      expect(meter.byOperation.Query?.requests).toBe(1);
+      // The change and its audit event, in one transaction of two items.
+      expect(meter.byOperation.TransactWriteItems?.requests).toBe(1);
+      // The schedule's new reading and upcoming instants.
       expect(meter.byOperation.PutItem?.requests).toBe(1);
+      expect(meter.totalRequests()).toBe(5);
+      meter.reset();
+      // Another field: the read and the write; the schedule entry came with the read.
+      await put(path, { notificationFormat: 'pdf' });
+      expect(meter.byOperation.TransactWriteItems?.requests).toBe(1);
       expect(meter.totalRequests()).toBe(4);
       meter.reset();
-      // Another field: the write, and the schedule entry read beside it for `nextRunAt`.
+      // The same again changes nothing: the read alone, no write, no event.
       await put(path, { notificationFormat: 'pdf' });
-      expect(meter.byOperation.UpdateItem?.requests).toBe(1);
-      expect(meter.byOperation.GetItem?.requests).toBe(3);
-      expect(meter.totalRequests()).toBe(4);
+      expect(meter.byOperation.TransactWriteItems).toBeUndefined();
+      expect(meter.totalRequests()).toBe(3);
     } finally {
       meter.detach();
     }
@@ -445,12 +452,17 @@ describe('PUT /v1/deployments/{deploymentId}/notifications/{id}', () => {
       expect(responses.filter((response) => response.status === 200)).toHaveLength(50);
       // One write of the notification each (the schedule entry's writes are PutItem, or an UpdateItem
       // of its version when the schedule came out as stored).
-      expect(meter.byOperation.UpdateItem?.requests).toBeGreaterThanOrEqual(50);
+      expect(meter.byOperation.TransactWriteItems?.requests).toBeGreaterThanOrEqual(50);
     } finally {
       meter.detach();
     }
     const item = await getItem(keys.notification(7, Number(path.split('/').pop())));
-    expect(item?.version).toBe(50);
+    // One write per update that changed something (a flag set to what it already was writes nothing):
+    // every minute and hour at least, and each write recorded its event.
+    const events = await api.request('GET', `${path}/events?first=200`, { token: ADMIN_KEY });
+    const updated = events.body.items.filter((event: { action: string }) => event.action === 'updated');
+    expect(item?.version).toBe(updated.length);
+    expect(updated.length).toBeGreaterThanOrEqual(20);
     // Whatever order the schedule states landed in, the stored one is the final schedule's.
     const final = (await put(path, {})).body;
     expect(final.humanReadableSchedule).toBe(describeCron(final.cronExpression));

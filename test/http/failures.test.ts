@@ -46,7 +46,7 @@ const named = (name: string, message: string) => Object.assign(new Error(message
 describe('storage failures', () => {
   it('answers 503 unavailable when DynamoDB throttles past the SDK retries, and nothing changed', async () => {
     failOn(
-      'UpdateItem',
+      'TransactWriteItems',
       named('ProvisionedThroughputExceededException', 'Rate of requests exceeds the allowed throughput'),
     );
     const response = await api.request('PUT', PATH, { token: ADMIN_KEY, body: { hour: 3 } });
@@ -60,7 +60,10 @@ describe('storage failures', () => {
 
   it('answers 500 internal for anything unexpected, without its message, stack or names (logged instead)', async () => {
     const logs = captureLogs();
-    failOn('UpdateItem', named('TypeError', 'Cannot read properties of undefined (secret-internal-detail)'));
+    failOn(
+      'TransactWriteItems',
+      named('TypeError', 'Cannot read properties of undefined (secret-internal-detail)'),
+    );
     const response = await api.request('PUT', PATH, { token: ADMIN_KEY, body: { hour: 3 } });
     expect(response.status).toBe(500);
     expect(response.body).toEqual({
@@ -103,7 +106,7 @@ describe('the retry policy', () => {
     // Inside the SDK's retry step: each attempt of the call reaches this, as it would reach DynamoDB.
     documentClient().middlewareStack.add(
       (next, context) => async (args) => {
-        if (context.commandName !== 'UpdateItemCommand') return next(args);
+        if (context.commandName !== 'TransactWriteItemsCommand') return next(args);
         attempts += 1;
         throw new ProvisionedThroughputExceededException({
           message: 'Injected throttling',

@@ -126,7 +126,7 @@ describe('outages answer 503 with Retry-After and a warning naming the cause', (
   it('a throttled table', async () => {
     logs = captureLogs();
     failOn(
-      'UpdateItem',
+      'TransactWriteItems',
       named('ProvisionedThroughputExceededException', 'Rate of requests exceeds the allowed throughput'),
     );
     const response = await api.request('PUT', PATH, { token: ADMIN_KEY, body: { hour: 3 } });
@@ -166,7 +166,7 @@ describe('faults of ours', () => {
     const failure = new TypeError('Cannot read properties of undefined (reading "hour")', {
       cause: named('RootCause', 'what went wrong first'),
     });
-    failOn('UpdateItem', failure);
+    failOn('TransactWriteItems', failure);
     const response = await api.request('PUT', PATH, { token: ADMIN_KEY, body: { hour: 3 } });
     expect(response.status).toBe(500);
     expect(response.body).toEqual({
@@ -195,7 +195,7 @@ describe('a request about to run out of time', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     documentClient().middlewareStack.add(
       (next, context) => async (args) => {
-        if (context.commandName === 'UpdateItemCommand')
+        if (context.commandName === 'TransactWriteItemsCommand')
           await new Promise((resolve) => setTimeout(resolve, 400));
         return next(args);
       },

@@ -158,6 +158,8 @@ const validRequests: Record<Operation, () => Sent> = {
   'rotate-webhook-secret': () => ({ path: `${WEBHOOK}/rotate-secret`, token: ADMIN_KEY }),
   'list-webhook-messages': () => ({ path: `${WEBHOOK}/messages`, token: ADMIN_KEY }),
   'retry-webhook-message': () => ({ path: `${WEBHOOK}/messages/${MESSAGE}/retry`, token: ADMIN_KEY }),
+  'list-notification-events': () => ({ path: `${NOTIFICATION}/events`, token: ADMIN_KEY }),
+  'list-deployment-events': () => ({ path: '/v1/deployments/7/events', token: ADMIN_KEY }),
 };
 
 /** An embed user of acme with a self-service subscription, made before any outage. */

@@ -25,6 +25,7 @@ import { notificationItems } from '#lib/store/notifications/notification-items';
 import { notificationUpdate } from '#lib/store/notifications/notifications';
 import { deliveryListing, runListing } from '#lib/store/runs/run-lists';
 import { sendNowStore } from '#lib/store/runs/send-now';
+import { testAudit, testAuditEvent } from '#test/support/domain-fixtures';
 import { barrier, crash, injectDynamoDbFaults } from '#test/support/dynamodb-faults';
 import { consoleUsers } from '#test/support/fixtures';
 
@@ -351,6 +352,7 @@ describe('a dispatch pass', () => {
         input,
         { customCronMinIntervalMinutes: 15 },
         { now: Date.now(), pause: async () => {} },
+        testAudit,
       );
     const entryAt = async () => (await dispatchStore.findNotification(n))?.dueKey;
     const first = await entryAt();
@@ -374,12 +376,14 @@ describe('a dispatch pass', () => {
     const n = await notification([user(1)]);
     const before = await dispatchStore.findNotification(n);
     // The update's first write alone, as if the function had stopped before storing the new state.
-    const written = await notificationUpdate.update(n, {
-      set: { hour: 11 },
-      requires: [],
-      schedule: true,
-    });
-    expect(written).toMatchObject({ kind: 'schedule' });
+    const read = await notificationUpdate.findForUpdate(n);
+    const written = await notificationUpdate.update(
+      n,
+      { set: { hour: 11 }, schedule: true },
+      read?.version ?? -1,
+      testAuditEvent(n),
+    );
+    expect(written).toMatchObject({ scheduleVersion: (read?.version ?? 0) + 1 });
     expect((await dispatchStore.findNotification(n))?.dueKey).toBe(before?.dueKey);
     // The entry, still the old schedule's, is not fired while the notification says otherwise.
     const { sink } = await outbox();
@@ -410,6 +414,7 @@ describe('a dispatch pass', () => {
       randomHex,
       now: NINE_BERLIN + 7 * MINUTE,
       minIntervalMs: 0,
+      audit: testAudit,
     });
     expect(run).toMatchObject({
       trigger: 'manual',
@@ -423,12 +428,18 @@ describe('a dispatch pass', () => {
       randomHex,
       now: NINE_BERLIN + 7 * MINUTE,
       minIntervalMs: 0,
+      audit: testAudit,
     });
     expect(again.runId).not.toBe(run.runId);
 
     const draft = await notification([user(1)], { dashboardId: 71 });
     expect(
-      await sendNow(sendNowStore, sink, draft, { randomHex, now: NINE_BERLIN, minIntervalMs: 0 }),
+      await sendNow(sendNowStore, sink, draft, {
+        randomHex,
+        now: NINE_BERLIN,
+        minIntervalMs: 0,
+        audit: testAudit,
+      }),
     ).toMatchObject({
       status: 'skipped',
       skipReason: 'dashboard_unavailable',
@@ -440,7 +451,7 @@ describe('a dispatch pass', () => {
 describe('the send-now limit, on the request clock', () => {
   const SECOND = 1_000;
   const limited = (n: Notification, sink: JobSink, now: number) =>
-    sendNow(sendNowStore, sink, n, { randomHex, now, minIntervalMs: 10 * SECOND });
+    sendNow(sendNowStore, sink, n, { randomHex, now, minIntervalMs: 10 * SECOND, audit: testAudit });
   const refusal = (promise: Promise<unknown>) =>
     promise.then(
       () => undefined,
@@ -466,6 +477,7 @@ describe('the send-now limit, on the request clock', () => {
       randomHex,
       now: NINE_BERLIN,
       minIntervalMs: 10 * SECOND,
+      audit: testAudit,
       pageSize: 3,
     });
     expect(first).toMatchObject({ status: 'dispatching', recipients: { queued: 3 } });

@@ -1,6 +1,7 @@
+import { type AuditAction, type AuditContext, auditEvent, type NewAuditEvent } from '#lib/domain/audit/audit';
 import type { ConsoleUser, Dashboard } from '#lib/domain/entities';
 import { noHold } from '#lib/domain/governance/governance';
-import type { Notification } from '#lib/domain/notifications/notification';
+import type { Notification, NotificationRef } from '#lib/domain/notifications/notification';
 import type { Principal } from '#lib/domain/principal';
 import { noRecipients, type Run, scheduledRunId } from '#lib/domain/runs/runs';
 
@@ -70,12 +71,21 @@ export const dailyRun = (overrides: Partial<Run> = {}): Run => ({
 const admin = consoleUser(1, { role: 'admin' });
 /** A caller of each kind the service knows, admin or not, active or not. */
 export const principals = {
-  admin: { kind: 'console', user: admin },
-  adminByJwt: { kind: 'console', user: admin },
-  member: { kind: 'console', user: { ...admin, role: 'member' } },
-  deactivatedAdmin: { kind: 'console', user: { ...admin, active: false } },
+  admin: { kind: 'console', user: admin, via: 'api_key' },
+  adminByJwt: { kind: 'console', user: admin, via: 'console_token' },
+  member: { kind: 'console', user: { ...admin, role: 'member' }, via: 'api_key' },
+  deactivatedAdmin: { kind: 'console', user: { ...admin, active: false }, via: 'api_key' },
   screenshot: { kind: 'platform', session: 'screenshot' },
   creator: { kind: 'platform', session: 'creator' },
   acme: { kind: 'embed', tenant: 'acme', externalId: 'alice' },
   globex: { kind: 'embed', tenant: 'globex', externalId: 'gina' },
 } satisfies Record<string, Principal>;
+
+/** Who the domain and store tests act as, for the audit events their changes record. */
+export const testAudit: AuditContext = {
+  actor: { type: 'USER', userId: 1, via: 'api_key' },
+  requestId: 'test-request',
+};
+/** An event of `action` on `target`, as a store test's write records it. */
+export const testAuditEvent = (target: NotificationRef, action: AuditAction = 'updated'): NewAuditEvent =>
+  auditEvent(testAudit, target, action, null, Date.now());

@@ -1,4 +1,5 @@
 import { type Deadline, hasTimeFor, NO_DEADLINE } from '#lib/deadline';
+import { type AuditContext, auditEvent, type NewAuditEvent } from '#lib/domain/audit/audit';
 import { type Clock, type RandomHex, stoppedClock } from '#lib/domain/clock';
 import {
   CONTINUATION_START_SECONDS,
@@ -207,6 +208,8 @@ export interface SendNowStore extends RunDeliveryStore, IdempotencyKeys {
     run: Run,
     lease: Lease | undefined,
     previousNoLaterThan: number,
+    /** The request's audit event (`sent`, `test_sent`), written with the run. */
+    event: NewAuditEvent,
     held?: HeldKey,
     deliveries?: readonly Delivery[],
   ): Promise<ManualRunClaim>;
@@ -783,6 +786,8 @@ export interface SendNowOptions {
   minIntervalMs: number;
   pageSize?: number;
   leaseMs?: number;
+  /** Who asks, for the audit event the run is written with. */
+  audit: AuditContext;
 }
 
 /**
@@ -836,7 +841,8 @@ async function makeManualRun(
   );
   const context = newContext(store, sink, { ...options, misfireGraceMinutes: 0 });
   const lease = skipReason ? undefined : leaseFrom(context);
-  const claim = await store.createManualRun(run, lease, options.now - options.minIntervalMs, held);
+  const event = auditEvent(options.audit, ref, 'sent', { runId: run.runId }, options.now);
+  const claim = await store.createManualRun(run, lease, options.now - options.minIntervalMs, event, held);
   if (!claim.created) throw refusalOf(claim, ref, options);
   // The run itself was written on the condition that the notification exists (the claim above); from
   // here a crash leaves it under its lease, and the next dispatcher pass finishes it.

@@ -1,3 +1,4 @@
+import { type AuditContext, auditEvent, type NewAuditEvent } from '#lib/domain/audit/audit';
 import {
   governanceOf,
   MAX_PAUSE_DAYS,
@@ -39,16 +40,17 @@ export interface HoldStore {
   /**
    * Sets the hold of `notification` (as read) on condition that the item is still at `version`, as a
    * schedule change (a new schedule version and a mark in the due index); with `clearFailedRuns` the
-   * count of failed runs starts again; `event` is recorded in the same write. The notification after
-   * the write, or undefined when the item changed meanwhile.
+   * count of failed runs starts again; `audit` and `event` are recorded in the same write. The schedule
+   * version it gave, or undefined when the item changed meanwhile.
    */
   writeHold(
     notification: Notification,
     hold: NotificationHold,
     version: number,
     clearFailedRuns: boolean,
+    audit: NewAuditEvent,
     event?: WebhookEvent,
-  ): Promise<{ notification: Notification; scheduleVersion: number } | undefined>;
+  ): Promise<{ scheduleVersion: number } | undefined>;
   storeSchedule(
     target: NotificationRef,
     state: ScheduleState,
@@ -69,31 +71,37 @@ function checkPause(input: PauseInput, now: number): void {
     throw new ValidationError([{ path: 'until', message: `must be at most ${MAX_PAUSE_DAYS} days ahead` }]);
 }
 
-/** What a hold write needs besides its store: the webhook event it records, and the time. */
+/**
+ * What a hold write records besides itself, and when: who made it (its audit event) and who wants to
+ * hear of it (its webhook event).
+ */
 export interface HoldContext {
+  audit: AuditContext;
   recorder: EventRecorder;
   now: number;
 }
 
 /**
- * Writes the hold `next` decides from what was read (with its `type` event when an endpoint wants it:
- * the notification as the write leaves it), then the schedule state it calls for as of `now`; a write
+ * Writes the hold `next` decides from what was read, with its audit event and its webhook event when
+ * an endpoint wants it (the notification as the write leaves it), then the schedule state it calls for as of `now`; a write
  * that meets a concurrent change reads again. Answers the notification as it then is.
  */
 async function changeHold(
   store: HoldStore,
   target: NotificationRef,
-  { recorder, now }: HoldContext,
-  type: WebhookEventType,
+  { audit, recorder, now }: HoldContext,
+  action: 'paused' | 'resumed',
   next: (read: ScheduledNotification) => { hold: NotificationHold; clearFailedRuns: boolean } | undefined,
 ): Promise<NotificationDto> {
+  const recorded = auditEvent(audit, target, action, null, now);
+  const type: WebhookEventType = action === 'paused' ? 'notification.paused' : 'notification.resumed';
   const subscribed = await recorder.subscribedTypes(target.deploymentId);
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
     const read = await store.findForHold(target);
     if (!read) throw new NotFoundError(`Notification ${target.id} of deployment ${target.deploymentId}`);
     const change = next(read.scheduled);
     if (!change) return toNotificationDto(read.scheduled, now);
-    const notification = { ...read.scheduled.notification, hold: change.hold };
+    const notification: Notification = { ...read.scheduled.notification, hold: change.hold };
     const state = planSchedule(notification, now);
     const after = toNotificationDto({ ...read.scheduled, notification, schedule: state }, now);
     const event = wantedEvent(subscribed, recorder, target.deploymentId, type, { notification: after }, now);
@@ -102,6 +110,7 @@ async function changeHold(
       change.hold,
       read.version,
       change.clearFailedRuns,
+      recorded,
       event,
     );
     if (!written) continue;
@@ -120,12 +129,12 @@ export function pauseNotification(
 ): Promise<NotificationDto> {
   checkPause(input, context.now);
   const pause = { until: input.until ?? null, reason: input.reason ?? null };
-  return changeHold(store, target, context, 'notification.paused', ({ notification }) =>
-    // The same pause again changes nothing, and records nothing.
-    notification.hold.pause?.until === pause.until && notification.hold.pause?.reason === pause.reason
-      ? undefined
-      : { hold: { ...notification.hold, pause }, clearFailedRuns: false },
-  );
+  return changeHold(store, target, context, 'paused', ({ notification }) => {
+    const held = notification.hold.pause;
+    // The same pause again changes nothing: nothing is written, nothing recorded.
+    if (held && held.until === pause.until && held.reason === pause.reason) return undefined;
+    return { hold: { ...notification.hold, pause }, clearFailedRuns: false };
+  });
 }
 
 /**
@@ -137,7 +146,7 @@ export function resumeNotification(
   target: NotificationRef,
   context: HoldContext,
 ): Promise<NotificationDto> {
-  return changeHold(store, target, context, 'notification.resumed', (read) => {
+  return changeHold(store, target, context, 'resumed', (read) => {
     if (governanceOf(read.notification, read.owner ?? 'active', context.now).status === 'orphaned')
       throw new ConflictError(
         'The notification is orphaned: its owner is not an active console user; transfer it (ownerUserId) before resuming',

@@ -1,3 +1,4 @@
+import { auditEvent, type NewAuditEvent, systemContext } from '#lib/domain/audit/audit';
 import type { HoldTarget, NotificationHold } from '#lib/domain/governance/governance';
 import {
   type NotificationRef,
@@ -24,12 +25,13 @@ export interface SuspensionStore {
   ): Promise<{ count: number; hold: NotificationHold; dashboardId: number; version: number } | undefined>;
   /** Starts the count again (nothing is written when it is 0 or the notification is gone). */
   clearFailedRuns(ref: NotificationRef): Promise<void>;
-  /** Sets the hold, as a schedule change, on condition that the item is still at `version`; `event` with it. */
+  /** Sets the hold, as a schedule change, on condition that the item is still at `version`; `audit` and `event` with it. */
   writeHold(
     target: HoldTarget,
     hold: NotificationHold,
     version: number,
     clearFailedRuns: boolean,
+    audit: NewAuditEvent,
     event?: WebhookEvent,
   ): Promise<unknown>;
   /** The notification with its schedule entry, as a read answers it; undefined when gone. */
@@ -77,12 +79,14 @@ export async function countSettledRun(
   if (!counted || counted.count < limit || counted.hold.suspended) return false;
   // A change in between (a pause, a resume) wins: the next failed run counts again.
   const hold = { ...counted.hold, suspended: true };
+  const recorded = auditEvent(systemContext(), ref, 'suspended', null, events.now);
   const event = await suspensionEvent(store, events, ref, hold);
   const written = await store.writeHold(
     { ...ref, dashboardId: counted.dashboardId },
     hold,
     counted.version,
     false,
+    recorded,
     event,
   );
   return written !== undefined;

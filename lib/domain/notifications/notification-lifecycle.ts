@@ -1,3 +1,4 @@
+import { type AuditContext, auditEvent, type NewAuditEvent, recipientChanges } from '#lib/domain/audit/audit';
 import { governanceOf, type HeldStatus } from '#lib/domain/governance/governance';
 import type { HeldKey, IdempotencyKeys } from '#lib/domain/idempotency';
 import {
@@ -112,7 +113,9 @@ export interface NotificationCreation extends IdempotencyKeys {
   create(
     draft: Omit<Notification, 'id'>,
     schedule: ScheduleState & { signature: string },
-    held?: HeldKey,
+    held: HeldKey | undefined,
+    /** The `created` event, written in the create's transaction. */
+    record: (notification: Notification) => NewAuditEvent,
   ): Promise<Notification>;
   /** Whether the notification still exists (a key's repeat after its delete is 404). */
   isLive(ref: NotificationRef): Promise<boolean>;
@@ -139,8 +142,16 @@ export interface RecipientListing {
 
 /** Remove recipients from a notification. */
 export interface RecipientRemoval {
-  /** Removes those of `targets` that are subscribed; false when the notification does not exist. */
-  removeRecipients(notification: NotificationRef, targets: readonly RemovalTarget[]): Promise<boolean>;
+  /**
+   * Removes those of `targets` that are subscribed, the last write in one transaction with `eventOf`
+   * the recipients removed (none removed: nothing written, nothing recorded); false when the
+   * notification does not exist.
+   */
+  removeRecipients(
+    notification: NotificationRef,
+    targets: readonly RemovalTarget[],
+    eventOf: (removed: readonly RecipientOutput[]) => NewAuditEvent,
+  ): Promise<boolean>;
 }
 
 export async function getNotification(
@@ -228,7 +239,11 @@ export async function removeRecipients(
   recipients: RecipientRemoval,
   target: NotificationRef,
   items: readonly RemovedRecipientInput[],
+  audit: AuditContext,
+  now: number,
 ): Promise<void> {
   const targets = removalTargets(items);
-  if (!(await recipients.removeRecipients(target, targets))) throw notificationNotFound(target);
+  const eventOf = (removed: readonly RecipientOutput[]) =>
+    auditEvent(audit, target, 'recipients_removed', recipientChanges(removed), now);
+  if (!(await recipients.removeRecipients(target, targets, eventOf))) throw notificationNotFound(target);
 }

@@ -1,3 +1,11 @@
+import {
+  type AuditContext,
+  auditEvent,
+  creationEvent,
+  fieldChanges,
+  type NewAuditEvent,
+  updateAction,
+} from '#lib/domain/audit/audit';
 import type { ConsoleUser } from '#lib/domain/entities';
 import { noHold } from '#lib/domain/governance/governance';
 import { type IdempotencyKeyInput, onceForKey, requestFingerprint } from '#lib/domain/idempotency';
@@ -18,13 +26,7 @@ import type {
   NotificationCreation,
 } from '#lib/domain/notifications/notification-lifecycle';
 import { customCronProblem } from '#lib/domain/schedules/cron';
-import {
-  missingScheduleFields,
-  requiredTimeFields,
-  type ScheduleState,
-  scheduleSignature,
-  type TimeField,
-} from '#lib/domain/schedules/schedule';
+import { missingScheduleFields, type ScheduleState, scheduleSignature } from '#lib/domain/schedules/schedule';
 import type { ScheduleType } from '#lib/domain/schedules/schedule-fields';
 import { planSchedule } from '#lib/domain/schedules/schedule-planning';
 import {
@@ -53,34 +55,31 @@ const scheduleFields = new Set<string>([
   'isEnabled',
 ] satisfies (keyof Notification)[]);
 
-/** What an update writes: the supplied fields, and the time fields it relies on finding stored. */
+/** What an update writes: the fields whose values change, as they are after it. */
 interface NotificationChanges {
   set: Partial<Record<keyof Notification, unknown>>;
-  /** Fields the updated schedule needs that the update does not set: the write happens only if they are stored. */
-  requires: readonly TimeField[];
   /** Whether the set fields include the schedule's: the write then counts a new schedule version. */
   schedule: boolean;
 }
 
-/** An update's write: the notification after it, and its new schedule version when the schedule was written. */
-type UpdatedNotification =
-  | { kind: 'fields'; scheduled: ScheduledNotification }
-  | { kind: 'schedule'; notification: Notification; scheduleVersion: number };
-
 /** Update: the notification's fields and schedule, in place. */
 export interface NotificationUpdate {
   find(deploymentId: number, id: number): Promise<ScheduledNotification | undefined>;
+  /** The notification with its owner's standing and the item's version, the condition of the write. */
+  findForUpdate(
+    target: NotificationRef,
+  ): Promise<{ scheduled: ScheduledNotification; version: number } | undefined>;
   /**
-   * Writes the changes in one atomic step, touching no other field, and returns the notification as
-   * stored after it; `undefined` when it does not exist, `unmet` when a required field is not stored
-   * (or, with requirements, when it does not exist: the caller reads to tell). A write of the
-   * schedule also marks the notification in the due index, so that a pass stores its state should
-   * `storeSchedule` never come (a crash in between).
+   * Writes the changes and records `event`, in one transaction, on condition that the item is still
+   * at `version`; the new schedule version when the schedule was written. undefined when the item
+   * changed (or went) since it was read.
    */
   update(
     target: NotificationRef,
     changes: NotificationChanges,
-  ): Promise<UpdatedNotification | undefined | 'unmet'>;
+    version: number,
+    event: NewAuditEvent,
+  ): Promise<{ scheduleVersion: number } | undefined>;
   /**
    * Stores the schedule state computed from `scheduleVersion`, unless a later one is stored; a state
    * of the same schedule as the stored one keeps the stored instants (the same update sent again
@@ -94,8 +93,6 @@ export interface NotificationUpdate {
   ): Promise<void>;
   /** A console user by id (strongly consistent): who a transfer names. */
   consoleUser(userId: number): Promise<ConsoleUser | undefined>;
-  /** The notification with its owner's standing read beside it. */
-  withOwnerStanding(scheduled: ScheduledNotification): Promise<ScheduledNotification>;
 }
 
 /** The owner a transfer names: an active console user, else 400 naming `ownerUserId`. */
@@ -154,28 +151,14 @@ export function applyNotificationUpdate(
   return updated;
 }
 
-/** Writes before a PUT that keeps meeting a concurrent schedule change answers 409. */
-export const MAX_ATTEMPTS = 5;
-
 /**
- * The write an update makes, decided from the input alone. Supplied fields only ever add to a complete
- * schedule, so the result can be incomplete only when `scheduleType` changes: then the fields the new
- * type needs and the update does not supply become conditions of the write instead of a prior read.
+ * Writes before a PUT that keeps meeting concurrent changes answers 409: each try reads and writes
+ * on condition that nothing changed, so of many concurrent updates one wins each round; enough
+ * rounds for 50 at once to all land.
  */
-function notificationChanges(
-  input: UpdateNotificationInput,
-  settings: NotificationSettings,
-): NotificationChanges {
-  if (typeof input.customCron === 'string') {
-    const problem = customCronProblem(input.customCron, settings.customCronMinIntervalMinutes);
-    if (problem) throw new ValidationError([{ path: 'customCron', message: problem }]);
-  }
-  const set = changedFields(input);
-  const requires = input.scheduleType
-    ? requiredTimeFields(input.scheduleType).filter((field) => set[field] === undefined)
-    : [];
-  return { set, requires, schedule: Object.keys(set).some((field) => scheduleFields.has(field)) };
-}
+export const MAX_ATTEMPTS = 12;
+/** The pauses between tries stop growing after this many doublings (25 ms × 2^4 at most). */
+const MAX_PAUSE_DOUBLINGS = 5;
 
 /** The instant an update answers as of, and the wait before it writes again after a concurrent update. */
 export interface UpdateTiming {
@@ -184,12 +167,12 @@ export interface UpdateTiming {
 }
 
 /**
- * Updates a notification of a deployment in one conditional write without reading it first, so that
- * concurrent updates of one notification neither lose each other's fields nor have to retry. A write
- * refused because the new schedule type lacks a field is read back: the field is missing (400 naming
- * it), or a concurrent update stored it in between, and the write is tried again after a jittered
- * pause. A write of the schedule is followed by its new state (reading and upcoming instants as of
- * now), computed from the notification the write returned and stored unless a later change's is.
+ * Updates a notification: read with its version, the fields that change written with their audit
+ * event in one transaction on condition that the version is still the one read. A write that meets a
+ * concurrent change reads again after a jittered pause, so concurrent updates of different fields
+ * both take effect and each event's `before` is what the previous change left. An update that
+ * changes nothing writes nothing and records nothing. A write of the schedule is followed by its new
+ * state (reading and upcoming instants as of now), stored unless a later change's is.
  */
 export async function updateNotification(
   notifications: NotificationUpdate,
@@ -197,35 +180,40 @@ export async function updateNotification(
   input: UpdateNotificationInput,
   settings: NotificationSettings,
   timing: UpdateTiming,
+  audit: AuditContext,
 ): Promise<NotificationDto> {
   const { now } = timing;
-  const changes = notificationChanges(input, settings);
+  if (typeof input.customCron === 'string') {
+    const problem = customCronProblem(input.customCron, settings.customCronMinIntervalMinutes);
+    if (problem) throw new ValidationError([{ path: 'customCron', message: problem }]);
+  }
   const owner =
     input.ownerUserId == null ? undefined : await transferredOwner(notifications, input.ownerUserId);
-  if (owner) changes.set.owner = owner;
-  if (Object.keys(changes.set).length === 0) {
-    const stored = await notifications.find(target.deploymentId, target.id);
-    if (!stored) throw notificationNotFound(target);
-    return toNotificationDto(stored, now);
-  }
-  // The owner just named was read active; any other is read beside the answer.
-  const answer = async (scheduled: ScheduledNotification) =>
-    toNotificationDto(owner ? scheduled : await notifications.withOwnerStanding(scheduled), now);
+  // The owner just named was read active; any other's standing was read with the notification.
+  const answer = (scheduled: ScheduledNotification) =>
+    toNotificationDto(owner ? { ...scheduled, owner: 'active' } : scheduled, now);
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-    const result = await notifications.update(target, changes);
-    if (result === undefined) throw notificationNotFound(target);
-    if (result !== 'unmet') {
-      if (result.kind === 'fields') return answer(result.scheduled);
-      const { notification, scheduleVersion } = result;
-      const state = planSchedule(notification, now);
-      await notifications.storeSchedule(target, state, scheduleSignature(notification), scheduleVersion);
-      return answer({ notification, schedule: state });
+    const read = await notifications.findForUpdate(target);
+    if (!read) throw notificationNotFound(target);
+    const current = read.scheduled.notification;
+    const updated = { ...applyNotificationUpdate(current, input, settings), ...(owner && { owner }) };
+    const changes = fieldChanges(current, updated);
+    const fields = Object.keys(changes) as (keyof Notification)[];
+    if (fields.length === 0) return toNotificationDto(read.scheduled, now);
+    const write: NotificationChanges = {
+      set: Object.fromEntries(fields.map((field) => [field, updated[field] ?? null])),
+      schedule: fields.some((field) => scheduleFields.has(field)),
+    };
+    const event = auditEvent(audit, target, updateAction(changes), changes, now);
+    const written = await notifications.update(target, write, read.version, event);
+    if (written) {
+      if (!write.schedule) return answer({ ...read.scheduled, notification: updated });
+      const state = planSchedule(updated, now);
+      await notifications.storeSchedule(target, state, scheduleSignature(updated), written.scheduleVersion);
+      return answer({ ...read.scheduled, notification: updated, schedule: state });
     }
-    const stored = await notifications.find(target.deploymentId, target.id);
-    if (!stored) throw notificationNotFound(target);
-    applyNotificationUpdate(stored.notification, input, settings);
     // A jittered pause (the caller's): contenders spread out instead of colliding again at once.
-    if (attempt < MAX_ATTEMPTS) await timing.pause(attempt);
+    if (attempt < MAX_ATTEMPTS) await timing.pause(Math.min(attempt, MAX_PAUSE_DOUBLINGS));
   }
   throw new ConflictError('The notification is being changed by others; retry the request');
 }
@@ -258,6 +246,7 @@ export async function createNotification(
   settings: NotificationSettings,
   now: number,
   owner: NotificationOwner | null,
+  audit: AuditContext,
   idempotency?: IdempotencyKeyInput,
 ): Promise<NotificationDto> {
   const { dashboardId, dashboardPublicId, ...fields } = input;
@@ -290,7 +279,13 @@ export async function createNotification(
     notifications,
     deploymentId,
     claim,
-    (held) => notifications.create(draft, { ...schedule, signature: scheduleSignature(draft) }, held),
+    (held) =>
+      notifications.create(
+        draft,
+        { ...schedule, signature: scheduleSignature(draft) },
+        held,
+        creationEvent(audit, now),
+      ),
     async (done) => {
       if (done.kind !== 'notification') throw new IdempotencyKeyMismatchError();
       const made = done.notification;

@@ -156,14 +156,14 @@ interface AnsweredItem {
   answer: Answer;
 }
 
-const userOutput = (user: ConsoleUser): RecipientOutput => ({
+export const userOutput = (user: ConsoleUser): RecipientOutput => ({
   type: 'USER',
   userId: user.id,
   email: user.email,
   username: user.username,
 });
 
-const embedOutput = (row: StoredEmbedRecipient): RecipientOutput => ({
+export const embedOutput = (row: StoredEmbedRecipient): RecipientOutput => ({
   type: 'EMBED_USER',
   embedTenantName: row.embedTenantName,
   externalId: row.externalId,

@@ -1,4 +1,5 @@
 import { type Deadline, hasTimeFor, NO_DEADLINE } from '#lib/deadline';
+import { type AuditContext, auditEvent, type NewAuditEvent } from '#lib/domain/audit/audit';
 import type { JobSink } from '#lib/domain/dispatch/dispatch';
 import type { Dashboard } from '#lib/domain/entities';
 import {
@@ -41,9 +42,10 @@ import { RETRY_PAGE_RESERVE_MS } from '#lib/timeouts';
 const RETRY_LIMIT_PER_REQUEST = 1000;
 /**
  * Failed deliveries read and queued together: one transaction with the run's counts, the check that
- * the notification exists and, on the last page, the Idempotency-Key's done mark (DynamoDB's 100).
+ * the notification exists, on the first page that moves any the request's audit event and, on the
+ * last page, the Idempotency-Key's done mark (DynamoDB's 100).
  */
-const RETRY_PAGE_SIZE = 97;
+const RETRY_PAGE_SIZE = 96;
 
 /** What a page's record did: moved deliveries (and marked the key done), or found the notification gone. */
 type Requeued = { gone: false; moved: number; keyDone: boolean } | { gone: true };
@@ -63,9 +65,16 @@ export interface RetryStore extends IdempotencyKeys, SuppressionLookup {
   /**
    * Moves each delivery from `failed` at its attempt to `queued` at the next, and the run's counts with
    * them, atomically, only while the notification exists; a delivery that changed meanwhile is left as
-   * it is. With a held key, the same write marks it done with the run.
+   * it is. With a held key, the same write marks it done with the run; with an event, the same write
+   * records it (only when it moves any).
    */
-  requeue(ref: RunRef, deliveries: readonly Delivery[], now: number, held?: HeldKey): Promise<Requeued>;
+  requeue(
+    ref: RunRef,
+    deliveries: readonly Delivery[],
+    now: number,
+    held?: HeldKey,
+    event?: NewAuditEvent,
+  ): Promise<Requeued>;
   /** The run after its status follows its counts again. */
   settle(ref: RunRef, now: number): Promise<Run | undefined>;
   /** Whether the notification still exists: the race guard with a delete (lib/store/notifications/notification-guard.ts). */
@@ -82,7 +91,7 @@ export async function retryRun(
   store: RetryStore,
   sink: JobSink,
   ref: RunRef,
-  options: { now: number; deadline?: Deadline },
+  options: { now: number; deadline?: Deadline; audit: AuditContext },
   idempotency?: IdempotencyKeyInput,
 ): Promise<RetryResult> {
   const notFound = () => new NotFoundError(`Run ${ref.runId} of notification ${ref.id}`);
@@ -111,7 +120,7 @@ async function requeueFailed(
   sink: JobSink,
   run: Run,
   notification: Notification,
-  options: { now: number; deadline?: Deadline },
+  options: { now: number; deadline?: Deadline; audit: AuditContext },
   held: HeldKey | undefined,
 ): Promise<RetryResult> {
   const ref: RunRef = { deploymentId: run.deploymentId, id: run.notificationId, runId: run.runId };
@@ -133,6 +142,14 @@ async function requeueFailed(
   let read = 0;
   let sent = 0;
   let keyDone = false;
+  // The request's one event goes with the first page that moves deliveries: no change without it.
+  let event: NewAuditEvent | undefined = auditEvent(
+    options.audit,
+    ref,
+    'retried',
+    { runId: ref.runId },
+    options.now,
+  );
   for (let last = false; !last; ) {
     const limit = Math.min(RETRY_PAGE_SIZE, RETRY_LIMIT_PER_REQUEST - read);
     const page = await store.failedPage(ref, after, limit);
@@ -172,9 +189,10 @@ async function requeueFailed(
     // queued would leave it waiting for an outcome that never comes.
     await sink.send(jobs);
     sent += jobs.length;
-    const requeued = await store.requeue(ref, deliveries, options.now, last ? held : undefined);
+    const requeued = await store.requeue(ref, deliveries, options.now, last ? held : undefined, event);
     // Deleted since the check: the jobs sent stand, nothing more is written.
     if (requeued.gone) return { run: toRunDto(run), queued };
+    if (requeued.moved > 0) event = undefined;
     queued += requeued.moved;
     keyDone ||= requeued.keyDone;
     after = page.last;

@@ -1,3 +1,4 @@
+import { auditEvent, type NewAuditEvent } from '#lib/domain/audit/audit';
 import {
   type JobSink,
   type ManualRunClaim,
@@ -63,6 +64,7 @@ export interface TestSendStore extends IdempotencyKeys, SuppressionLookup {
     run: Run,
     deliveries: readonly Delivery[],
     previousNoLaterThan: number,
+    event: NewAuditEvent,
     held: HeldKey | undefined,
   ): Promise<ManualRunClaim>;
   /** Whether the notification still exists: the race guard with a delete (lib/store/notifications/notification-guard.ts). */
@@ -76,7 +78,7 @@ export async function testSend(
   sink: JobSink,
   ref: NotificationRef,
   items: readonly TestRecipientInput[],
-  options: Pick<SendNowOptions, 'now' | 'minIntervalMs' | 'randomHex'>,
+  options: Pick<SendNowOptions, 'now' | 'minIntervalMs' | 'randomHex' | 'audit'>,
   idempotency?: IdempotencyKeyInput,
 ): Promise<RunDto> {
   const inputs: UserRecipientInput[] = items.map((item) => ({ ...item, type: 'USER' }));
@@ -134,7 +136,7 @@ async function makeTestRun(
   sink: JobSink,
   notification: Notification,
   users: readonly ConsoleUser[],
-  options: Pick<SendNowOptions, 'now' | 'minIntervalMs' | 'randomHex'>,
+  options: Pick<SendNowOptions, 'now' | 'minIntervalMs' | 'randomHex' | 'audit'>,
   held: HeldKey | undefined,
 ): Promise<RunDto> {
   const { now } = options;
@@ -155,7 +157,8 @@ async function makeTestRun(
     completedAt: null,
   };
   const claim = async (recorded: Run, deliveries: readonly Delivery[]) => {
-    const claimed = await store.claimRun(recorded, deliveries, now - options.minIntervalMs, held);
+    const event = auditEvent(options.audit, ref, 'test_sent', { runId: recorded.runId }, now);
+    const claimed = await store.claimRun(recorded, deliveries, now - options.minIntervalMs, event, held);
     if (!claimed.created) throw refusalOf(claimed, ref, options);
   };
   if (skipReason || !dashboard) {

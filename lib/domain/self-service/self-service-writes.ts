@@ -1,3 +1,4 @@
+import type { AuditContext } from '#lib/domain/audit/audit';
 import { type DashboardLookup, getEmbeddedDashboard } from '#lib/domain/embedding/embedding';
 import type { EmbedUser } from '#lib/domain/entities';
 import type { IdempotencyKeyInput } from '#lib/domain/idempotency';
@@ -116,6 +117,7 @@ export async function createSubscription(
   input: CreateSubscriptionInput,
   settings: NotificationSettings,
   now: number,
+  audit: AuditContext,
   idempotency?: IdempotencyKeyInput,
 ): Promise<NotificationDto> {
   const { principal } = subscriber;
@@ -134,6 +136,7 @@ export async function createSubscription(
     settings,
     now,
     owner,
+    audit,
     idempotency,
   );
   // Also on a repeat of the key: it completes a first request that failed before its recipient.
@@ -156,6 +159,7 @@ export async function updateSubscription(
   input: SubscriptionFields,
   settings: NotificationSettings,
   timing: UpdateTiming,
+  audit: AuditContext,
 ): Promise<NotificationDto> {
   const limits = await requireSelfService(store.tenants, subscriber.principal);
   const stored = await ownSubscription(store.directory, subscriber.principal, id);
@@ -165,7 +169,7 @@ export async function updateSubscription(
     timing.now,
   );
   const ref = refOf(stored);
-  const updated = await updateNotification(store.notifications, ref, input, settings, timing);
+  const updated = await updateNotification(store.notifications, ref, input, settings, timing, audit);
   await addRecipients(store.recipients, ref, [recipientOf(subscriber)]);
   return updated;
 }

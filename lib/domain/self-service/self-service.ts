@@ -1,4 +1,8 @@
-import { deleteNotification, type NotificationDeletion } from '#lib/domain/deletion/delete-notification';
+import {
+  type DeletionContext,
+  deleteNotification,
+  type NotificationDeletion,
+} from '#lib/domain/deletion/delete-notification';
 import type { EmbedUser } from '#lib/domain/entities';
 import {
   type NotificationDto,
@@ -190,7 +194,7 @@ export async function deleteSubscription(
   deletion: NotificationDeletion,
   principal: Subscriber['principal'],
   id: number,
-  events: Parameters<typeof deleteNotification>[2],
+  context: DeletionContext,
 ): Promise<void> {
-  await deleteNotification(deletion, refOf(await ownSubscription(directory, principal, id)), events);
+  await deleteNotification(deletion, refOf(await ownSubscription(directory, principal, id)), context);
 }

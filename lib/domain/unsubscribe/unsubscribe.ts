@@ -1,5 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { type AuditContext, auditEvent, type NewAuditEvent, recipientChanges } from '#lib/domain/audit/audit';
 import type { NotificationRef } from '#lib/domain/notifications/notification';
+import type { RecipientOutput } from '#lib/domain/recipients/recipients';
 import { normalizeExternalId } from '#lib/domain/recipients/recipients-input';
 import type { SubscriptionNonce } from '#lib/domain/recipients/recipients-resolution';
 import type { JobRecipient } from '#lib/domain/runs/runs';
@@ -151,12 +153,16 @@ export function unsubscribeTargetOf(job: {
 
 export interface UnsubscribeStore {
   /**
-   * Removes the target's subscription, in one conditional request: false (and nothing removed) when
+   * Removes the target's subscription and records `eventOf` the recipient removed (and `event`), in one
+   * transaction conditional on the row being the target's subscription: false (and nothing removed) when
    * the recipient's row is another subscription than the target's. Removing one that is gone changes
-   * nothing and answers true. `event` is recorded in the same write as the removal, and only when
-   * this call removed the row.
+   * nothing, records nothing and answers true.
    */
-  removeSubscription(target: UnsubscribeTarget, event?: WebhookEvent): Promise<boolean>;
+  removeSubscription(
+    target: UnsubscribeTarget,
+    eventOf: (removed: RecipientOutput) => NewAuditEvent,
+    event?: WebhookEvent,
+  ): Promise<boolean>;
   /** Whether the recipient's row is another subscription than the target's (false when there is none). */
   isReplaced(target: UnsubscribeTarget): Promise<boolean>;
 }
@@ -175,18 +181,21 @@ export async function unsubscribe(
   store: Pick<UnsubscribeStore, 'removeSubscription'>,
   token: string,
   key: Buffer,
-  events: { recorder: EventRecorder; now: number },
+  request: { recorder: EventRecorder; now: number; requestId: string | null },
 ): Promise<UnsubscribeAnswer> {
   const target = readUnsubscribeToken(token, key);
+  const context: AuditContext = { actor: { type: 'RECIPIENT' }, requestId: request.requestId };
+  const eventOf = (removed: RecipientOutput) =>
+    auditEvent(context, target, 'unsubscribed', recipientChanges([removed]), request.now);
   const data = { deploymentId: target.deploymentId, notificationId: target.id, recipient: target.recipient };
   const event = await eventToRecord(
-    events.recorder,
+    request.recorder,
     target.deploymentId,
     'recipient.unsubscribed',
     data,
-    events.now,
+    request.now,
   );
-  if (!(await store.removeSubscription(target, event))) throw expired();
+  if (!(await store.removeSubscription(target, eventOf, event))) throw expired();
   return { unsubscribed: true, deploymentId: target.deploymentId, notificationId: target.id };
 }
 

@@ -1,8 +1,10 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { NewAuditEvent } from '#lib/domain/audit/audit';
 import type { NotificationDeletion } from '#lib/domain/deletion/delete-notification';
 import type { NotificationOwner, NotificationRef } from '#lib/domain/notifications/notification';
 import type { WebhookEvent } from '#lib/domain/webhooks/messages';
 import { ConflictError } from '#lib/errors';
+import { auditEventPut } from '#lib/store/audit/audit-events';
 import { encodePurge } from '#lib/store/codecs/purges';
 import {
   countKey,
@@ -51,12 +53,13 @@ const MAX_OWNER_ATTEMPTS = 3;
 async function deleteNotification(
   deploymentId: number,
   id: number,
+  audit: NewAuditEvent,
   event?: WebhookEvent,
   now = Date.now(),
 ): Promise<boolean> {
   let owner: EmbedOwner | undefined;
   for (let attempt = 1; attempt <= MAX_OWNER_ATTEMPTS; attempt++) {
-    const result = await deleteOwnedBy({ deploymentId, id }, owner, now, event);
+    const result = await deleteOwnedBy({ deploymentId, id }, owner, now, audit, event);
     if (typeof result === 'boolean') return result;
     owner = result.owner;
   }
@@ -67,6 +70,7 @@ async function deleteOwnedBy(
   ref: NotificationRef,
   owner: EmbedOwner | undefined,
   now: number,
+  audit: NewAuditEvent,
   event: WebhookEvent | undefined,
 ): Promise<Attempt> {
   const table = tableName();
@@ -97,6 +101,8 @@ async function deleteOwnedBy(
         },
       },
       ...(owner ? ownedRemovals(owner, ref.id) : []),
+      // Outside the partition the purge empties: the trail outlives the notification.
+      auditEventPut(audit),
       // Its `notification.deleted` message, when an endpoint wants it: recorded with the delete or not at all.
       ...eventPuts(event),
     ],

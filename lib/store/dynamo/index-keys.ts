@@ -140,3 +140,11 @@ export const recipient = (
   ...recipientOnDashboardKeys(notification, identity),
 });
 export const recipientOnDashboard = recipientOnDashboardKeys;
+
+/** gsi1: the audit events of a deployment, its deleted notifications' included. */
+export const eventsOfDeployment = (deploymentId: number) => `DEPLOYMENT#${deploymentId}#EVENTS`;
+/** An audit event's gsi1 entry: by event id (its instant first), then its notification. */
+export const auditEvent = (deploymentId: number, notificationId: number, eventId: string): IndexKeys => ({
+  gsi1pk: eventsOfDeployment(deploymentId),
+  gsi1sk: `${eventId}#${sortableId(notificationId)}`,
+});

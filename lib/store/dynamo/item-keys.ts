@@ -165,3 +165,16 @@ export const suppression = (deploymentId: number, emailKey: string): Key => ({
   pk: suppressionsPartition(deploymentId),
   sk: `${SUPPRESSION_PREFIX}${part(emailKey)}`,
 });
+
+/**
+ * A notification's audit events: a partition of their own, outside the notification's (which the
+ * purge empties), so that they stay after the delete until their TTL. Sorted by event id, which
+ * starts with the event's instant.
+ */
+export const AUDIT_EVENT_PREFIX = 'EVENT#';
+export const auditPartition = (deploymentId: number, notificationId: number) =>
+  `DEPLOYMENT#${deploymentId}#AUDIT#NOTIFICATION#${notificationId}`;
+export const auditEvent = (deploymentId: number, notificationId: number, eventId: string): Key => ({
+  pk: auditPartition(deploymentId, notificationId),
+  sk: `${AUDIT_EVENT_PREFIX}${eventId}`,
+});

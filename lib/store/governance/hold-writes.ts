@@ -1,6 +1,8 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { NewAuditEvent } from '#lib/domain/audit/audit';
 import type { HoldTarget, NotificationHold } from '#lib/domain/governance/governance';
 import type { WebhookEvent } from '#lib/domain/webhooks/messages';
+import { auditEventPut } from '#lib/store/audit/audit-events';
 import { documentClient, tableName } from '#lib/store/dynamo/client';
 import { transact } from '#lib/store/dynamo/conditional';
 import * as keys from '#lib/store/dynamo/item-keys';
@@ -20,15 +22,17 @@ export const FAILED_RUNS_ATTRIBUTE = 'failedRunStreak';
 
 /**
  * One transaction: the conditional UpdateItem of the hold, on condition that the item is still at
- * `version` (with `clearFailedRuns` the count starts again), and the hold entry put or deleted as the
- * hold calls for, and `event` if given. The schedule version the write gave (the item's version after it, as the mark sets
- * it); undefined when the item changed or is gone.
+ * `version` (with `clearFailedRuns` the count starts again), the hold entry put or deleted as the hold
+ * calls for, the Put of its audit event and that of its webhook event if given. The schedule version
+ * the write gave (the item's version after it, as the mark sets it); undefined when the item changed
+ * or is gone.
  */
 export async function updateHold(
   target: HoldTarget,
   hold: NotificationHold,
   version: number,
   clearFailedRuns: boolean,
+  audit: NewAuditEvent,
   event?: WebhookEvent,
 ): Promise<number | undefined> {
   const mark = scheduleChangeMark(target);
@@ -63,6 +67,7 @@ export async function updateHold(
             entry
               ? { Put: { TableName: tableName(), Item: entry } }
               : { Delete: { TableName: tableName(), Key: keys.holdEntry(target.deploymentId, target.id) } },
+            auditEventPut(audit),
             // Its `notification.paused`, `.resumed` or `.suspended` message, when an endpoint wants it.
             ...eventPuts(event),
           ],

@@ -20,12 +20,9 @@ export const holdStore: HoldStore = {
     return { scheduled, version: typeof item.version === 'number' ? item.version : 0 };
   },
 
-  async writeHold(notification, hold, version, clearFailedRuns, event) {
-    const scheduleVersion = await updateHold(notification, hold, version, clearFailedRuns, event);
-    // Written on condition of the version read: the notification is the one read, with its new hold.
-    return scheduleVersion === undefined
-      ? undefined
-      : { notification: { ...notification, hold }, scheduleVersion };
+  async writeHold(notification, hold, version, clearFailedRuns, audit, event) {
+    const scheduleVersion = await updateHold(notification, hold, version, clearFailedRuns, audit, event);
+    return scheduleVersion === undefined ? undefined : { scheduleVersion };
   },
 
   storeSchedule: storeScheduleEntry,

@@ -1,4 +1,5 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { NewAuditEvent } from '#lib/domain/audit/audit';
 import type { HeldKey } from '#lib/domain/idempotency';
 import type { Notification } from '#lib/domain/notifications/notification';
 import type {
@@ -7,6 +8,7 @@ import type {
 } from '#lib/domain/notifications/notification-lifecycle';
 import type { ScheduleState } from '#lib/domain/schedules/schedule';
 import { ConflictError } from '#lib/errors';
+import { auditEventPut } from '#lib/store/audit/audit-events';
 import { encodeNotification, encodeScheduleEntry } from '#lib/store/codecs/notifications';
 import { documentClient, tableName } from '#lib/store/dynamo/client';
 import { transact } from '#lib/store/dynamo/conditional';
@@ -26,7 +28,8 @@ const MAX_ID_ATTEMPTS = 3;
 async function insert(
   notification: Notification,
   schedule: ScheduleState & { signature: string },
-  held?: HeldKey,
+  held: HeldKey | undefined,
+  event: NewAuditEvent,
 ): Promise<boolean> {
   const table = tableName();
   const puts = [
@@ -51,6 +54,7 @@ async function insert(
         TransactItems: [
           ...puts,
           ...(held ? [{ Update: keyDoneMark(held, { kind: 'notification', notification }) }] : []),
+          auditEventPut(event),
         ],
       }),
     );
@@ -66,11 +70,12 @@ async function insert(
 async function create(
   draft: Omit<Notification, 'id'>,
   schedule: ScheduleState & { signature: string },
-  held?: HeldKey,
+  held: HeldKey | undefined,
+  record: (notification: Notification) => NewAuditEvent,
 ): Promise<Notification> {
   for (let attempt = 1; ; attempt++) {
     const notification: Notification = { ...draft, id: await nextNotificationId() };
-    if (await insert(notification, schedule, held)) return notification;
+    if (await insert(notification, schedule, held, record(notification))) return notification;
     // The id was taken by an item written past the counter: draw the next one.
     if (attempt >= MAX_ID_ATTEMPTS) throw new ConflictError('No free notification id was found; retry');
   }

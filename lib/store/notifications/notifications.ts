@@ -1,17 +1,16 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { NotificationOwner } from '#lib/domain/notifications/notification';
 import type { NotificationUpdate } from '#lib/domain/notifications/notification-writes';
+import { auditEventPut } from '#lib/store/audit/audit-events';
 import {
-  decodeNotification,
   decodeScheduledNotification,
   encodeNotificationField,
   legacyLists,
   notificationAttribute,
-  scheduleMarksOf,
 } from '#lib/store/codecs/notifications';
 import { decodeConsoleUser } from '#lib/store/codecs/users';
 import { documentClient, tableName } from '#lib/store/dynamo/client';
-import { conditionHeld, ifConditionHolds } from '#lib/store/dynamo/conditional';
+import { conditionHeld, transact } from '#lib/store/dynamo/conditional';
 import * as indexKeys from '#lib/store/dynamo/index-keys';
 import * as keys from '#lib/store/dynamo/item-keys';
 import { getItem, type Item } from '#lib/store/dynamo/items';
@@ -19,6 +18,7 @@ import { indexes, type Key } from '#lib/store/dynamo/keys';
 import { scheduleChangeMark } from '#lib/store/notifications/schedule-change-mark';
 import {
   findScheduledNotification,
+  readNotificationItems,
   storeScheduleEntry,
   withOwnerStanding,
 } from '#lib/store/notifications/scheduled-notifications';
@@ -60,16 +60,25 @@ async function moveLegacyLists(key: Key, item: Item): Promise<void> {
 export const notificationUpdate: NotificationUpdate = {
   find: findScheduledNotification,
 
+  /** The item and its entry in one Query; an item still in the old form of its lists is moved first. */
+  async findForUpdate(target) {
+    const { item, entry } = await readNotificationItems(target.deploymentId, target.id);
+    if (!item) return undefined;
+    await moveLegacyLists(keys.notification(target.deploymentId, target.id), item);
+    const scheduled = await withOwnerStanding(decodeScheduledNotification(item, entry));
+    return { scheduled, version: typeof item.version === 'number' ? item.version : 0 };
+  },
+
   /**
-   * One UpdateItem: SET the supplied fields and ADD 1 to `version`; attributes it does not name (other
-   * fields, other features' attributes) stay as they are. Required time fields become conditions.
-   * A write of the schedule also sets `scheduleVersion` to the new version and marks the item in the
-   * due index as of now (unless a mark is pending); the pass that finds the mark stores the state if
-   * the writer did not, and takes the mark away. An update of other fields reads the schedule entry beside its write.
+   * One transaction: an UpdateItem that SETs the changed fields and ADDs 1 to `version`, on condition
+   * that the version is still the one read (attributes it does not name stay as they are), and the
+   * Put of the audit event. A write of the schedule also sets `scheduleVersion` to the new version
+   * and marks the item in the due index as of now (unless a mark is pending); the pass that finds the
+   * mark stores the state if the writer did not, and takes the mark away.
    */
-  async update(target, changes) {
+  async update(target, changes, version, event) {
     const names: Record<string, string> = { '#version': 'version' };
-    const values: Record<string, unknown> = { ':one': 1 };
+    const values: Record<string, unknown> = { ':one': 1, ':read': version };
     const sets: string[] = [];
     const removes: string[] = [];
     Object.entries(changes.set).forEach(([field, value], i) => {
@@ -106,42 +115,39 @@ export const notificationUpdate: NotificationUpdate = {
       Object.assign(values, mark.values);
       sets.push(...mark.sets);
     }
-    const conditions = ['attribute_exists(pk)'];
-    changes.requires.forEach((field, i) => {
-      names[`#r${i}`] = field;
-      values[`:r${i}`] = field === 'customCron' ? 'S' : 'N';
-      conditions.push(`attribute_type(#r${i}, :r${i})`);
+    const send = () =>
+      documentClient().send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Update: {
+                TableName: tableName(),
+                Key: keys.notification(target.deploymentId, target.id),
+                UpdateExpression: [
+                  sets.length > 0 ? `SET ${sets.join(', ')}` : '',
+                  removes.length > 0 ? `REMOVE ${removes.join(', ')}` : '',
+                  'ADD #version :one',
+                ].join(' '),
+                // An item written before versions has none: it is at version 0.
+                ConditionExpression:
+                  version === 0
+                    ? 'attribute_exists(pk) AND (attribute_not_exists(#version) OR #version = :read)'
+                    : 'attribute_exists(pk) AND #version = :read',
+                ExpressionAttributeNames: names,
+                ExpressionAttributeValues: values,
+              },
+            },
+            auditEventPut(event),
+          ],
+        }),
+      );
+    const outcome = await transact<'written' | 'changed'>(send, {
+      written: 'written',
+      // Changed or gone since it was read: the caller reads again.
+      cancelled: ({ failedAt }) => (failedAt(0) ? 'changed' : undefined),
     });
-    const key = keys.notification(target.deploymentId, target.id);
-    const [written, entry] = await Promise.all([
-      ifConditionHolds(() =>
-        documentClient().send(
-          new UpdateCommand({
-            TableName: tableName(),
-            Key: key,
-            UpdateExpression: [
-              sets.length > 0 ? `SET ${sets.join(', ')}` : '',
-              removes.length > 0 ? `REMOVE ${removes.join(', ')}` : '',
-              'ADD #version :one',
-            ].join(' '),
-            ConditionExpression: conditions.join(' AND '),
-            ExpressionAttributeNames: names,
-            ExpressionAttributeValues: values,
-            ReturnValues: 'ALL_NEW',
-          }),
-        ),
-      ),
-      changes.schedule ? undefined : getItem(keys.scheduleEntry(target.deploymentId, target.id)),
-    ]);
-    if (!written) return changes.requires.length > 0 ? 'unmet' : undefined;
-    const updated: Item = written.Attributes ?? {};
-    await moveLegacyLists(key, updated);
-    if (!changes.schedule) return { kind: 'fields', scheduled: decodeScheduledNotification(updated, entry) };
-    return {
-      kind: 'schedule',
-      notification: decodeNotification(updated),
-      scheduleVersion: scheduleMarksOf(updated).scheduleVersion,
-    };
+    // The mark set `scheduleVersion` to the version after this write.
+    return outcome === 'written' ? { scheduleVersion: version + 1 } : undefined;
   },
 
   storeSchedule(target, state, signature, scheduleVersion) {
@@ -152,6 +158,4 @@ export const notificationUpdate: NotificationUpdate = {
     const item = await getItem(keys.user(userId));
     return item && decodeConsoleUser(item);
   },
-
-  withOwnerStanding,
 };

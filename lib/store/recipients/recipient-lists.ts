@@ -1,4 +1,6 @@
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { inParallel } from '#lib/concurrency';
+import type { NewAuditEvent } from '#lib/domain/audit/audit';
 import type { NotificationRef } from '#lib/domain/notifications/notification';
 import type {
   RecipientListing,
@@ -7,10 +9,14 @@ import type {
 } from '#lib/domain/notifications/notification-lifecycle';
 import type { PageWindow, StoredPage } from '#lib/domain/paging';
 import type { RecipientOutput } from '#lib/domain/recipients/recipients';
+import { ConflictError } from '#lib/errors';
 import { dynamoDbLimits } from '#lib/limits';
+import { auditEventPut } from '#lib/store/audit/audit-events';
 import { decodeRecipient, recipientKey } from '#lib/store/codecs/recipients';
 import { decodeConsoleUser } from '#lib/store/codecs/users';
 import { batchGetAll, batchWriteAll } from '#lib/store/dynamo/batch';
+import { documentClient, tableName } from '#lib/store/dynamo/client';
+import { transact } from '#lib/store/dynamo/conditional';
 import * as indexKeys from '#lib/store/dynamo/index-keys';
 import * as keys from '#lib/store/dynamo/item-keys';
 import type { Item } from '#lib/store/dynamo/items';
@@ -107,10 +113,36 @@ async function embedRowKey(notification: NotificationRef, target: RemovalTarget 
   return row ? recipientKey(notification, row) : undefined;
 }
 
-/** Deletes are idempotent: a recipient that is not subscribed is a delete of nothing. */
+/**
+ * Rows deleted together with the removal's audit event and the check that the notification exists:
+ * DynamoDB's 100 actions.
+ */
+const LAST_DELETES = 98;
+/** Tries of the last transaction while rows in it go meanwhile (a concurrent removal). */
+const MAX_ATTEMPTS = 3;
+
+/** A removed row as the audit event lists it; a console user deleted since keeps their id. */
+async function removedOutputs(rows: readonly Item[]): Promise<RecipientOutput[]> {
+  const { items } = await recipientOutputs([...rows]);
+  return rows.map((row, i) => {
+    const output = items[i];
+    if (output) return output;
+    return { type: 'USER', userId: Number(row.userId), email: '', username: '' };
+  });
+}
+
+/**
+ * Removes the rows that exist, read first (by key for console users, through gsi2 for embed users) so
+ * that the audit event names what was removed. Past LAST_DELETES rows, the first go in batches; the
+ * last in one transaction with the event, each on condition that the row still exists, and with the
+ * check that the notification does (the race guard with a delete: it still exists after every write
+ * before). A row gone meanwhile is read again and left out. Removing what is not subscribed writes
+ * and records nothing.
+ */
 async function removeRecipients(
   notification: NotificationRef,
   targets: readonly RemovalTarget[],
+  eventOf: (removed: readonly RecipientOutput[]) => NewAuditEvent,
 ): Promise<boolean> {
   if (!(await notificationIsLive(notification))) return false;
   const userKeys = targets.flatMap((target) =>
@@ -122,11 +154,72 @@ async function removeRecipients(
   const embedKeys = (
     await inParallel(embedTargets, LOOKUP_CONCURRENCY, (target) => embedRowKey(notification, target))
   ).filter((key) => key !== undefined);
-  const removed = [...userKeys, ...embedKeys];
-  if (removed.length === 0) return true;
-  await batchWriteAll(removed.map((key) => ({ DeleteRequest: { Key: key } })));
-  // Raced by a delete: 404, as a removal that started after it would answer (lib/store/notifications/notification-guard.ts).
-  return notificationIsLive(notification);
+  const named = [...userKeys, ...embedKeys];
+  // In the order named (a batch answers in any order): the event lists them so.
+  const found = new Map<string, Item>((await batchGetAll(named)).map((row) => [`${row.pk}/${row.sk}`, row]));
+  const rows = named
+    .map((key) => found.get(`${key.pk}/${key.sk}`))
+    .filter((row): row is Item => row !== undefined);
+  if (rows.length === 0) return true;
+  const outputs = await removedOutputs(rows);
+  const entries = rows.map((row, i) => ({ row, output: outputs[i] as RecipientOutput }));
+  const first = entries.slice(0, -LAST_DELETES);
+  if (first.length > 0) {
+    await batchWriteAll(first.map(({ row }) => ({ DeleteRequest: { Key: keyOf(row) } })));
+  }
+  let last = entries.slice(first.length);
+  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+    const removed = [...first, ...last].map(({ output }) => output);
+    const outcome = await deleteLast(notification, last, eventOf(removed));
+    if (typeof outcome === 'boolean') return outcome;
+    // Rows another request removed meanwhile: what this one removed is the rest.
+    last = last.filter((entry) => !outcome.gone.includes(entry));
+    if (first.length === 0 && last.length === 0) return true;
+  }
+  throw new ConflictError('The recipients are being changed by others; retry the request');
+}
+
+const keyOf = (row: Item) => ({ pk: String(row.pk), sk: String(row.sk) });
+
+interface RemovedRow {
+  row: Item;
+  output: RecipientOutput;
+}
+
+/** The last rows' deletes, the event and the notification's check: done, gone (false), or rows gone meanwhile. */
+async function deleteLast(
+  notification: NotificationRef,
+  last: readonly RemovedRow[],
+  event: NewAuditEvent,
+): Promise<boolean | { gone: RemovedRow[] }> {
+  const table = tableName();
+  const send = () =>
+    documentClient().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          ...last.map(({ row }) => ({
+            Delete: { TableName: table, Key: keyOf(row), ConditionExpression: 'attribute_exists(pk)' },
+          })),
+          {
+            ConditionCheck: {
+              TableName: table,
+              Key: keys.notification(notification.deploymentId, notification.id),
+              ConditionExpression: 'attribute_exists(pk)',
+            },
+          },
+          auditEventPut(event),
+        ],
+      }),
+    );
+  return transact<boolean | { gone: RemovedRow[] }>(send, {
+    written: true,
+    cancelled: ({ failedAt }) => {
+      // Raced by a delete: 404, as a removal that started after it would answer (lib/store/notifications/notification-guard.ts).
+      if (failedAt(last.length)) return false;
+      const gone = last.filter((_, i) => failedAt(i));
+      return gone.length > 0 ? { gone } : undefined;
+    },
+  });
 }
 
 /** The adapters of the recipient list and of removal. */

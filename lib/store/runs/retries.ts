@@ -1,7 +1,9 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { NewAuditEvent } from '#lib/domain/audit/audit';
 import type { HeldKey } from '#lib/domain/idempotency';
 import type { RetryStore } from '#lib/domain/runs/retry';
 import type { Delivery, JobRecipient, RunRef } from '#lib/domain/runs/runs';
+import { auditEventPut } from '#lib/store/audit/audit-events';
 import { decodeRecipient } from '#lib/store/codecs/recipients';
 import { decodeDelivery } from '#lib/store/codecs/runs';
 import { batchGetAll } from '#lib/store/dynamo/batch';
@@ -21,8 +23,9 @@ import { suppressedAmong } from '#lib/store/suppressions/suppressions';
 /**
  * Retry in storage. A run's failed deliveries are the only items of their gsi1 partition, so a retry
  * reads them and nothing else. A page of them goes back to `queued` in one transaction together with
- * the run's counts, the check that the notification exists and, on a retry's last page, its
- * Idempotency-Key's done mark (97 deliveries and those three: DynamoDB's 100 actions).
+ * the run's counts, the check that the notification exists, on the first page that moves any the
+ * retry's audit event and, on a retry's last page, its Idempotency-Key's done mark (96 deliveries and
+ * those four: DynamoDB's 100 actions).
  */
 
 type RequeueResult =
@@ -41,6 +44,7 @@ function requeueOnce(
   deliveries: readonly Delivery[],
   now: number,
   held: HeldKey | undefined,
+  event: NewAuditEvent | undefined,
 ): Promise<RequeueResult> {
   const updatedAt = new Date(now).toISOString();
   const awaiting = awaitingOutcomesIndex.run(ref.deploymentId, ref.id, ref.runId, now);
@@ -95,6 +99,7 @@ function requeueOnce(
             },
           },
           ...(held ? [{ Update: keyDoneMark(held, { kind: 'run', run: ref }) }] : []),
+          ...(event ? [auditEventPut(event)] : []),
         ],
       }),
     );
@@ -164,10 +169,10 @@ export const retryStore: RetryStore = {
     });
   },
 
-  async requeue(ref, deliveries, now, held) {
+  async requeue(ref, deliveries, now, held, event) {
     let pending = [...deliveries];
     while (pending.length > 0) {
-      const result = await requeueOnce(ref, pending, now, held);
+      const result = await requeueOnce(ref, pending, now, held, event);
       if ('notificationGone' in result) return { gone: true };
       if ('moved' in result) return { gone: false, moved: result.moved, keyDone: held !== undefined };
       if ('runGone' in result) return { gone: false, moved: 0, keyDone: false };

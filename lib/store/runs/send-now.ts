@@ -1,5 +1,6 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { ManualRunClaim, SendNowStore } from '#lib/domain/dispatch/dispatch';
+import { auditEventPut } from '#lib/store/audit/audit-events';
 import { decodeSendNowMarker, encodeSendNowMarker } from '#lib/store/codecs/dispatch';
 import { encodeDelivery, STORED_DISPATCHING } from '#lib/store/codecs/runs';
 import { documentClient, tableName } from '#lib/store/dynamo/client';
@@ -25,7 +26,7 @@ export const sendNowStore: SendNowStore = {
   findDashboard,
   findRun: (ref) => currentRun({ deploymentId: ref.deploymentId, notificationId: ref.id, runId: ref.runId }),
 
-  async createManualRun(run, lease, previousNoLaterThan, held, deliveries = []) {
+  async createManualRun(run, lease, previousNoLaterThan, event, held, deliveries = []) {
     const ref = { deploymentId: run.deploymentId, id: run.notificationId };
     const marker = await getItem(keys.sendNowMarker(ref.deploymentId, ref.id));
     const previous = marker && decodeSendNowMarker(marker);
@@ -81,6 +82,7 @@ export const sendNowStore: SendNowStore = {
             ...deliveries.map((delivery) => ({
               Put: { TableName: tableName(), Item: encodeDelivery(run, delivery) },
             })),
+            auditEventPut(event),
           ],
         }),
       );

@@ -52,6 +52,6 @@ export const testSendStore: TestSendStore = {
     });
     return page.items.map(decodeDelivery);
   },
-  claimRun: (run, deliveries, previousNoLaterThan, held) =>
-    sendNowStore.createManualRun(run, undefined, previousNoLaterThan, held, deliveries),
+  claimRun: (run, deliveries, previousNoLaterThan, event, held) =>
+    sendNowStore.createManualRun(run, undefined, previousNoLaterThan, event, held, deliveries),
 };

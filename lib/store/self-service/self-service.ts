@@ -1,4 +1,5 @@
 import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { NewAuditEvent } from '#lib/domain/audit/audit';
 import type { EmbedUser } from '#lib/domain/entities';
 import type { HeldKey } from '#lib/domain/idempotency';
 import type {
@@ -13,6 +14,7 @@ import type { ScheduleState } from '#lib/domain/schedules/schedule';
 import type { SelfServiceTenants, SubscriptionDirectory } from '#lib/domain/self-service/self-service';
 import type { SubscriptionCreation } from '#lib/domain/self-service/self-service-writes';
 import { ConflictError, ValidationError } from '#lib/errors';
+import { auditEventPut } from '#lib/store/audit/audit-events';
 import { decodeEmbedUser, encodeEmbedUser } from '#lib/store/codecs/embed-users';
 import { encodeNotification, encodeScheduleEntry } from '#lib/store/codecs/notifications';
 import {
@@ -124,6 +126,7 @@ function insertOwned(owner: Extract<NotificationOwner, { type: 'EMBED_USER' }>, 
     notification: Notification,
     schedule: ScheduleState & { signature: string },
     held: HeldKey | undefined,
+    event: NewAuditEvent,
   ) => {
     const table = tableName();
     const send = () =>
@@ -158,6 +161,7 @@ function insertOwned(owner: Extract<NotificationOwner, { type: 'EMBED_USER' }>, 
               Put: { TableName: table, Item: encodeLink(owner, notification.deploymentId, notification.id) },
             },
             ...(held ? [{ Update: keyDoneMark(held, { kind: 'notification', notification }) }] : []),
+            auditEventPut(event),
           ],
         }),
       );
@@ -183,11 +187,11 @@ function ownedCreation(owner: NotificationOwner, maxPerUser: number): Notificati
   return {
     // The dashboard was found and checked by its public id already.
     dashboardIdOf: async (_deploymentId, ref) => ('dashboardId' in ref ? ref.dashboardId : undefined),
-    async create(draft, schedule, held) {
+    async create(draft, schedule, held, record) {
       if (await atLimit(owner, maxPerUser)) throw limitReached(maxPerUser);
       for (let attempt = 1; ; attempt++) {
         const notification: Notification = { ...draft, owner, id: await nextNotificationId() };
-        if (await insert(notification, schedule, held)) return notification;
+        if (await insert(notification, schedule, held, record(notification))) return notification;
         if (attempt >= MAX_ID_ATTEMPTS) throw new ConflictError('No free notification id was found; retry');
       }
     },
