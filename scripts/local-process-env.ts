@@ -8,3 +8,5 @@ process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 process.env.LOG_FORMAT ??= 'short';
 // A webhook receiver on this machine (`npm run webhook-receiver`) is reachable over http://; deployed, never.
 process.env.WEBHOOK_ALLOW_LOOPBACK ??= 'true';
+// One process serves every route here: an endpoint made a moment ago is heard by the very next change.
+process.env.WEBHOOK_SUBSCRIPTION_CACHE_SECONDS ??= '0';
