@@ -270,9 +270,10 @@ export const scenarios: Record<Operation, Scenario> = {
     before: once(subscribe),
     body: (i) => ({ hour: 6 + (i % 12) }),
     coldStatus: 404,
-    // The tenant's settings, the link, the notification with its entry; the conditional write and the
-    // schedule entry; the recipient, unchanged: its row and embed user in one BatchGetItem.
-    budget: { requests: 6, readUnits: 6, writeUnits: 7 },
+    // The tenant's settings, the link, the notification with its entry; the notification read again
+    // with its version for the write; the write and its audit event (one transaction, whose writes cost
+    // double) and the schedule entry; the recipient, unchanged: its row and embed user in one BatchGetItem.
+    budget: { requests: 7, readUnits: 7, writeUnits: 15 },
   },
   'delete-embed-notification': {
     description: 'an embed user of acme deletes their own subscription (made before each request)',
