@@ -1,11 +1,7 @@
 import * as z from 'zod/mini';
 import type { Principal } from '#lib/domain/principal';
 import { isEmail } from '#lib/domain/recipients/recipients-resolution';
-import type {
-  CreateSubscriptionInput,
-  Subscriber,
-  SubscriptionFields,
-} from '#lib/domain/self-service/self-service';
+import type { CreateSubscriptionInput, Subscriber } from '#lib/domain/self-service/self-service';
 import { ValidationError } from '#lib/errors';
 import { nullMeansOmitted, pathId } from '#lib/http/schemas/common';
 import { keyName } from '#lib/http/schemas/names';
