@@ -20,6 +20,44 @@ export const COLD_ADMIN_KEYS = range(1, 30).map((i) => `sk-bench-cold-${i}`);
 export const COLD_TENANTS = range(1, 6).map((i) => `acme-cold-${i}`);
 /** Tenants that share acme's keys and dashboards, for the subscriptions at size (bench/self-service.ts). */
 export const SCALE_TENANTS = { few: 'acme-scale-few', many: 'acme-scale-many' };
+/**
+ * Deployments of the webhook section (bench/webhooks.ts): one without endpoints, one whose endpoint's
+ * subscriptions are cached, one per event type measured whose endpoint no container has read yet. Each
+ * holds a dashboard and a notification per event type, with console users as recipients.
+ */
+export const WEBHOOK_DEPLOYMENTS = { none: 61, warm: 62, cold: range(63, 6) };
+const WEBHOOK_CASES = 6;
+export const webhookNotificationId = (deploymentId: number, index: number) =>
+  30_000_000 + deploymentId * 100 + index + 1;
+
+function webhookDeployments() {
+  const ids = [WEBHOOK_DEPLOYMENTS.none, WEBHOOK_DEPLOYMENTS.warm, ...WEBHOOK_DEPLOYMENTS.cold];
+  const dashboardOf = (deploymentId: number) => 600 + deploymentId;
+  return {
+    deployments: ids.map((id) => ({ id, name: `Webhooks ${id}` })),
+    dashboards: ids.map((deploymentId) => ({
+      id: dashboardOf(deploymentId),
+      deploymentId,
+      publicId: `webhooks-${deploymentId}`,
+      title: 'Webhooks',
+      published: true,
+    })),
+    notifications: ids.flatMap((deploymentId) =>
+      range(0, WEBHOOK_CASES).map((index) => ({
+        id: webhookNotificationId(deploymentId, index),
+        deploymentId,
+        dashboardId: dashboardOf(deploymentId),
+        scheduleType: 'DAILY',
+        hour: 9,
+        timezone: 'UTC',
+        isEnabled: true,
+        // The failed report's notification has two: its run does not end with the one failure.
+        recipients: index === 1 ? [{ userId: 1 }, { userId: 2 }] : [{ userId: 1 }],
+      })),
+    ),
+  };
+}
+
 export const ISSUERS = {
   console: 'https://idp.bench.example',
   platform: 'https://platform.bench.example',
@@ -50,12 +88,19 @@ export function benchFixture(keys: BenchKeys): unknown {
   const daily = { deploymentId: 7, dashboardId: 70, scheduleType: 'DAILY', hour: 9, timezone: 'UTC' };
   const withColdKeys = (keys: string[]) => (keys.includes(ADMIN_KEY) ? [...keys, ...COLD_ADMIN_KEYS] : keys);
   const ids = [...range(9000, 12), ...range(9100, 4), ...range(9200, 3)];
+  const webhooks = webhookDeployments();
   return {
     ...demo,
+    deployments: [...demo.deployments, ...webhooks.deployments],
     users: demo.users.map((user) => ({ ...user, apiKeys: withColdKeys(user.apiKeys ?? []) })),
-    dashboards: demo.dashboards.map((dashboard) =>
-      dashboard.sharedWithTenants.includes('acme') ? { ...dashboard, sharedWithTenants: tenants } : dashboard,
-    ),
+    dashboards: [
+      ...demo.dashboards.map((dashboard) =>
+        dashboard.sharedWithTenants.includes('acme')
+          ? { ...dashboard, sharedWithTenants: tenants }
+          : dashboard,
+      ),
+      ...webhooks.dashboards,
+    ],
     embedTenants: tenants.map((name) => ({
       name,
       issuer: ISSUERS.embed,
@@ -63,7 +108,7 @@ export function benchFixture(keys: BenchKeys): unknown {
       selfService,
     })),
     trustedIssuers: trustedIssuers(keys),
-    notifications: [...demo.notifications, ...ids.map((id) => ({ id, ...daily }))],
+    notifications: [...demo.notifications, ...ids.map((id) => ({ id, ...daily })), ...webhooks.notifications],
   };
 }
 

@@ -13,6 +13,7 @@ import { coldStartSection } from './section-cold-start.ts';
 import { selfServiceSection } from './self-service.ts';
 import { startStack } from './stack.ts';
 import { tokensSection } from './tokens.ts';
+import { webhooksSection } from './webhooks.ts';
 
 /**
  * `npm run bench`: every section (BENCHMARKS.md), its figures printed as Markdown and written to
@@ -47,6 +48,7 @@ try {
     await historySection(bench, stack);
     await listWalksSection(bench, stack);
     await selfServiceSection(bench, stack, keys);
+    await webhooksSection(bench, stack, keys);
   }
 } finally {
   await stack?.close();

@@ -45,7 +45,8 @@ export async function coldStartSection(bench: Bench, iterations: number) {
   const title =
     '1. Cold start: each function bundled as the CDK stack bundles it, imported in fresh processes';
   await section(bench, title);
-  // Every function the stack deploys: one per route, the dispatcher, its coordinator and the purge.
+  // Every function the stack deploys: one per route, the dispatcher, its coordinator, the purge, the
+  // webhook relay and sender.
   const names = readdirSync(new URL('functions/', root)).flatMap(
     (file) => /^(.*)\.ts$/.exec(file)?.[1] ?? [],
   );

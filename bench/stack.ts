@@ -20,6 +20,8 @@ export async function startStack(fixture: unknown) {
   process.env.UNSUBSCRIBE_SIGNING_KEY = BENCH_UNSUBSCRIBE_KEY.toString('base64');
   // The scenarios send the same notification again and again; the send-now limit would refuse them.
   process.env.SEND_NOW_MIN_INTERVAL_SECONDS = '0';
+  // As under `npm start`: the webhook section's receivers listen on the loopback.
+  process.env.WEBHOOK_ALLOW_LOOPBACK = 'true';
   const engine = process.env.DYNAMODB_ENDPOINT ? undefined : await startDynamoDbLocal();
   process.env.DYNAMODB_ENDPOINT ??= engine?.endpoint;
   const invocations = timedInvocations(functionsFrom(new URL('../functions/', import.meta.url)));

@@ -1,6 +1,6 @@
 import type { Clock } from '#lib/domain/clock';
 import type { WebhookMessage } from '#lib/domain/webhooks/messages';
-import { deliverMessage, fanOutEvent, type SenderPorts } from '#lib/domain/webhooks/sender';
+import { type DueWork, deliverMessage, fanOutEvent, type SenderPorts } from '#lib/domain/webhooks/sender';
 
 /**
  * The sender's pass: due events become their messages, and due messages go out in one lane per
@@ -8,8 +8,14 @@ import { deliverMessage, fanOutEvent, type SenderPorts } from '#lib/domain/webho
  * 2 seconds (or 15) per answer delays only its own messages, never another endpoint's.
  */
 
-/** Due entries one pass reads. */
-const DUE_PER_PASS = 200;
+/** Due entries one read takes. */
+const DUE_PER_READ = 200;
+/**
+ * Reads a pass may make, each after the last: the oldest entries may all be one endpoint's backlog
+ * (1,000 messages to an endpoint that answers in 2 s), and a pass that stopped at them would leave the
+ * other endpoints' messages behind that backlog until it drains. Up to 2,000 entries deep are seen.
+ */
+const READS_PER_PASS = 10;
 /** Messages a lane takes per pass: the rest of a backlog waits for the next pass, not the other lanes. */
 const MESSAGES_PER_LANE = 5;
 
@@ -34,21 +40,31 @@ export function webhookSender(ports: SenderPorts, clock: Clock, log: (line: stri
 
   return {
     async pass() {
-      const work = await ports.outbox.due(clock.now(), DUE_PER_PASS);
-      const messages: WebhookMessage[] = [];
+      const byLane = new Map<string, WebhookMessage[]>();
+      // A message of a lane running, or of one that has its share already, is passed over.
+      const take = (message: WebhookMessage) => {
+        const lane = laneOf(message);
+        if (lanes.has(lane)) return;
+        const taken = byLane.get(lane) ?? [];
+        if (taken.length < MESSAGES_PER_LANE) byLane.set(lane, [...taken, message]);
+      };
       let events = 0;
-      for (const entry of work) {
-        if (entry.kind === 'message') messages.push(entry.message);
-        else {
-          messages.push(...(await fanOutEvent(ports, entry.event, clock.now())));
-          events++;
+      let after: DueWork | undefined;
+      for (let read = 0; read < READS_PER_PASS; read++) {
+        const work = await ports.outbox.due(clock.now(), DUE_PER_READ, after);
+        for (const entry of work) {
+          if (entry.kind === 'message') take(entry.message);
+          else {
+            for (const message of await fanOutEvent(ports, entry.event, clock.now())) take(message);
+            events++;
+          }
         }
+        after = work.at(-1);
+        if (work.length < DUE_PER_READ) break;
       }
-      const byLane = Map.groupBy(messages, laneOf);
       let started = 0;
       for (const [lane, laneMessages] of byLane) {
-        if (lanes.has(lane)) continue;
-        const running = runLane(laneMessages.slice(0, MESSAGES_PER_LANE))
+        const running = runLane(laneMessages)
           .catch((error: unknown) => log(`webhook lane ${lane} failed: ${String(error)}`))
           .finally(() => lanes.delete(lane));
         lanes.set(lane, running);

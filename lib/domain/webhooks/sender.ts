@@ -30,8 +30,8 @@ const CLAIM_MS = 60_000;
 export type DueWork = { kind: 'event'; event: WebhookEvent } | { kind: 'message'; message: WebhookMessage };
 
 export interface WebhookOutbox {
-  /** Events and pending messages due at `now`, the longest waiting first, at most `limit`. */
-  due(now: number, limit: number): Promise<DueWork[]>;
+  /** Events and pending messages due at `now`, the longest waiting first, at most `limit`; with `after`, those after it. */
+  due(now: number, limit: number, after?: DueWork): Promise<DueWork[]>;
   /** Writes the messages that do not exist yet and takes the event out of the outbox. */
   fanOut(event: WebhookEvent, messages: WebhookMessage[]): Promise<void>;
   /** Moves a due message's next attempt to `until`, on condition that it is as given; the claimed message or undefined. */
