@@ -1,3 +1,4 @@
+import { auditContextOf, recipientsEvent } from '#lib/domain/audit/audit';
 import { addRecipients } from '#lib/domain/recipients/recipients';
 import { createHandler } from '#lib/http/create-handler';
 import { jsonBody } from '#lib/http/json-body';
@@ -12,8 +13,14 @@ export const handler = createHandler({
   access: 'admin',
   params: notificationPath,
   body: jsonBody(addRecipientsInput),
-  operation: async ({ params, body, deadline, recordMetric }) => {
-    const result = await addRecipients(addRecipientsStore, params, body.recipients, { deadline });
+  operation: async ({ params, body, deadline, principal, requestId, recordMetric }) => {
+    const audited = recipientsEvent(
+      auditContextOf(principal, requestId),
+      params,
+      'recipients_added',
+      Date.now(),
+    );
+    const result = await addRecipients(addRecipientsStore, params, body.recipients, { deadline, audited });
     recordMetric('RecipientsCreated', result.createdRecipients.length);
     recordMetric('RecipientsUpdated', result.updatedRecipients.length);
     return result;

@@ -113,8 +113,10 @@ export const addRecipientsRoute = {
     // changed properties of recipient rows.
     'dynamodb:UpdateItem',
     // TransactWriteItems has no IAM action of its own: each Put in it is authorized as a PutItem. Also
-    // the conditional puts of new recipient rows.
+    // the conditional puts of new recipient rows, and the audit event.
     'dynamodb:PutItem',
+    // The audit event's transaction checks that the notification is still there.
+    'dynamodb:ConditionCheckItem',
   ],
   ownErrors: ['conflict'],
   businessMetrics: ['RecipientsCreated', 'RecipientsUpdated'],
@@ -483,6 +485,8 @@ export const createEmbedNotificationRoute = {
     'dynamodb:DeleteItem',
   ],
   // Past maxPerUser; a concurrent use of the Idempotency-Key; the key used with another body.
+  // The add's audit event, which the embed user's own writes do not record (their create records `created`).
+  bundledButNotCalled: ['dynamodb:ConditionCheckItem'],
   ownErrors: ['not_found', 'conflict', 'idempotency_key_mismatch'],
 } as const satisfies RouteFacts;
 
@@ -519,6 +523,8 @@ export const updateEmbedNotificationRoute = {
     // The recipient: its row and embed user by key.
     'dynamodb:BatchGetItem',
   ],
+  // The add's audit event, which the refresh of the embed user's recipient does not record.
+  bundledButNotCalled: ['dynamodb:ConditionCheckItem'],
   ownErrors: ['conflict'],
 } as const satisfies RouteFacts;
 

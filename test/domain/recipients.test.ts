@@ -56,6 +56,7 @@ function memoryRepository(options: { beforeCreate?: (embedUsers: Map<string, Emb
 
   const repository: AddRecipientsStore = {
     notificationIsLive: async () => true,
+    recordIfLive: async () => true,
     async lookUp(request: DirectoryRequest) {
       calls.push({ method: 'lookUp', detail: request });
       const ofOurs = request.recipients?.of.id === notification.id;

@@ -242,6 +242,40 @@ describe('atomic with its change', () => {
 });
 
 describe('recipients', () => {
+  it('records an add of 1,000 once, counting them all and listing the first 100, and a repeat that changes nothing not at all', async () => {
+    const id = await create();
+    const path = `${base()}/${id}/recipients`;
+    const subscribers = Array.from({ length: 1000 }, (_, k) => ({
+      embedTenantName: 'acme',
+      externalId: `added-${k}@acme.example`,
+    }));
+    const added = await api.request('POST', path, { token: ADMIN_KEY, body: { recipients: subscribers } });
+    expect(added.status).toBe(200);
+    const again = await api.request('POST', path, { token: ADMIN_KEY, body: { recipients: subscribers } });
+    expect(again.body.unchangedRecipients).toHaveLength(1000);
+    const events = await eventsOf(id);
+    expect(events.map((event) => event.action)).toEqual(['recipients_added', 'created']);
+    expect(events[0]).toMatchObject({
+      actor: { type: 'USER', userId: 1, via: 'api_key' },
+      changes: { count: 1000 },
+    });
+    const listed =
+      (events[0]?.changes as { recipients: { externalId: string }[] } | undefined)?.recipients ?? [];
+    expect(listed.map((item) => item.externalId)).toEqual(
+      added.body.createdRecipients.slice(0, 100).map((item: { externalId: string }) => item.externalId),
+    );
+    const { Items = [] } = await documentClient().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': keys.auditPartition(7, id) },
+      }),
+    );
+    expect(Math.max(...Items.map((item) => Buffer.byteLength(JSON.stringify(item))))).toBeLessThan(
+      400 * 1024,
+    );
+  });
+
   it('records a removal of 1,000 rows once, counting them all and listing the first 100', async () => {
     const id = await create();
     const path = `${base()}/${id}/recipients`;

@@ -134,6 +134,12 @@ export const updateAction = (changes: FieldChanges): AuditAction => {
 /** The recipients a recipients event lists as output items; `count` says how many changed in all. */
 const LISTED_RECIPIENTS = 100;
 
+/** The event of a change of recipients, made once the request knows which it changed. */
+export const recipientsEvent =
+  (context: AuditContext, target: NotificationRef, action: AuditAction, now: number) =>
+  (changed: readonly RecipientOutput[]): NewAuditEvent =>
+    auditEvent(context, target, action, recipientChanges(changed), now);
+
 export const recipientChanges = (recipients: readonly RecipientOutput[]): AuditChanges => ({
   count: recipients.length,
   recipients: recipients.slice(0, LISTED_RECIPIENTS),

@@ -1,4 +1,5 @@
 import type { Deadline } from '#lib/deadline';
+import type { NewAuditEvent } from '#lib/domain/audit/audit';
 import type { ConsoleUser, EmbedUser } from '#lib/domain/entities';
 import { type NotificationRef, notificationNotFound } from '#lib/domain/notifications/notification';
 import type { RecipientInput, RecipientProperties } from '#lib/domain/recipients/recipients-input';
@@ -42,6 +43,11 @@ export interface RecipientParent extends NotificationRef {
 export interface StorageOptions {
   /** The request's end; storage stops with 503 rather than be cut off mid-batch. */
   deadline?: Deadline;
+}
+
+/** An add's options: its deadline, and the audit event of the recipients it changed, when it records one. */
+export interface AddOptions extends StorageOptions {
+  audited?: (changed: readonly RecipientOutput[]) => NewAuditEvent;
 }
 
 export interface NewEmbedRecipient {
@@ -114,6 +120,11 @@ export interface AddRecipientsStore {
    * makes the request 404 (the delete's purge removes what it wrote). See lib/store/notifications/notification-guard.ts.
    */
   notificationIsLive(notification: NotificationRef): Promise<boolean>;
+  /**
+   * Records `event` on condition that the notification still exists, in one write (the request's
+   * last): false, and nothing recorded, when a delete came in between.
+   */
+  recordIfLive(notification: NotificationRef, event: NewAuditEvent): Promise<boolean>;
 }
 
 export type RecipientOutput =
@@ -392,7 +403,7 @@ export async function addRecipients(
   store: AddRecipientsStore,
   notification: NotificationRef,
   items: readonly RecipientInput[],
-  options: StorageOptions = {},
+  options: AddOptions = {},
 ): Promise<AddRecipientsResult> {
   const supported = refuseSlack(items);
   refuseDuplicates(supported);
@@ -400,8 +411,16 @@ export async function addRecipients(
   const resolved = resolveRecipients(supported, rows, directory);
   const planned = planItems(resolved.map((item, index) => ({ index, item })));
   const answered = await writePlan(store, parent, planned, options);
-  // Raced by a delete: what this request wrote is the purge's; the answer is the delete's 404.
+  const result = toResult(answered);
+  // Raced by a delete: what this request wrote is the purge's; the answer is the delete's 404. The
+  // audit event of what it changed is its last write, on the same condition.
   const wrote = planned.some(({ write }) => write.kind !== 'nothing');
-  if (wrote && !(await store.notificationIsLive(notification))) throw notificationNotFound(notification);
-  return toResult(answered);
+  if (!wrote) return result;
+  const changed = [...result.createdRecipients, ...result.updatedRecipients];
+  const live =
+    options.audited && changed.length > 0
+      ? await store.recordIfLive(notification, options.audited(changed))
+      : await store.notificationIsLive(notification);
+  if (!live) throw notificationNotFound(notification);
+  return result;
 }

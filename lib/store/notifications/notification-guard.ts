@@ -1,4 +1,9 @@
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { NewAuditEvent } from '#lib/domain/audit/audit';
 import type { NotificationRef } from '#lib/domain/notifications/notification';
+import { auditEventPut } from '#lib/store/audit/audit-events';
+import { documentClient, tableName } from '#lib/store/dynamo/client';
+import { transact } from '#lib/store/dynamo/conditional';
 import * as keys from '#lib/store/dynamo/item-keys';
 import { getItem } from '#lib/store/dynamo/items';
 import { LONGEST_WRITER_SECONDS } from '#lib/timeouts';
@@ -20,6 +25,24 @@ import { LONGEST_WRITER_SECONDS } from '#lib/timeouts';
  */
 export async function notificationIsLive(ref: NotificationRef): Promise<boolean> {
   return (await getItem(keys.notification(ref.deploymentId, ref.id))) !== undefined;
+}
+
+/**
+ * The same check as the last write of a request that records its audit event after its other writes
+ * (an add of recipients): the event is put only if the notification is still live, in one transaction.
+ */
+export function recordIfLive(ref: NotificationRef, event: NewAuditEvent): Promise<boolean> {
+  const check = {
+    ConditionCheck: {
+      TableName: tableName(),
+      Key: keys.notification(ref.deploymentId, ref.id),
+      ConditionExpression: 'attribute_exists(pk)',
+    },
+  };
+  return transact(
+    () => documentClient().send(new TransactWriteCommand({ TransactItems: [check, auditEventPut(event)] })),
+    { written: true, cancelled: ({ failedAt }) => (failedAt(0) ? false : undefined) },
+  );
 }
 
 /**

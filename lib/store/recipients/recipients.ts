@@ -17,7 +17,7 @@ import { ensureTimeLeft } from '#lib/store/dynamo/deadline';
 import * as keys from '#lib/store/dynamo/item-keys';
 import type { Item } from '#lib/store/dynamo/items';
 import type { Key } from '#lib/store/dynamo/keys';
-import { notificationIsLive } from '#lib/store/notifications/notification-guard';
+import { notificationIsLive, recordIfLive } from '#lib/store/notifications/notification-guard';
 import { createEmbedUsers } from '#lib/store/recipients/embed-users';
 
 /** BatchGet calls in flight at once: 1000 embed users and their tenants take 11 calls, read in two waves. */
@@ -139,4 +139,5 @@ export const addRecipientsStore: AddRecipientsStore = {
   },
 
   notificationIsLive,
+  recordIfLive,
 };
