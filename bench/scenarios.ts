@@ -281,9 +281,9 @@ export const scenarios: Record<Operation, Scenario> = {
     before: subscribe,
     status: 204,
     coldStatus: 404,
-    // The link, the notification with its entry, the delete's transaction twice: its first try assumes
-    // no embed owner, and its refusal names the owner whose count the second gives back.
-    budget: { requests: 4, readUnits: 2, writeUnits: 12 },
+    // The link, the notification with its entry (and its owner), the delete's one transaction, which
+    // names that owner and gives back their count.
+    budget: { requests: 3, readUnits: 2, writeUnits: 12 },
   },
   'list-suppressions': {
     description: "first page (first=10) of deployment 7's suppressions",

@@ -66,7 +66,7 @@ describe('deleteNotification', () => {
       ref,
       context('run.completed'),
     );
-    expect(deleted).toEqual([[7, 700, audited, undefined]]);
+    expect(deleted).toEqual([[7, 700, audited, undefined, undefined]]);
   });
 
   it('records notification.deleted with the delete when an endpoint wants it', async () => {
@@ -88,6 +88,7 @@ describe('deleteNotification', () => {
           createdAt: new Date(0).toISOString(),
           data: { deploymentId: 7, notificationId: 700 },
         },
+        undefined,
       ],
     ]);
   });

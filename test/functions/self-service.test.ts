@@ -2,6 +2,8 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { config } from '#lib/config';
+import { meterDynamoDb } from '#lib/local/dynamodb-meter';
+import { documentClient } from '#lib/store/dynamo/client';
 import { acmeJwt, embedFixture, globexJwt } from '#test/support/embed-fixture';
 import { ADMIN_KEY } from '#test/support/fixtures';
 import { type LocalApi, startLocalApi } from '#test/support/local-api';
@@ -261,6 +263,24 @@ describe('an embed user subscribing themselves', () => {
     expect(
       (await api.request('GET', `/v1/embed/notifications/${admins.body.id}`, { token: other })).status,
     ).toBe(404);
+  });
+
+  it('deletes in one transaction that names the owner it read and gives back their count', async () => {
+    const token = acme('deleter@acme.example');
+    const made = await subscribe(token);
+    expect(made.status, made.text).toBe(201);
+    const meter = meterDynamoDb(documentClient());
+    try {
+      const deleted = await api.request('DELETE', `/v1/embed/notifications/${made.body.id}`, { token });
+      expect(deleted.status).toBe(204);
+      expect(meter.byOperation.TransactWriteItems?.requests).toBe(1);
+    } finally {
+      meter.detach();
+    }
+    // The count was given back: the user may subscribe again up to their limit.
+    const listed = await api.request('GET', '/v1/embed/notifications', { token });
+    expect(listed.body.items).toEqual([]);
+    expect((await subscribe(token)).status).toBe(201);
   });
 
   it('refreshes the recipient from the token on update: the next job carries the new security context', async () => {

@@ -1,5 +1,9 @@
 import { type AuditContext, auditEvent, type NewAuditEvent } from '#lib/domain/audit/audit';
-import { type NotificationRef, notificationNotFound } from '#lib/domain/notifications/notification';
+import {
+  type NotificationOwner,
+  type NotificationRef,
+  notificationNotFound,
+} from '#lib/domain/notifications/notification';
 import type { WebhookEvent } from '#lib/domain/webhooks/messages';
 import { type EventRecorder, eventToRecord } from '#lib/domain/webhooks/recording';
 
@@ -19,19 +23,27 @@ export interface DeletionContext {
 export interface NotificationDeletion {
   /**
    * Removes the notification and everything stored under it, recording `audit` and `event` in the
-   * same write; false when there was no notification (and nothing is recorded).
+   * same write; false when there was no notification (and nothing is recorded). `owner`: its owner as
+   * the caller read it, when it did (saves a try when it is an embed user, whose count goes with it).
    */
-  delete(deploymentId: number, id: number, audit: NewAuditEvent, event?: WebhookEvent): Promise<boolean>;
+  delete(
+    deploymentId: number,
+    id: number,
+    audit: NewAuditEvent,
+    event?: WebhookEvent,
+    owner?: NotificationOwner | null,
+  ): Promise<boolean>;
 }
 
 export async function deleteNotification(
   notifications: NotificationDeletion,
   target: NotificationRef,
   { audit, recorder, now }: DeletionContext,
+  owner?: NotificationOwner | null,
 ): Promise<void> {
   const recorded = auditEvent(audit, target, 'deleted', null, now);
   const data = { deploymentId: target.deploymentId, notificationId: target.id };
   const event = await eventToRecord(recorder, target.deploymentId, 'notification.deleted', data, now);
-  if (!(await notifications.delete(target.deploymentId, target.id, recorded, event)))
+  if (!(await notifications.delete(target.deploymentId, target.id, recorded, event, owner)))
     throw notificationNotFound(target);
 }

@@ -47,17 +47,19 @@ const MAX_OWNER_ATTEMPTS = 3;
  * Removes the notification and leaves its tombstone, in one transaction: a constant amount of work
  * whatever the partition holds. False when there was no notification (a repeat, an unknown id).
  * A self-service subscription's transaction also removes its owner's link and gives back their count:
- * the first try assumes no embed owner, and its refusal returns the item, whose owner the next try
- * names (so a delete of any other notification stays one request).
+ * the first try assumes the owner the caller read (or, without one, no embed owner), and a refusal
+ * returns the item, whose owner the next try names (so every delete is one request unless its owner
+ * changed in between).
  */
 async function deleteNotification(
   deploymentId: number,
   id: number,
   audit: NewAuditEvent,
   event?: WebhookEvent,
+  expected?: NotificationOwner | null,
   now = Date.now(),
 ): Promise<boolean> {
-  let owner: EmbedOwner | undefined;
+  let owner = expected?.type === 'EMBED_USER' ? expected : undefined;
   for (let attempt = 1; attempt <= MAX_OWNER_ATTEMPTS; attempt++) {
     const result = await deleteOwnedBy({ deploymentId, id }, owner, now, audit, event);
     if (typeof result === 'boolean') return result;
