@@ -213,8 +213,9 @@ describe('transient cancellations of a transaction are retried within the reques
       });
       const response = await addRecipients(api, n, request);
       expect(response.status).toBe(200);
-      // Two transactions, each cancelled once and sent again.
-      expect(faults.calls('TransactWriteItems')).toBe(4);
+      // Two transactions of rows and the one recording the audit event, with the two cancelled
+      // attempts sent again.
+      expect(faults.calls('TransactWriteItems')).toBe(5);
       await expectConverged(n, response.body, before);
     });
   }
@@ -349,7 +350,8 @@ describe('embed user ids numbered in the creating transaction', () => {
       addRecipients(api, 724, embedItems(3, 'numbered-b')),
     ]);
     expect([a.status, b.status]).toEqual([200, 200]);
-    expect(faults.calls('TransactWriteItems')).toBe(3);
+    // Each request's transaction of rows and its audit record, and the one row transaction sent again.
+    expect(faults.calls('TransactWriteItems')).toBe(5);
     const ids = [...a.body.createdRecipients, ...b.body.createdRecipients].map(
       (item: { embedUserId: number }) => item.embedUserId,
     );

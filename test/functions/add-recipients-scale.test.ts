@@ -37,11 +37,13 @@ it('adds 1000 new embed recipients within 60 requests, and a replay changes noth
   const ids = first.body.createdRecipients.map((item: { embedUserId: number }) => item.embedUserId);
   expect(new Set(ids).size).toBe(1000);
   // Authentication (2 GetItem) + 11 BatchGets (the notification, 1000 rows, the tenant) + 10 BatchGets
-  // (1000 embed users) + 1 counter + 20 transactions.
+  // (1000 embed users) + 1 counter + 20 transactions of rows + 1 transaction recording the audit event
+  // together with the check that the notification still exists.
+  expect(requestsBy('GetItem')).toBe(2);
   expect(requestsBy('Query')).toBe(0);
   expect(requestsBy('BatchGetItem')).toBe(21);
   expect(requestsBy('UpdateItem')).toBe(1);
-  expect(requestsBy('TransactWriteItems')).toBe(20);
+  expect(requestsBy('TransactWriteItems')).toBe(21);
   expect(requestsBy('BatchWriteItem')).toBe(0);
   expect(meter.totalRequests()).toBeLessThanOrEqual(60);
 
