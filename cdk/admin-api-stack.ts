@@ -19,7 +19,7 @@ import {
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
-import { type Operation, type Route, routeKey, routes } from '#lib/routes';
+import { memoryMiBOf, type Operation, type Route, routeKey, routes, timeoutSecondsOf } from '#lib/routes';
 import { TIME_TO_LIVE_ATTRIBUTE, tableKeySchema } from '#lib/store/dynamo/keys';
 import { globalSecondaryIndexes } from '#lib/store/dynamo/table-definition';
 import { ApiFunction } from './api-function.ts';
@@ -233,8 +233,8 @@ export class AdminApiStack extends Stack {
       const fn = new ApiFunction(this, route.operation, {
         entry: fileURLToPath(new URL(`${route.operation}.ts`, FUNCTIONS_DIRECTORY)),
         description: `${routeKey(route)} (${stage.name})`,
-        memoryMiB: route.memoryMiB,
-        timeoutSeconds: route.timeoutSeconds,
+        memoryMiB: memoryMiBOf(route),
+        timeoutSeconds: timeoutSecondsOf(route),
         environment: settings.environment,
         logRetention: stage.logRetention,
         logRemovalPolicy: settings.removalPolicy,

@@ -44,9 +44,13 @@ export interface RouteFacts {
   path: `/v1/${string}`;
   /** The operation's one line in the API description. */
   summary: string;
-  /** API Gateway gives up on an integration after 30 seconds; every function ends before that. */
-  timeoutSeconds: number;
-  memoryMiB: number;
+  /**
+   * API Gateway gives up on an integration after 30 seconds; every function ends before that. Unset:
+   * the default of every route (`timeoutSecondsOf`).
+   */
+  timeoutSeconds?: number;
+  /** Unset: the default of every route (`memoryMiBOf`). */
+  memoryMiB?: number;
   /** What the function may do to the table, read off its code paths; the stack grants exactly these. */
   tableActions: readonly TableAction[];
   /**
@@ -74,14 +78,17 @@ const TIMEOUT_SECONDS = 10;
 /** Work that grows with the request, bounded by the time left: just under API Gateway's 30 seconds. */
 const LONG_TIMEOUT_SECONDS = 29;
 
+/** A route's function's timeout: its own, or every route's. */
+export const timeoutSecondsOf = (route: RouteFacts) => route.timeoutSeconds ?? TIMEOUT_SECONDS;
+/** A route's function's memory: its own, or every route's. */
+export const memoryMiBOf = (route: RouteFacts) => route.memoryMiB ?? MEMORY_MIB;
+
 export const updateNotificationRoute = {
   operation: 'update-notification',
   method: 'PUT',
   path: '/v1/deployments/{deploymentId}/notifications/{id}',
   repeat: 'safe',
   summary: 'Update a notification',
-  timeoutSeconds: TIMEOUT_SECONDS,
-  memoryMiB: MEMORY_MIB,
   tableActions: [
     // The caller; a new owner.
     AUTHENTICATION,
@@ -104,7 +111,6 @@ export const addRecipientsRoute = {
   summary: 'Add recipients to a notification',
   // Up to 1000 recipients, with batch retries bounded by the remaining time.
   timeoutSeconds: LONG_TIMEOUT_SECONDS,
-  memoryMiB: MEMORY_MIB,
   tableActions: [
     AUTHENTICATION,
     // The notification, the request's own recipient rows, users, e-mail links, tenants, embed users by key.
@@ -128,8 +134,6 @@ export const setDashboardEmbeddingRoute = {
   path: '/v1/embed/dashboard/{publicId}',
   repeat: 'safe',
   summary: 'Turn signed embedding of a dashboard on or off',
-  timeoutSeconds: TIMEOUT_SECONDS,
-  memoryMiB: MEMORY_MIB,
   // One conditional UpdateItem on the dashboard, no read first (lib/store/embedding/dashboards.ts).
   tableActions: [AUTHENTICATION, 'dynamodb:UpdateItem'],
 } as const satisfies RouteFacts;
@@ -141,8 +145,6 @@ export const getEmbeddedDashboardRoute = {
   repeat: 'safe',
   summary: 'Fetch a dashboard for signed embedding',
   // An embed token may make the function fetch the tenant's JWKS over the internet.
-  timeoutSeconds: TIMEOUT_SECONDS,
-  memoryMiB: MEMORY_MIB,
   // The dashboard by its public id.
   tableActions: [AUTHENTICATION],
 } as const satisfies RouteFacts;
@@ -155,7 +157,6 @@ export const sendNotificationRoute = {
   summary: 'Send a notification now (a manual run)',
   // Delivers what fits; a run cut short is finished by the dispatcher under its lease.
   timeoutSeconds: LONG_TIMEOUT_SECONDS,
-  memoryMiB: MEMORY_MIB,
   tableActions: [
     // The notification, its dashboard link and the dashboard; the last send-now.
     AUTHENTICATION,
@@ -187,8 +188,6 @@ export const listRunsRoute = {
   path: '/v1/deployments/{deploymentId}/notifications/{id}/runs',
   repeat: 'safe',
   summary: 'List the runs of a notification, newest first',
-  timeoutSeconds: TIMEOUT_SECONDS,
-  memoryMiB: MEMORY_MIB,
   // One page on the notification's partition; the notification for the 404 of an empty page.
   tableActions: [AUTHENTICATION, 'dynamodb:Query'],
 } as const satisfies RouteFacts;
@@ -199,8 +198,6 @@ export const listDeliveriesRoute = {
   path: '/v1/deployments/{deploymentId}/notifications/{id}/runs/{runId}/deliveries',
   repeat: 'safe',
   summary: "List a run's deliveries",
-  timeoutSeconds: TIMEOUT_SECONDS,
-  memoryMiB: MEMORY_MIB,
   // One page on the notification's partition; the notification and the run for the 404 of an empty page.
   tableActions: [AUTHENTICATION, 'dynamodb:Query'],
 } as const satisfies RouteFacts;
@@ -211,8 +208,6 @@ export const listNotificationsRoute = {
   path: '/v1/deployments/{deploymentId}/notifications',
   repeat: 'safe',
   summary: 'List the notifications of a deployment',
-  timeoutSeconds: TIMEOUT_SECONDS,
-  memoryMiB: MEMORY_MIB,
   tableActions: [
     // The dashboard by public id, the user by e-mail or the embed user: the filter's one lookup.
     AUTHENTICATION,
@@ -229,8 +224,6 @@ export const createNotificationRoute = {
   path: '/v1/deployments/{deploymentId}/notifications',
   repeat: 'with-key',
   summary: 'Create a notification',
-  timeoutSeconds: TIMEOUT_SECONDS,
-  memoryMiB: MEMORY_MIB,
   tableActions: [
     // The dashboard (or its link by id); an Idempotency-Key record already there.
     AUTHENTICATION,
@@ -251,8 +244,6 @@ export const getNotificationRoute = {
   path: '/v1/deployments/{deploymentId}/notifications/{id}',
   repeat: 'safe',
   summary: 'Get a notification',
-  timeoutSeconds: TIMEOUT_SECONDS,
-  memoryMiB: MEMORY_MIB,
   // The notification and its schedule entry, in one Query of their shared key prefix.
   tableActions: [AUTHENTICATION, 'dynamodb:Query'],
 } as const satisfies RouteFacts;
@@ -264,8 +255,6 @@ export const deleteNotificationRoute = {
   repeat: 'safe-then-not-found',
   summary: 'Delete a notification, its recipients and its runs',
   // One transaction, whatever the notification holds: the purge does the rest in the background.
-  timeoutSeconds: TIMEOUT_SECONDS,
-  memoryMiB: MEMORY_MIB,
   tableActions: [
     AUTHENTICATION,
     // One transaction: the notification item and its schedule entry go, its tombstone comes (the purge
@@ -282,8 +271,6 @@ export const listRecipientsRoute = {
   path: '/v1/deployments/{deploymentId}/notifications/{id}/recipients',
   repeat: 'safe',
   summary: 'List the recipients of a notification',
-  timeoutSeconds: TIMEOUT_SECONDS,
-  memoryMiB: MEMORY_MIB,
   tableActions: [
     // The notification (the 404).
     AUTHENTICATION,
@@ -301,7 +288,6 @@ export const removeRecipientsRoute = {
   summary: 'Remove recipients from a notification',
   // Up to 1000 recipients.
   timeoutSeconds: LONG_TIMEOUT_SECONDS,
-  memoryMiB: MEMORY_MIB,
   tableActions: [
     // The notification (the 404).
     AUTHENTICATION,
@@ -325,8 +311,6 @@ export const getApiSpecRoute = {
   path: '/v1/spec',
   repeat: 'safe',
   summary: 'This API description (OpenAPI 3.1)',
-  timeoutSeconds: TIMEOUT_SECONDS,
-  memoryMiB: MEMORY_MIB,
   // A document built into the bundle: no table access at all (a public route bundles no credential store).
   tableActions: [],
 } as const satisfies RouteFacts;
@@ -339,7 +323,6 @@ export const retryRunRoute = {
   summary: "Queue a run's failed deliveries again",
   // Up to a thousand failed deliveries: their jobs and eleven transactions.
   timeoutSeconds: LONG_TIMEOUT_SECONDS,
-  memoryMiB: MEMORY_MIB,
   tableActions: [
     // The run, the notification, its dashboard link and the dashboard.
     AUTHENTICATION,
@@ -370,7 +353,6 @@ export const reportDeliveryOutcomeRoute = {
   summary: "Report a delivery job's outcome (the renderer)",
   // One transaction, retried with backoff while many reports of one run contend for it.
   timeoutSeconds: LONG_TIMEOUT_SECONDS,
-  memoryMiB: MEMORY_MIB,
   // The delivery and the run updated in one transaction with a check of the notification (a bounce
   // also upserts its suppression there, a failure puts its webhook event); the run read (GetItem, or
   // BatchGetItem beside the deployment's webhook subscriptions) and its status settled after (with its
@@ -397,8 +379,6 @@ export const previewScheduleRoute = {
   path: '/v1/schedules/preview',
   repeat: 'safe',
   summary: 'Preview a schedule: its cron, its reading and its next firing instants',
-  timeoutSeconds: TIMEOUT_SECONDS,
-  memoryMiB: MEMORY_MIB,
   // Nothing is read or stored but the caller's credential.
   tableActions: [AUTHENTICATION],
 } as const satisfies RouteFacts;
@@ -409,8 +389,6 @@ export const unsubscribeRoute = {
   path: '/v1/unsubscribe',
   repeat: 'safe',
   summary: 'Unsubscribe a recipient in one click (RFC 8058), by its signed token',
-  timeoutSeconds: TIMEOUT_SECONDS,
-  memoryMiB: MEMORY_MIB,
   // The recipient row (and a console user's name for the audit event), read by key; the row deleted by
   // its key if it is the token's subscription, in one transaction with the `unsubscribed` audit event
   // and the webhook event when an endpoint wants it (PutItem); the deployment's webhook subscriptions
@@ -427,8 +405,6 @@ export const getUnsubscribePageRoute = {
   path: '/v1/unsubscribe',
   repeat: 'safe',
   summary: 'The confirmation page of an unsubscribe link (changes nothing)',
-  timeoutSeconds: TIMEOUT_SECONDS,
-  memoryMiB: MEMORY_MIB,
   // The token is checked with the key, then the recipient row read: is it still the token's subscription?
   tableActions: ['dynamodb:GetItem'],
   readsUnsubscribeKey: true,
@@ -440,8 +416,6 @@ export const configureEmbedTenantRoute = {
   path: '/v1/embed/tenants/{embedTenantName}',
   repeat: 'safe',
   summary: "Set an embed tenant's self-service subscription settings",
-  timeoutSeconds: TIMEOUT_SECONDS,
-  memoryMiB: MEMORY_MIB,
   // One conditional UpdateItem of the tenant item, no read first (lib/store/self-service/self-service.ts).
   tableActions: [AUTHENTICATION, 'dynamodb:UpdateItem'],
 } as const satisfies RouteFacts;
@@ -458,8 +432,6 @@ export const listEmbedNotificationsRoute = {
   path: '/v1/embed/notifications',
   repeat: 'safe',
   summary: "List the calling embed user's own subscriptions",
-  timeoutSeconds: TIMEOUT_SECONDS,
-  memoryMiB: MEMORY_MIB,
   // The caller's links, one Query; their notifications and schedule entries by key.
   tableActions: [AUTHENTICATION, 'dynamodb:Query', 'dynamodb:BatchGetItem'],
 } as const satisfies RouteFacts;
@@ -470,8 +442,6 @@ export const createEmbedNotificationRoute = {
   path: '/v1/embed/notifications',
   repeat: 'with-key',
   summary: 'Subscribe the calling embed user to a dashboard',
-  timeoutSeconds: TIMEOUT_SECONDS,
-  memoryMiB: MEMORY_MIB,
   tableActions: [
     // The tenant's settings, the dashboard, the embed user.
     AUTHENTICATION,
@@ -496,8 +466,6 @@ export const getEmbedNotificationRoute = {
   path: '/v1/embed/notifications/{id}',
   repeat: 'safe',
   summary: "Get one of the calling embed user's subscriptions",
-  timeoutSeconds: TIMEOUT_SECONDS,
-  memoryMiB: MEMORY_MIB,
   // The link; the notification and its entry in one Query.
   tableActions: [AUTHENTICATION, 'dynamodb:Query'],
   // The list's join, in the same adapter module.
@@ -510,8 +478,6 @@ export const updateEmbedNotificationRoute = {
   path: '/v1/embed/notifications/{id}',
   repeat: 'safe',
   summary: "Change one of the calling embed user's subscriptions",
-  timeoutSeconds: TIMEOUT_SECONDS,
-  memoryMiB: MEMORY_MIB,
   tableActions: [
     AUTHENTICATION,
     // The notification with its entry.
@@ -534,8 +500,6 @@ export const deleteEmbedNotificationRoute = {
   path: '/v1/embed/notifications/{id}',
   repeat: 'safe-then-not-found',
   summary: "Delete one of the calling embed user's subscriptions",
-  timeoutSeconds: TIMEOUT_SECONDS,
-  memoryMiB: MEMORY_MIB,
   tableActions: [
     AUTHENTICATION,
     // The notification with its entry.
@@ -555,8 +519,6 @@ export const listSuppressionsRoute = {
   path: '/v1/deployments/{deploymentId}/suppressions',
   repeat: 'safe',
   summary: "List a deployment's suppressed e-mail addresses",
-  timeoutSeconds: TIMEOUT_SECONDS,
-  memoryMiB: MEMORY_MIB,
   // One page on the deployment's suppressions partition.
   tableActions: [AUTHENTICATION, 'dynamodb:Query'],
 } as const satisfies RouteFacts;
@@ -567,8 +529,6 @@ export const addSuppressionRoute = {
   path: '/v1/deployments/{deploymentId}/suppressions',
   repeat: 'safe',
   summary: 'Suppress an e-mail address: no run mails it again',
-  timeoutSeconds: TIMEOUT_SECONDS,
-  memoryMiB: MEMORY_MIB,
   // One UpdateItem that keeps a suppression already there and answers the one that stands; when an
   // endpoint wants `suppression.added`, a transaction of it (only if new) and the event's Put.
   tableActions: [AUTHENTICATION, 'dynamodb:UpdateItem', 'dynamodb:PutItem'],
@@ -580,8 +540,6 @@ export const removeSuppressionRoute = {
   path: '/v1/deployments/{deploymentId}/suppressions/{email}',
   repeat: 'safe-then-not-found',
   summary: 'Remove the suppression of an e-mail address',
-  timeoutSeconds: TIMEOUT_SECONDS,
-  memoryMiB: MEMORY_MIB,
   // One DeleteItem that answers what it removed (none: 404).
   tableActions: [AUTHENTICATION, 'dynamodb:DeleteItem'],
   ownErrors: ['not_found'],
@@ -593,8 +551,6 @@ export const pauseNotificationRoute = {
   path: '/v1/deployments/{deploymentId}/notifications/{id}/pause',
   repeat: 'safe',
   summary: 'Pause a notification: no scheduled instant fires until `until`, or until resumed',
-  timeoutSeconds: TIMEOUT_SECONDS,
-  memoryMiB: MEMORY_MIB,
   tableActions: [
     // The caller; the owner, whose standing the answer states.
     AUTHENTICATION,
@@ -617,8 +573,6 @@ export const resumeNotificationRoute = {
   path: '/v1/deployments/{deploymentId}/notifications/{id}/resume',
   repeat: 'safe',
   summary: 'Resume a paused or suspended notification: it fires from the next instant after now',
-  timeoutSeconds: TIMEOUT_SECONDS,
-  memoryMiB: MEMORY_MIB,
   tableActions: [
     // The caller; the owner, whose standing the answer states.
     AUTHENTICATION,
@@ -642,8 +596,6 @@ export const createWebhookRoute = {
   // A repeat makes a second endpoint with a secret of its own: the list shows whether the first was made.
   repeat: 'look-first',
   summary: 'Create a webhook endpoint (its signing secret is shown this once)',
-  timeoutSeconds: TIMEOUT_SECONDS,
-  memoryMiB: MEMORY_MIB,
   // The deployment's endpoints item: one conditional UpdateItem (the limit of ten in its condition).
   tableActions: [AUTHENTICATION, 'dynamodb:UpdateItem'],
   ownErrors: ['conflict'],
@@ -655,8 +607,6 @@ export const listWebhooksRoute = {
   path: '/v1/deployments/{deploymentId}/webhooks',
   repeat: 'safe',
   summary: "List a deployment's webhook endpoints (no secrets)",
-  timeoutSeconds: TIMEOUT_SECONDS,
-  memoryMiB: MEMORY_MIB,
   // The deployment's endpoints item.
   tableActions: [AUTHENTICATION],
 } as const satisfies RouteFacts;
@@ -667,8 +617,6 @@ export const getWebhookRoute = {
   path: '/v1/deployments/{deploymentId}/webhooks/{webhookId}',
   repeat: 'safe',
   summary: 'Get a webhook endpoint (no secret)',
-  timeoutSeconds: TIMEOUT_SECONDS,
-  memoryMiB: MEMORY_MIB,
   tableActions: [AUTHENTICATION],
 } as const satisfies RouteFacts;
 
@@ -678,8 +626,6 @@ export const updateWebhookRoute = {
   path: '/v1/deployments/{deploymentId}/webhooks/{webhookId}',
   repeat: 'safe',
   summary: "Change a webhook endpoint's URL, events, description or status",
-  timeoutSeconds: TIMEOUT_SECONDS,
-  memoryMiB: MEMORY_MIB,
   // The endpoints item read, then the endpoint written on condition that it did not change meanwhile.
   tableActions: [AUTHENTICATION, 'dynamodb:UpdateItem'],
   ownErrors: ['conflict'],
@@ -691,8 +637,6 @@ export const deleteWebhookRoute = {
   path: '/v1/deployments/{deploymentId}/webhooks/{webhookId}',
   repeat: 'safe-then-not-found',
   summary: 'Delete a webhook endpoint',
-  timeoutSeconds: TIMEOUT_SECONDS,
-  memoryMiB: MEMORY_MIB,
   // The endpoint's attribute removed from the endpoints item.
   tableActions: [AUTHENTICATION, 'dynamodb:UpdateItem'],
 } as const satisfies RouteFacts;
@@ -704,8 +648,6 @@ export const rotateWebhookSecretRoute = {
   // A repeat rotates again: the secret the first answer showed would stop signing at once.
   repeat: 'look-first',
   summary: "Rotate a webhook endpoint's signing secret (both sign for 24 hours)",
-  timeoutSeconds: TIMEOUT_SECONDS,
-  memoryMiB: MEMORY_MIB,
   tableActions: [AUTHENTICATION, 'dynamodb:UpdateItem'],
   ownErrors: ['conflict'],
 } as const satisfies RouteFacts;
@@ -716,8 +658,6 @@ export const listWebhookMessagesRoute = {
   path: '/v1/deployments/{deploymentId}/webhooks/{webhookId}/messages',
   repeat: 'safe',
   summary: "List a webhook endpoint's messages of the last 30 days, newest first",
-  timeoutSeconds: TIMEOUT_SECONDS,
-  memoryMiB: MEMORY_MIB,
   // The endpoints item (the 404), then one page of the endpoint's partition.
   tableActions: [AUTHENTICATION, 'dynamodb:Query'],
 } as const satisfies RouteFacts;
@@ -728,8 +668,6 @@ export const retryWebhookMessageRoute = {
   path: '/v1/deployments/{deploymentId}/webhooks/{webhookId}/messages/{messageId}/retry',
   repeat: 'safe',
   summary: 'Send a webhook message once more, now',
-  timeoutSeconds: TIMEOUT_SECONDS,
-  memoryMiB: MEMORY_MIB,
   // The endpoints item (the 404), then the message made due now.
   tableActions: [AUTHENTICATION, 'dynamodb:UpdateItem'],
 } as const satisfies RouteFacts;
@@ -740,8 +678,6 @@ export const listNotificationEventsRoute = {
   path: '/v1/deployments/{deploymentId}/notifications/{id}/events',
   repeat: 'safe',
   summary: "List a notification's audit events (who changed it, and how), newest first",
-  timeoutSeconds: TIMEOUT_SECONDS,
-  memoryMiB: MEMORY_MIB,
   // The notification (404 once deleted); one page of its audit partition.
   tableActions: [AUTHENTICATION, 'dynamodb:Query'],
 } as const satisfies RouteFacts;
@@ -752,8 +688,6 @@ export const listDeploymentEventsRoute = {
   path: '/v1/deployments/{deploymentId}/events',
   repeat: 'safe',
   summary: "List a deployment's audit events, deleted notifications' included, newest first",
-  timeoutSeconds: TIMEOUT_SECONDS,
-  memoryMiB: MEMORY_MIB,
   // One page of the deployment's events index, or of one notification's audit partition.
   tableActions: [AUTHENTICATION, 'dynamodb:Query'],
 } as const satisfies RouteFacts;

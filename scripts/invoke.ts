@@ -6,7 +6,7 @@ import { ensureTable, loadFixture } from '#lib/fixtures/load-fixture';
 import { EngineUnavailableError, startDynamoDbLocal } from '#lib/local/dynamodb-local';
 import { functionsFrom } from '#lib/local/handlers';
 import { lambdaContext } from '#lib/local/http-adapter';
-import { type Route, routeKey, routes } from '#lib/routes';
+import { type Route, routeKey, routes, timeoutSecondsOf } from '#lib/routes';
 import { DEFAULT_TABLE_NAME, DEMO_FIXTURE, readFixture, trustIssuersOf } from './local-env.ts';
 
 /**
@@ -39,7 +39,7 @@ export async function invoke(
 ): Promise<APIGatewayProxyStructuredResultV2> {
   const handler = await resolveHandler(route.operation);
   const requestId = event.requestContext?.requestId ?? randomUUID();
-  return handler(event, lambdaContext(route.operation, route.timeoutSeconds * 1000, requestId));
+  return handler(event, lambdaContext(route.operation, timeoutSecondsOf(route) * 1000, requestId));
 }
 
 export async function readEvent(path: string, route: Route): Promise<APIGatewayProxyEventV2> {

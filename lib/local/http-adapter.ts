@@ -7,7 +7,7 @@ import { securityHeaders } from '#lib/http/responses';
 import { statusOf } from '#lib/http/statuses';
 import { unavailableMessage } from '#lib/http/unavailable';
 import { logger } from '#lib/log';
-import { type Operation, type Route, routeKey, routes } from '#lib/routes';
+import { type Operation, type Route, routeKey, routes, timeoutSecondsOf } from '#lib/routes';
 import { RETRY_AFTER_SECONDS } from '#lib/timeouts';
 
 /**
@@ -300,7 +300,7 @@ export function createLocalApi({ resolveHandler, timeoutMs, pages }: LocalApiOpt
       requestId = event.requestContext.requestId;
       operation = matched.route.operation;
       const handler = await resolveHandler(operation);
-      const functionTimeoutMs = timeoutMs ?? matched.route.timeoutSeconds * 1000;
+      const functionTimeoutMs = timeoutMs ?? timeoutSecondsOf(matched.route) * 1000;
       const result = await answerWithin(
         handler(event, lambdaContext(operation, functionTimeoutMs, requestId)),
         matched.route,

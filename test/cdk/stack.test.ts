@@ -6,7 +6,7 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readConfig } from '#lib/config';
 import { SQS_MESSAGE_MAX_BYTES } from '#lib/limits';
-import { routeKey, routes } from '#lib/routes';
+import { memoryMiBOf, routeKey, routes, timeoutSecondsOf } from '#lib/routes';
 import { PURGE_GRACE_MS } from '#lib/store/notifications/notification-guard';
 import { DISPATCHER_TIMEOUT_SECONDS, LONGEST_WRITER_SECONDS, PURGE_TIMEOUT_SECONDS } from '#lib/timeouts';
 import { addStageStack } from '../../cdk/admin-api-app.ts';
@@ -94,15 +94,16 @@ describe('the dev stage', () => {
   it('runs one function per operation on nodejs24.x, arm64, ESM (index.handler), with its memory and timeout', () => {
     // One per route, the dispatcher, its coordinator, the purge, the webhook relay and sender.
     expect(Object.keys(template.findResources('AWS::Lambda::Function'))).toHaveLength(routes.length + 5);
-    for (const { operation, memoryMiB, timeoutSeconds } of routes) {
+    for (const route of routes) {
+      const { operation } = route;
       const fn = stack.functions.get(operation) as NonNullable<ReturnType<typeof stack.functions.get>>;
       const properties = (template.toJSON().Resources[logicalId(stack, fn)] as Resource).Properties;
       expect(properties).toMatchObject({
         Runtime: 'nodejs24.x',
         Architectures: ['arm64'],
         Handler: 'index.handler',
-        MemorySize: memoryMiB,
-        Timeout: timeoutSeconds,
+        MemorySize: memoryMiBOf(route),
+        Timeout: timeoutSecondsOf(route),
       });
     }
   });

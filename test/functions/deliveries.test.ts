@@ -9,7 +9,7 @@ import { jobSink } from '#lib/jobs/job-sink';
 import { dispatchStore } from '#lib/store/dispatch/dispatch';
 import { ADMIN_KEY, consoleUsers, MEMBER_KEY } from '#test/support/fixtures';
 import { type LocalApi, startLocalApi } from '#test/support/local-api';
-import { freshClaims, generateSigningKey, signJwt } from '#test/support/tokens';
+import { platformRenderer } from '#test/support/tokens';
 
 /**
  * Delivery outcomes, retry, test sends and one-click unsubscribe, through the local API over the real
@@ -20,11 +20,8 @@ import { freshClaims, generateSigningKey, signJwt } from '#test/support/tokens';
 // These tests send the same notifications again and again: the send-now limit is tested where it lives.
 process.env.SEND_NOW_MIN_INTERVAL_SECONDS = '0';
 
-const PLATFORM_ISSUER = 'https://platform.deliveries.example';
-const platformKey = generateSigningKey('platform-deliveries', 'ES256');
-const platformJwt = (session: string) =>
-  signJwt(freshClaims({ iss: PLATFORM_ISSUER, aud: 'platform', sub: 'renderer', session }), platformKey);
-const RENDERER = () => platformJwt('screenshot');
+const platform = platformRenderer('deliveries');
+const RENDERER = () => platform.token();
 
 const MANY = 200;
 const base = '/v1/deployments/7/notifications';
@@ -49,14 +46,7 @@ beforeAll(async () => {
       { id: 71, deploymentId: 7, publicId: 'draft', title: 'Draft', published: false },
     ],
     embedTenants: [{ name: 'acme', issuer: 'https://auth.acme.example', jwks: { keys: [] } }],
-    trustedIssuers: [
-      {
-        kind: 'platform',
-        issuer: PLATFORM_ISSUER,
-        audience: 'platform',
-        jwks: { keys: [platformKey.publicJwk] },
-      },
-    ],
+    trustedIssuers: [platform.trustedIssuer],
     notifications: [
       {
         id: 700,
@@ -245,7 +235,7 @@ describe('POST /v1/deliveries/{jobId}/outcome', () => {
     const [job] = (await outboxJobs(run.runId)) as [Job];
     const body = { status: 'delivered', attempt: 1 };
     expect((await report(job.jobId, body, ADMIN_KEY)).status).toBe(403);
-    expect((await report(job.jobId, body, platformJwt('creator'))).status).toBe(403);
+    expect((await report(job.jobId, body, platform.token('creator'))).status).toBe(403);
     expect((await api.request('POST', `/v1/deliveries/${job.jobId}/outcome`, { body })).status).toBe(401);
     expect((await runOf(700, run.runId)).recipients.delivered).toBe(0);
   });

@@ -20,7 +20,7 @@ import {
 } from '#test/support/dynamodb-faults';
 import { ADMIN_KEY, publishedDashboardFixture } from '#test/support/fixtures';
 import { type ApiResponse, type LocalApi, startLocalApi } from '#test/support/local-api';
-import { freshClaims, generateSigningKey, signJwt } from '#test/support/tokens';
+import { platformRenderer } from '#test/support/tokens';
 
 /**
  * Send-now, test send and retry with an Idempotency-Key, through the local API over the real engine:
@@ -31,13 +31,8 @@ import { freshClaims, generateSigningKey, signJwt } from '#test/support/tokens';
  * having sent no job, and after a delete retries and keyed repeats are 404.
  */
 
-const PLATFORM_ISSUER = 'https://platform.keyed-sends.example';
-const platformKey = generateSigningKey('platform-keyed-sends', 'ES256');
-const renderer = () =>
-  signJwt(
-    freshClaims({ iss: PLATFORM_ISSUER, aud: 'platform', sub: 'renderer', session: 'screenshot' }),
-    platformKey,
-  );
+const platform = platformRenderer('keyed-sends');
+const renderer = () => platform.token();
 
 const base = '/v1/deployments/7/notifications';
 const WRITES = ['PutItem', 'UpdateItem', 'DeleteItem', 'TransactWriteItems', 'BatchWriteItem'];
@@ -68,7 +63,7 @@ let faults: DynamoFaults;
 
 beforeAll(async () => {
   api = await startLocalApi(
-    publishedDashboardFixture({ issuer: PLATFORM_ISSUER, publicJwk: platformKey.publicJwk }, [
+    publishedDashboardFixture(platform, [
       ...[...loopIds(SEND_NOW_IDS), ...loopIds(TEST_SEND_IDS), ...loopIds(RETRY_IDS)].map((id) =>
         notification(id),
       ),

@@ -8,7 +8,7 @@ import { crash, type Fault, injectDynamoDbFaults } from '#test/support/dynamodb-
 import { ADMIN_KEY, consoleUsers } from '#test/support/fixtures';
 import { type LocalApi, startLocalApi } from '#test/support/local-api';
 import { tableSnapshot } from '#test/support/table-snapshot';
-import { freshClaims, generateSigningKey, signJwt } from '#test/support/tokens';
+import { platformRenderer } from '#test/support/tokens';
 import { handler as coordinator } from '../../functions/dispatch-coordinator.ts';
 
 /**
@@ -22,13 +22,8 @@ process.env.SEND_NOW_MIN_INTERVAL_SECONDS = '0';
 // The coordinator names the worker it would start; nothing is due here, so it starts none.
 process.env.DISPATCH_WORKER_FUNCTION = 'notification-dispatch-settling-test';
 
-const PLATFORM_ISSUER = 'https://platform.settling.example';
-const platformKey = generateSigningKey('platform-settling', 'ES256');
-const RENDERER = () =>
-  signJwt(
-    freshClaims({ iss: PLATFORM_ISSUER, aud: 'platform', sub: 'renderer', session: 'screenshot' }),
-    platformKey,
-  );
+const platform = platformRenderer('settling');
+const RENDERER = () => platform.token();
 
 const MINUTE = 60_000;
 const base = '/v1/deployments/7/notifications';
@@ -49,14 +44,7 @@ beforeAll(async () => {
     users: consoleUsers,
     deployments: [{ id: 7, name: 'Production' }],
     dashboards: [{ id: 70, deploymentId: 7, publicId: 'sales', title: 'Sales', published: true }],
-    trustedIssuers: [
-      {
-        kind: 'platform',
-        issuer: PLATFORM_ISSUER,
-        audience: 'platform',
-        jwks: { keys: [platformKey.publicJwk] },
-      },
-    ],
+    trustedIssuers: [platform.trustedIssuer],
     notifications: [notification(700), notification(701)],
   });
 });

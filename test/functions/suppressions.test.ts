@@ -16,7 +16,7 @@ import * as keys from '#lib/store/dynamo/item-keys';
 import { dueShard } from '#lib/store/dynamo/keys';
 import { ADMIN_KEY, consoleUsers, MEMBER_KEY } from '#test/support/fixtures';
 import { type LocalApi, startLocalApi } from '#test/support/local-api';
-import { freshClaims, generateSigningKey, signJwt } from '#test/support/tokens';
+import { platformRenderer } from '#test/support/tokens';
 
 /**
  * Suppressions through the local API over the real engine: the renderer (played here with its
@@ -26,13 +26,8 @@ import { freshClaims, generateSigningKey, signJwt } from '#test/support/tokens';
 
 process.env.SEND_NOW_MIN_INTERVAL_SECONDS = '0';
 
-const PLATFORM_ISSUER = 'https://platform.suppressions.example';
-const platformKey = generateSigningKey('platform-suppressions', 'ES256');
-const RENDERER = () =>
-  signJwt(
-    freshClaims({ iss: PLATFORM_ISSUER, aud: 'platform', sub: 'renderer', session: 'screenshot' }),
-    platformKey,
-  );
+const platform = platformRenderer('suppressions');
+const RENDERER = () => platform.token();
 
 const base = '/v1/deployments/7/notifications';
 const suppressions = '/v1/deployments/7/suppressions';
@@ -95,14 +90,7 @@ beforeAll(async () => {
       },
     ],
     embedTenants: [{ name: 'acme', issuer: 'https://auth.acme.example', jwks: { keys: [] } }],
-    trustedIssuers: [
-      {
-        kind: 'platform',
-        issuer: PLATFORM_ISSUER,
-        audience: 'platform',
-        jwks: { keys: [platformKey.publicJwk] },
-      },
-    ],
+    trustedIssuers: [platform.trustedIssuer],
     notifications: [
       notification(800, [{ userId: userId('hard') }, { userId: 1 }]),
       notification(801, [{ embedTenantName: 'acme', externalId: 'wile@acme.example' }, { userId: 1 }], true),

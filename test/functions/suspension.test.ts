@@ -13,7 +13,7 @@ import { webhookOutbox } from '#lib/store/webhooks/messages';
 import { crash, injectDynamoDbFaults } from '#test/support/dynamodb-faults';
 import { ADMIN_KEY, consoleUsers } from '#test/support/fixtures';
 import { type LocalApi, startLocalApi } from '#test/support/local-api';
-import { freshClaims, generateSigningKey, signJwt } from '#test/support/tokens';
+import { platformRenderer } from '#test/support/tokens';
 
 /**
  * Suspension after SUSPEND_AFTER_FAILED_RUNS (3 here, the default) consecutive scheduled runs that
@@ -21,13 +21,8 @@ import { freshClaims, generateSigningKey, signJwt } from '#test/support/tokens';
  * dispatcher's minute when the report that completed the run died before settling it.
  */
 
-const PLATFORM_ISSUER = 'https://platform.suspension.example';
-const platformKey = generateSigningKey('platform-suspension', 'ES256');
-const RENDERER = () =>
-  signJwt(
-    freshClaims({ iss: PLATFORM_ISSUER, aud: 'platform', sub: 'renderer', session: 'screenshot' }),
-    platformKey,
-  );
+const platform = platformRenderer('suspension');
+const RENDERER = () => platform.token();
 const MINUTE = 60_000;
 const base = '/v1/deployments/7/notifications';
 let api: LocalApi;
@@ -46,14 +41,7 @@ beforeAll(async () => {
     users: consoleUsers,
     deployments: [{ id: 7, name: 'Production' }],
     dashboards: [{ id: 70, deploymentId: 7, publicId: 'sales', title: 'Sales', published: true }],
-    trustedIssuers: [
-      {
-        kind: 'platform',
-        issuer: PLATFORM_ISSUER,
-        audience: 'platform',
-        jwks: { keys: [platformKey.publicJwk] },
-      },
-    ],
+    trustedIssuers: [platform.trustedIssuer],
     notifications: [hourly(700), hourly(701), hourly(702), hourly(703)],
   });
 });

@@ -8,7 +8,7 @@ import { documentClient, tableName } from '#lib/store/dynamo/client';
 import * as keys from '#lib/store/dynamo/item-keys';
 import { ADMIN_KEY, publishedDashboardFixture } from '#test/support/fixtures';
 import { type LocalApi, startLocalApi } from '#test/support/local-api';
-import { freshClaims, generateSigningKey, signJwt } from '#test/support/tokens';
+import { platformRenderer } from '#test/support/tokens';
 
 /**
  * One-click unsubscribe links through the local API over the real engine: a link removes the one
@@ -18,13 +18,8 @@ import { freshClaims, generateSigningKey, signJwt } from '#test/support/tokens';
 
 process.env.SEND_NOW_MIN_INTERVAL_SECONDS = '0';
 
-const PLATFORM_ISSUER = 'https://platform.unsubscribe.example';
-const platformKey = generateSigningKey('platform-unsubscribe', 'ES256');
-const RENDERER = () =>
-  signJwt(
-    freshClaims({ iss: PLATFORM_ISSUER, aud: 'platform', sub: 'renderer', session: 'screenshot' }),
-    platformKey,
-  );
+const platform = platformRenderer('unsubscribe');
+const RENDERER = () => platform.token();
 const base = '/v1/deployments/7/notifications';
 /** The embed recipient of notification `id` (one embed user each: the fixture creates them one by one). */
 const wile = (id: number) => ({ embedTenantName: 'acme', externalId: `wile-${id}@acme.example` });
@@ -33,7 +28,7 @@ let api: LocalApi;
 beforeAll(async () => {
   api = await startLocalApi(
     publishedDashboardFixture(
-      { issuer: PLATFORM_ISSUER, publicJwk: platformKey.publicJwk },
+      platform,
       [700, 701, 702, 703, 704, 705].map((id) => ({
         id,
         deploymentId: 7,

@@ -14,7 +14,7 @@ import { webhookOutbox } from '#lib/store/webhooks/messages';
 import { startDnsServer } from '#test/support/dns-server';
 import { ADMIN_KEY, consoleUsers } from '#test/support/fixtures';
 import { type LocalApi, startLocalApi } from '#test/support/local-api';
-import { freshClaims, generateSigningKey, signJwt } from '#test/support/tokens';
+import { platformRenderer } from '#test/support/tokens';
 
 /**
  * Webhook messages end to end, as `npm start` runs them (http:// to the loopback allowed): a change
@@ -26,13 +26,8 @@ import { freshClaims, generateSigningKey, signJwt } from '#test/support/tokens';
 process.env.WEBHOOK_ALLOW_LOOPBACK = 'true';
 process.env.SEND_NOW_MIN_INTERVAL_SECONDS = '0';
 
-const PLATFORM_ISSUER = 'https://platform.webhooks.example';
-const platformKey = generateSigningKey('platform-webhooks', 'ES256');
-const RENDERER = () =>
-  signJwt(
-    freshClaims({ iss: PLATFORM_ISSUER, aud: 'platform', sub: 'renderer', session: 'screenshot' }),
-    platformKey,
-  );
+const platform = platformRenderer('webhooks');
+const RENDERER = () => platform.token();
 const notifications = '/v1/deployments/7/notifications';
 const webhooks = '/v1/deployments/7/webhooks';
 
@@ -80,14 +75,7 @@ beforeAll(async () => {
     users: consoleUsers,
     deployments: [{ id: 7, name: 'Production' }],
     dashboards: [{ id: 70, deploymentId: 7, publicId: 'sales', title: 'Sales', published: true }],
-    trustedIssuers: [
-      {
-        kind: 'platform',
-        issuer: PLATFORM_ISSUER,
-        audience: 'platform',
-        jwks: { keys: [platformKey.publicJwk] },
-      },
-    ],
+    trustedIssuers: [platform.trustedIssuer],
     notifications: [700, 701, 702, 703].map((id) => ({
       id,
       deploymentId: 7,

@@ -28,3 +28,24 @@ export function tamperedJwt(token: string, changes: Record<string, unknown>): st
   const payload = { ...JSON.parse(Buffer.from(body, 'base64url').toString('utf8')), ...changes };
   return `${head}.${base64url(JSON.stringify(payload))}.${signature}`;
 }
+
+/**
+ * The renderer's platform issuer for one test file (`name` keeps files' issuers apart): its
+ * trusted-issuer setting, and a fresh token of the renderer for a session (`screenshot` by default).
+ */
+export function platformRenderer(name: string) {
+  const issuer = `https://platform.${name}.example`;
+  const key = generateSigningKey(`platform-${name}`, 'ES256');
+  return {
+    issuer,
+    publicJwk: key.publicJwk,
+    trustedIssuer: {
+      kind: 'platform',
+      issuer,
+      audience: 'platform',
+      jwks: { keys: [key.publicJwk] },
+    } as const,
+    token: (session = 'screenshot') =>
+      signJwt(freshClaims({ iss: issuer, aud: 'platform', sub: 'renderer', session }), key),
+  };
+}

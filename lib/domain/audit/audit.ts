@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Notification, NotificationRef } from '#lib/domain/notifications/notification';
 import type { Principal } from '#lib/domain/principal';
 import type { RecipientOutput } from '#lib/domain/recipients/recipients';
+import type { EventRecorder } from '#lib/domain/webhooks/recording';
 
 /**
  * The audit trail: one event per request that changes a notification, written in the transaction of
@@ -78,27 +79,41 @@ export const auditContextOf = (principal: Principal, requestId: string | null): 
   requestId,
 });
 
+/**
+ * What a change records besides itself, and when: who made it (its audit event) and who wants to hear
+ * of it (its webhook event). A delete, a pause, a resume take it from their caller.
+ */
+export interface ChangeContext {
+  audit: AuditContext;
+  recorder: EventRecorder;
+  now: number;
+}
+
 export const systemContext = (): AuditContext => ({ actor: { type: 'SYSTEM' }, requestId: null });
 
-/** The fields of a notification the trail records: everything a caller can set. */
-const recordedFields = [
-  'dashboardId',
-  'scheduleType',
-  'minute',
-  'hour',
-  'dayOfWeek',
-  'dayOfMonth',
-  'customCron',
-  'timezone',
-  'isEnabled',
-  'notificationEnabled',
-  'notificationFormat',
-  'filters',
-  'timeGrains',
-  'memberSwitchers',
-  'notificationAiSummary',
-  'owner',
-] as const satisfies readonly (keyof Notification)[];
+/**
+ * The fields of a notification the trail records: everything a caller can set, so all but its identity
+ * and its hold (whose changes are events of their own). A record of every such field, so that a field
+ * added to Notification fails to compile until it is named here, in the order the trail lists them.
+ */
+const recorded: Record<Exclude<keyof Notification, 'id' | 'deploymentId' | 'hold'>, true> = {
+  dashboardId: true,
+  scheduleType: true,
+  minute: true,
+  hour: true,
+  dayOfWeek: true,
+  dayOfMonth: true,
+  customCron: true,
+  timezone: true,
+  isEnabled: true,
+  notificationEnabled: true,
+  notificationFormat: true,
+  filters: true,
+  timeGrains: true,
+  memberSwitchers: true,
+  notificationAiSummary: true,
+  owner: true,
+};
 
 /** A value as the trail keeps it: itself, or `{sha256, bytes}` of its JSON when that is over the limit. */
 function recordedValue(value: unknown): AuditValue {
@@ -115,7 +130,8 @@ const sameValue = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON
 /** `{field: {before, after}}` for each recorded field that differs; every field set at creation (before null). */
 export function fieldChanges(before: Notification | null, after: Notification): FieldChanges {
   const changes: FieldChanges = {};
-  for (const field of recordedFields) {
+  // Read here, not at load: a module-level call would keep the record in every bundle importing this file.
+  for (const field of Object.keys(recorded) as (keyof typeof recorded)[]) {
     const old = before?.[field];
     const now = after[field];
     if (before && sameValue(old, now)) continue;

@@ -1,24 +1,17 @@
-import { type AuditContext, auditEvent, type NewAuditEvent } from '#lib/domain/audit/audit';
+import { auditEvent, type ChangeContext, type NewAuditEvent } from '#lib/domain/audit/audit';
 import {
   type NotificationOwner,
   type NotificationRef,
   notificationNotFound,
 } from '#lib/domain/notifications/notification';
 import type { WebhookEvent } from '#lib/domain/webhooks/messages';
-import { type EventRecorder, eventToRecord } from '#lib/domain/webhooks/recording';
+import { eventToRecord } from '#lib/domain/webhooks/recording';
 
 /**
  * The delete of a notification, by an admin or by the embed user whose subscription it is: the
  * notification goes at once, with its audit event and its `notification.deleted` webhook event when an
  * endpoint wants it; what it held goes in the background (lib/domain/deletion/purge.ts).
  */
-
-/** Who deletes, who wants to hear of it, and when. */
-export interface DeletionContext {
-  audit: AuditContext;
-  recorder: EventRecorder;
-  now: number;
-}
 
 export interface NotificationDeletion {
   /**
@@ -38,7 +31,7 @@ export interface NotificationDeletion {
 export async function deleteNotification(
   notifications: NotificationDeletion,
   target: NotificationRef,
-  { audit, recorder, now }: DeletionContext,
+  { audit, recorder, now }: ChangeContext,
   owner?: NotificationOwner | null,
 ): Promise<void> {
   const recorded = auditEvent(audit, target, 'deleted', null, now);

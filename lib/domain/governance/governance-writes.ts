@@ -1,4 +1,4 @@
-import { type AuditContext, auditEvent, type NewAuditEvent } from '#lib/domain/audit/audit';
+import { auditEvent, type ChangeContext, type NewAuditEvent } from '#lib/domain/audit/audit';
 import {
   governanceOf,
   MAX_PAUSE_DAYS,
@@ -10,6 +10,7 @@ import {
   type Notification,
   type NotificationDto,
   type NotificationRef,
+  notificationNotFound,
   type ScheduledNotification,
   toNotificationDto,
 } from '#lib/domain/notifications/notification';
@@ -17,8 +18,8 @@ import { type ScheduleState, scheduleSignature } from '#lib/domain/schedules/sch
 import { planSchedule } from '#lib/domain/schedules/schedule-planning';
 import type { WebhookEventType } from '#lib/domain/webhooks/event-types';
 import type { WebhookEvent } from '#lib/domain/webhooks/messages';
-import { type EventRecorder, wantedEvent } from '#lib/domain/webhooks/recording';
-import { ConflictError, NotFoundError, ValidationError } from '#lib/errors';
+import { wantedEvent } from '#lib/domain/webhooks/recording';
+import { ConflictError, ValidationError } from '#lib/errors';
 
 /**
  * Pause and resume. Each is a write of the notification's hold that counts as a schedule change: the
@@ -72,16 +73,6 @@ function checkPause(input: PauseInput, now: number): void {
 }
 
 /**
- * What a hold write records besides itself, and when: who made it (its audit event) and who wants to
- * hear of it (its webhook event).
- */
-export interface HoldContext {
-  audit: AuditContext;
-  recorder: EventRecorder;
-  now: number;
-}
-
-/**
  * Writes the hold `next` decides from what was read, with its audit event and its webhook event when
  * an endpoint wants it (the notification as the write leaves it), then the schedule state it calls for as of `now`; a write
  * that meets a concurrent change reads again. Answers the notification as it then is.
@@ -89,7 +80,7 @@ export interface HoldContext {
 async function changeHold(
   store: HoldStore,
   target: NotificationRef,
-  { audit, recorder, now }: HoldContext,
+  { audit, recorder, now }: ChangeContext,
   action: 'paused' | 'resumed',
   next: (read: ScheduledNotification) => { hold: NotificationHold; clearFailedRuns: boolean } | undefined,
 ): Promise<NotificationDto> {
@@ -98,7 +89,7 @@ async function changeHold(
   const subscribed = await recorder.subscribedTypes(target.deploymentId);
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
     const read = await store.findForHold(target);
-    if (!read) throw new NotFoundError(`Notification ${target.id} of deployment ${target.deploymentId}`);
+    if (!read) throw notificationNotFound(target);
     const change = next(read.scheduled);
     if (!change) return toNotificationDto(read.scheduled, now);
     const notification: Notification = { ...read.scheduled.notification, hold: change.hold };
@@ -125,7 +116,7 @@ export function pauseNotification(
   store: HoldStore,
   target: NotificationRef,
   input: PauseInput,
-  context: HoldContext,
+  context: ChangeContext,
 ): Promise<NotificationDto> {
   checkPause(input, context.now);
   const pause = { until: input.until ?? null, reason: input.reason ?? null };
@@ -144,7 +135,7 @@ export function pauseNotification(
 export function resumeNotification(
   store: HoldStore,
   target: NotificationRef,
-  context: HoldContext,
+  context: ChangeContext,
 ): Promise<NotificationDto> {
   return changeHold(store, target, context, 'resumed', (read) => {
     if (governanceOf(read.notification, read.owner ?? 'active', context.now).status === 'orphaned')

@@ -1,8 +1,5 @@
-import {
-  type DeletionContext,
-  deleteNotification,
-  type NotificationDeletion,
-} from '#lib/domain/deletion/delete-notification';
+import type { ChangeContext } from '#lib/domain/audit/audit';
+import { deleteNotification, type NotificationDeletion } from '#lib/domain/deletion/delete-notification';
 import type { EmbedUser } from '#lib/domain/entities';
 import {
   type NotificationDto,
@@ -194,7 +191,7 @@ export async function deleteSubscription(
   deletion: NotificationDeletion,
   principal: Subscriber['principal'],
   id: number,
-  context: DeletionContext,
+  context: ChangeContext,
 ): Promise<void> {
   const subscription = await ownSubscription(directory, principal, id);
   // Its owner as read: the delete names it at once, and gives back their count in its one transaction.

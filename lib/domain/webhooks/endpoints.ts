@@ -127,7 +127,8 @@ async function checkUrl(url: string, context: WebhookContext): Promise<void> {
 /** Endpoint ids as the service issues them: `wh_` + 24 hex digits. Any other is no endpoint (404). */
 export const WEBHOOK_ID_PATTERN = /^wh_[0-9a-f]{24}$/;
 
-const notFound = (ref: WebhookRef) =>
+/** The one 404 of an endpoint that is not there (or not in that deployment). */
+export const webhookNotFound = (ref: WebhookRef) =>
   new NotFoundError(`Webhook ${ref.webhookId} of deployment ${ref.deploymentId}`);
 
 /** Secrets that still sign at `now`, the current one first. */
@@ -181,7 +182,7 @@ export type WebhookEndpointReader = Pick<WebhookEndpointStore, 'all'>;
 
 async function findEndpoint(store: WebhookEndpointReader, ref: WebhookRef): Promise<WebhookEndpoint> {
   const found = (await store.all(ref.deploymentId)).find((endpoint) => endpoint.id === ref.webhookId);
-  if (!found) throw notFound(ref);
+  if (!found) throw webhookNotFound(ref);
   return found;
 }
 
@@ -250,7 +251,7 @@ export async function updateWebhook(
 }
 
 export async function deleteWebhook(store: WebhookEndpointStore, ref: WebhookRef): Promise<void> {
-  if (!WEBHOOK_ID_PATTERN.test(ref.webhookId) || !(await store.remove(ref))) throw notFound(ref);
+  if (!WEBHOOK_ID_PATTERN.test(ref.webhookId) || !(await store.remove(ref))) throw webhookNotFound(ref);
 }
 
 /** A new current secret; the one it replaces signs beside it for 24 hours, older ones stop. */

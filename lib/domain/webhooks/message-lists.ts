@@ -4,6 +4,7 @@ import {
   WEBHOOK_ID_PATTERN,
   type WebhookEndpointReader,
   type WebhookRef,
+  webhookNotFound,
 } from '#lib/domain/webhooks/endpoints';
 import { toMessageDto, type WebhookMessage, type WebhookMessageDto } from '#lib/domain/webhooks/messages';
 import { NotFoundError } from '#lib/errors';
@@ -15,14 +16,11 @@ export interface WebhookMessageStore {
   sendAgain(ref: WebhookRef, messageId: string, now: number): Promise<WebhookMessage | undefined>;
 }
 
-const endpointNotFound = (ref: WebhookRef) =>
-  new NotFoundError(`Webhook ${ref.webhookId} of deployment ${ref.deploymentId}`);
-
 async function checkEndpoint(endpoints: WebhookEndpointReader, ref: WebhookRef): Promise<void> {
   const exists =
     WEBHOOK_ID_PATTERN.test(ref.webhookId) &&
     (await endpoints.all(ref.deploymentId)).some((endpoint) => endpoint.id === ref.webhookId);
-  if (!exists) throw endpointNotFound(ref);
+  if (!exists) throw webhookNotFound(ref);
 }
 
 export async function listWebhookMessages(
