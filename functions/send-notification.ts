@@ -1,6 +1,6 @@
 import { clockFrom, randomHex } from '#lib/clock';
 import { auditContextOf } from '#lib/domain/audit/audit';
-import { sendNow } from '#lib/domain/dispatch/dispatch';
+import { sendNow } from '#lib/domain/runs/send-now';
 import { testSend } from '#lib/domain/runs/test-send';
 import { callerOf } from '#lib/http/caller';
 import { createHandler } from '#lib/http/create-handler';

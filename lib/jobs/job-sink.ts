@@ -1,5 +1,5 @@
 import { config } from '#lib/config';
-import type { JobSink } from '#lib/domain/dispatch/dispatch';
+import type { JobSink } from '#lib/domain/dispatch/dispatch-ports';
 import { unsubscribeTargetOf, unsubscribeToken } from '#lib/domain/unsubscribe/unsubscribe';
 import { outboxSink } from '#lib/jobs/outbox-sink';
 import { sqsSink } from '#lib/jobs/sqs-sink';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { JobSink } from '#lib/domain/dispatch/dispatch';
+import type { JobSink } from '#lib/domain/dispatch/dispatch-ports';
 
 const PARTIAL_SUFFIX = '.partial';
 /** A job's file is written in milliseconds: a temporary file this old belongs to a writer that died. */

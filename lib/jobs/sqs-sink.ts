@@ -1,6 +1,6 @@
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { backoff, chunkWithin, inParallel } from '#lib/concurrency';
-import type { JobSink } from '#lib/domain/dispatch/dispatch';
+import type { JobSink } from '#lib/domain/dispatch/dispatch-ports';
 
 /** SQS takes at most ten messages per batch call, and 1 MiB of message bodies together. */
 export const SQS_BATCH_LIMIT = 10;

@@ -1,7 +1,8 @@
 import { clockFrom, randomHex } from '#lib/clock';
 import { config } from '#lib/config';
-import { dispatchPass, type PassSummary } from '#lib/domain/dispatch/dispatch';
+import { dispatchPass } from '#lib/domain/dispatch/dispatch-pass';
 import { passCounts, summaryLine } from '#lib/domain/dispatch/dispatch-summary';
+import type { PassSummary } from '#lib/domain/dispatch/pass-context';
 import { countSettledRun } from '#lib/domain/governance/suspension';
 import { settleStalledRuns } from '#lib/domain/runs/outcomes';
 import { schedulePlanner } from '#lib/domain/schedules/schedule-planning';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { PassSummary } from '#lib/domain/dispatch/dispatch';
 import { passCounts, summaryLine } from '#lib/domain/dispatch/dispatch-summary';
+import type { PassSummary } from '#lib/domain/dispatch/pass-context';
 
 const summary: PassSummary = {
   due: 9,

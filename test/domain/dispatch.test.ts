@@ -1,19 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import type { Deadline } from '#lib/deadline';
 import { type Clock, stoppedClock } from '#lib/domain/clock';
-import {
-  type DispatchOptions,
-  type DispatchStore,
-  type DueEntry,
-  dispatchPass,
-  type EntryMove,
-  type Lease,
-  type ManualRunClaim,
-  type RunProgress,
-  type SendNowStore,
-  sendNow,
-} from '#lib/domain/dispatch/dispatch';
 import type { DueSlice } from '#lib/domain/dispatch/dispatch-fanout';
+import { dispatchPass } from '#lib/domain/dispatch/dispatch-pass';
+import type {
+  DispatchStore,
+  DueEntry,
+  EntryMove,
+  Lease,
+  RunProgress,
+} from '#lib/domain/dispatch/dispatch-ports';
+import type { DispatchOptions } from '#lib/domain/dispatch/pass-context';
 import type { ConsoleUser, Dashboard } from '#lib/domain/entities';
 import type { Notification, NotificationRef } from '#lib/domain/notifications/notification';
 import {
@@ -27,6 +24,7 @@ import {
   type RunRef,
   scheduledRunId,
 } from '#lib/domain/runs/runs';
+import { type ManualRunClaim, type SendNowStore, sendNow } from '#lib/domain/runs/send-now';
 import { type ScheduleState, scheduleSignature } from '#lib/domain/schedules/schedule';
 import { type SchedulePlanner, schedulePlanner } from '#lib/domain/schedules/schedule-planning';
 import { NotFoundError, TooManyRequestsError } from '#lib/errors';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { ManualRunClaim } from '#lib/domain/dispatch/dispatch';
 import type { ConsoleUser, Dashboard } from '#lib/domain/entities';
 import type { Delivery, DeliveryJob, Run } from '#lib/domain/runs/runs';
+import type { ManualRunClaim } from '#lib/domain/runs/send-now';
 import { type TestSendStore, testSend } from '#lib/domain/runs/test-send';
 import { NotFoundError, TooManyRequestsError, ValidationError } from '#lib/errors';
 import { dailyNotification, salesDashboard, testAudit } from '#test/support/domain-fixtures';

@@ -4,7 +4,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { randomHex } from '#lib/clock';
 import { config } from '#lib/config';
-import { dispatchPass } from '#lib/domain/dispatch/dispatch';
+import { dispatchPass } from '#lib/domain/dispatch/dispatch-pass';
 import { schedulePlanner } from '#lib/domain/schedules/schedule-planning';
 import { jobSink } from '#lib/jobs/job-sink';
 import { dispatchStore } from '#lib/store/dispatch/dispatch';

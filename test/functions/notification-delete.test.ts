@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { randomHex } from '#lib/clock';
 import { config } from '#lib/config';
 import { type PurgeStore, purgePass } from '#lib/domain/deletion/purge';
-import { dispatchPass } from '#lib/domain/dispatch/dispatch';
+import { dispatchPass } from '#lib/domain/dispatch/dispatch-pass';
 import { schedulePlanner } from '#lib/domain/schedules/schedule-planning';
 import { parseFixture } from '#lib/fixtures/fixture';
 import { planFixtureLoad, writeFixtureLoad } from '#lib/fixtures/load-fixture';

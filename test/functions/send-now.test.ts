@@ -2,7 +2,7 @@ import { readdir } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomHex } from '#lib/clock';
 import { config } from '#lib/config';
-import { dispatchPass } from '#lib/domain/dispatch/dispatch';
+import { dispatchPass } from '#lib/domain/dispatch/dispatch-pass';
 import { schedulePlanner } from '#lib/domain/schedules/schedule-planning';
 import { outboxSink } from '#lib/jobs/outbox-sink';
 import { type DynamoMeter, meterDynamoDb } from '#lib/local/dynamodb-meter';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomHex } from '#lib/clock';
-import { dispatchPass } from '#lib/domain/dispatch/dispatch';
+import { dispatchPass } from '#lib/domain/dispatch/dispatch-pass';
 import { schedulePlanner } from '#lib/domain/schedules/schedule-planning';
 import { outboxSink } from '#lib/jobs/outbox-sink';
 import { dispatchOnce } from '#lib/local/dispatch-loop';

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomHex } from '#lib/clock';
 import { config } from '#lib/config';
 import { purgePass } from '#lib/domain/deletion/purge';
-import { dispatchPass } from '#lib/domain/dispatch/dispatch';
+import { dispatchPass } from '#lib/domain/dispatch/dispatch-pass';
 import { schedulePlanner } from '#lib/domain/schedules/schedule-planning';
 import { unsubscribeToken } from '#lib/domain/unsubscribe/unsubscribe';
 import { fanOutEvent } from '#lib/domain/webhooks/sender';

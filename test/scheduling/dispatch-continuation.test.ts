@@ -5,14 +5,11 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { randomHex } from '#lib/clock';
 import type { Clock } from '#lib/domain/clock';
-import {
-  type DispatchOptions,
-  type DispatchStore,
-  dispatchPass,
-  type PassSummary,
-} from '#lib/domain/dispatch/dispatch';
 import type { DueSlice } from '#lib/domain/dispatch/dispatch-fanout';
+import { dispatchPass } from '#lib/domain/dispatch/dispatch-pass';
+import type { DispatchStore } from '#lib/domain/dispatch/dispatch-ports';
 import { summaryLine } from '#lib/domain/dispatch/dispatch-summary';
+import type { DispatchOptions, PassSummary } from '#lib/domain/dispatch/pass-context';
 import { schedulePlanner } from '#lib/domain/schedules/schedule-planning';
 import { parseFixture } from '#lib/fixtures/fixture';
 import { ensureTable, loadFixture } from '#lib/fixtures/load-fixture';

@@ -1,4 +1,4 @@
-import type { PassSummary } from '#lib/domain/dispatch/dispatch';
+import type { PassSummary } from '#lib/domain/dispatch/pass-context';
 
 /**
  * The one line a pass prints locally and logs deployed. `unfinished` counts runs a pass stopped in;

@@ -1,6 +1,6 @@
 import { type Deadline, hasTimeFor, NO_DEADLINE } from '#lib/deadline';
 import { type AuditContext, auditEvent, type NewAuditEvent } from '#lib/domain/audit/audit';
-import type { JobSink } from '#lib/domain/dispatch/dispatch';
+import type { JobSink } from '#lib/domain/dispatch/dispatch-ports';
 import type { Dashboard } from '#lib/domain/entities';
 import {
   type HeldKey,

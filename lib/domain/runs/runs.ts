@@ -16,7 +16,7 @@ import { IdempotencyKeyMismatchError, NotFoundError } from '#lib/errors';
 
 /**
  * Runs and deliveries: what one firing (or one send-now) decides and records. Everything here is
- * pure; lib/domain/dispatch/dispatch.ts drives it against storage and the job sink.
+ * pure; the dispatcher (lib/domain/dispatch/) and send-now (send-now.ts) drive it against storage and the job sink.
  */
 
 export const runTriggers = ['schedule', 'manual', 'test'] as const;

@@ -1,10 +1,5 @@
 import { auditEvent, type NewAuditEvent } from '#lib/domain/audit/audit';
-import {
-  type JobSink,
-  type ManualRunClaim,
-  refusalOf,
-  type SendNowOptions,
-} from '#lib/domain/dispatch/dispatch';
+import type { JobSink } from '#lib/domain/dispatch/dispatch-ports';
 import type { ConsoleUser, Dashboard } from '#lib/domain/entities';
 import {
   type HeldKey,
@@ -39,6 +34,7 @@ import {
   testRunId,
   toRunDto,
 } from '#lib/domain/runs/runs';
+import { type ManualRunClaim, refusalOf, type SendNowOptions } from '#lib/domain/runs/send-now';
 import type { TestRecipientInput } from '#lib/domain/runs/test-send-input';
 import { recipientEmails, type SuppressionLookup } from '#lib/domain/suppressions/suppressions';
 

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import type { DueEntry, RunProgress } from '#lib/domain/dispatch/dispatch';
+import type { DueEntry, RunProgress } from '#lib/domain/dispatch/dispatch-ports';
 import type { NotificationRef } from '#lib/domain/notifications/notification';
 import { decodeRun } from '#lib/store/codecs/runs';
 import { checkItem } from '#lib/store/codecs/stored-item';

@@ -1,6 +1,6 @@
 import { PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { DispatchStore, DueEntry, EntryMove } from '#lib/domain/dispatch/dispatch';
 import type { DueSlice } from '#lib/domain/dispatch/dispatch-fanout';
+import type { DispatchStore, DueEntry, EntryMove } from '#lib/domain/dispatch/dispatch-ports';
 import { decodeDueEntry, decodeRunProgress } from '#lib/store/codecs/dispatch';
 import {
   decodeNotification,

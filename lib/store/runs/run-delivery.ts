@@ -1,5 +1,5 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { DispatchStore, Lease, RunDeliveryStore } from '#lib/domain/dispatch/dispatch';
+import type { DispatchStore, Lease, RunDeliveryStore } from '#lib/domain/dispatch/dispatch-ports';
 import type { ConsoleUser } from '#lib/domain/entities';
 import type { RecipientCounts, Run, RunRef } from '#lib/domain/runs/runs';
 import { decodeNotification, decodeScheduleEntry } from '#lib/store/codecs/notifications';

@@ -1,5 +1,5 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import type { ManualRunClaim, SendNowStore } from '#lib/domain/dispatch/dispatch';
+import type { ManualRunClaim, SendNowStore } from '#lib/domain/runs/send-now';
 import { auditEventPut } from '#lib/store/audit/audit-events';
 import { decodeSendNowMarker, encodeSendNowMarker } from '#lib/store/codecs/dispatch';
 import { encodeDelivery, STORED_DISPATCHING } from '#lib/store/codecs/runs';
