@@ -13,14 +13,14 @@ export const handler = createHandler({
   access: 'admin',
   params: notificationPath,
   body: jsonBody(addRecipientsInput),
-  operation: async ({ params, body, deadline, principal, requestId, recordMetric }) => {
+  operation: async ({ params, body, principal, requestId, recordMetric }) => {
     const audited = recipientsEvent(
       auditContextOf(principal, requestId),
       params,
       'recipients_added',
       Date.now(),
     );
-    const result = await addRecipients(addRecipientsStore, params, body.recipients, { deadline, audited });
+    const result = await addRecipients(addRecipientsStore, params, body.recipients, { audited });
     recordMetric('RecipientsCreated', result.createdRecipients.length);
     recordMetric('RecipientsUpdated', result.updatedRecipients.length);
     return result;

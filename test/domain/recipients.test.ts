@@ -178,18 +178,18 @@ describe('addRecipients', () => {
     expect(first.createdRecipients).toHaveLength(1);
     // Another request lands between our read and our write, each time.
     const create = memory.repository.createRecipients;
-    memory.repository.createRecipients = async (target, recipients, storage) => {
-      await create(target, recipients, storage);
-      return create(target, recipients, storage);
+    memory.repository.createRecipients = async (target, recipients) => {
+      await create(target, recipients);
+      return create(target, recipients);
     };
     const result = await addRecipients(memory.repository, notification, [{ type: 'USER', userId: 11 }]);
     expect(result.createdRecipients).toEqual([]);
     expect(result.unchangedRecipients.map((item) => item.type)).toEqual(['USER']);
 
     const update = memory.repository.updateRecipients;
-    memory.repository.updateRecipients = async (target, updates, storage) => {
-      await update(target, updates, storage);
-      return update(target, updates, storage);
+    memory.repository.updateRecipients = async (target, updates) => {
+      await update(target, updates);
+      return update(target, updates);
     };
     const changed = await addRecipients(memory.repository, notification, [
       embed('a@x.example', { groups: ['new'] } as Partial<RecipientInput>),
@@ -412,10 +412,10 @@ describe('addRecipients', () => {
     const memory = memoryRepository();
     let writes = 0;
     const create = memory.repository.createRecipients;
-    memory.repository.createRecipients = async (target, recipients, storage) => {
+    memory.repository.createRecipients = async (target, recipients) => {
       writes += 1;
       // The fourth time, another request's row is there to stay.
-      if (writes === 4) await create(target, recipients, storage);
+      if (writes === 4) await create(target, recipients);
       memory.calls.push({ method: 'createRecipients', detail: recipients.length });
       return [...recipients];
     };

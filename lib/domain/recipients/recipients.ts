@@ -1,4 +1,3 @@
-import type { Deadline } from '#lib/deadline';
 import type { NewAuditEvent } from '#lib/domain/audit/audit';
 import type { ConsoleUser, EmbedUser } from '#lib/domain/entities';
 import { type NotificationRef, notificationNotFound } from '#lib/domain/notifications/notification';
@@ -40,13 +39,8 @@ export interface RecipientParent extends NotificationRef {
   dashboardId: number;
 }
 
-export interface StorageOptions {
-  /** The request's end; storage stops with 503 rather than be cut off mid-batch. */
-  deadline?: Deadline;
-}
-
-/** An add's options: its deadline, and the audit event of the recipients it changed, when it records one. */
-export interface AddOptions extends StorageOptions {
+/** An add's options: the audit event of the recipients it changed, when it records one. */
+export interface AddOptions {
   audited?: (changed: readonly RecipientOutput[]) => NewAuditEvent;
 }
 
@@ -86,10 +80,11 @@ interface RecipientUpdate {
 /**
  * Every write is conditional on what the request read, so that each answer tells what its own request
  * did: a row another request created or changed in between fails the condition and is read again.
+ * The storage stops with 503 rather than start a call the invocation's time cannot finish.
  */
 export interface AddRecipientsStore {
   /** One round of reads (BatchGet) for any mix of keys the request names; never a whole partition. */
-  lookUp(request: DirectoryRequest, options: StorageOptions): Promise<Found>;
+  lookUp(request: DirectoryRequest): Promise<Found>;
   /**
    * Creates each embed user together with its recipient row and gives it a new `embedUserId` (the
    * one supplied is not used), unless the embed user (or the row) exists by then (another request
@@ -98,13 +93,11 @@ export interface AddRecipientsStore {
   createEmbedUsers(
     notification: RecipientParent,
     recipients: readonly NewEmbedRecipient[],
-    options: StorageOptions,
   ): Promise<(number | undefined)[]>;
   /** Creates each row unless it exists by then; returns those that did exist. */
   createRecipients(
     notification: RecipientParent,
     recipients: readonly StoredRecipient[],
-    options: StorageOptions,
   ): Promise<StoredRecipient[]>;
   /**
    * Sets the changed properties of each row, touching no other attribute, if the row still holds the
@@ -113,7 +106,6 @@ export interface AddRecipientsStore {
   updateRecipients(
     notification: NotificationRef,
     updates: readonly RecipientUpdate[],
-    options: StorageOptions,
   ): Promise<RecipientUpdate[]>;
   /**
    * Whether the notification still exists, read after the writes: a delete that came in between
@@ -276,19 +268,15 @@ async function readWhatTheRequestNames(
   store: AddRecipientsStore,
   notification: NotificationRef,
   items: readonly SupportedRecipientInput[],
-  options: StorageOptions,
 ): Promise<WhatTheRequestNames> {
   const names = namesToLookUp(items);
-  const first = await store.lookUp(
-    {
-      notification,
-      recipients: { of: notification, refs: items.flatMap((item) => requestedRowOf(item) ?? []) },
-      tenants: names.tenants,
-      userIds: names.userIds,
-      emails: names.emails,
-    },
-    options,
-  );
+  const first = await store.lookUp({
+    notification,
+    recipients: { of: notification, refs: items.flatMap((item) => requestedRowOf(item) ?? []) },
+    tenants: names.tenants,
+    userIds: names.userIds,
+    emails: names.emails,
+  });
   const parent = first.notification;
   if (!parent) throw notificationNotFound(notification);
   const read = new Set(first.users.map((user) => user.id));
@@ -298,14 +286,11 @@ async function readWhatTheRequestNames(
   if (linked.length === 0 && embedUsers.length === 0) {
     return { parent, rows: first.recipients, directory: first };
   }
-  const second = await store.lookUp(
-    {
-      userIds: linked,
-      embedUsers,
-      recipients: { of: notification, refs: linked.map((userId) => ({ type: 'USER', userId })) },
-    },
-    options,
-  );
+  const second = await store.lookUp({
+    userIds: linked,
+    embedUsers,
+    recipients: { of: notification, refs: linked.map((userId) => ({ type: 'USER', userId })) },
+  });
   return {
     parent,
     rows: [...first.recipients, ...second.recipients],
@@ -331,7 +316,6 @@ async function writeRound(
   store: AddRecipientsStore,
   notification: RecipientParent,
   planned: readonly PlannedItem[],
-  options: StorageOptions,
 ): Promise<{ answered: AnsweredItem[]; contested: PlannedItem[] }> {
   const creates = planned.flatMap(({ write }) => (write.kind === 'create-row' ? [write.row] : []));
   const updates = planned.flatMap(({ write }) => (write.kind === 'update-row' ? [write.update] : []));
@@ -339,9 +323,9 @@ async function writeRound(
     write.kind === 'create-embed-user' ? [write.created] : [],
   );
   const [ids, existed, stale] = await Promise.allSettled([
-    provisions.length > 0 ? store.createEmbedUsers(notification, provisions, options) : [],
-    creates.length > 0 ? store.createRecipients(notification, creates, options) : [],
-    updates.length > 0 ? store.updateRecipients(notification, updates, options) : [],
+    provisions.length > 0 ? store.createEmbedUsers(notification, provisions) : [],
+    creates.length > 0 ? store.createRecipients(notification, creates) : [],
+    updates.length > 0 ? store.updateRecipients(notification, updates) : [],
   ]);
   const createdIds = fulfilled(ids);
   const idOf = new Map(provisions.map((created, i) => [created, createdIds[i]]));
@@ -379,24 +363,20 @@ async function writePlan(
   store: AddRecipientsStore,
   notification: RecipientParent,
   planned: readonly PlannedItem[],
-  options: StorageOptions,
   round = 1,
 ): Promise<AnsweredItem[]> {
   if (round > MAX_WRITE_ROUNDS && planned.some(({ write }) => write.kind !== 'nothing')) {
     throw new ConflictError('The recipients are being changed by others; retry the request');
   }
-  const { answered, contested } = await writeRound(store, notification, planned, options);
+  const { answered, contested } = await writeRound(store, notification, planned);
   if (contested.length === 0) return answered;
-  const found = await store.lookUp(
-    {
-      recipients: { of: notification, refs: contested.map(({ item }) => rowOf(item)) },
-      embedUsers: contested.flatMap(({ item }) => (isConsoleUserCase(item) ? [] : [item.ref])),
-    },
-    options,
-  );
+  const found = await store.lookUp({
+    recipients: { of: notification, refs: contested.map(({ item }) => rowOf(item)) },
+    embedUsers: contested.flatMap(({ item }) => (isConsoleUserCase(item) ? [] : [item.ref])),
+  });
   const resolve = resolveAgain(found);
   const replanned = planItems(contested.map(({ index, item }) => ({ index, item: resolve(item) })));
-  return [...answered, ...(await writePlan(store, notification, replanned, options, round + 1))];
+  return [...answered, ...(await writePlan(store, notification, replanned, round + 1))];
 }
 
 export async function addRecipients(
@@ -407,10 +387,10 @@ export async function addRecipients(
 ): Promise<AddRecipientsResult> {
   const supported = refuseSlack(items);
   refuseDuplicates(supported);
-  const { parent, rows, directory } = await readWhatTheRequestNames(store, notification, supported, options);
+  const { parent, rows, directory } = await readWhatTheRequestNames(store, notification, supported);
   const resolved = resolveRecipients(supported, rows, directory);
   const planned = planItems(resolved.map((item, index) => ({ index, item })));
-  const answered = await writePlan(store, parent, planned, options);
+  const answered = await writePlan(store, parent, planned);
   const result = toResult(answered);
   // Raced by a delete: what this request wrote is the purge's; the answer is the delete's 404. The
   // audit event of what it changed is its last write, on the same condition.

@@ -1,6 +1,5 @@
 import { BatchGetCommand, BatchWriteCommand, type BatchWriteWriteRequest } from '@aws-sdk/lib-dynamodb';
 import { backoff, chunk, chunkWithin, inParallel } from '#lib/concurrency';
-import type { Deadline } from '#lib/deadline';
 import { UnavailableError } from '#lib/errors';
 import { dynamoDbLimits, itemBytesAtMost } from '#lib/limits';
 import { documentClient, tableName } from '#lib/store/dynamo/client';
@@ -19,8 +18,6 @@ const requestBytes = (request: WriteRequest) =>
     : itemBytesAtMost(request.DeleteRequest.Key);
 
 export interface BatchOptions extends RetryOptions {
-  /** The whole request's end; no new call starts when too little is left. */
-  deadline?: Deadline;
   /** Calls in flight at once. */
   concurrency?: number;
 }
@@ -41,7 +38,7 @@ async function untilProcessed<T>(
   for (let attempt = 1; pending !== undefined; attempt++) {
     if (attempt > maxAttempts) throw new UnavailableError();
     if (attempt > 1) await backoff(attempt - 1, baseDelayMs);
-    ensureTimeLeft(options.deadline);
+    ensureTimeLeft();
     pending = await call(pending);
   }
 }

@@ -1,6 +1,6 @@
 import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { backoff, chunkWithin, inParallel } from '#lib/concurrency';
-import type { NewEmbedRecipient, RecipientParent, StorageOptions } from '#lib/domain/recipients/recipients';
+import type { NewEmbedRecipient, RecipientParent } from '#lib/domain/recipients/recipients';
 import { UnavailableError } from '#lib/errors';
 import { dynamoDbLimits, itemBytesAtMost } from '#lib/limits';
 import { COUNTER_ENTITY, counterAttributes, decodeCounter } from '#lib/store/codecs/counters';
@@ -26,7 +26,7 @@ import { type RetryOptions, retryPolicy } from '#lib/store/dynamo/retry';
  * transactions can run in parallel; an embed user another request created in between leaves a gap.
  */
 
-export interface TransactionOptions extends StorageOptions, RetryOptions {
+export interface TransactionOptions extends RetryOptions {
   /** Transactions in flight at once. */
   concurrency?: number;
 }
@@ -38,8 +38,8 @@ const NUMBERED_IN_ONE_TRANSACTION = Math.floor((dynamoDbLimits.transactionItems 
 const DEFAULT_CONCURRENCY = 4;
 
 /** One atomic ADD on the sequence's counter: `count` ids in a row, whatever other requests reserve. */
-export async function reserveEmbedUserIds(count: number, options: StorageOptions = {}): Promise<number> {
-  ensureTimeLeft(options.deadline);
+export async function reserveEmbedUserIds(count: number): Promise<number> {
+  ensureTimeLeft();
   const { Attributes } = await documentClient().send(
     new UpdateCommand({
       TableName: tableName(),
@@ -115,7 +115,7 @@ async function createInOneTransaction(
   let seen = options.numbered ? await counterValue() : 0;
   let retries = 0;
   while (pending.length > 0) {
-    ensureTimeLeft(options.deadline);
+    ensureTimeLeft();
     const sent = options.numbered ? pending.map((item, i) => withId(item, seen + 1 + i)) : pending;
     const offset = options.numbered ? 1 : 0;
     try {
@@ -165,7 +165,7 @@ export async function createEmbedUsers(
   if (recipients.length <= NUMBERED_IN_ONE_TRANSACTION && total < dynamoDbLimits.transactionBytes) {
     return createInOneTransaction(notification, recipients, { ...options, numbered: true });
   }
-  const first = await reserveEmbedUserIds(recipients.length, options);
+  const first = await reserveEmbedUserIds(recipients.length);
   const numbered = recipients.map((item, i) => withId(item, first + i));
   // Fewer than 50 when their items would pass the transaction's 4 MB.
   const batches = chunkWithin(numbered, EMBED_USERS_PER_TRANSACTION, dynamoDbLimits.transactionBytes, bytes);

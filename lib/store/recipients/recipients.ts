@@ -36,7 +36,7 @@ export const addRecipientsStore: AddRecipientsStore = {
    * users, all in the same BatchGet calls (100 keys each): the cost follows the request, never the
    * number of recipients the notification has.
    */
-  async lookUp(request, options) {
+  async lookUp(request) {
     const found: Found = {
       recipients: [],
       tenants: [],
@@ -71,19 +71,19 @@ export const addRecipientsStore: AddRecipientsStore = {
     }
     const items = await batchGetAll(
       [...wanted.values()].map(({ key }) => key),
-      { deadline: options.deadline, concurrency: READ_CONCURRENCY },
+      { concurrency: READ_CONCURRENCY },
     );
     for (const item of items) wanted.get(keyId(item))?.take(item);
     return found;
   },
 
-  createEmbedUsers: (notification, recipients, options) =>
-    createEmbedUsers(notification, recipients, { ...options, concurrency: TRANSACTION_CONCURRENCY }),
+  createEmbedUsers: (notification, recipients) =>
+    createEmbedUsers(notification, recipients, { concurrency: TRANSACTION_CONCURRENCY }),
 
   /** One conditional PutItem per row (1 WCU each; BatchWrite takes no condition), several in flight. */
-  async createRecipients(notification, recipients, options) {
+  async createRecipients(notification, recipients) {
     const created = await inParallel(recipients, WRITE_CONCURRENCY, (recipient) => {
-      ensureTimeLeft(options.deadline);
+      ensureTimeLeft();
       return conditionHeld(() =>
         documentClient().send(
           new PutCommand({
@@ -101,9 +101,9 @@ export const addRecipientsStore: AddRecipientsStore = {
    * One UpdateItem per row, setting only the property attributes that change: attributes this code
    * does not know (added by other features) stay as they are. The condition is the row as read.
    */
-  async updateRecipients(notification, updates, options) {
+  async updateRecipients(notification, updates) {
     const applied = await inParallel(updates, WRITE_CONCURRENCY, ({ previous, next }) => {
-      ensureTimeLeft(options.deadline);
+      ensureTimeLeft();
       const before = propertyAttributes(previous.properties);
       const after = propertyAttributes(next.properties);
       const names: Record<string, string> = {};
