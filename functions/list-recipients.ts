@@ -1,4 +1,4 @@
-import { listRecipients } from '#lib/domain/notifications/notification-lifecycle';
+import { listRecipients } from '#lib/domain/recipients/recipient-lists';
 import { createHandler } from '#lib/http/create-handler';
 import { pagingQuery } from '#lib/http/schemas/paging';
 import { notificationPath } from '#lib/http/schemas/paths';

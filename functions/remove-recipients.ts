@@ -1,5 +1,5 @@
 import { auditContextOf } from '#lib/domain/audit/audit';
-import { removeRecipients } from '#lib/domain/notifications/notification-lifecycle';
+import { removeRecipients } from '#lib/domain/recipients/recipient-lists';
 import { createHandler } from '#lib/http/create-handler';
 import { jsonBody } from '#lib/http/json-body';
 import { removeRecipientsInput } from '#lib/http/schemas/lifecycle';

@@ -195,6 +195,50 @@ function loops(edges: ReadonlyMap<string, ReadonlySet<string>>): string[] {
   return found;
 }
 
+/** A file's parsed source. */
+const parsed = (file: string) =>
+  ts.createSourceFile(file, readFileSync(join(ROOT, file), 'utf8'), ts.ScriptTarget.Latest, true);
+
+const isExported = (node: ts.Node) =>
+  ts.canHaveModifiers(node) &&
+  (ts.getModifiers(node) ?? []).some((m) => m.kind === ts.SyntaxKind.ExportKeyword);
+
+/** The interfaces the domain exports, by name: the file that declares each. */
+function domainInterfaces(): Map<string, string> {
+  const found = new Map<string, string>();
+  for (const file of sourceFiles('lib/domain')) {
+    for (const node of parsed(file).statements) {
+      if (ts.isInterfaceDeclaration(node) && isExported(node)) found.set(node.name.text, file);
+    }
+  }
+  return found;
+}
+
+/** `export const <name>: <Type> = …` of a file: its exported values declared with a named type. */
+function typedExports(file: string): { name: string; type: string }[] {
+  return parsed(file).statements.flatMap((node) =>
+    ts.isVariableStatement(node) && isExported(node)
+      ? node.declarationList.declarations.flatMap((declaration) =>
+          ts.isIdentifier(declaration.name) &&
+          declaration.type &&
+          ts.isTypeReferenceNode(declaration.type) &&
+          ts.isIdentifier(declaration.type.typeName)
+            ? [{ name: declaration.name.text, type: declaration.type.typeName.text }]
+            : [],
+        )
+      : [],
+  );
+}
+
+/** The feature folder of a file of lib/domain or lib/store (`recipients`), or the file itself when flat. */
+const featureOf = (file: string) => file.split('/')[2]?.replace(/\.ts$/, '');
+
+/**
+ * Where a port declared beside every feature (lib/domain/*.ts) has its adapter: the principal's
+ * credential directory is the users' storage.
+ */
+const SHARED_PORT_FEATURES: Record<string, string> = { principal: 'users' };
+
 const files = SCANNED.flatMap(sourceFiles);
 const imports = files.flatMap(importsOf);
 const ours = imports.filter((entry) => entry.local && !entry.to.endsWith('.json'));
@@ -241,6 +285,34 @@ describe('architecture', () => {
       .filter((file) => file.startsWith('lib/domain/'))
       .flatMap((file) => machineReadsOf(file).map((use) => `${file}: ${use}`));
     expect(uses).toEqual([]);
+  });
+
+  it('names each storage adapter after the domain port it implements, one per port, in the same feature folder', () => {
+    const ports = domainInterfaces();
+    const adapters = sourceFiles('lib/store').flatMap((file) =>
+      typedExports(file)
+        .filter(({ type }) => ports.has(type))
+        .map((adapter) => ({ ...adapter, file })),
+    );
+    const problems = adapters.flatMap(({ name, type, file }) => {
+      const port = ports.get(type) as string;
+      const feature = SHARED_PORT_FEATURES[featureOf(port) ?? ''] ?? featureOf(port);
+      return [
+        ...(name === type[0]?.toLowerCase() + type.slice(1) ? [] : [`${file}: ${name} implements ${type}`]),
+        ...(featureOf(file) === feature ? [] : [`${file}: ${type} is declared in ${port}`]),
+        ...(adapters.filter((other) => other.type === type).length === 1
+          ? []
+          : [`${type}: more than one adapter`]),
+      ];
+    });
+    expect(problems).toEqual([]);
+    // The check reads what the parser found: one it knows of.
+    expect(adapters).toContainEqual({
+      name: 'addRecipientsStore',
+      type: 'AddRecipientsStore',
+      file: 'lib/store/recipients/recipients.ts',
+    });
+    expect(adapters.length).toBeGreaterThan(30);
   });
 
   // The checks above read what the parser found: a parser that found nothing would pass them all.

@@ -5,13 +5,15 @@ import {
   getNotification,
   type ListNotificationsQuery,
   listNotifications,
-  listRecipients,
   type NotificationFilter,
+} from '#lib/domain/notifications/notification-lifecycle';
+import type { PageWindow } from '#lib/domain/paging';
+import {
+  listRecipients,
   type RemovalTarget,
   type RemovedRecipientInput,
   removeRecipients,
-} from '#lib/domain/notifications/notification-lifecycle';
-import type { PageWindow } from '#lib/domain/paging';
+} from '#lib/domain/recipients/recipient-lists';
 import type { RecipientOutput } from '#lib/domain/recipients/recipients';
 import type { WebhookEventType } from '#lib/domain/webhooks/event-types';
 import { NotFoundError, ValidationError } from '#lib/errors';

@@ -15,7 +15,7 @@ import type { WebhookEvent } from '#lib/domain/webhooks/messages';
 
 /**
  * The ports of the dispatcher and of delivering a run's pages (which send-now shares), and the
- * shapes they carry: lib/store/dispatch/dispatch.ts and lib/store/runs/run-delivery.ts implement
+ * shapes they carry: lib/store/dispatch/dispatch.ts and lib/store/dispatch/run-delivery.ts implement
  * them, lib/jobs/ the job sink.
  */
 

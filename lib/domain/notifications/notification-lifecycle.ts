@@ -1,4 +1,4 @@
-import { type AuditContext, auditEvent, type NewAuditEvent, recipientChanges } from '#lib/domain/audit/audit';
+import type { NewAuditEvent } from '#lib/domain/audit/audit';
 import { governanceOf, type HeldStatus } from '#lib/domain/governance/governance';
 import type { HeldKey, IdempotencyKeys } from '#lib/domain/idempotency';
 import {
@@ -18,16 +18,15 @@ import {
   type StoredPage,
   toPage,
 } from '#lib/domain/paging';
-import type { RecipientOutput } from '#lib/domain/recipients/recipients';
 import type { ScheduleState } from '#lib/domain/schedules/schedule';
 import type { ScheduleType } from '#lib/domain/schedules/schedule-fields';
-import { type FieldProblem, ValidationError } from '#lib/errors';
 
 /**
- * Reading and listing notifications, and listing and removing their recipients (creating one is in
+ * Reading and listing notifications (listing and removing their recipients is in
+ * lib/domain/recipients/recipient-lists.ts; creating one is in
  * lib/domain/notifications/notification-writes.ts, with the cron code these routes do without; deleting
  * one in lib/domain/deletion/delete-notification.ts, with its webhook event).
- * The rules live here; lib/store/notifications/notification-lifecycle.ts and lib/store/recipients/recipient-lists.ts keep them.
+ * The rules live here; lib/store/notifications/notification-lifecycle.ts keeps them.
  */
 
 /** A create: the update's fields, a schedule type that must be given, and exactly one dashboard reference. */
@@ -47,12 +46,6 @@ export interface ListNotificationsQuery extends PageRequest {
   ownerUserId?: number;
   status?: HeldStatus;
 }
-
-/** A recipient to remove, as a removal names it. */
-export type RemovedRecipientInput =
-  | { type: 'USER'; id: number }
-  | { type: 'EMBED_USER'; id: number; embedTenantName: string }
-  | { type: 'SLACK'; id: string };
 
 export type DashboardRef = { dashboardId: number } | { dashboardPublicId: string };
 export type RecipientFilter =
@@ -86,11 +79,6 @@ export function passesOwnerAndStatus(scheduled: ScheduledNotification, filter: N
     governanceOf(notification, scheduled.owner ?? 'active', filter.status.at).status === filter.status.is
   );
 }
-
-/** The recipients a removal names, once checked: Slack items are gone (no Slack recipient can exist). */
-export type RemovalTarget =
-  | { type: 'USER'; userId: number }
-  | { type: 'EMBED_USER'; embedUserId: number; embedTenantName: string };
 
 /*
  * One port per use case, each implemented by one store adapter (lib/store) that the operation's
@@ -129,29 +117,6 @@ export interface NotificationListing {
     filter: NotificationFilter,
     window: PageWindow<ScheduledNotification>,
   ): Promise<StoredPage<ScheduledNotification>>;
-}
-
-/** List a notification's recipients. */
-export interface RecipientListing {
-  /** undefined when the notification does not exist. */
-  listRecipients(
-    notification: NotificationRef,
-    window: PageWindow<RecipientOutput>,
-  ): Promise<StoredPage<RecipientOutput> | undefined>;
-}
-
-/** Remove recipients from a notification. */
-export interface RecipientRemoval {
-  /**
-   * Removes those of `targets` that are subscribed, the last write in one transaction with `eventOf`
-   * the recipients removed (none removed: nothing written, nothing recorded); false when the
-   * notification does not exist.
-   */
-  removeRecipients(
-    notification: NotificationRef,
-    targets: readonly RemovalTarget[],
-    eventOf: (removed: readonly RecipientOutput[]) => NewAuditEvent,
-  ): Promise<boolean>;
 }
 
 export async function getNotification(
@@ -193,57 +158,4 @@ export async function listNotifications(
   const toDto = (notification: ScheduledNotification) => toNotificationDto(notification, now);
   const stored = await notifications.list(deploymentId, filterOf(query, now), pageWindow(page, toDto));
   return toPage(stored, page, toDto);
-}
-
-export async function listRecipients(
-  recipients: RecipientListing,
-  target: NotificationRef,
-  page: PageRequest,
-): Promise<Page<RecipientOutput>> {
-  const stored = await recipients.listRecipients(
-    target,
-    pageWindow(page, (recipient) => recipient),
-  );
-  if (!stored) throw notificationNotFound(target);
-  return toPage(stored, page, (recipient) => recipient);
-}
-
-const identityOf = (item: RemovedRecipientInput) =>
-  item.type === 'EMBED_USER'
-    ? `EMBED_USER\u0000${item.embedTenantName}\u0000${item.id}`
-    : `${item.type}\u0000${item.id}`;
-
-/** The whole request is checked (shape by the schema, duplicates here) before the first write. */
-function removalTargets(items: readonly RemovedRecipientInput[]): RemovalTarget[] {
-  const firstIndex = new Map<string, number>();
-  const problems: FieldProblem[] = [];
-  items.forEach((item, index) => {
-    const earlier = firstIndex.get(identityOf(item));
-    if (earlier !== undefined) {
-      problems.push({
-        path: `recipients.${index}`,
-        message: `is the same recipient as recipients[${earlier}]`,
-      });
-    } else firstIndex.set(identityOf(item), index);
-  });
-  if (problems.length > 0) throw new ValidationError(problems);
-  return items.flatMap((item): RemovalTarget[] => {
-    if (item.type === 'USER') return [{ type: 'USER', userId: item.id }];
-    if (item.type === 'EMBED_USER')
-      return [{ type: 'EMBED_USER', embedUserId: item.id, embedTenantName: item.embedTenantName }];
-    return [];
-  });
-}
-
-export async function removeRecipients(
-  recipients: RecipientRemoval,
-  target: NotificationRef,
-  items: readonly RemovedRecipientInput[],
-  audit: AuditContext,
-  now: number,
-): Promise<void> {
-  const targets = removalTargets(items);
-  const eventOf = (removed: readonly RecipientOutput[]) =>
-    auditEvent(audit, target, 'recipients_removed', recipientChanges(removed), now);
-  if (!(await recipients.removeRecipients(target, targets, eventOf))) throw notificationNotFound(target);
 }

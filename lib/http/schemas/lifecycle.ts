@@ -1,9 +1,7 @@
 import * as z from 'zod/mini';
 import { heldStatuses } from '#lib/domain/governance/governance';
-import type {
-  ListNotificationsQuery,
-  RemovedRecipientInput,
-} from '#lib/domain/notifications/notification-lifecycle';
+import type { ListNotificationsQuery } from '#lib/domain/notifications/notification-lifecycle';
+import type { RemovedRecipientInput } from '#lib/domain/recipients/recipient-lists';
 import { pathId } from '#lib/http/schemas/common';
 import { keyName, name, positiveInt } from '#lib/http/schemas/names';
 import { pagingQueryShape } from '#lib/http/schemas/paging';

@@ -10,6 +10,7 @@ import {
 } from '#lib/store/codecs/notifications';
 import { decodeRecipientRow } from '#lib/store/codecs/recipients';
 import { encodeDelivery, STORED_DISPATCHING } from '#lib/store/codecs/runs';
+import { findNotification, runClaim, runDeliveryStore, runKey } from '#lib/store/dispatch/run-delivery';
 import { documentClient, tableName } from '#lib/store/dynamo/client';
 import { conditionHeld, ifConditionHolds, transact } from '#lib/store/dynamo/conditional';
 import * as keys from '#lib/store/dynamo/item-keys';
@@ -23,7 +24,6 @@ import {
 import { belowInIndex, queryAll, queryPage, stringAttribute, withinInIndex } from '#lib/store/dynamo/query';
 import { findDashboard } from '#lib/store/embedding/dashboards';
 import { storeScheduleEntry } from '#lib/store/notifications/scheduled-notifications';
-import { findNotification, runClaim, runDeliveryStore, runKey } from '#lib/store/runs/run-delivery';
 import { eventPuts } from '#lib/store/webhooks/outbox';
 
 /**

@@ -2,12 +2,12 @@ import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { inParallel } from '#lib/concurrency';
 import type { NewAuditEvent } from '#lib/domain/audit/audit';
 import type { NotificationRef } from '#lib/domain/notifications/notification';
+import type { PageWindow, StoredPage } from '#lib/domain/paging';
 import type {
   RecipientListing,
   RecipientRemoval,
   RemovalTarget,
-} from '#lib/domain/notifications/notification-lifecycle';
-import type { PageWindow, StoredPage } from '#lib/domain/paging';
+} from '#lib/domain/recipients/recipient-lists';
 import type { RecipientOutput } from '#lib/domain/recipients/recipients';
 import { ConflictError } from '#lib/errors';
 import { dynamoDbLimits } from '#lib/limits';

@@ -6,6 +6,7 @@ import type { Delivery, JobRecipient, RunRef } from '#lib/domain/runs/runs';
 import { auditEventPut } from '#lib/store/audit/audit-events';
 import { decodeRecipient } from '#lib/store/codecs/recipients';
 import { decodeDelivery } from '#lib/store/codecs/runs';
+import { findNotification } from '#lib/store/dispatch/run-delivery';
 import { batchGetAll } from '#lib/store/dynamo/batch';
 import { documentClient, tableName } from '#lib/store/dynamo/client';
 import { contendedRetries, transact } from '#lib/store/dynamo/conditional';
@@ -16,7 +17,6 @@ import { queryPage, stringAttribute } from '#lib/store/dynamo/query';
 import { findDashboard } from '#lib/store/embedding/dashboards';
 import { claimKey, completeKey, keyDoneMark, keyInUse, releaseKey } from '#lib/store/idempotency';
 import { notificationIsLive } from '#lib/store/notifications/notification-guard';
-import { findNotification } from '#lib/store/runs/run-delivery';
 import { currentRun, settleRun } from '#lib/store/runs/run-status';
 import { suppressedAmong } from '#lib/store/suppressions/suppressions';
 

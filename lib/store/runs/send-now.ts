@@ -3,13 +3,13 @@ import type { ManualRunClaim, SendNowStore } from '#lib/domain/runs/send-now';
 import { auditEventPut } from '#lib/store/audit/audit-events';
 import { decodeSendNowMarker, encodeSendNowMarker } from '#lib/store/codecs/dispatch';
 import { encodeDelivery, STORED_DISPATCHING } from '#lib/store/codecs/runs';
+import { findNotification, runClaim, runDeliveryStore } from '#lib/store/dispatch/run-delivery';
 import { documentClient, tableName } from '#lib/store/dynamo/client';
 import { transact } from '#lib/store/dynamo/conditional';
 import * as keys from '#lib/store/dynamo/item-keys';
 import { getItem } from '#lib/store/dynamo/items';
 import { findDashboard } from '#lib/store/embedding/dashboards';
 import { claimKey, completeKey, keyDoneMark, keyInUse, releaseKey } from '#lib/store/idempotency';
-import { findNotification, runClaim, runDeliveryStore } from '#lib/store/runs/run-delivery';
 import { currentRun } from '#lib/store/runs/run-status';
 
 /**

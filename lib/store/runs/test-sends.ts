@@ -3,6 +3,7 @@ import type { TestSendStore } from '#lib/domain/runs/test-send';
 import { decodeKey } from '#lib/store/codecs/keys';
 import { decodeDelivery } from '#lib/store/codecs/runs';
 import { decodeConsoleUser, decodeUserLink } from '#lib/store/codecs/users';
+import { findNotification } from '#lib/store/dispatch/run-delivery';
 import { batchGetAll } from '#lib/store/dynamo/batch';
 import * as keys from '#lib/store/dynamo/item-keys';
 import { deliveryPrefix } from '#lib/store/dynamo/keys';
@@ -10,7 +11,6 @@ import { queryPage } from '#lib/store/dynamo/query';
 import { findDashboard } from '#lib/store/embedding/dashboards';
 import { claimKey, completeKey, releaseKey } from '#lib/store/idempotency';
 import { notificationIsLive } from '#lib/store/notifications/notification-guard';
-import { findNotification } from '#lib/store/runs/run-delivery';
 import { sendNowStore } from '#lib/store/runs/send-now';
 import { suppressedAmong } from '#lib/store/suppressions/suppressions';
 
