@@ -11,6 +11,7 @@ import {
   decodeScheduledNotification,
   encodeScheduleEntry,
   scheduledNotificationOf,
+  scheduleEntryAttributes,
 } from '#lib/store/codecs/notifications';
 import { decodeConsoleUser } from '#lib/store/codecs/users';
 import { batchGetAll } from '#lib/store/dynamo/batch';
@@ -18,8 +19,11 @@ import { documentClient, tableName } from '#lib/store/dynamo/client';
 import { conditionHeld } from '#lib/store/dynamo/conditional';
 import * as keys from '#lib/store/dynamo/item-keys';
 import { getItem, type Item } from '#lib/store/dynamo/items';
-import { type Key, NOTIFICATION_ITEMS_PREFIX } from '#lib/store/dynamo/keys';
+import { type Key, NOTIFICATION_ITEMS_PREFIX, tableKeySchema } from '#lib/store/dynamo/keys';
 import { queryPage } from '#lib/store/dynamo/query';
+import { absent, all, compare, conditionOf, either, is, updateOf } from '#lib/store/dynamo/update-expression';
+
+const { scheduleVersion: versionAttribute, signature: signatureAttribute } = scheduleEntryAttributes;
 
 /**
  * Notifications as reads answer them: each item joined to its schedule entry, which holds the
@@ -109,15 +113,20 @@ export async function storeScheduleEntry(
   signature: string,
   scheduleVersion: number,
 ): Promise<void> {
-  const names = { '#version': 'scheduleVersion', '#signature': 'signature' };
   const replaced = await conditionHeld(() =>
     documentClient().send(
       new PutCommand({
         TableName: tableName(),
         Item: encodeScheduleEntry(target, { ...state, signature, scheduleVersion }),
-        ConditionExpression: 'attribute_not_exists(pk) OR (#version < :version AND #signature <> :signature)',
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: { ':version': scheduleVersion, ':signature': signature },
+        ...conditionOf(
+          either(
+            absent(tableKeySchema.partitionKey),
+            all(
+              compare(versionAttribute, '<', scheduleVersion),
+              compare(signatureAttribute, '<>', signature),
+            ),
+          ),
+        ),
       }),
     ),
   );
@@ -128,10 +137,10 @@ export async function storeScheduleEntry(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.scheduleEntry(target.deploymentId, target.id),
-        UpdateExpression: 'SET #version = :version',
-        ConditionExpression: '#version < :version AND #signature = :signature',
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: { ':version': scheduleVersion, ':signature': signature },
+        ...updateOf({
+          set: { [versionAttribute]: scheduleVersion },
+          condition: [compare(versionAttribute, '<', scheduleVersion), is(signatureAttribute, signature)],
+        }),
       }),
     ),
   );

@@ -1,0 +1,106 @@
+/**
+ * UpdateItem and condition expressions from attribute names and values: the placeholders are made
+ * here, one a name (reserved words included) and one a value, and only those the expression uses, since
+ * DynamoDB refuses a name or value the expression leaves unused. A path is an attribute's name, or a key
+ * of a map below it as `map.key` (no attribute of the table has a dot in its name).
+ */
+
+interface Placeholders {
+  name(path: string): string;
+  value(value: unknown): string;
+}
+
+/** A part of an expression, written with the placeholders of the expression it ends up in. */
+export type Term = (p: Placeholders) => string;
+
+const operand = (p: Placeholders, value: unknown) =>
+  typeof value === 'function' ? (value as Term)(p) : p.value(value);
+
+export const compare =
+  (path: string, operator: '=' | '<>' | '<' | '<=' | '>', value: unknown): Term =>
+  (p) =>
+    `${p.name(path)} ${operator} ${p.value(value)}`;
+export const is = (path: string, value: unknown) => compare(path, '=', value);
+export const exists: (path: string) => Term = (path) => (p) => `attribute_exists(${p.name(path)})`;
+export const absent: (path: string) => Term = (path) => (p) => `attribute_not_exists(${p.name(path)})`;
+const joined =
+  (operator: string) =>
+  (...terms: Term[]): Term =>
+  (p) =>
+    `(${terms.map((term) => term(p)).join(` ${operator} `)})`;
+/** Any of the terms holds; `all` inside it: every one of them holds. */
+export const either = joined('OR');
+export const all = joined('AND');
+/** A SET's value: the attribute's own while it has one, else `value`. */
+export const ifAbsent =
+  (path: string, value: unknown): Term =>
+  (p) =>
+    `if_not_exists(${p.name(path)}, ${operand(p, value)})`;
+export const plus =
+  (left: unknown, right: unknown): Term =>
+  (p) =>
+    `${operand(p, left)} + ${operand(p, right)}`;
+
+export interface Changes {
+  /** Path → value, or a Term (`ifAbsent`, `plus`). */
+  set?: Record<string, unknown>;
+  remove?: readonly string[];
+  /** Path → number added (negative to take away). */
+  add?: Record<string, number>;
+  /** Terms that must all hold. */
+  condition?: readonly Term[];
+}
+
+/** An expression's request parameters; a part with nothing in it is left out. */
+export function expressionOf({ set = {}, remove = [], add = {}, condition = [] }: Changes) {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const placeholders = new Map<string, string>();
+  let valueCount = 0;
+  const p: Placeholders = {
+    name: (path) =>
+      path
+        .split('.')
+        .map((name) => {
+          if (!placeholders.has(name)) placeholders.set(name, `#n${placeholders.size}`);
+          const placeholder = placeholders.get(name) as string;
+          names[placeholder] = name;
+          return placeholder;
+        })
+        .join('.'),
+    value: (value) => {
+      // The client drops an undefined value, and DynamoDB would refuse the expression that names it.
+      if (value === undefined) throw new TypeError('An expression value is undefined');
+      const placeholder = `:v${valueCount++}`;
+      values[placeholder] = value;
+      return placeholder;
+    },
+  };
+  const clauses = (
+    [
+      ['SET', Object.entries(set).map(([path, value]) => `${p.name(path)} = ${operand(p, value)}`)],
+      ['REMOVE', remove.map((path) => p.name(path))],
+      ['ADD', Object.entries(add).map(([path, value]) => `${p.name(path)} ${p.value(value)}`)],
+    ] as const
+  ).flatMap(([keyword, parts]) => (parts.length > 0 ? `${keyword} ${parts.join(', ')}` : []));
+  const conditions = condition.map((term) => term(p));
+  return {
+    ...(clauses.length > 0 && { UpdateExpression: clauses.join(' ') }),
+    ...(conditions.length > 0 && { ConditionExpression: conditions.join(' AND ') }),
+    ...(placeholders.size > 0 && { ExpressionAttributeNames: names }),
+    ...(valueCount > 0 && { ExpressionAttributeValues: values }),
+  };
+}
+
+/** An UpdateItem's expressions: at least one of set, remove and add has something in it. */
+export function updateOf(changes: Changes) {
+  const { UpdateExpression, ...rest } = expressionOf(changes);
+  if (!UpdateExpression) throw new TypeError('An update that changes nothing');
+  return { UpdateExpression, ...rest };
+}
+
+/** A ConditionCheck's or a Put's condition. */
+export function conditionOf(...terms: Term[]) {
+  const { ConditionExpression = '', ...rest } = expressionOf({ condition: terms });
+  return { ConditionExpression, ...rest };
+}
