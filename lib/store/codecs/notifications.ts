@@ -64,7 +64,7 @@ export const notificationAttributes = {
 
 /** The attributes of a schedule entry the store writes by name. */
 export const scheduleEntryAttributes = {
-  scheduleVersion: notificationAttributes.scheduleVersion,
+  scheduleVersion: 'scheduleVersion',
   signature: 'signature',
   upcoming: 'upcoming',
 } as const;

@@ -19,6 +19,8 @@ export const selfServiceAttributes = {
 } as const satisfies Record<keyof SelfServiceSettings, string>;
 
 export const SELF_SERVICE_COUNT_ATTRIBUTE = 'subscriptions';
+/** What an embed user's count item holds besides its count, set by every write that makes it. */
+export const selfServiceCountEntity = { entity: 'SELF_SERVICE_COUNT' } as const;
 
 const settingsItem = () =>
   z.looseObject({

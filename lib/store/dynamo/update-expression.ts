@@ -52,50 +52,52 @@ export interface Changes {
 }
 
 /** An expression's request parameters; a part with nothing in it is left out. */
-export function expressionOf({ set = {}, remove = [], add = {}, condition = [] }: Changes) {
+function expressionOf({ set = {}, remove = [], add = {}, condition = [] }: Changes) {
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
   const placeholders = new Map<string, string>();
-  let valueCount = 0;
   const p: Placeholders = {
     name: (path) =>
       path
         .split('.')
         .map((name) => {
-          if (!placeholders.has(name)) placeholders.set(name, `#n${placeholders.size}`);
-          const placeholder = placeholders.get(name) as string;
+          const placeholder = placeholders.get(name) ?? `#n${placeholders.size}`;
+          placeholders.set(name, placeholder);
           names[placeholder] = name;
           return placeholder;
         })
         .join('.'),
     value: (value) => {
       // The client drops an undefined value, and DynamoDB would refuse the expression that names it.
-      if (value === undefined) throw new TypeError('An expression value is undefined');
-      const placeholder = `:v${valueCount++}`;
+      if (value === undefined) throw new TypeError('An undefined value');
+      const placeholder = `:v${Object.keys(values).length}`;
       values[placeholder] = value;
       return placeholder;
     },
   };
-  const clauses = (
+  const update = (
     [
       ['SET', Object.entries(set).map(([path, value]) => `${p.name(path)} = ${operand(p, value)}`)],
-      ['REMOVE', remove.map((path) => p.name(path))],
+      ['REMOVE', remove.map(p.name)],
       ['ADD', Object.entries(add).map(([path, value]) => `${p.name(path)} ${p.value(value)}`)],
     ] as const
-  ).flatMap(([keyword, parts]) => (parts.length > 0 ? `${keyword} ${parts.join(', ')}` : []));
-  const conditions = condition.map((term) => term(p));
+  )
+    .flatMap(([keyword, parts]) => (parts.length > 0 ? `${keyword} ${parts.join(', ')}` : []))
+    .join(' ');
+  const conditions = condition.map((term) => term(p)).join(' AND ');
   return {
-    ...(clauses.length > 0 && { UpdateExpression: clauses.join(' ') }),
-    ...(conditions.length > 0 && { ConditionExpression: conditions.join(' AND ') }),
+    ...(update && { UpdateExpression: update }),
+    ...(conditions && { ConditionExpression: conditions }),
     ...(placeholders.size > 0 && { ExpressionAttributeNames: names }),
-    ...(valueCount > 0 && { ExpressionAttributeValues: values }),
+    ...(Object.keys(values).length > 0 && { ExpressionAttributeValues: values }),
   };
 }
 
 /** An UpdateItem's expressions: at least one of set, remove and add has something in it. */
 export function updateOf(changes: Changes) {
   const { UpdateExpression, ...rest } = expressionOf(changes);
-  if (!UpdateExpression) throw new TypeError('An update that changes nothing');
+  // Without one, an UpdateItem would write an item of its key alone.
+  if (!UpdateExpression) throw new TypeError('An empty update');
   return { UpdateExpression, ...rest };
 }
 

@@ -3,6 +3,7 @@ import { COUNTER_ENTITY, counterAttributes, decodeCounter } from '#lib/store/cod
 import { documentClient, tableName } from '#lib/store/dynamo/client';
 import { conditionHeld } from '#lib/store/dynamo/conditional';
 import * as keys from '#lib/store/dynamo/item-keys';
+import { absent, compare, either, updateOf } from '#lib/store/dynamo/update-expression';
 
 /**
  * Notification ids come from one counter. Whoever writes notifications with ids of their own (the
@@ -18,9 +19,10 @@ export async function nextNotificationId(): Promise<number> {
     new UpdateCommand({
       TableName: tableName(),
       Key: keys.counter(SEQUENCE),
-      UpdateExpression: 'ADD #value :one SET #entity = :entity',
-      ExpressionAttributeNames: { '#value': counterAttributes.value, '#entity': counterAttributes.entity },
-      ExpressionAttributeValues: { ':one': 1, ':entity': COUNTER_ENTITY },
+      ...updateOf({
+        set: { [counterAttributes.entity]: COUNTER_ENTITY },
+        add: { [counterAttributes.value]: 1 },
+      }),
       ReturnValues: 'UPDATED_NEW',
     }),
   );
@@ -34,10 +36,10 @@ export async function reserveNotificationIdsThrough(id: number): Promise<void> {
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.counter(SEQUENCE),
-        UpdateExpression: 'SET #value = :id, #entity = :entity',
-        ConditionExpression: 'attribute_not_exists(#value) OR #value < :id',
-        ExpressionAttributeNames: { '#value': counterAttributes.value, '#entity': counterAttributes.entity },
-        ExpressionAttributeValues: { ':id': id, ':entity': COUNTER_ENTITY },
+        ...updateOf({
+          set: { [counterAttributes.value]: id, [counterAttributes.entity]: COUNTER_ENTITY },
+          condition: [either(absent(counterAttributes.value), compare(counterAttributes.value, '<', id))],
+        }),
       }),
     ),
   );

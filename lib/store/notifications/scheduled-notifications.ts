@@ -23,8 +23,6 @@ import { type Key, NOTIFICATION_ITEMS_PREFIX, tableKeySchema } from '#lib/store/
 import { queryPage } from '#lib/store/dynamo/query';
 import { absent, all, compare, conditionOf, either, is, updateOf } from '#lib/store/dynamo/update-expression';
 
-const { scheduleVersion: versionAttribute, signature: signatureAttribute } = scheduleEntryAttributes;
-
 /**
  * Notifications as reads answer them: each item joined to its schedule entry, which holds the
  * upcoming instants the dispatcher moves (keys.scheduleEntry).
@@ -122,8 +120,8 @@ export async function storeScheduleEntry(
           either(
             absent(tableKeySchema.partitionKey),
             all(
-              compare(versionAttribute, '<', scheduleVersion),
-              compare(signatureAttribute, '<>', signature),
+              compare(scheduleEntryAttributes.scheduleVersion, '<', scheduleVersion),
+              compare(scheduleEntryAttributes.signature, '<>', signature),
             ),
           ),
         ),
@@ -138,8 +136,11 @@ export async function storeScheduleEntry(
         TableName: tableName(),
         Key: keys.scheduleEntry(target.deploymentId, target.id),
         ...updateOf({
-          set: { [versionAttribute]: scheduleVersion },
-          condition: [compare(versionAttribute, '<', scheduleVersion), is(signatureAttribute, signature)],
+          set: { [scheduleEntryAttributes.scheduleVersion]: scheduleVersion },
+          condition: [
+            compare(scheduleEntryAttributes.scheduleVersion, '<', scheduleVersion),
+            is(scheduleEntryAttributes.signature, signature),
+          ],
         }),
       }),
     ),
