@@ -49,6 +49,9 @@ export function decodeSelfServiceSettings(tenantItem: Item): SelfServiceSettings
 
 type EmbedOwner = Extract<NotificationOwner, { type: 'EMBED_USER' }>;
 
+/** The paths of a notification item's owner map that a write's condition names. */
+export const ownerPaths = { type: 'owner.type', embedUserId: 'owner.embedUserId' } as const;
+
 /**
  * The embed owner of a notification item as a refused transaction returns it (DynamoDB's attribute
  * values, not the document client's); undefined when it has none.

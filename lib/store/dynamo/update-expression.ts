@@ -24,13 +24,12 @@ export const is = (path: string, value: unknown) => compare(path, '=', value);
 export const exists: (path: string) => Term = (path) => (p) => `attribute_exists(${p.name(path)})`;
 export const absent: (path: string) => Term = (path) => (p) => `attribute_not_exists(${p.name(path)})`;
 const joined =
-  (operator: string) =>
-  (...terms: Term[]): Term =>
+  (operator: string, terms: Term[]): Term =>
   (p) =>
     `(${terms.map((term) => term(p)).join(` ${operator} `)})`;
 /** Any of the terms holds; `all` inside it: every one of them holds. */
-export const either = joined('OR');
-export const all = joined('AND');
+export const either = (...terms: Term[]) => joined('OR', terms);
+export const all = (...terms: Term[]) => joined('AND', terms);
 /** A SET's value: the attribute's own while it has one, else `value`. */
 export const ifAbsent =
   (path: string, value: unknown): Term =>

@@ -2,11 +2,13 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DashboardLookup, EmbeddingSwitch } from '#lib/domain/embedding/embedding';
 import type { Dashboard } from '#lib/domain/entities';
 import type { DashboardRef } from '#lib/domain/notifications/notification-lifecycle';
-import { decodeDashboard, decodeDashboardLink } from '#lib/store/codecs/dashboards';
+import { ALLOW_EMBED_ATTRIBUTE, decodeDashboard, decodeDashboardLink } from '#lib/store/codecs/dashboards';
 import { documentClient, tableName } from '#lib/store/dynamo/client';
 import { ifConditionHolds } from '#lib/store/dynamo/conditional';
 import * as keys from '#lib/store/dynamo/item-keys';
 import { getItem } from '#lib/store/dynamo/items';
+import { tableKeySchema } from '#lib/store/dynamo/keys';
+import { exists, updateOf } from '#lib/store/dynamo/update-expression';
 
 /**
  * Dashboards, keyed by publicId, and found by their integer id within a deployment through a link
@@ -65,10 +67,10 @@ export const embeddingSwitch: EmbeddingSwitch = {
         new UpdateCommand({
           TableName: tableName(),
           Key: keys.dashboard(publicId),
-          UpdateExpression: 'SET #allowEmbed = :allowEmbed',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeNames: { '#allowEmbed': 'allowEmbed' },
-          ExpressionAttributeValues: { ':allowEmbed': allowEmbed },
+          ...updateOf({
+            set: { [ALLOW_EMBED_ATTRIBUTE]: allowEmbed },
+            condition: [exists(tableKeySchema.partitionKey)],
+          }),
           ReturnValues: 'ALL_NEW',
         }),
       ),

@@ -6,7 +6,8 @@ import type {
 } from '#lib/domain/webhooks/endpoints';
 import { documentClient, tableName } from '#lib/store/dynamo/client';
 import { conditionHeld } from '#lib/store/dynamo/conditional';
-import { decodeEndpoints } from '#lib/store/webhooks/codec';
+import { absent, compare, either, exists, is, updateOf } from '#lib/store/dynamo/update-expression';
+import { decodeEndpoints, ENDPOINT_COUNT_ATTRIBUTE, endpointVersionPath } from '#lib/store/webhooks/codec';
 import { webhookEndpoints } from '#lib/store/webhooks/keys';
 
 /**
@@ -14,8 +15,6 @@ import { webhookEndpoints } from '#lib/store/webhooks/keys';
  * that the create's condition holds to the limit. An endpoint is stored as the domain shapes it,
  * secrets included; only the API's answers leave them out (lib/domain/webhooks/endpoints.ts).
  */
-
-const COUNT = 'endpointCount';
 
 /** The deployment's endpoints, read strongly consistent: an owner reads back what they just wrote. */
 async function readEndpoints(deploymentId: number): Promise<WebhookEndpoint[]> {
@@ -36,11 +35,14 @@ export const webhookEndpointStore: WebhookEndpointStore = {
         new UpdateCommand({
           TableName: tableName(),
           Key: webhookEndpoints(endpoint.deploymentId),
-          UpdateExpression: 'SET #endpoint = :endpoint ADD #count :one',
-          ConditionExpression:
-            'attribute_not_exists(#endpoint) AND (attribute_not_exists(#count) OR #count < :max)',
-          ExpressionAttributeNames: { '#endpoint': endpoint.id, '#count': COUNT },
-          ExpressionAttributeValues: { ':endpoint': endpoint, ':one': 1, ':max': max },
+          ...updateOf({
+            set: { [endpoint.id]: endpoint },
+            add: { [ENDPOINT_COUNT_ATTRIBUTE]: 1 },
+            condition: [
+              absent(endpoint.id),
+              either(absent(ENDPOINT_COUNT_ATTRIBUTE), compare(ENDPOINT_COUNT_ATTRIBUTE, '<', max)),
+            ],
+          }),
         }),
       ),
     );
@@ -52,10 +54,10 @@ export const webhookEndpointStore: WebhookEndpointStore = {
         new UpdateCommand({
           TableName: tableName(),
           Key: webhookEndpoints(endpoint.deploymentId),
-          UpdateExpression: 'SET #endpoint = :endpoint',
-          ConditionExpression: '#endpoint.version = :was',
-          ExpressionAttributeNames: { '#endpoint': endpoint.id },
-          ExpressionAttributeValues: { ':endpoint': endpoint, ':was': endpoint.version - 1 },
+          ...updateOf({
+            set: { [endpoint.id]: endpoint },
+            condition: [is(endpointVersionPath(endpoint.id), endpoint.version - 1)],
+          }),
         }),
       ),
     );
@@ -67,10 +69,11 @@ export const webhookEndpointStore: WebhookEndpointStore = {
         new UpdateCommand({
           TableName: tableName(),
           Key: webhookEndpoints(ref.deploymentId),
-          UpdateExpression: 'REMOVE #endpoint ADD #count :minusOne',
-          ConditionExpression: 'attribute_exists(#endpoint)',
-          ExpressionAttributeNames: { '#endpoint': ref.webhookId, '#count': COUNT },
-          ExpressionAttributeValues: { ':minusOne': -1 },
+          ...updateOf({
+            remove: [ref.webhookId],
+            add: { [ENDPOINT_COUNT_ATTRIBUTE]: -1 },
+            condition: [exists(ref.webhookId)],
+          }),
         }),
       ),
     );

@@ -2,14 +2,16 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { WebhookMessageStore } from '#lib/domain/webhooks/message-lists';
 import { documentClient, tableName } from '#lib/store/dynamo/client';
 import { ifConditionHolds } from '#lib/store/dynamo/conditional';
+import { tableKeySchema } from '#lib/store/dynamo/keys';
 import { readPage } from '#lib/store/dynamo/paging';
+import { exists, updateOf } from '#lib/store/dynamo/update-expression';
 import {
   MESSAGE_PREFIX,
   webhookDueEntry,
   webhookMessage,
   webhookMessagesPartition,
 } from '#lib/store/webhooks/keys';
-import { decodeMessage, isMessagePosition } from '#lib/store/webhooks/message-items';
+import { decodeMessage, isMessagePosition, messageAttributes } from '#lib/store/webhooks/message-items';
 
 /** The list and the retry, apart: each function bundles only its own statement. */
 export const webhookMessageListing: Pick<WebhookMessageStore, 'messagesPage'> = {
@@ -40,15 +42,14 @@ export const webhookMessageRetry: Pick<WebhookMessageStore, 'sendAgain'> = {
         new UpdateCommand({
           TableName: tableName(),
           Key: webhookMessage(ref.deploymentId, ref.webhookId, messageId),
-          UpdateExpression: 'SET #status = :pending, nextAttemptAt = :next, gsi3pk = :duePk, gsi3sk = :dueSk',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: {
-            ':pending': 'pending',
-            ':next': nextAttemptAt,
-            ':duePk': due.gsi3pk,
-            ':dueSk': due.gsi3sk,
-          },
+          ...updateOf({
+            set: {
+              [messageAttributes.status]: 'pending',
+              [messageAttributes.nextAttemptAt]: nextAttemptAt,
+              ...due,
+            },
+            condition: [exists(tableKeySchema.partitionKey)],
+          }),
           ReturnValues: 'ALL_NEW',
         }),
       ),
