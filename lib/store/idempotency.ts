@@ -11,9 +11,9 @@ import {
 import { documentClient, tableName } from '#lib/store/dynamo/client';
 import { conditionHeld } from '#lib/store/dynamo/conditional';
 import * as keys from '#lib/store/dynamo/item-keys';
-import { getItem } from '#lib/store/dynamo/items';
+import { getItem, itemUpdate, updateItem } from '#lib/store/dynamo/items';
 import { tableKeySchema } from '#lib/store/dynamo/keys';
-import { absent, compare, conditionOf, either, is, updateOf } from '#lib/store/dynamo/update-expression';
+import { absent, compare, conditionOf, either, is } from '#lib/store/dynamo/update-expression';
 
 /**
  * The Idempotency-Key records of every request that takes a key (lib/domain/idempotency.ts): the
@@ -80,19 +80,13 @@ export async function claimKey(
   if (record.done) return { held, done: record.done };
   if (record.leaseUntil !== undefined && record.leaseUntil > now) throw keyInUse();
   const takenOver = await conditionHeld(() =>
-    documentClient().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: key,
-        ...updateOf({
-          set: {
-            [idempotencyAttributes.owner]: held.owner,
-            [idempotencyAttributes.leaseUntil]: now + IDEMPOTENCY_LEASE_MS,
-          },
-          condition: heldBy(record.owner),
-        }),
-      }),
-    ),
+    updateItem(key, {
+      set: {
+        [idempotencyAttributes.owner]: held.owner,
+        [idempotencyAttributes.leaseUntil]: now + IDEMPOTENCY_LEASE_MS,
+      },
+      condition: heldBy(record.owner),
+    }),
   );
   if (!takenOver) throw keyInUse();
   return { held };
@@ -104,15 +98,11 @@ export async function claimKey(
  * taken from this request (its lease ran out): the transaction's answer is then keyInUse().
  */
 export function keyDoneMark(held: HeldKey, result: IdempotentResult) {
-  return {
-    TableName: tableName(),
-    Key: recordKey(held.deploymentId, held.claim),
-    ...updateOf({
-      set: { [idempotencyAttributes.state]: 'done', ...encodeIdempotencyResult(result) },
-      remove: [idempotencyAttributes.leaseUntil],
-      condition: heldBy(held.owner),
-    }),
-  };
+  return itemUpdate(recordKey(held.deploymentId, held.claim), {
+    set: { [idempotencyAttributes.state]: 'done', ...encodeIdempotencyResult(result) },
+    remove: [idempotencyAttributes.leaseUntil],
+    condition: heldBy(held.owner),
+  });
 }
 
 export async function completeKey(held: HeldKey, result: IdempotentResult): Promise<void> {

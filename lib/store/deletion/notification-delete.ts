@@ -17,16 +17,9 @@ import {
 import { documentClient, tableName } from '#lib/store/dynamo/client';
 import { transact } from '#lib/store/dynamo/conditional';
 import * as keys from '#lib/store/dynamo/item-keys';
+import { itemUpdate } from '#lib/store/dynamo/items';
 import { type Key, tableKeySchema } from '#lib/store/dynamo/keys';
-import {
-  absent,
-  compare,
-  conditionOf,
-  either,
-  exists,
-  is,
-  updateOf,
-} from '#lib/store/dynamo/update-expression';
+import { absent, compare, conditionOf, either, exists, is } from '#lib/store/dynamo/update-expression';
 import { PURGE_GRACE_MS } from '#lib/store/notifications/notification-guard';
 import { eventPuts } from '#lib/store/webhooks/outbox';
 
@@ -135,11 +128,7 @@ function ownedRemovals(owner: EmbedOwner, id: number) {
   return [
     { Delete: { TableName: table, Key: linkKey(owner, id) } },
     {
-      Update: {
-        TableName: table,
-        Key: countKey(owner),
-        ...updateOf({ add: { [SELF_SERVICE_COUNT_ATTRIBUTE]: -1 } }),
-      },
+      Update: itemUpdate(countKey(owner), { add: { [SELF_SERVICE_COUNT_ATTRIBUTE]: -1 } }),
     },
   ];
 }

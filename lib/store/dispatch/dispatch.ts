@@ -14,6 +14,7 @@ import { encodeDelivery, runAttributes, STORED_DISPATCHING } from '#lib/store/co
 import { documentClient, tableName } from '#lib/store/dynamo/client';
 import { conditionHeld, ifConditionHolds, transact } from '#lib/store/dynamo/conditional';
 import * as keys from '#lib/store/dynamo/item-keys';
+import { itemUpdate, updateItem } from '#lib/store/dynamo/items';
 import {
   DUE_INDEX,
   DUE_INDEX_SHARDS,
@@ -22,7 +23,7 @@ import {
   RECIPIENT_PREFIX,
 } from '#lib/store/dynamo/keys';
 import { belowInIndex, queryAll, queryPage, stringAttribute, withinInIndex } from '#lib/store/dynamo/query';
-import { compare, is, updateOf } from '#lib/store/dynamo/update-expression';
+import { compare, is } from '#lib/store/dynamo/update-expression';
 import { findDashboard } from '#lib/store/embedding/dashboards';
 import { storeScheduleEntry } from '#lib/store/notifications/scheduled-notifications';
 import { findNotification, runClaim, runDeliveryStore, runKey } from '#lib/store/runs/run-delivery';
@@ -53,19 +54,15 @@ const allShards: DueSlice[] = Array.from({ length: DUE_INDEX_SHARDS }, (_, shard
 /** The write that moves a schedule entry, on the condition that it is still the one read. */
 function entryMoveUpdate(ref: { deploymentId: number; id: number }, move: EntryMove) {
   const due = dueAttributes(ref.deploymentId, ref.id, move.upcoming[0]);
-  return {
-    TableName: tableName(),
-    Key: keys.scheduleEntry(ref.deploymentId, ref.id),
-    ...updateOf({
-      set: { [scheduleEntryAttributes.upcoming]: [...move.upcoming], ...due },
-      remove: due ? [] : [DUE_INDEX.partitionKey, DUE_INDEX.sortKey],
-      // Only from the entry that was read: a schedule changed meanwhile keeps its own entry.
-      condition: [
-        is(DUE_INDEX.sortKey, move.dueKey),
-        is(scheduleEntryAttributes.scheduleVersion, move.scheduleVersion),
-      ],
-    }),
-  };
+  return itemUpdate(keys.scheduleEntry(ref.deploymentId, ref.id), {
+    set: { [scheduleEntryAttributes.upcoming]: [...move.upcoming], ...due },
+    remove: due ? [] : [DUE_INDEX.partitionKey, DUE_INDEX.sortKey],
+    // Only from the entry that was read: a schedule changed meanwhile keeps its own entry.
+    condition: [
+      is(DUE_INDEX.sortKey, move.dueKey),
+      is(scheduleEntryAttributes.scheduleVersion, move.scheduleVersion),
+    ],
+  });
 }
 
 /** The sort keys a due notification's first read covers: its item, its entry, then its recipients. */
@@ -112,16 +109,10 @@ export const dispatchStore: DispatchStore = {
 
   async clearChangeMark(ref, changeKey) {
     await conditionHeld(() =>
-      documentClient().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: keys.notification(ref.deploymentId, ref.id),
-          ...updateOf({
-            remove: [DUE_INDEX.partitionKey, DUE_INDEX.sortKey],
-            condition: [is(DUE_INDEX.sortKey, changeKey)],
-          }),
-        }),
-      ),
+      updateItem(keys.notification(ref.deploymentId, ref.id), {
+        remove: [DUE_INDEX.partitionKey, DUE_INDEX.sortKey],
+        condition: [is(DUE_INDEX.sortKey, changeKey)],
+      }),
     );
   },
 
@@ -160,25 +151,22 @@ export const dispatchStore: DispatchStore = {
 
   async takeOver(ref, now, lease) {
     const taken = await ifConditionHolds(() =>
-      documentClient().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: runKey(ref),
-          ...updateOf({
-            set: {
-              [runAttributes.leaseOwner]: lease.owner,
-              [runAttributes.leaseUntil]: lease.until,
-              [DUE_INDEX.sortKey]: dueIndexKeys.run(ref.deploymentId, ref.id, ref.runId, lease.until).gsi3sk,
-            },
-            condition: [
-              is(runAttributes.status, STORED_DISPATCHING),
-              compare(runAttributes.leaseUntil, '<=', now),
-            ],
-          }),
-          ReturnValues: 'ALL_NEW',
-        }),
+      updateItem(
+        runKey(ref),
+        {
+          set: {
+            [runAttributes.leaseOwner]: lease.owner,
+            [runAttributes.leaseUntil]: lease.until,
+            [DUE_INDEX.sortKey]: dueIndexKeys.run(ref.deploymentId, ref.id, ref.runId, lease.until).gsi3sk,
+          },
+          condition: [
+            is(runAttributes.status, STORED_DISPATCHING),
+            compare(runAttributes.leaseUntil, '<=', now),
+          ],
+        },
+        'ALL_NEW',
       ),
     );
-    return taken?.Attributes && decodeRunProgress(taken.Attributes);
+    return taken && decodeRunProgress(taken);
   },
 };

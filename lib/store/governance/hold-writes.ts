@@ -7,7 +7,7 @@ import { notificationAttribute, notificationAttributes } from '#lib/store/codecs
 import { documentClient, tableName } from '#lib/store/dynamo/client';
 import { transact } from '#lib/store/dynamo/conditional';
 import * as keys from '#lib/store/dynamo/item-keys';
-import { updateOf } from '#lib/store/dynamo/update-expression';
+import { itemUpdate } from '#lib/store/dynamo/items';
 import { holdEntryItem } from '#lib/store/governance/hold-entries';
 import { atVersion, scheduleChangeMark } from '#lib/store/notifications/schedule-change-mark';
 import { eventPuts } from '#lib/store/webhooks/outbox';
@@ -41,19 +41,15 @@ export async function updateHold(
         new TransactWriteCommand({
           TransactItems: [
             {
-              Update: {
-                TableName: tableName(),
-                Key: keys.notification(target.deploymentId, target.id),
-                ...updateOf({
-                  set: {
-                    [notificationAttribute('hold')]: hold,
-                    ...(clearFailedRuns && { [notificationAttributes.failedRuns]: 0 }),
-                    ...scheduleChangeMark(target),
-                  },
-                  add: { [notificationAttributes.version]: 1 },
-                  condition: atVersion(version),
-                }),
-              },
+              Update: itemUpdate(keys.notification(target.deploymentId, target.id), {
+                set: {
+                  [notificationAttribute('hold')]: hold,
+                  ...(clearFailedRuns && { [notificationAttributes.failedRuns]: 0 }),
+                  ...scheduleChangeMark(target),
+                },
+                add: { [notificationAttributes.version]: 1 },
+                condition: atVersion(version),
+              }),
             },
             entry
               ? { Put: { TableName: tableName(), Item: entry } }

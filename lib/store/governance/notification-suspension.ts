@@ -1,15 +1,14 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SuspensionStore } from '#lib/domain/governance/suspension';
 import {
   decodeNotification,
   decodeScheduledNotification,
   notificationAttributes,
 } from '#lib/store/codecs/notifications';
-import { documentClient, tableName } from '#lib/store/dynamo/client';
 import { conditionHeld, ifConditionHolds } from '#lib/store/dynamo/conditional';
 import * as keys from '#lib/store/dynamo/item-keys';
+import { updateItem } from '#lib/store/dynamo/items';
 import { tableKeySchema } from '#lib/store/dynamo/keys';
-import { compare, exists, updateOf } from '#lib/store/dynamo/update-expression';
+import { compare, exists } from '#lib/store/dynamo/update-expression';
 import { updateHold } from '#lib/store/governance/hold-writes';
 import { readNotificationItems, withOwnerStanding } from '#lib/store/notifications/scheduled-notifications';
 
@@ -18,17 +17,13 @@ const { failedRuns, version } = notificationAttributes;
 /** The count of failed runs beside the hold: each a single UpdateItem of the notification, only if it exists. */
 export const suspensionStore: SuspensionStore = {
   async countFailedRun(ref) {
-    const counted = await ifConditionHolds(() =>
-      documentClient().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: keys.notification(ref.deploymentId, ref.id),
-          ...updateOf({ add: { [failedRuns]: 1 }, condition: [exists(tableKeySchema.partitionKey)] }),
-          ReturnValues: 'ALL_NEW',
-        }),
+    const item = await ifConditionHolds(() =>
+      updateItem(
+        keys.notification(ref.deploymentId, ref.id),
+        { add: { [failedRuns]: 1 }, condition: [exists(tableKeySchema.partitionKey)] },
+        'ALL_NEW',
       ),
     );
-    const item = counted?.Attributes;
     if (!item) return undefined;
     const notification = decodeNotification(item);
     return {
@@ -41,16 +36,10 @@ export const suspensionStore: SuspensionStore = {
 
   async clearFailedRuns(ref) {
     await conditionHeld(() =>
-      documentClient().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: keys.notification(ref.deploymentId, ref.id),
-          ...updateOf({
-            set: { [failedRuns]: 0 },
-            condition: [exists(tableKeySchema.partitionKey), compare(failedRuns, '>', 0)],
-          }),
-        }),
-      ),
+      updateItem(keys.notification(ref.deploymentId, ref.id), {
+        set: { [failedRuns]: 0 },
+        condition: [exists(tableKeySchema.partitionKey), compare(failedRuns, '>', 0)],
+      }),
     );
   },
 

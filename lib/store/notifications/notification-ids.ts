@@ -1,9 +1,8 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { COUNTER_ENTITY, counterAttributes, decodeCounter } from '#lib/store/codecs/counters';
-import { documentClient, tableName } from '#lib/store/dynamo/client';
 import { conditionHeld } from '#lib/store/dynamo/conditional';
 import * as keys from '#lib/store/dynamo/item-keys';
-import { absent, compare, either, updateOf } from '#lib/store/dynamo/update-expression';
+import { updateItem } from '#lib/store/dynamo/items';
+import { absent, compare, either } from '#lib/store/dynamo/update-expression';
 
 /**
  * Notification ids come from one counter. Whoever writes notifications with ids of their own (the
@@ -15,16 +14,13 @@ const SEQUENCE = 'notification';
 
 /** The next id: one atomic ADD. */
 export async function nextNotificationId(): Promise<number> {
-  const { Attributes } = await documentClient().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: keys.counter(SEQUENCE),
-      ...updateOf({
-        set: { [counterAttributes.entity]: COUNTER_ENTITY },
-        add: { [counterAttributes.value]: 1 },
-      }),
-      ReturnValues: 'UPDATED_NEW',
-    }),
+  const Attributes = await updateItem(
+    keys.counter(SEQUENCE),
+    {
+      set: { [counterAttributes.entity]: COUNTER_ENTITY },
+      add: { [counterAttributes.value]: 1 },
+    },
+    'UPDATED_NEW',
   );
   return decodeCounter(Attributes, keys.counter(SEQUENCE));
 }
@@ -32,15 +28,9 @@ export async function nextNotificationId(): Promise<number> {
 /** Moves the counter to at least `id` (never back): ids handed out later are all above it. */
 export async function reserveNotificationIdsThrough(id: number): Promise<void> {
   await conditionHeld(() =>
-    documentClient().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.counter(SEQUENCE),
-        ...updateOf({
-          set: { [counterAttributes.value]: id, [counterAttributes.entity]: COUNTER_ENTITY },
-          condition: [either(absent(counterAttributes.value), compare(counterAttributes.value, '<', id))],
-        }),
-      }),
-    ),
+    updateItem(keys.counter(SEQUENCE), {
+      set: { [counterAttributes.value]: id, [counterAttributes.entity]: COUNTER_ENTITY },
+      condition: [either(absent(counterAttributes.value), compare(counterAttributes.value, '<', id))],
+    }),
   );
 }

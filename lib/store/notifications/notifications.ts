@@ -1,4 +1,4 @@
-import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { NotificationOwner } from '#lib/domain/notifications/notification';
 import type { NotificationUpdate } from '#lib/domain/notifications/notification-writes';
 import { auditEventPut } from '#lib/store/audit/audit-events';
@@ -10,13 +10,13 @@ import {
   notificationAttributes,
 } from '#lib/store/codecs/notifications';
 import { decodeConsoleUser } from '#lib/store/codecs/users';
-import { documentClient, tableName } from '#lib/store/dynamo/client';
+import { documentClient } from '#lib/store/dynamo/client';
 import { conditionHeld, transact } from '#lib/store/dynamo/conditional';
 import * as indexKeys from '#lib/store/dynamo/index-keys';
 import * as keys from '#lib/store/dynamo/item-keys';
-import { getItem, type Item } from '#lib/store/dynamo/items';
+import { getItem, type Item, itemUpdate, updateItem } from '#lib/store/dynamo/items';
 import { indexes, type Key } from '#lib/store/dynamo/keys';
-import { absent, exists, updateOf } from '#lib/store/dynamo/update-expression';
+import { absent, exists } from '#lib/store/dynamo/update-expression';
 import { atVersion, scheduleChangeMark } from '#lib/store/notifications/schedule-change-mark';
 import {
   findScheduledNotification,
@@ -35,17 +35,11 @@ async function moveLegacyLists(key: Key, item: Item): Promise<void> {
   if (legacy.length === 0) return;
   // A condition that fails: another write moved them first.
   await conditionHeld(() =>
-    documentClient().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: key,
-        ...updateOf({
-          set: Object.fromEntries(legacy.map(({ attribute, json }) => [attribute, json])),
-          remove: legacy.map(({ field }) => field),
-          condition: legacy.flatMap(({ field, attribute }) => [exists(field), absent(attribute)]),
-        }),
-      }),
-    ),
+    updateItem(key, {
+      set: Object.fromEntries(legacy.map(({ attribute, json }) => [attribute, json])),
+      remove: legacy.map(({ field }) => field),
+      condition: legacy.flatMap(({ field, attribute }) => [exists(field), absent(attribute)]),
+    }),
   );
 }
 
@@ -94,16 +88,12 @@ export const notificationUpdate: NotificationUpdate = {
         new TransactWriteCommand({
           TransactItems: [
             {
-              Update: {
-                TableName: tableName(),
-                Key: keys.notification(target.deploymentId, target.id),
-                ...updateOf({
-                  set,
-                  remove,
-                  add: { [notificationAttributes.version]: 1 },
-                  condition: atVersion(version),
-                }),
-              },
+              Update: itemUpdate(keys.notification(target.deploymentId, target.id), {
+                set,
+                remove,
+                add: { [notificationAttributes.version]: 1 },
+                condition: atVersion(version),
+              }),
             },
             auditEventPut(event),
           ],

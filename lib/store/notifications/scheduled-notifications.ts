@@ -1,4 +1,4 @@
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { OwnerStanding } from '#lib/domain/governance/governance';
 import type {
   Notification,
@@ -18,10 +18,10 @@ import { batchGetAll } from '#lib/store/dynamo/batch';
 import { documentClient, tableName } from '#lib/store/dynamo/client';
 import { conditionHeld } from '#lib/store/dynamo/conditional';
 import * as keys from '#lib/store/dynamo/item-keys';
-import { getItem, type Item } from '#lib/store/dynamo/items';
+import { getItem, type Item, updateItem } from '#lib/store/dynamo/items';
 import { type Key, NOTIFICATION_ITEMS_PREFIX, tableKeySchema } from '#lib/store/dynamo/keys';
 import { queryPage } from '#lib/store/dynamo/query';
-import { absent, all, compare, conditionOf, either, is, updateOf } from '#lib/store/dynamo/update-expression';
+import { absent, all, compare, conditionOf, either, is } from '#lib/store/dynamo/update-expression';
 
 /**
  * Notifications as reads answer them: each item joined to its schedule entry, which holds the
@@ -131,18 +131,12 @@ export async function storeScheduleEntry(
   if (replaced) return;
   // A later version is stored when this condition fails too: it stands.
   await conditionHeld(() =>
-    documentClient().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.scheduleEntry(target.deploymentId, target.id),
-        ...updateOf({
-          set: { [scheduleEntryAttributes.scheduleVersion]: scheduleVersion },
-          condition: [
-            compare(scheduleEntryAttributes.scheduleVersion, '<', scheduleVersion),
-            is(scheduleEntryAttributes.signature, signature),
-          ],
-        }),
-      }),
-    ),
+    updateItem(keys.scheduleEntry(target.deploymentId, target.id), {
+      set: { [scheduleEntryAttributes.scheduleVersion]: scheduleVersion },
+      condition: [
+        compare(scheduleEntryAttributes.scheduleVersion, '<', scheduleVersion),
+        is(scheduleEntryAttributes.signature, signature),
+      ],
+    }),
   );
 }

@@ -19,8 +19,9 @@ import { documentClient, tableName } from '#lib/store/dynamo/client';
 import { contendedRetries, transact } from '#lib/store/dynamo/conditional';
 import * as indexKeys from '#lib/store/dynamo/index-keys';
 import * as keys from '#lib/store/dynamo/item-keys';
+import { itemUpdate } from '#lib/store/dynamo/items';
 import { tableKeySchema } from '#lib/store/dynamo/keys';
-import { conditionOf, exists, is, updateOf } from '#lib/store/dynamo/update-expression';
+import { conditionOf, exists, is } from '#lib/store/dynamo/update-expression';
 import { settleRun } from '#lib/store/runs/run-status';
 import { suppressionAction } from '#lib/store/suppressions/suppressions';
 import { eventPuts } from '#lib/store/webhooks/outbox';
@@ -174,10 +175,8 @@ function recordOutcome(
     ref.deliveryId,
   );
   const deliveryUpdate = {
-    TableName: tableName(),
-    Key: keys.delivery(ref.deploymentId, ref.notificationId, ref.runId, ref.deliveryId),
     // A failed delivery enters the run's failed list (gsi1), which a retry reads (and leaves it).
-    ...updateOf({
+    ...itemUpdate(keys.delivery(ref.deploymentId, ref.notificationId, ref.runId, ref.deliveryId), {
       set: {
         [deliveryAttributes.status]: report.status,
         [deliveryAttributes.error]: failed ? (report.error ?? null) : null,
@@ -188,14 +187,10 @@ function recordOutcome(
     }),
     ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
   };
-  const runUpdate = {
-    TableName: tableName(),
-    Key: keys.run(ref.deploymentId, ref.notificationId, ref.runId),
-    ...updateOf({
-      add: { [recipientCountPath(report.status)]: 1 },
-      condition: [exists(tableKeySchema.partitionKey)],
-    }),
-  };
+  const runUpdate = itemUpdate(keys.run(ref.deploymentId, ref.notificationId, ref.runId), {
+    add: { [recipientCountPath(report.status)]: 1 },
+    condition: [exists(tableKeySchema.partitionKey)],
+  });
   const actions = [
     { Update: deliveryUpdate },
     { Update: runUpdate },

@@ -17,9 +17,10 @@ import { documentClient, tableName } from '#lib/store/dynamo/client';
 import { contendedRetries, transact } from '#lib/store/dynamo/conditional';
 import * as indexKeys from '#lib/store/dynamo/index-keys';
 import * as keys from '#lib/store/dynamo/item-keys';
+import { itemUpdate } from '#lib/store/dynamo/items';
 import { awaitingOutcomesIndex, indexes, tableKeySchema } from '#lib/store/dynamo/keys';
 import { queryPage, stringAttribute } from '#lib/store/dynamo/query';
-import { compare, conditionOf, exists, is, updateOf } from '#lib/store/dynamo/update-expression';
+import { compare, conditionOf, exists, is } from '#lib/store/dynamo/update-expression';
 import { findDashboard } from '#lib/store/embedding/dashboards';
 import { claimKey, completeKey, keyDoneMark, keyInUse, releaseKey } from '#lib/store/idempotency';
 import { notificationIsLive } from '#lib/store/notifications/notification-guard';
@@ -60,30 +61,24 @@ function requeueOnce(
       new TransactWriteCommand({
         TransactItems: [
           ...deliveries.map((delivery) => ({
-            Update: {
-              TableName: tableName(),
-              Key: keys.delivery(ref.deploymentId, ref.id, ref.runId, delivery.deliveryId),
-              ...updateOf({
-                set: {
-                  [deliveryAttributes.status]: 'queued',
-                  [deliveryAttributes.attempts]: delivery.attempts + 1,
-                  [deliveryAttributes.error]: null,
-                  [deliveryAttributes.updatedAt]: updatedAt,
-                },
-                remove: [indexes.gsi1.partitionKey, indexes.gsi1.sortKey],
-                condition: [
-                  is(deliveryAttributes.status, 'failed'),
-                  is(deliveryAttributes.attempts, delivery.attempts),
-                ],
-              }),
-            },
+            Update: itemUpdate(keys.delivery(ref.deploymentId, ref.id, ref.runId, delivery.deliveryId), {
+              set: {
+                [deliveryAttributes.status]: 'queued',
+                [deliveryAttributes.attempts]: delivery.attempts + 1,
+                [deliveryAttributes.error]: null,
+                [deliveryAttributes.updatedAt]: updatedAt,
+              },
+              remove: [indexes.gsi1.partitionKey, indexes.gsi1.sortKey],
+              condition: [
+                is(deliveryAttributes.status, 'failed'),
+                is(deliveryAttributes.attempts, delivery.attempts),
+              ],
+            }),
           })),
           {
             Update: {
-              TableName: tableName(),
-              Key: keys.run(ref.deploymentId, ref.id, ref.runId),
               // Outcomes are awaited again: the run is dispatched until they are in.
-              ...updateOf({
+              ...itemUpdate(keys.run(ref.deploymentId, ref.id, ref.runId), {
                 set: { [runAttributes.status]: 'dispatched', [runAttributes.completedAt]: null, ...awaiting },
                 add: { [recipientCountPath('failed')]: -deliveries.length },
                 condition: [

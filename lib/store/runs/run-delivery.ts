@@ -1,4 +1,3 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DispatchStore, Lease, RunDeliveryStore } from '#lib/domain/dispatch/dispatch';
 import type { ConsoleUser } from '#lib/domain/entities';
 import type { RecipientCounts, Run, RunRef } from '#lib/domain/runs/runs';
@@ -14,9 +13,10 @@ import {
 } from '#lib/store/codecs/runs';
 import { decodeConsoleUser } from '#lib/store/codecs/users';
 import { batchGetAll, batchWriteAll } from '#lib/store/dynamo/batch';
-import { documentClient, tableName } from '#lib/store/dynamo/client';
+import { tableName } from '#lib/store/dynamo/client';
 import { conditionHeld, ifConditionHolds } from '#lib/store/dynamo/conditional';
 import * as keys from '#lib/store/dynamo/item-keys';
+import { updateItem } from '#lib/store/dynamo/items';
 import {
   awaitingOutcomesIndex,
   DUE_INDEX,
@@ -25,7 +25,7 @@ import {
   tableKeySchema,
 } from '#lib/store/dynamo/keys';
 import { queryPage, stringAttribute } from '#lib/store/dynamo/query';
-import { absent, conditionOf, is, updateOf } from '#lib/store/dynamo/update-expression';
+import { absent, conditionOf, is } from '#lib/store/dynamo/update-expression';
 import { notificationIsLive } from '#lib/store/notifications/notification-guard';
 import { readNotificationItems } from '#lib/store/notifications/scheduled-notifications';
 import { settleRun } from '#lib/store/runs/run-status';
@@ -96,65 +96,50 @@ export const runDeliveryStore: RunDeliveryStore = {
 
   saveProgress(ref, lease, cursor, counts, renewed) {
     return conditionHeld(() =>
-      documentClient().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: runKey(ref),
-          ...updateOf({
-            set: {
-              [runAttributes.cursor]: cursor,
-              ...dispatchCounts(counts),
-              [runAttributes.leaseUntil]: renewed,
-              [DUE_INDEX.sortKey]: dueIndexKeys.run(ref.deploymentId, ref.id, ref.runId, renewed).gsi3sk,
-            },
-            condition: leaseHeld(lease),
-          }),
-        }),
-      ),
+      updateItem(runKey(ref), {
+        set: {
+          [runAttributes.cursor]: cursor,
+          ...dispatchCounts(counts),
+          [runAttributes.leaseUntil]: renewed,
+          [DUE_INDEX.sortKey]: dueIndexKeys.run(ref.deploymentId, ref.id, ref.runId, renewed).gsi3sk,
+        },
+        condition: leaseHeld(lease),
+      }),
     );
   },
 
   async finishRun(ref, lease, counts) {
     const finished = await ifConditionHolds(() =>
-      documentClient().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: runKey(ref),
-          // Out of the due index, into the runs awaiting outcomes (the same index, another partition).
-          ...updateOf({
-            set: {
-              [runAttributes.status]: 'dispatched',
-              ...dispatchCounts(counts),
-              ...awaitingOutcomesIndex.run(ref.deploymentId, ref.id, ref.runId, Date.now()),
-            },
-            remove: [runAttributes.leaseOwner, runAttributes.leaseUntil, runAttributes.cursor],
-            condition: leaseHeld(lease),
-          }),
-          ReturnValues: 'ALL_NEW',
-        }),
+      // Out of the due index, into the runs awaiting outcomes (the same index, another partition).
+      updateItem(
+        runKey(ref),
+        {
+          set: {
+            [runAttributes.status]: 'dispatched',
+            ...dispatchCounts(counts),
+            ...awaitingOutcomesIndex.run(ref.deploymentId, ref.id, ref.runId, Date.now()),
+          },
+          remove: [runAttributes.leaseOwner, runAttributes.leaseUntil, runAttributes.cursor],
+          condition: leaseHeld(lease),
+        },
+        'ALL_NEW',
       ),
     );
     if (!finished) return false;
     // Outcomes may all have come in while the run was still being written: the last word is then ours.
-    if (finished.Attributes) await settleRun(decodeRun(finished.Attributes));
+    await settleRun(decodeRun(finished));
     return true;
   },
 
   async releaseLease(ref, lease, now) {
     await conditionHeld(() =>
-      documentClient().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: runKey(ref),
-          ...updateOf({
-            set: {
-              [runAttributes.leaseUntil]: now,
-              [DUE_INDEX.sortKey]: dueIndexKeys.run(ref.deploymentId, ref.id, ref.runId, now).gsi3sk,
-            },
-            condition: leaseHeld(lease),
-          }),
-        }),
-      ),
+      updateItem(runKey(ref), {
+        set: {
+          [runAttributes.leaseUntil]: now,
+          [DUE_INDEX.sortKey]: dueIndexKeys.run(ref.deploymentId, ref.id, ref.runId, now).gsi3sk,
+        },
+        condition: leaseHeld(lease),
+      }),
     );
   },
 };

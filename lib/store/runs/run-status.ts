@@ -4,13 +4,13 @@ import { isComplete, type Run, settledStatus } from '#lib/domain/runs/runs';
 import type { WebhookEvent } from '#lib/domain/webhooks/messages';
 import { runEvent } from '#lib/domain/webhooks/run-events';
 import { decodeRun, recipientCountPath, runAttributes } from '#lib/store/codecs/runs';
-import { documentClient, tableName } from '#lib/store/dynamo/client';
+import { documentClient } from '#lib/store/dynamo/client';
 import { conditionHeld, transact } from '#lib/store/dynamo/conditional';
 import * as keys from '#lib/store/dynamo/item-keys';
-import { getItem } from '#lib/store/dynamo/items';
+import { getItem, itemUpdate } from '#lib/store/dynamo/items';
 import { awaitingOutcomesIndex, DUE_INDEX } from '#lib/store/dynamo/keys';
 import { allPages, belowInIndex, countAll, queryPage } from '#lib/store/dynamo/query';
-import { absent, either, is, updateOf } from '#lib/store/dynamo/update-expression';
+import { absent, either, is } from '#lib/store/dynamo/update-expression';
 import { eventPut } from '#lib/store/webhooks/outbox';
 import { eventRecorder } from '#lib/store/webhooks/subscriptions';
 
@@ -53,25 +53,21 @@ export async function settleRun(
   const complete = isComplete(status);
   const completedAt = complete ? new Date(now).toISOString() : null;
   const awaiting = awaitingOutcomesIndex.run(run.deploymentId, run.notificationId, run.runId, now);
-  const update = {
-    TableName: tableName(),
-    Key: keys.run(run.deploymentId, run.notificationId, run.runId),
-    // A complete run awaits nothing more: it leaves the runs awaiting outcomes; one awaiting again enters it.
-    ...updateOf({
-      set: {
-        [runAttributes.status]: status,
-        [runAttributes.completedAt]: completedAt,
-        ...(!complete && awaiting),
-      },
-      remove: complete ? [DUE_INDEX.partitionKey, DUE_INDEX.sortKey] : [],
-      condition: [
-        is(runAttributes.status, run.status),
-        is(recipientCountPath('queued'), run.recipients.queued),
-        countIs('delivered', run),
-        countIs('failed', run),
-      ],
-    }),
-  };
+  // A complete run awaits nothing more: it leaves the runs awaiting outcomes; one awaiting again enters it.
+  const update = itemUpdate(keys.run(run.deploymentId, run.notificationId, run.runId), {
+    set: {
+      [runAttributes.status]: status,
+      [runAttributes.completedAt]: completedAt,
+      ...(!complete && awaiting),
+    },
+    remove: complete ? [DUE_INDEX.partitionKey, DUE_INDEX.sortKey] : [],
+    condition: [
+      is(runAttributes.status, run.status),
+      is(recipientCountPath('queued'), run.recipients.queued),
+      countIs('delivered', run),
+      countIs('failed', run),
+    ],
+  });
   const settledRun = { ...run, status, completedAt };
   const event = eventFor(settledRun);
   const settled = event

@@ -1,4 +1,4 @@
-import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { NewAuditEvent } from '#lib/domain/audit/audit';
 import type { EmbedUser } from '#lib/domain/entities';
 import type { HeldKey } from '#lib/domain/idempotency';
@@ -30,10 +30,10 @@ import { batchGetAll } from '#lib/store/dynamo/batch';
 import { documentClient, tableName } from '#lib/store/dynamo/client';
 import { conditionHeld, contendedRetries, ifConditionHolds, transact } from '#lib/store/dynamo/conditional';
 import * as keys from '#lib/store/dynamo/item-keys';
-import { getItem } from '#lib/store/dynamo/items';
+import { getItem, itemUpdate, updateItem } from '#lib/store/dynamo/items';
 import { tableKeySchema } from '#lib/store/dynamo/keys';
 import { queryPage } from '#lib/store/dynamo/query';
-import { absent, compare, conditionOf, either, exists, updateOf } from '#lib/store/dynamo/update-expression';
+import { absent, compare, conditionOf, either, exists } from '#lib/store/dynamo/update-expression';
 import { dashboardLookup } from '#lib/store/embedding/dashboards';
 import { claimKey, completeKey, keyDoneMark, keyInUse, releaseKey } from '#lib/store/idempotency';
 import { notificationIsLive } from '#lib/store/notifications/notification-guard';
@@ -55,16 +55,13 @@ export const selfServiceTenants: SelfServiceTenants = {
       if (value !== undefined) set[attribute] = value;
     }
     const updated = await ifConditionHolds(() =>
-      documentClient().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: keys.embedTenant(tenant),
-          ...updateOf({ set, condition: [exists(tableKeySchema.partitionKey)] }),
-          ReturnValues: 'ALL_NEW',
-        }),
+      updateItem(
+        keys.embedTenant(tenant),
+        { set, condition: [exists(tableKeySchema.partitionKey)] },
+        'ALL_NEW',
       ),
     );
-    return updated?.Attributes && decodeSelfServiceSettings(updated.Attributes);
+    return updated && decodeSelfServiceSettings(updated);
   },
 };
 
@@ -143,20 +140,16 @@ function insertOwned(owner: Extract<NotificationOwner, { type: 'EMBED_USER' }>, 
               },
             },
             {
-              Update: {
-                TableName: table,
-                Key: countKey(owner),
-                ...updateOf({
-                  set: selfServiceCountEntity,
-                  add: { [SELF_SERVICE_COUNT_ATTRIBUTE]: 1 },
-                  condition: [
-                    either(
-                      absent(SELF_SERVICE_COUNT_ATTRIBUTE),
-                      compare(SELF_SERVICE_COUNT_ATTRIBUTE, '<', maxPerUser),
-                    ),
-                  ],
-                }),
-              },
+              Update: itemUpdate(countKey(owner), {
+                set: selfServiceCountEntity,
+                add: { [SELF_SERVICE_COUNT_ATTRIBUTE]: 1 },
+                condition: [
+                  either(
+                    absent(SELF_SERVICE_COUNT_ATTRIBUTE),
+                    compare(SELF_SERVICE_COUNT_ATTRIBUTE, '<', maxPerUser),
+                  ),
+                ],
+              }),
             },
             {
               Put: { TableName: table, Item: encodeLink(owner, notification.deploymentId, notification.id) },

@@ -1,4 +1,4 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type {
   WebhookEndpoint,
   WebhookEndpointReader,
@@ -6,7 +6,8 @@ import type {
 } from '#lib/domain/webhooks/endpoints';
 import { documentClient, tableName } from '#lib/store/dynamo/client';
 import { conditionHeld } from '#lib/store/dynamo/conditional';
-import { absent, compare, either, exists, is, updateOf } from '#lib/store/dynamo/update-expression';
+import { updateItem } from '#lib/store/dynamo/items';
+import { absent, compare, either, exists, is } from '#lib/store/dynamo/update-expression';
 import { decodeEndpoints, ENDPOINT_COUNT_ATTRIBUTE, endpointVersionPath } from '#lib/store/webhooks/codec';
 import { webhookEndpoints } from '#lib/store/webhooks/keys';
 
@@ -31,51 +32,33 @@ export const webhookEndpointStore: WebhookEndpointStore = {
 
   add(endpoint, max) {
     return conditionHeld(() =>
-      documentClient().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: webhookEndpoints(endpoint.deploymentId),
-          ...updateOf({
-            set: { [endpoint.id]: endpoint },
-            add: { [ENDPOINT_COUNT_ATTRIBUTE]: 1 },
-            condition: [
-              absent(endpoint.id),
-              either(absent(ENDPOINT_COUNT_ATTRIBUTE), compare(ENDPOINT_COUNT_ATTRIBUTE, '<', max)),
-            ],
-          }),
-        }),
-      ),
+      updateItem(webhookEndpoints(endpoint.deploymentId), {
+        set: { [endpoint.id]: endpoint },
+        add: { [ENDPOINT_COUNT_ATTRIBUTE]: 1 },
+        condition: [
+          absent(endpoint.id),
+          either(absent(ENDPOINT_COUNT_ATTRIBUTE), compare(ENDPOINT_COUNT_ATTRIBUTE, '<', max)),
+        ],
+      }),
     );
   },
 
   replace(endpoint) {
     return conditionHeld(() =>
-      documentClient().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: webhookEndpoints(endpoint.deploymentId),
-          ...updateOf({
-            set: { [endpoint.id]: endpoint },
-            condition: [is(endpointVersionPath(endpoint.id), endpoint.version - 1)],
-          }),
-        }),
-      ),
+      updateItem(webhookEndpoints(endpoint.deploymentId), {
+        set: { [endpoint.id]: endpoint },
+        condition: [is(endpointVersionPath(endpoint.id), endpoint.version - 1)],
+      }),
     );
   },
 
   remove(ref) {
     return conditionHeld(() =>
-      documentClient().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: webhookEndpoints(ref.deploymentId),
-          ...updateOf({
-            remove: [ref.webhookId],
-            add: { [ENDPOINT_COUNT_ATTRIBUTE]: -1 },
-            condition: [exists(ref.webhookId)],
-          }),
-        }),
-      ),
+      updateItem(webhookEndpoints(ref.deploymentId), {
+        remove: [ref.webhookId],
+        add: { [ENDPOINT_COUNT_ATTRIBUTE]: -1 },
+        condition: [exists(ref.webhookId)],
+      }),
     );
   },
 };

@@ -1,10 +1,9 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { WebhookMessageStore } from '#lib/domain/webhooks/message-lists';
-import { documentClient, tableName } from '#lib/store/dynamo/client';
 import { ifConditionHolds } from '#lib/store/dynamo/conditional';
+import { updateItem } from '#lib/store/dynamo/items';
 import { tableKeySchema } from '#lib/store/dynamo/keys';
 import { readPage } from '#lib/store/dynamo/paging';
-import { exists, updateOf } from '#lib/store/dynamo/update-expression';
+import { exists } from '#lib/store/dynamo/update-expression';
 import {
   MESSAGE_PREFIX,
   webhookDueEntry,
@@ -38,22 +37,19 @@ export const webhookMessageRetry: Pick<WebhookMessageStore, 'sendAgain'> = {
     const nextAttemptAt = new Date(now).toISOString();
     const due = webhookDueEntry(nextAttemptAt, 'MESSAGE', messageId);
     const answer = await ifConditionHolds(() =>
-      documentClient().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: webhookMessage(ref.deploymentId, ref.webhookId, messageId),
-          ...updateOf({
-            set: {
-              [messageAttributes.status]: 'pending',
-              [messageAttributes.nextAttemptAt]: nextAttemptAt,
-              ...due,
-            },
-            condition: [exists(tableKeySchema.partitionKey)],
-          }),
-          ReturnValues: 'ALL_NEW',
-        }),
+      updateItem(
+        webhookMessage(ref.deploymentId, ref.webhookId, messageId),
+        {
+          set: {
+            [messageAttributes.status]: 'pending',
+            [messageAttributes.nextAttemptAt]: nextAttemptAt,
+            ...due,
+          },
+          condition: [exists(tableKeySchema.partitionKey)],
+        },
+        'ALL_NEW',
       ),
     );
-    return answer?.Attributes && decodeMessage(answer.Attributes);
+    return answer && decodeMessage(answer);
   },
 };
