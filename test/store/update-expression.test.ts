@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   absent,
+  all,
   compare,
   conditionOf,
   either,
@@ -119,6 +120,14 @@ describe('updateOf', () => {
 });
 
 describe('conditionOf', () => {
+  it('nests all inside either in parentheses of its own, so the OR cannot split the AND', () => {
+    const built = conditionOf(
+      either(absent('pk'), all(compare('scheduleVersion', '<', 3), compare('signature', '<>', 's'))),
+    );
+    expect(built.ConditionExpression).toBe('(attribute_not_exists(#n0) OR (#n1 < :v0 AND #n2 <> :v1))');
+    expectPlaceholdersUsed(built);
+  });
+
   it('writes a condition alone, with no update and no empty values map', () => {
     expect(conditionOf(exists('pk'), compare('failedRuns', '>', 0))).toEqual({
       ConditionExpression: 'attribute_exists(#n0) AND #n1 > :v0',

@@ -1,7 +1,7 @@
 /**
  * UpdateItem and condition expressions from attribute names and values: the placeholders are made
- * here, one a name (reserved words included) and one a value, and only those the expression uses, since
- * DynamoDB refuses a name or value the expression leaves unused. A path is an attribute's name, or a key
+ * here, one per name (so no name, reserved word or not, is written as it is) and one per value, and
+ * only those the expression uses, since DynamoDB refuses a name or value the expression leaves unused. A path is an attribute's name, or a key
  * of a map below it as `map.key` (no attribute of the table has a dot in its name).
  */
 
