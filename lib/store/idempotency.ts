@@ -11,7 +11,9 @@ import {
 import { documentClient, tableName } from '#lib/store/dynamo/client';
 import { conditionHeld } from '#lib/store/dynamo/conditional';
 import * as keys from '#lib/store/dynamo/item-keys';
-import { getItem } from '#lib/store/dynamo/items';
+import { getItem, itemUpdate, updateItem } from '#lib/store/dynamo/items';
+import { tableKeySchema } from '#lib/store/dynamo/keys';
+import { absent, compare, conditionOf, either, is } from '#lib/store/dynamo/update-expression';
 
 /**
  * The Idempotency-Key records of every request that takes a key (lib/domain/idempotency.ts): the
@@ -30,6 +32,12 @@ const IDEMPOTENCY_LEASE_MS = 60_000;
 
 export const keyInUse = () =>
   new ConflictError('A request with this Idempotency-Key is in progress; retry it');
+
+/** A record still in flight under `owner`: its request has not completed, nor was it taken over. */
+const heldBy = (owner: string) => [
+  is(idempotencyAttributes.owner, owner),
+  is(idempotencyAttributes.state, 'pending'),
+];
 
 const recordKey = (deploymentId: number, claim: IdempotencyClaim) =>
   keys.idempotencyRecord(deploymentId, claim.caller, claim.key);
@@ -55,9 +63,12 @@ export async function claimKey(
           leaseUntil: now + IDEMPOTENCY_LEASE_MS,
           expiresAt: Math.floor(now / 1000) + IDEMPOTENCY_TTL_SECONDS,
         }),
-        ConditionExpression: 'attribute_not_exists(pk) OR #expiresAt < :now',
-        ExpressionAttributeNames: { '#expiresAt': idempotencyAttributes.expiresAt },
-        ExpressionAttributeValues: { ':now': Math.floor(now / 1000) },
+        ...conditionOf(
+          either(
+            absent(tableKeySchema.partitionKey),
+            compare(idempotencyAttributes.expiresAt, '<', Math.floor(now / 1000)),
+          ),
+        ),
       }),
     ),
   );
@@ -69,25 +80,13 @@ export async function claimKey(
   if (record.done) return { held, done: record.done };
   if (record.leaseUntil !== undefined && record.leaseUntil > now) throw keyInUse();
   const takenOver = await conditionHeld(() =>
-    documentClient().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: key,
-        UpdateExpression: 'SET #owner = :owner, #leaseUntil = :lease',
-        ConditionExpression: '#owner = :previous AND #state = :pending',
-        ExpressionAttributeNames: {
-          '#owner': idempotencyAttributes.owner,
-          '#state': idempotencyAttributes.state,
-          '#leaseUntil': idempotencyAttributes.leaseUntil,
-        },
-        ExpressionAttributeValues: {
-          ':owner': held.owner,
-          ':lease': now + IDEMPOTENCY_LEASE_MS,
-          ':previous': record.owner,
-          ':pending': 'pending',
-        },
-      }),
-    ),
+    updateItem(key, {
+      set: {
+        [idempotencyAttributes.owner]: held.owner,
+        [idempotencyAttributes.leaseUntil]: now + IDEMPOTENCY_LEASE_MS,
+      },
+      condition: heldBy(record.owner),
+    }),
   );
   if (!takenOver) throw keyInUse();
   return { held };
@@ -99,26 +98,11 @@ export async function claimKey(
  * taken from this request (its lease ran out): the transaction's answer is then keyInUse().
  */
 export function keyDoneMark(held: HeldKey, result: IdempotentResult) {
-  const values = encodeIdempotencyResult(result);
-  const names = Object.keys(values);
-  return {
-    TableName: tableName(),
-    Key: recordKey(held.deploymentId, held.claim),
-    UpdateExpression: `SET #state = :done, ${names.map((_, i) => `#r${i} = :r${i}`).join(', ')} REMOVE #leaseUntil`,
-    ConditionExpression: '#owner = :owner AND #state = :pending',
-    ExpressionAttributeNames: {
-      '#state': idempotencyAttributes.state,
-      '#owner': idempotencyAttributes.owner,
-      '#leaseUntil': idempotencyAttributes.leaseUntil,
-      ...Object.fromEntries(names.map((name, i) => [`#r${i}`, name])),
-    },
-    ExpressionAttributeValues: {
-      ':done': 'done',
-      ':pending': 'pending',
-      ':owner': held.owner,
-      ...Object.fromEntries(names.map((name, i) => [`:r${i}`, values[name]])),
-    },
-  };
+  return itemUpdate(recordKey(held.deploymentId, held.claim), {
+    set: { [idempotencyAttributes.state]: 'done', ...encodeIdempotencyResult(result) },
+    remove: [idempotencyAttributes.leaseUntil],
+    condition: heldBy(held.owner),
+  });
 }
 
 export async function completeKey(held: HeldKey, result: IdempotentResult): Promise<void> {
@@ -134,12 +118,7 @@ export async function releaseKey(held: HeldKey): Promise<void> {
       new DeleteCommand({
         TableName: tableName(),
         Key: recordKey(held.deploymentId, held.claim),
-        ConditionExpression: '#owner = :owner AND #state = :pending',
-        ExpressionAttributeNames: {
-          '#owner': idempotencyAttributes.owner,
-          '#state': idempotencyAttributes.state,
-        },
-        ExpressionAttributeValues: { ':owner': held.owner, ':pending': 'pending' },
+        ...conditionOf(...heldBy(held.owner)),
       }),
     ),
   );

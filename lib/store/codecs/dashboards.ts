@@ -19,6 +19,9 @@ const dashboardItem = () =>
     sharedWithTenants: z.optional(z.array(z.string())),
   });
 
+/** The attribute the embedding switch writes. */
+export const ALLOW_EMBED_ATTRIBUTE = 'allowEmbed';
+
 export function encodeDashboard(dashboard: Dashboard): Item {
   return {
     ...keys.dashboard(dashboard.publicId),

@@ -73,11 +73,14 @@ export interface SendNowMarker {
   runId: string;
 }
 
+/** The marker's attribute naming its run, on which the next send-now's write is conditional. */
+export const SEND_NOW_RUN_ATTRIBUTE = 'runId';
+
 export const encodeSendNowMarker = (ref: NotificationRef, marker: SendNowMarker): Item => ({
   ...keys.sendNowMarker(ref.deploymentId, ref.id),
   entity: 'SEND_NOW',
   lastAt: marker.at,
-  runId: marker.runId,
+  [SEND_NOW_RUN_ATTRIBUTE]: marker.runId,
 });
 
 export function decodeSendNowMarker(item: Item): SendNowMarker {

@@ -53,6 +53,22 @@ const jsonFields = ['filters', 'timeGrains', 'memberSwitchers'] as const;
 type JsonField = (typeof jsonFields)[number];
 const isJsonField = (field: string): field is JsonField => jsonFields.some((name) => name === field);
 
+/** The attributes of a notification's item the store writes by name, beside its fields. */
+export const notificationAttributes = {
+  version: 'version',
+  /** The `version` the schedule last changed at (the schedule entry holds the same name). */
+  scheduleVersion: 'scheduleVersion',
+  /** The count of its consecutive scheduled runs that failed to everyone. */
+  failedRuns: 'failedRunStreak',
+} as const;
+
+/** The attributes of a schedule entry the store writes by name. */
+export const scheduleEntryAttributes = {
+  scheduleVersion: 'scheduleVersion',
+  signature: 'signature',
+  upcoming: 'upcoming',
+} as const;
+
 /** The attribute a notification field is stored under. */
 export const notificationAttribute = (field: string) => (isJsonField(field) ? `${field}Json` : field);
 

@@ -41,6 +41,26 @@ export function retentionOf(runId: string): Item {
 export const STORED_DISPATCHING = 'pending' as const;
 const storedStatus = (status: RunStatus) => (status === 'dispatching' ? STORED_DISPATCHING : status);
 
+/** The attributes of a run that the store's updates name. */
+export const runAttributes = {
+  status: 'status',
+  completedAt: 'completedAt',
+  leaseOwner: 'leaseOwner',
+  leaseUntil: 'leaseUntil',
+  cursor: 'cursor',
+} as const;
+
+/** The path of one of a run's counts in its `recipients` map. */
+export const recipientCountPath = (outcome: keyof Run['recipients']) => `recipients.${outcome}`;
+
+/** The attributes of a delivery that the store's updates name. */
+export const deliveryAttributes = {
+  status: 'status',
+  attempts: 'attempts',
+  error: 'error',
+  updatedAt: 'updatedAt',
+} as const;
+
 export function encodeRun(run: Run, lease?: { owner: string; until: number }): Item {
   return {
     ...keys.run(run.deploymentId, run.notificationId, run.runId),

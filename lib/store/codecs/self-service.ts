@@ -19,6 +19,8 @@ export const selfServiceAttributes = {
 } as const satisfies Record<keyof SelfServiceSettings, string>;
 
 export const SELF_SERVICE_COUNT_ATTRIBUTE = 'subscriptions';
+/** What an embed user's count item holds besides its count, set by every write that makes it. */
+export const selfServiceCountEntity = { entity: 'SELF_SERVICE_COUNT' } as const;
 
 const settingsItem = () =>
   z.looseObject({
@@ -46,6 +48,9 @@ export function decodeSelfServiceSettings(tenantItem: Item): SelfServiceSettings
 }
 
 type EmbedOwner = Extract<NotificationOwner, { type: 'EMBED_USER' }>;
+
+/** The paths of a notification item's owner map that a write's condition names. */
+export const ownerPaths = { type: 'owner.type', embedUserId: 'owner.embedUserId' } as const;
 
 /**
  * The embed owner of a notification item as a refused transaction returns it (DynamoDB's attribute

@@ -7,6 +7,7 @@ import {
 import { checkItem } from '#lib/store/codecs/stored-item';
 import * as keys from '#lib/store/dynamo/item-keys';
 import type { Item } from '#lib/store/dynamo/items';
+import { ifAbsent, type Term, updateOf } from '#lib/store/dynamo/update-expression';
 
 /**
  * A suppression item. Written only as an upsert that keeps what is there (`if_not_exists` on every
@@ -34,24 +35,25 @@ export function decodeSuppression(item: Item): Suppression {
   };
 }
 
-/** The UpdateItem (alone or in a transaction) that adds `suppression` unless its address is suppressed. */
-export function suppressionUpsert(tableName: string, suppression: Suppression) {
+/**
+ * The UpdateItem (alone or in a transaction) that adds `suppression` unless its address is suppressed,
+ * on `condition` if given.
+ */
+export function suppressionUpsert(tableName: string, suppression: Suppression, condition: Term[] = []) {
   const { deploymentId } = suppression;
   return {
     TableName: tableName,
     Key: keys.suppression(deploymentId, suppressionKeyOf(suppression.email)),
-    UpdateExpression:
-      'SET entity = :entity, deploymentId = :deploymentId, #email = if_not_exists(#email, :email), ' +
-      '#reason = if_not_exists(#reason, :reason), createdAt = if_not_exists(createdAt, :createdAt), ' +
-      '#source = if_not_exists(#source, :source)',
-    ExpressionAttributeNames: { '#email': 'email', '#reason': 'reason', '#source': 'source' },
-    ExpressionAttributeValues: {
-      ':entity': 'SUPPRESSION',
-      ':deploymentId': deploymentId,
-      ':email': suppression.email,
-      ':reason': suppression.reason,
-      ':createdAt': suppression.createdAt,
-      ':source': suppression.source,
-    },
+    ...updateOf({
+      set: {
+        entity: 'SUPPRESSION',
+        deploymentId,
+        email: ifAbsent('email', suppression.email),
+        reason: ifAbsent('reason', suppression.reason),
+        createdAt: ifAbsent('createdAt', suppression.createdAt),
+        source: ifAbsent('source', suppression.source),
+      },
+      condition,
+    }),
   };
 }

@@ -5,17 +5,21 @@ import type { NotificationOwner, NotificationRef } from '#lib/domain/notificatio
 import type { WebhookEvent } from '#lib/domain/webhooks/messages';
 import { ConflictError } from '#lib/errors';
 import { auditEventPut } from '#lib/store/audit/audit-events';
+import { notificationAttribute } from '#lib/store/codecs/notifications';
 import { encodePurge } from '#lib/store/codecs/purges';
 import {
   countKey,
   embedOwnerAttribute,
   linkKey,
+  ownerPaths,
   SELF_SERVICE_COUNT_ATTRIBUTE,
 } from '#lib/store/codecs/self-service';
 import { documentClient, tableName } from '#lib/store/dynamo/client';
 import { transact } from '#lib/store/dynamo/conditional';
 import * as keys from '#lib/store/dynamo/item-keys';
-import type { Key } from '#lib/store/dynamo/keys';
+import { itemUpdate } from '#lib/store/dynamo/items';
+import { type Key, tableKeySchema } from '#lib/store/dynamo/keys';
+import { absent, compare, conditionOf, either, exists, is } from '#lib/store/dynamo/update-expression';
 import { PURGE_GRACE_MS } from '#lib/store/notifications/notification-guard';
 import { eventPuts } from '#lib/store/webhooks/outbox';
 
@@ -85,13 +89,12 @@ async function deleteOwnedBy(
         Delete: {
           TableName: table,
           Key: keys.notification(ref.deploymentId, ref.id),
-          ConditionExpression: owner
-            ? 'attribute_exists(pk) AND #owner.embedUserId = :embedUserId'
-            : 'attribute_exists(pk) AND (attribute_not_exists(#owner) OR #owner.#type <> :embedUser)',
-          ExpressionAttributeNames: { '#owner': 'owner', ...(!owner && { '#type': 'type' }) },
-          ExpressionAttributeValues: owner
-            ? { ':embedUserId': owner.embedUserId }
-            : { ':embedUser': 'EMBED_USER' },
+          ...conditionOf(
+            exists(tableKeySchema.partitionKey),
+            owner
+              ? is(ownerPaths.embedUserId, owner.embedUserId)
+              : either(absent(notificationAttribute('owner')), compare(ownerPaths.type, '<>', 'EMBED_USER')),
+          ),
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         },
       },
@@ -125,13 +128,7 @@ function ownedRemovals(owner: EmbedOwner, id: number) {
   return [
     { Delete: { TableName: table, Key: linkKey(owner, id) } },
     {
-      Update: {
-        TableName: table,
-        Key: countKey(owner),
-        UpdateExpression: 'ADD #count :minusOne',
-        ExpressionAttributeNames: { '#count': SELF_SERVICE_COUNT_ATTRIBUTE },
-        ExpressionAttributeValues: { ':minusOne': -1 },
-      },
+      Update: itemUpdate(countKey(owner), { add: { [SELF_SERVICE_COUNT_ATTRIBUTE]: -1 } }),
     },
   ];
 }

@@ -6,14 +6,16 @@ import {
   decodeNotification,
   decodeScheduleEntry,
   dueAttributes,
+  scheduleEntryAttributes,
   scheduleMarksOf,
 } from '#lib/store/codecs/notifications';
 import { decodeRecipientRow } from '#lib/store/codecs/recipients';
-import { encodeDelivery, STORED_DISPATCHING } from '#lib/store/codecs/runs';
+import { encodeDelivery, runAttributes, STORED_DISPATCHING } from '#lib/store/codecs/runs';
 import { findNotification, runClaim, runDeliveryStore, runKey } from '#lib/store/dispatch/run-delivery';
 import { documentClient, tableName } from '#lib/store/dynamo/client';
 import { conditionHeld, ifConditionHolds, transact } from '#lib/store/dynamo/conditional';
 import * as keys from '#lib/store/dynamo/item-keys';
+import { itemUpdate, updateItem } from '#lib/store/dynamo/items';
 import {
   DUE_INDEX,
   DUE_INDEX_SHARDS,
@@ -22,6 +24,7 @@ import {
   RECIPIENT_PREFIX,
 } from '#lib/store/dynamo/keys';
 import { belowInIndex, queryAll, queryPage, stringAttribute, withinInIndex } from '#lib/store/dynamo/query';
+import { compare, is } from '#lib/store/dynamo/update-expression';
 import { findDashboard } from '#lib/store/embedding/dashboards';
 import { storeScheduleEntry } from '#lib/store/notifications/scheduled-notifications';
 import { eventPuts } from '#lib/store/webhooks/outbox';
@@ -51,32 +54,15 @@ const allShards: DueSlice[] = Array.from({ length: DUE_INDEX_SHARDS }, (_, shard
 /** The write that moves a schedule entry, on the condition that it is still the one read. */
 function entryMoveUpdate(ref: { deploymentId: number; id: number }, move: EntryMove) {
   const due = dueAttributes(ref.deploymentId, ref.id, move.upcoming[0]);
-  const names: Record<string, string> = {
-    '#pk': DUE_INDEX.partitionKey,
-    '#sk': DUE_INDEX.sortKey,
-    '#upcoming': 'upcoming',
-    '#version': 'scheduleVersion',
-  };
-  const values: Record<string, unknown> = {
-    ':from': move.dueKey,
-    ':version': move.scheduleVersion,
-    ':upcoming': [...move.upcoming],
-  };
-  let update = 'SET #upcoming = :upcoming REMOVE #pk, #sk';
-  if (due) {
-    values[':pkNext'] = due.gsi3pk;
-    values[':skNext'] = due.gsi3sk;
-    update = 'SET #upcoming = :upcoming, #pk = :pkNext, #sk = :skNext';
-  }
-  return {
-    TableName: tableName(),
-    Key: keys.scheduleEntry(ref.deploymentId, ref.id),
-    UpdateExpression: update,
+  return itemUpdate(keys.scheduleEntry(ref.deploymentId, ref.id), {
+    set: { [scheduleEntryAttributes.upcoming]: [...move.upcoming], ...due },
+    remove: due ? [] : [DUE_INDEX.partitionKey, DUE_INDEX.sortKey],
     // Only from the entry that was read: a schedule changed meanwhile keeps its own entry.
-    ConditionExpression: '#sk = :from AND #version = :version',
-    ExpressionAttributeNames: names,
-    ExpressionAttributeValues: values,
-  };
+    condition: [
+      is(DUE_INDEX.sortKey, move.dueKey),
+      is(scheduleEntryAttributes.scheduleVersion, move.scheduleVersion),
+    ],
+  });
 }
 
 /** The sort keys a due notification's first read covers: its item, its entry, then its recipients. */
@@ -123,16 +109,10 @@ export const dispatchStore: DispatchStore = {
 
   async clearChangeMark(ref, changeKey) {
     await conditionHeld(() =>
-      documentClient().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: keys.notification(ref.deploymentId, ref.id),
-          UpdateExpression: 'REMOVE #pk, #sk',
-          ConditionExpression: '#sk = :mark',
-          ExpressionAttributeNames: { '#pk': DUE_INDEX.partitionKey, '#sk': DUE_INDEX.sortKey },
-          ExpressionAttributeValues: { ':mark': changeKey },
-        }),
-      ),
+      updateItem(keys.notification(ref.deploymentId, ref.id), {
+        remove: [DUE_INDEX.partitionKey, DUE_INDEX.sortKey],
+        condition: [is(DUE_INDEX.sortKey, changeKey)],
+      }),
     );
   },
 
@@ -171,24 +151,22 @@ export const dispatchStore: DispatchStore = {
 
   async takeOver(ref, now, lease) {
     const taken = await ifConditionHolds(() =>
-      documentClient().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: runKey(ref),
-          UpdateExpression: 'SET leaseOwner = :owner, leaseUntil = :until, #sk = :sk',
-          ConditionExpression: '#status = :pending AND leaseUntil <= :now',
-          ExpressionAttributeNames: { '#sk': DUE_INDEX.sortKey, '#status': 'status' },
-          ExpressionAttributeValues: {
-            ':owner': lease.owner,
-            ':until': lease.until,
-            ':sk': dueIndexKeys.run(ref.deploymentId, ref.id, ref.runId, lease.until).gsi3sk,
-            ':pending': STORED_DISPATCHING,
-            ':now': now,
+      updateItem(
+        runKey(ref),
+        {
+          set: {
+            [runAttributes.leaseOwner]: lease.owner,
+            [runAttributes.leaseUntil]: lease.until,
+            [DUE_INDEX.sortKey]: dueIndexKeys.run(ref.deploymentId, ref.id, ref.runId, lease.until).gsi3sk,
           },
-          ReturnValues: 'ALL_NEW',
-        }),
+          condition: [
+            is(runAttributes.status, STORED_DISPATCHING),
+            compare(runAttributes.leaseUntil, '<=', now),
+          ],
+        },
+        'ALL_NEW',
       ),
     );
-    return taken?.Attributes && decodeRunProgress(taken.Attributes);
+    return taken && decodeRunProgress(taken);
   },
 };

@@ -1,17 +1,31 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DispatchStore, Lease, RunDeliveryStore } from '#lib/domain/dispatch/dispatch-ports';
 import type { ConsoleUser } from '#lib/domain/entities';
 import type { RecipientCounts, Run, RunRef } from '#lib/domain/runs/runs';
 import { decodeNotification, decodeScheduleEntry } from '#lib/store/codecs/notifications';
 import { decodeRecipientRow } from '#lib/store/codecs/recipients';
-import { decodeRun, encodeDelivery, encodeRun, STORED_DISPATCHING } from '#lib/store/codecs/runs';
+import {
+  decodeRun,
+  encodeDelivery,
+  encodeRun,
+  recipientCountPath,
+  runAttributes,
+  STORED_DISPATCHING,
+} from '#lib/store/codecs/runs';
 import { decodeConsoleUser } from '#lib/store/codecs/users';
 import { batchGetAll, batchWriteAll } from '#lib/store/dynamo/batch';
-import { documentClient, tableName } from '#lib/store/dynamo/client';
+import { tableName } from '#lib/store/dynamo/client';
 import { conditionHeld, ifConditionHolds } from '#lib/store/dynamo/conditional';
 import * as keys from '#lib/store/dynamo/item-keys';
-import { awaitingOutcomesIndex, DUE_INDEX, dueIndexKeys, RECIPIENT_PREFIX } from '#lib/store/dynamo/keys';
+import { updateItem } from '#lib/store/dynamo/items';
+import {
+  awaitingOutcomesIndex,
+  DUE_INDEX,
+  dueIndexKeys,
+  RECIPIENT_PREFIX,
+  tableKeySchema,
+} from '#lib/store/dynamo/keys';
 import { queryPage, stringAttribute } from '#lib/store/dynamo/query';
+import { absent, conditionOf, is } from '#lib/store/dynamo/update-expression';
 import { notificationIsLive } from '#lib/store/notifications/notification-guard';
 import { readNotificationItems } from '#lib/store/notifications/scheduled-notifications';
 import { settleRun } from '#lib/store/runs/run-status';
@@ -30,7 +44,7 @@ export const runClaim = (run: Run, lease: Lease | undefined) => ({
   TableName: tableName(),
   Item: encodeRun(run, lease),
   // An instant's run id is the instant: this is what claims the instant.
-  ConditionExpression: 'attribute_not_exists(pk)',
+  ...conditionOf(absent(tableKeySchema.partitionKey)),
 });
 
 /**
@@ -82,72 +96,50 @@ export const runDeliveryStore: RunDeliveryStore = {
 
   saveProgress(ref, lease, cursor, counts, renewed) {
     return conditionHeld(() =>
-      documentClient().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: runKey(ref),
-          UpdateExpression: `SET #cursor = :cursor, ${setDispatchCounts}, leaseUntil = :until, #sk = :sk`,
-          ConditionExpression: leaseHeld,
-          ExpressionAttributeNames: { '#cursor': 'cursor', '#sk': DUE_INDEX.sortKey, '#status': 'status' },
-          ExpressionAttributeValues: {
-            ':cursor': cursor,
-            ...dispatchCountValues(counts),
-            ':until': renewed,
-            ':sk': dueIndexKeys.run(ref.deploymentId, ref.id, ref.runId, renewed).gsi3sk,
-            ...leaseValues(lease),
-          },
-        }),
-      ),
+      updateItem(runKey(ref), {
+        set: {
+          [runAttributes.cursor]: cursor,
+          ...dispatchCounts(counts),
+          [runAttributes.leaseUntil]: renewed,
+          [DUE_INDEX.sortKey]: dueIndexKeys.run(ref.deploymentId, ref.id, ref.runId, renewed).gsi3sk,
+        },
+        condition: leaseHeld(lease),
+      }),
     );
   },
 
   async finishRun(ref, lease, counts) {
     const finished = await ifConditionHolds(() =>
-      documentClient().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: runKey(ref),
-          // Out of the due index, into the runs awaiting outcomes (the same index, another partition).
-          UpdateExpression: `SET #status = :dispatched, ${setDispatchCounts}, #pk = :awaitingPk, #sk = :awaitingSk REMOVE leaseOwner, leaseUntil, #cursor`,
-          ConditionExpression: leaseHeld,
-          ExpressionAttributeNames: {
-            '#cursor': 'cursor',
-            '#pk': DUE_INDEX.partitionKey,
-            '#sk': DUE_INDEX.sortKey,
-            '#status': 'status',
+      // Out of the due index, into the runs awaiting outcomes (the same index, another partition).
+      updateItem(
+        runKey(ref),
+        {
+          set: {
+            [runAttributes.status]: 'dispatched',
+            ...dispatchCounts(counts),
+            ...awaitingOutcomesIndex.run(ref.deploymentId, ref.id, ref.runId, Date.now()),
           },
-          ExpressionAttributeValues: {
-            ':dispatched': 'dispatched',
-            ...dispatchCountValues(counts),
-            ...leaseValues(lease),
-            ...awaitingValues(ref),
-          },
-          ReturnValues: 'ALL_NEW',
-        }),
+          remove: [runAttributes.leaseOwner, runAttributes.leaseUntil, runAttributes.cursor],
+          condition: leaseHeld(lease),
+        },
+        'ALL_NEW',
       ),
     );
     if (!finished) return false;
     // Outcomes may all have come in while the run was still being written: the last word is then ours.
-    if (finished.Attributes) await settleRun(decodeRun(finished.Attributes));
+    await settleRun(decodeRun(finished));
     return true;
   },
 
   async releaseLease(ref, lease, now) {
     await conditionHeld(() =>
-      documentClient().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: runKey(ref),
-          UpdateExpression: 'SET leaseUntil = :now, #sk = :sk',
-          ConditionExpression: leaseHeld,
-          ExpressionAttributeNames: { '#sk': DUE_INDEX.sortKey, '#status': 'status' },
-          ExpressionAttributeValues: {
-            ':now': now,
-            ':sk': dueIndexKeys.run(ref.deploymentId, ref.id, ref.runId, now).gsi3sk,
-            ...leaseValues(lease),
-          },
-        }),
-      ),
+      updateItem(runKey(ref), {
+        set: {
+          [runAttributes.leaseUntil]: now,
+          [DUE_INDEX.sortKey]: dueIndexKeys.run(ref.deploymentId, ref.id, ref.runId, now).gsi3sk,
+        },
+        condition: leaseHeld(lease),
+      }),
     );
   },
 };
@@ -156,17 +148,13 @@ export const runDeliveryStore: RunDeliveryStore = {
  * The dispatcher writes the counts it made (queued, skipped) and never the outcome counts, which
  * renderer reports add concurrently.
  */
-const setDispatchCounts = 'recipients.queued = :queued, recipients.skipped = :skipped';
-const dispatchCountValues = (counts: Pick<RecipientCounts, 'queued' | 'skipped'>) => ({
-  ':queued': counts.queued,
-  ':skipped': counts.skipped,
+const dispatchCounts = (counts: Pick<RecipientCounts, 'queued' | 'skipped'>) => ({
+  [recipientCountPath('queued')]: counts.queued,
+  [recipientCountPath('skipped')]: counts.skipped,
 });
 
-const awaitingValues = (ref: RunRef) => {
-  const entry = awaitingOutcomesIndex.run(ref.deploymentId, ref.id, ref.runId, Date.now());
-  return { ':awaitingPk': entry.gsi3pk, ':awaitingSk': entry.gsi3sk };
-};
-
 /** A lease is ours while the run is pending and names us as its owner. */
-const leaseHeld = '#status = :pending AND leaseOwner = :owner';
-const leaseValues = (lease: Lease) => ({ ':pending': STORED_DISPATCHING, ':owner': lease.owner });
+const leaseHeld = (lease: Lease) => [
+  is(runAttributes.status, STORED_DISPATCHING),
+  is(runAttributes.leaseOwner, lease.owner),
+];

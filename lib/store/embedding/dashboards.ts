@@ -1,12 +1,12 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DashboardLookup, EmbeddingSwitch } from '#lib/domain/embedding/embedding';
 import type { Dashboard } from '#lib/domain/entities';
 import type { DashboardRef } from '#lib/domain/notifications/notification-lifecycle';
-import { decodeDashboard, decodeDashboardLink } from '#lib/store/codecs/dashboards';
-import { documentClient, tableName } from '#lib/store/dynamo/client';
+import { ALLOW_EMBED_ATTRIBUTE, decodeDashboard, decodeDashboardLink } from '#lib/store/codecs/dashboards';
 import { ifConditionHolds } from '#lib/store/dynamo/conditional';
 import * as keys from '#lib/store/dynamo/item-keys';
-import { getItem } from '#lib/store/dynamo/items';
+import { getItem, updateItem } from '#lib/store/dynamo/items';
+import { tableKeySchema } from '#lib/store/dynamo/keys';
+import { exists } from '#lib/store/dynamo/update-expression';
 
 /**
  * Dashboards, keyed by publicId, and found by their integer id within a deployment through a link
@@ -61,18 +61,15 @@ export const embeddingSwitch: EmbeddingSwitch = {
   async setAllowEmbed(publicId, allowEmbed) {
     // One conditional write, no read first: a dashboard deleted meanwhile is a 404, never recreated.
     const written = await ifConditionHolds(() =>
-      documentClient().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: keys.dashboard(publicId),
-          UpdateExpression: 'SET #allowEmbed = :allowEmbed',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeNames: { '#allowEmbed': 'allowEmbed' },
-          ExpressionAttributeValues: { ':allowEmbed': allowEmbed },
-          ReturnValues: 'ALL_NEW',
-        }),
+      updateItem(
+        keys.dashboard(publicId),
+        {
+          set: { [ALLOW_EMBED_ATTRIBUTE]: allowEmbed },
+          condition: [exists(tableKeySchema.partitionKey)],
+        },
+        'ALL_NEW',
       ),
     );
-    return written?.Attributes ? decodeDashboard(written.Attributes) : undefined;
+    return written ? decodeDashboard(written) : undefined;
   },
 };

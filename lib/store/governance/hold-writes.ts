@@ -3,11 +3,13 @@ import type { NewAuditEvent } from '#lib/domain/audit/audit';
 import type { HoldTarget, NotificationHold } from '#lib/domain/governance/governance';
 import type { WebhookEvent } from '#lib/domain/webhooks/messages';
 import { auditEventPut } from '#lib/store/audit/audit-events';
+import { notificationAttribute, notificationAttributes } from '#lib/store/codecs/notifications';
 import { documentClient, tableName } from '#lib/store/dynamo/client';
 import { transact } from '#lib/store/dynamo/conditional';
 import * as keys from '#lib/store/dynamo/item-keys';
+import { itemUpdate } from '#lib/store/dynamo/items';
 import { holdEntryItem } from '#lib/store/governance/hold-entries';
-import { scheduleChangeMark } from '#lib/store/notifications/schedule-change-mark';
+import { atVersion, scheduleChangeMark } from '#lib/store/notifications/schedule-change-mark';
 import { eventPuts } from '#lib/store/webhooks/outbox';
 
 /**
@@ -16,9 +18,6 @@ import { eventPuts } from '#lib/store/webhooks/outbox';
  * the hold decides which instants its schedule entry keeps. The hold entry (lib/store/governance/hold-entries.ts)
  * files the notification in the status lists, so it moves in the same transaction.
  */
-
-/** The attribute counting a notification's consecutive scheduled runs that failed to everyone. */
-export const FAILED_RUNS_ATTRIBUTE = 'failedRunStreak';
 
 /**
  * One transaction: the conditional UpdateItem of the hold, on condition that the item is still at
@@ -35,7 +34,6 @@ export async function updateHold(
   audit: NewAuditEvent,
   event?: WebhookEvent,
 ): Promise<number | undefined> {
-  const mark = scheduleChangeMark(target);
   const entry = holdEntryItem(target, hold);
   const written = await transact(
     () =>
@@ -43,26 +41,15 @@ export async function updateHold(
         new TransactWriteCommand({
           TransactItems: [
             {
-              Update: {
-                TableName: tableName(),
-                Key: keys.notification(target.deploymentId, target.id),
-                UpdateExpression: [
-                  `SET ${['#hold = :hold', ...(clearFailedRuns ? ['#failedRuns = :zero'] : []), ...mark.sets].join(', ')}`,
-                  'ADD #version :one',
-                ].join(' '),
-                // An item written before versions has none: it is at version 0.
-                ConditionExpression:
-                  version === 0
-                    ? 'attribute_exists(pk) AND (attribute_not_exists(#version) OR #version = :read)'
-                    : 'attribute_exists(pk) AND #version = :read',
-                ExpressionAttributeNames: {
-                  '#hold': 'hold',
-                  '#version': 'version',
-                  ...(clearFailedRuns && { '#failedRuns': FAILED_RUNS_ATTRIBUTE }),
-                  ...mark.names,
+              Update: itemUpdate(keys.notification(target.deploymentId, target.id), {
+                set: {
+                  [notificationAttribute('hold')]: hold,
+                  ...(clearFailedRuns && { [notificationAttributes.failedRuns]: 0 }),
+                  ...scheduleChangeMark(target),
                 },
-                ExpressionAttributeValues: { ':hold': hold, ':read': version, ':one': 1, ...mark.values },
-              },
+                add: { [notificationAttributes.version]: 1 },
+                condition: atVersion(version),
+              }),
             },
             entry
               ? { Put: { TableName: tableName(), Item: entry } }

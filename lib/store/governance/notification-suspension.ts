@@ -1,51 +1,45 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SuspensionStore } from '#lib/domain/governance/suspension';
-import { decodeNotification, decodeScheduledNotification } from '#lib/store/codecs/notifications';
-import { documentClient, tableName } from '#lib/store/dynamo/client';
+import {
+  decodeNotification,
+  decodeScheduledNotification,
+  notificationAttributes,
+} from '#lib/store/codecs/notifications';
 import { conditionHeld, ifConditionHolds } from '#lib/store/dynamo/conditional';
 import * as keys from '#lib/store/dynamo/item-keys';
-import { FAILED_RUNS_ATTRIBUTE, updateHold } from '#lib/store/governance/hold-writes';
+import { updateItem } from '#lib/store/dynamo/items';
+import { tableKeySchema } from '#lib/store/dynamo/keys';
+import { compare, exists } from '#lib/store/dynamo/update-expression';
+import { updateHold } from '#lib/store/governance/hold-writes';
 import { readNotificationItems, withOwnerStanding } from '#lib/store/notifications/scheduled-notifications';
+
+const { failedRuns, version } = notificationAttributes;
 
 /** The count of failed runs beside the hold: each a single UpdateItem of the notification, only if it exists. */
 export const suspensionStore: SuspensionStore = {
   async countFailedRun(ref) {
-    const counted = await ifConditionHolds(() =>
-      documentClient().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: keys.notification(ref.deploymentId, ref.id),
-          UpdateExpression: 'ADD #failedRuns :one',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeNames: { '#failedRuns': FAILED_RUNS_ATTRIBUTE },
-          ExpressionAttributeValues: { ':one': 1 },
-          ReturnValues: 'ALL_NEW',
-        }),
+    const item = await ifConditionHolds(() =>
+      updateItem(
+        keys.notification(ref.deploymentId, ref.id),
+        { add: { [failedRuns]: 1 }, condition: [exists(tableKeySchema.partitionKey)] },
+        'ALL_NEW',
       ),
     );
-    const item = counted?.Attributes;
     if (!item) return undefined;
     const notification = decodeNotification(item);
     return {
-      count: Number(item[FAILED_RUNS_ATTRIBUTE]),
+      count: Number(item[failedRuns]),
       hold: notification.hold,
       dashboardId: notification.dashboardId,
-      version: typeof item.version === 'number' ? item.version : 0,
+      version: typeof item[version] === 'number' ? item[version] : 0,
     };
   },
 
   async clearFailedRuns(ref) {
     await conditionHeld(() =>
-      documentClient().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: keys.notification(ref.deploymentId, ref.id),
-          UpdateExpression: 'SET #failedRuns = :zero',
-          ConditionExpression: 'attribute_exists(pk) AND #failedRuns > :zero',
-          ExpressionAttributeNames: { '#failedRuns': FAILED_RUNS_ATTRIBUTE },
-          ExpressionAttributeValues: { ':zero': 0 },
-        }),
-      ),
+      updateItem(keys.notification(ref.deploymentId, ref.id), {
+        set: { [failedRuns]: 0 },
+        condition: [exists(tableKeySchema.partitionKey), compare(failedRuns, '>', 0)],
+      }),
     );
   },
 

@@ -1,4 +1,4 @@
-import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { NotificationOwner } from '#lib/domain/notifications/notification';
 import type { NotificationUpdate } from '#lib/domain/notifications/notification-writes';
 import { auditEventPut } from '#lib/store/audit/audit-events';
@@ -7,15 +7,17 @@ import {
   encodeNotificationField,
   legacyLists,
   notificationAttribute,
+  notificationAttributes,
 } from '#lib/store/codecs/notifications';
 import { decodeConsoleUser } from '#lib/store/codecs/users';
-import { documentClient, tableName } from '#lib/store/dynamo/client';
+import { documentClient } from '#lib/store/dynamo/client';
 import { conditionHeld, transact } from '#lib/store/dynamo/conditional';
 import * as indexKeys from '#lib/store/dynamo/index-keys';
 import * as keys from '#lib/store/dynamo/item-keys';
-import { getItem, type Item } from '#lib/store/dynamo/items';
+import { getItem, type Item, itemUpdate, updateItem } from '#lib/store/dynamo/items';
 import { indexes, type Key } from '#lib/store/dynamo/keys';
-import { scheduleChangeMark } from '#lib/store/notifications/schedule-change-mark';
+import { absent, exists } from '#lib/store/dynamo/update-expression';
+import { atVersion, scheduleChangeMark } from '#lib/store/notifications/schedule-change-mark';
 import {
   findScheduledNotification,
   readNotificationItems,
@@ -31,29 +33,13 @@ import {
 async function moveLegacyLists(key: Key, item: Item): Promise<void> {
   const legacy = legacyLists(item);
   if (legacy.length === 0) return;
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = {};
-  const sets: string[] = [];
-  const conditions: string[] = [];
-  legacy.forEach(({ field, attribute, json }, i) => {
-    names[`#l${i}`] = field;
-    names[`#j${i}`] = attribute;
-    values[`:j${i}`] = json;
-    sets.push(`#j${i} = :j${i}`);
-    conditions.push(`attribute_exists(#l${i}) AND attribute_not_exists(#j${i})`);
-  });
   // A condition that fails: another write moved them first.
   await conditionHeld(() =>
-    documentClient().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: key,
-        UpdateExpression: `SET ${sets.join(', ')} REMOVE ${legacy.map((_, i) => `#l${i}`).join(', ')}`,
-        ConditionExpression: conditions.join(' AND '),
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-      }),
-    ),
+    updateItem(key, {
+      set: Object.fromEntries(legacy.map(({ attribute, json }) => [attribute, json])),
+      remove: legacy.map(({ field }) => field),
+      condition: legacy.flatMap(({ field, attribute }) => [exists(field), absent(attribute)]),
+    }),
   );
 }
 
@@ -77,65 +63,37 @@ export const notificationUpdate: NotificationUpdate = {
    * mark stores the state if the writer did not, and takes the mark away.
    */
   async update(target, changes, version, event) {
-    const names: Record<string, string> = { '#version': 'version' };
-    const values: Record<string, unknown> = { ':one': 1, ':read': version };
-    const sets: string[] = [];
-    const removes: string[] = [];
-    Object.entries(changes.set).forEach(([field, value], i) => {
+    const set: Record<string, unknown> = {};
+    const remove: string[] = [];
+    for (const [field, value] of Object.entries(changes.set)) {
       const name = notificationAttribute(field);
-      names[`#f${i}`] = name;
       // A cleared list (null) has no attribute, as in attributesOf.
-      if (value === null) removes.push(`#f${i}`);
-      else {
-        values[`:f${i}`] = encodeNotificationField(field, value);
-        sets.push(`#f${i} = :f${i}`);
-      }
-      if (name !== field) {
-        names[`#legacy${i}`] = field;
-        removes.push(`#legacy${i}`);
-      }
-    });
+      if (value === null) remove.push(name);
+      else set[name] = encodeNotificationField(field, value);
+      if (name !== field) remove.push(field);
+    }
     if (changes.set.owner !== undefined) {
       // A transfer moves the notification's entry in its owners' lists in the same write.
       const owner = changes.set.owner as NotificationOwner | null;
       const entry = indexKeys.ownedNotification(target.deploymentId, target.id, owner);
       for (const name of [indexes.gsi4.partitionKey, indexes.gsi4.sortKey]) {
-        names[`#${name}`] = name;
         const value = entry[name as keyof typeof entry];
-        if (value === undefined) removes.push(`#${name}`);
-        else {
-          values[`:${name}`] = value;
-          sets.push(`#${name} = :${name}`);
-        }
+        if (value === undefined) remove.push(name);
+        else set[name] = value;
       }
     }
-    if (changes.schedule) {
-      const mark = scheduleChangeMark(target);
-      Object.assign(names, mark.names);
-      Object.assign(values, mark.values);
-      sets.push(...mark.sets);
-    }
+    if (changes.schedule) Object.assign(set, scheduleChangeMark(target));
     const send = () =>
       documentClient().send(
         new TransactWriteCommand({
           TransactItems: [
             {
-              Update: {
-                TableName: tableName(),
-                Key: keys.notification(target.deploymentId, target.id),
-                UpdateExpression: [
-                  sets.length > 0 ? `SET ${sets.join(', ')}` : '',
-                  removes.length > 0 ? `REMOVE ${removes.join(', ')}` : '',
-                  'ADD #version :one',
-                ].join(' '),
-                // An item written before versions has none: it is at version 0.
-                ConditionExpression:
-                  version === 0
-                    ? 'attribute_exists(pk) AND (attribute_not_exists(#version) OR #version = :read)'
-                    : 'attribute_exists(pk) AND #version = :read',
-                ExpressionAttributeNames: names,
-                ExpressionAttributeValues: values,
-              },
+              Update: itemUpdate(keys.notification(target.deploymentId, target.id), {
+                set,
+                remove,
+                add: { [notificationAttributes.version]: 1 },
+                condition: atVersion(version),
+              }),
             },
             auditEventPut(event),
           ],

@@ -1,26 +1,32 @@
 import type { NotificationRef } from '#lib/domain/notifications/notification';
-import { DUE_INDEX, dueIndexKeys } from '#lib/store/dynamo/keys';
+import { notificationAttributes } from '#lib/store/codecs/notifications';
+import { DUE_INDEX, dueIndexKeys, tableKeySchema } from '#lib/store/dynamo/keys';
+import { absent, either, exists, ifAbsent, is, plus, type Term } from '#lib/store/dynamo/update-expression';
 
 /**
- * What a write of a notification's schedule adds to its UpdateItem: the new `scheduleVersion` (the
- * item's version after the write) and a mark in the due index as of now, unless a mark is pending.
- * The pass that finds the mark stores the schedule's state if the writer did not (a crash between its
- * two writes), and takes the mark away. `#version` and `:one` are the caller's, as every update has them.
+ * What a write of a notification's schedule adds to its UpdateItem's SET: the new `scheduleVersion`
+ * (the item's version after the write, as every versioned write adds 1 to `version`) and a mark in the
+ * due index as of now, unless a mark is pending. The pass that finds the mark stores the schedule's
+ * state if the writer did not (a crash between its two writes), and takes the mark away.
  */
-export function scheduleChangeMark(target: NotificationRef, now = Date.now()) {
+export function scheduleChangeMark(target: NotificationRef, now = Date.now()): Record<string, unknown> {
   const mark = dueIndexKeys.notification(target.deploymentId, target.id, now);
   return {
-    names: {
-      '#scheduleVersion': 'scheduleVersion',
-      '#markPk': DUE_INDEX.partitionKey,
-      '#markSk': DUE_INDEX.sortKey,
-    },
-    values: { ':zero': 0, ':markPk': mark.gsi3pk, ':markSk': mark.gsi3sk },
+    [notificationAttributes.scheduleVersion]: plus(ifAbsent(notificationAttributes.version, 0), 1),
+    [DUE_INDEX.partitionKey]: mark.gsi3pk,
     // A mark still pending stays as it is: the same write sent again changes nothing but versions.
-    sets: [
-      '#scheduleVersion = if_not_exists(#version, :zero) + :one',
-      '#markPk = :markPk',
-      '#markSk = if_not_exists(#markSk, :markSk)',
-    ],
+    [DUE_INDEX.sortKey]: ifAbsent(DUE_INDEX.sortKey, mark.gsi3sk),
   };
+}
+
+/**
+ * The condition of a versioned write of a notification's item: it exists and is still at the version
+ * read. An item written before versions has none: it is at version 0.
+ */
+export function atVersion(version: number): Term[] {
+  const current = notificationAttributes.version;
+  return [
+    exists(tableKeySchema.partitionKey),
+    version === 0 ? either(absent(current), is(current, version)) : is(current, version),
+  ];
 }

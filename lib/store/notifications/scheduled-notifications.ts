@@ -1,4 +1,4 @@
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { OwnerStanding } from '#lib/domain/governance/governance';
 import type {
   Notification,
@@ -11,15 +11,17 @@ import {
   decodeScheduledNotification,
   encodeScheduleEntry,
   scheduledNotificationOf,
+  scheduleEntryAttributes,
 } from '#lib/store/codecs/notifications';
 import { decodeConsoleUser } from '#lib/store/codecs/users';
 import { batchGetAll } from '#lib/store/dynamo/batch';
 import { documentClient, tableName } from '#lib/store/dynamo/client';
 import { conditionHeld } from '#lib/store/dynamo/conditional';
 import * as keys from '#lib/store/dynamo/item-keys';
-import { getItem, type Item } from '#lib/store/dynamo/items';
-import { type Key, NOTIFICATION_ITEMS_PREFIX } from '#lib/store/dynamo/keys';
+import { getItem, type Item, updateItem } from '#lib/store/dynamo/items';
+import { type Key, NOTIFICATION_ITEMS_PREFIX, tableKeySchema } from '#lib/store/dynamo/keys';
 import { queryPage } from '#lib/store/dynamo/query';
+import { absent, all, compare, conditionOf, either, is } from '#lib/store/dynamo/update-expression';
 
 /**
  * Notifications as reads answer them: each item joined to its schedule entry, which holds the
@@ -109,30 +111,32 @@ export async function storeScheduleEntry(
   signature: string,
   scheduleVersion: number,
 ): Promise<void> {
-  const names = { '#version': 'scheduleVersion', '#signature': 'signature' };
   const replaced = await conditionHeld(() =>
     documentClient().send(
       new PutCommand({
         TableName: tableName(),
         Item: encodeScheduleEntry(target, { ...state, signature, scheduleVersion }),
-        ConditionExpression: 'attribute_not_exists(pk) OR (#version < :version AND #signature <> :signature)',
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: { ':version': scheduleVersion, ':signature': signature },
+        ...conditionOf(
+          either(
+            absent(tableKeySchema.partitionKey),
+            all(
+              compare(scheduleEntryAttributes.scheduleVersion, '<', scheduleVersion),
+              compare(scheduleEntryAttributes.signature, '<>', signature),
+            ),
+          ),
+        ),
       }),
     ),
   );
   if (replaced) return;
   // A later version is stored when this condition fails too: it stands.
   await conditionHeld(() =>
-    documentClient().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.scheduleEntry(target.deploymentId, target.id),
-        UpdateExpression: 'SET #version = :version',
-        ConditionExpression: '#version < :version AND #signature = :signature',
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: { ':version': scheduleVersion, ':signature': signature },
-      }),
-    ),
+    updateItem(keys.scheduleEntry(target.deploymentId, target.id), {
+      set: { [scheduleEntryAttributes.scheduleVersion]: scheduleVersion },
+      condition: [
+        compare(scheduleEntryAttributes.scheduleVersion, '<', scheduleVersion),
+        is(scheduleEntryAttributes.signature, signature),
+      ],
+    }),
   );
 }

@@ -7,12 +7,21 @@ import type { WebhookEventType } from '#lib/domain/webhooks/event-types';
 import type { WebhookEvent } from '#lib/domain/webhooks/messages';
 import { wantedEvent } from '#lib/domain/webhooks/recording';
 import { runEvent } from '#lib/domain/webhooks/run-events';
-import { decodeDelivery, decodeDeliveryState, decodeRun } from '#lib/store/codecs/runs';
+import {
+  decodeDelivery,
+  decodeDeliveryState,
+  decodeRun,
+  deliveryAttributes,
+  recipientCountPath,
+} from '#lib/store/codecs/runs';
 import { batchGetAll } from '#lib/store/dynamo/batch';
 import { documentClient, tableName } from '#lib/store/dynamo/client';
 import { contendedRetries, transact } from '#lib/store/dynamo/conditional';
 import * as indexKeys from '#lib/store/dynamo/index-keys';
 import * as keys from '#lib/store/dynamo/item-keys';
+import { itemUpdate } from '#lib/store/dynamo/items';
+import { tableKeySchema } from '#lib/store/dynamo/keys';
+import { conditionOf, exists, is } from '#lib/store/dynamo/update-expression';
 import { settleRun } from '#lib/store/runs/run-status';
 import { suppressionAction } from '#lib/store/suppressions/suppressions';
 import { eventPuts } from '#lib/store/webhooks/outbox';
@@ -166,32 +175,22 @@ function recordOutcome(
     ref.deliveryId,
   );
   const deliveryUpdate = {
-    TableName: tableName(),
-    Key: keys.delivery(ref.deploymentId, ref.notificationId, ref.runId, ref.deliveryId),
     // A failed delivery enters the run's failed list (gsi1), which a retry reads (and leaves it).
-    UpdateExpression: failed
-      ? 'SET #status = :to, #error = :error, updatedAt = :now, gsi1pk = :failedPk, gsi1sk = :failedSk'
-      : 'SET #status = :to, #error = :error, updatedAt = :now',
-    ConditionExpression: '#status = :from AND attempts = :attempt',
+    ...itemUpdate(keys.delivery(ref.deploymentId, ref.notificationId, ref.runId, ref.deliveryId), {
+      set: {
+        [deliveryAttributes.status]: report.status,
+        [deliveryAttributes.error]: failed ? (report.error ?? null) : null,
+        [deliveryAttributes.updatedAt]: new Date(now).toISOString(),
+        ...(failed && failedEntry),
+      },
+      condition: [is(deliveryAttributes.status, from.status), is(deliveryAttributes.attempts, from.attempts)],
+    }),
     ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
-    ExpressionAttributeNames: { '#status': 'status', '#error': 'error' },
-    ExpressionAttributeValues: {
-      ':to': report.status,
-      ':error': failed ? (report.error ?? null) : null,
-      ':now': new Date(now).toISOString(),
-      ':from': from.status,
-      ':attempt': from.attempts,
-      ...(failed && { ':failedPk': failedEntry.gsi1pk, ':failedSk': failedEntry.gsi1sk }),
-    },
   };
-  const runUpdate = {
-    TableName: tableName(),
-    Key: keys.run(ref.deploymentId, ref.notificationId, ref.runId),
-    UpdateExpression: 'ADD recipients.#to :one',
-    ConditionExpression: 'attribute_exists(pk)',
-    ExpressionAttributeNames: { '#to': report.status },
-    ExpressionAttributeValues: { ':one': 1 },
-  };
+  const runUpdate = itemUpdate(keys.run(ref.deploymentId, ref.notificationId, ref.runId), {
+    add: { [recipientCountPath(report.status)]: 1 },
+    condition: [exists(tableKeySchema.partitionKey)],
+  });
   const actions = [
     { Update: deliveryUpdate },
     { Update: runUpdate },
@@ -200,7 +199,7 @@ function recordOutcome(
       ConditionCheck: {
         TableName: tableName(),
         Key: keys.notification(ref.deploymentId, ref.notificationId),
-        ConditionExpression: 'attribute_exists(pk)',
+        ...conditionOf(exists(tableKeySchema.partitionKey)),
       },
     },
     ...(suppression ? [suppressionAction(suppression, { onlyIfNew: added !== undefined })] : []),

@@ -5,15 +5,23 @@ import type { RetryStore } from '#lib/domain/runs/retry';
 import type { Delivery, JobRecipient, RunRef } from '#lib/domain/runs/runs';
 import { auditEventPut } from '#lib/store/audit/audit-events';
 import { decodeRecipient } from '#lib/store/codecs/recipients';
-import { decodeDelivery } from '#lib/store/codecs/runs';
+import {
+  decodeDelivery,
+  deliveryAttributes,
+  recipientCountPath,
+  runAttributes,
+  STORED_DISPATCHING,
+} from '#lib/store/codecs/runs';
 import { findNotification } from '#lib/store/dispatch/run-delivery';
 import { batchGetAll } from '#lib/store/dynamo/batch';
 import { documentClient, tableName } from '#lib/store/dynamo/client';
 import { contendedRetries, transact } from '#lib/store/dynamo/conditional';
 import * as indexKeys from '#lib/store/dynamo/index-keys';
 import * as keys from '#lib/store/dynamo/item-keys';
-import { awaitingOutcomesIndex, indexes } from '#lib/store/dynamo/keys';
+import { itemUpdate } from '#lib/store/dynamo/items';
+import { awaitingOutcomesIndex, indexes, tableKeySchema } from '#lib/store/dynamo/keys';
 import { queryPage, stringAttribute } from '#lib/store/dynamo/query';
+import { compare, conditionOf, exists, is } from '#lib/store/dynamo/update-expression';
 import { findDashboard } from '#lib/store/embedding/dashboards';
 import { claimKey, completeKey, keyDoneMark, keyInUse, releaseKey } from '#lib/store/idempotency';
 import { notificationIsLive } from '#lib/store/notifications/notification-guard';
@@ -53,41 +61,32 @@ function requeueOnce(
       new TransactWriteCommand({
         TransactItems: [
           ...deliveries.map((delivery) => ({
-            Update: {
-              TableName: tableName(),
-              Key: keys.delivery(ref.deploymentId, ref.id, ref.runId, delivery.deliveryId),
-              UpdateExpression:
-                'SET #status = :queued, attempts = :next, #error = :null, updatedAt = :now REMOVE gsi1pk, gsi1sk',
-              ConditionExpression: '#status = :failed AND attempts = :attempt',
-              ExpressionAttributeNames: { '#status': 'status', '#error': 'error' },
-              ExpressionAttributeValues: {
-                ':queued': 'queued',
-                ':failed': 'failed',
-                ':attempt': delivery.attempts,
-                ':next': delivery.attempts + 1,
-                ':null': null,
-                ':now': updatedAt,
+            Update: itemUpdate(keys.delivery(ref.deploymentId, ref.id, ref.runId, delivery.deliveryId), {
+              set: {
+                [deliveryAttributes.status]: 'queued',
+                [deliveryAttributes.attempts]: delivery.attempts + 1,
+                [deliveryAttributes.error]: null,
+                [deliveryAttributes.updatedAt]: updatedAt,
               },
-            },
+              remove: [indexes.gsi1.partitionKey, indexes.gsi1.sortKey],
+              condition: [
+                is(deliveryAttributes.status, 'failed'),
+                is(deliveryAttributes.attempts, delivery.attempts),
+              ],
+            }),
           })),
           {
             Update: {
-              TableName: tableName(),
-              Key: keys.run(ref.deploymentId, ref.id, ref.runId),
               // Outcomes are awaited again: the run is dispatched until they are in.
-              UpdateExpression:
-                'SET #status = :dispatched, completedAt = :null, gsi3pk = :awaitingPk, gsi3sk = :awaitingSk ADD recipients.failed :minus',
-              ConditionExpression: 'attribute_exists(pk) AND #status <> :pending AND #status <> :skipped',
-              ExpressionAttributeNames: { '#status': 'status' },
-              ExpressionAttributeValues: {
-                ':dispatched': 'dispatched',
-                ':pending': 'pending',
-                ':skipped': 'skipped',
-                ':null': null,
-                ':minus': -deliveries.length,
-                ':awaitingPk': awaiting.gsi3pk,
-                ':awaitingSk': awaiting.gsi3sk,
-              },
+              ...itemUpdate(keys.run(ref.deploymentId, ref.id, ref.runId), {
+                set: { [runAttributes.status]: 'dispatched', [runAttributes.completedAt]: null, ...awaiting },
+                add: { [recipientCountPath('failed')]: -deliveries.length },
+                condition: [
+                  exists(tableKeySchema.partitionKey),
+                  compare(runAttributes.status, '<>', STORED_DISPATCHING),
+                  compare(runAttributes.status, '<>', 'skipped'),
+                ],
+              }),
             },
           },
           // No record of a retry after the notification's delete: the purge may have swept already.
@@ -95,7 +94,7 @@ function requeueOnce(
             ConditionCheck: {
               TableName: tableName(),
               Key: keys.notification(ref.deploymentId, ref.id),
-              ConditionExpression: 'attribute_exists(pk)',
+              ...conditionOf(exists(tableKeySchema.partitionKey)),
             },
           },
           ...(held ? [{ Update: keyDoneMark(held, { kind: 'run', run: ref }) }] : []),

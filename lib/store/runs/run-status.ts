@@ -3,13 +3,14 @@ import type { StalledRunStore } from '#lib/domain/runs/outcomes';
 import { isComplete, type Run, settledStatus } from '#lib/domain/runs/runs';
 import type { WebhookEvent } from '#lib/domain/webhooks/messages';
 import { runEvent } from '#lib/domain/webhooks/run-events';
-import { decodeRun } from '#lib/store/codecs/runs';
-import { documentClient, tableName } from '#lib/store/dynamo/client';
+import { decodeRun, recipientCountPath, runAttributes } from '#lib/store/codecs/runs';
+import { documentClient } from '#lib/store/dynamo/client';
 import { conditionHeld, transact } from '#lib/store/dynamo/conditional';
 import * as keys from '#lib/store/dynamo/item-keys';
-import { getItem } from '#lib/store/dynamo/items';
+import { getItem, itemUpdate } from '#lib/store/dynamo/items';
 import { awaitingOutcomesIndex, DUE_INDEX } from '#lib/store/dynamo/keys';
 import { allPages, belowInIndex, countAll, queryPage } from '#lib/store/dynamo/query';
+import { absent, either, is } from '#lib/store/dynamo/update-expression';
 import { eventPut } from '#lib/store/webhooks/outbox';
 import { eventRecorder } from '#lib/store/webhooks/subscriptions';
 
@@ -31,10 +32,11 @@ export async function currentRun(ref: {
 }
 
 /** A run written before outcomes were counted has no outcome counts: absent is 0. */
-const countIs = (outcome: 'delivered' | 'failed', run: Run) =>
-  run.recipients[outcome] === 0
-    ? `(attribute_not_exists(recipients.${outcome}) OR recipients.${outcome} = :${outcome})`
-    : `recipients.${outcome} = :${outcome}`;
+function countIs(outcome: 'delivered' | 'failed', run: Run) {
+  const path = recipientCountPath(outcome);
+  const count = run.recipients[outcome];
+  return count === 0 ? either(absent(path), is(path, count)) : is(path, count);
+}
 
 /**
  * Writes the status `run`'s counts call for, if it differs; returns the run as it then stands. The
@@ -51,25 +53,21 @@ export async function settleRun(
   const complete = isComplete(status);
   const completedAt = complete ? new Date(now).toISOString() : null;
   const awaiting = awaitingOutcomesIndex.run(run.deploymentId, run.notificationId, run.runId, now);
-  const update = {
-    TableName: tableName(),
-    Key: keys.run(run.deploymentId, run.notificationId, run.runId),
-    // A complete run awaits nothing more: it leaves the runs awaiting outcomes; one awaiting again enters it.
-    UpdateExpression: complete
-      ? 'SET #status = :status, completedAt = :completedAt REMOVE gsi3pk, gsi3sk'
-      : 'SET #status = :status, completedAt = :completedAt, gsi3pk = :awaitingPk, gsi3sk = :awaitingSk',
-    ConditionExpression: `#status = :was AND recipients.queued = :queued AND ${countIs('delivered', run)} AND ${countIs('failed', run)}`,
-    ExpressionAttributeNames: { '#status': 'status' },
-    ExpressionAttributeValues: {
-      ...(!complete && { ':awaitingPk': awaiting.gsi3pk, ':awaitingSk': awaiting.gsi3sk }),
-      ':status': status,
-      ':completedAt': completedAt,
-      ':was': run.status,
-      ':queued': run.recipients.queued,
-      ':delivered': run.recipients.delivered,
-      ':failed': run.recipients.failed,
+  // A complete run awaits nothing more: it leaves the runs awaiting outcomes; one awaiting again enters it.
+  const update = itemUpdate(keys.run(run.deploymentId, run.notificationId, run.runId), {
+    set: {
+      [runAttributes.status]: status,
+      [runAttributes.completedAt]: completedAt,
+      ...(!complete && awaiting),
     },
-  };
+    remove: complete ? [DUE_INDEX.partitionKey, DUE_INDEX.sortKey] : [],
+    condition: [
+      is(runAttributes.status, run.status),
+      is(recipientCountPath('queued'), run.recipients.queued),
+      countIs('delivered', run),
+      countIs('failed', run),
+    ],
+  });
   const settledRun = { ...run, status, completedAt };
   const event = eventFor(settledRun);
   const settled = event

@@ -1,13 +1,15 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { ManualRunClaim, SendNowStore } from '#lib/domain/runs/send-now';
 import { auditEventPut } from '#lib/store/audit/audit-events';
-import { decodeSendNowMarker, encodeSendNowMarker } from '#lib/store/codecs/dispatch';
-import { encodeDelivery, STORED_DISPATCHING } from '#lib/store/codecs/runs';
+import { decodeSendNowMarker, encodeSendNowMarker, SEND_NOW_RUN_ATTRIBUTE } from '#lib/store/codecs/dispatch';
+import { encodeDelivery, runAttributes, STORED_DISPATCHING } from '#lib/store/codecs/runs';
 import { findNotification, runClaim, runDeliveryStore } from '#lib/store/dispatch/run-delivery';
 import { documentClient, tableName } from '#lib/store/dynamo/client';
 import { transact } from '#lib/store/dynamo/conditional';
 import * as keys from '#lib/store/dynamo/item-keys';
 import { getItem } from '#lib/store/dynamo/items';
+import { tableKeySchema } from '#lib/store/dynamo/keys';
+import { absent, compare, conditionOf, either, exists, is } from '#lib/store/dynamo/update-expression';
 import { findDashboard } from '#lib/store/embedding/dashboards';
 import { claimKey, completeKey, keyDoneMark, keyInUse, releaseKey } from '#lib/store/idempotency';
 import { currentRun } from '#lib/store/runs/run-status';
@@ -39,8 +41,9 @@ export const sendNowStore: SendNowStore = {
         Put: {
           TableName: tableName(),
           Item: encodeSendNowMarker(ref, { at: Date.parse(run.createdAt), runId: run.runId }),
-          ConditionExpression: previous ? 'runId = :previous' : 'attribute_not_exists(pk)',
-          ...(previous && { ExpressionAttributeValues: { ':previous': previous.runId } }),
+          ...conditionOf(
+            previous ? is(SEND_NOW_RUN_ATTRIBUTE, previous.runId) : absent(tableKeySchema.partitionKey),
+          ),
         },
       },
       run: { Put: runClaim(run, lease) },
@@ -49,7 +52,7 @@ export const sendNowStore: SendNowStore = {
         ConditionCheck: {
           TableName: tableName(),
           Key: keys.notification(ref.deploymentId, ref.id),
-          ConditionExpression: 'attribute_exists(pk)',
+          ...conditionOf(exists(tableKeySchema.partitionKey)),
         },
       },
       // The previous send-now finished recording its deliveries (or has expired since).
@@ -57,9 +60,12 @@ export const sendNowStore: SendNowStore = {
         ConditionCheck: {
           TableName: tableName(),
           Key: keys.run(ref.deploymentId, ref.id, previous.runId),
-          ConditionExpression: 'attribute_not_exists(pk) OR #status <> :dispatching',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':dispatching': STORED_DISPATCHING },
+          ...conditionOf(
+            either(
+              absent(tableKeySchema.partitionKey),
+              compare(runAttributes.status, '<>', STORED_DISPATCHING),
+            ),
+          ),
         },
       },
       // The key's request made this run: a crash leaves both or neither.

@@ -1,4 +1,4 @@
-import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { NewAuditEvent } from '#lib/domain/audit/audit';
 import type { EmbedUser } from '#lib/domain/entities';
 import type { HeldKey } from '#lib/domain/idempotency';
@@ -24,13 +24,16 @@ import {
   encodeLink,
   SELF_SERVICE_COUNT_ATTRIBUTE,
   selfServiceAttributes,
+  selfServiceCountEntity,
 } from '#lib/store/codecs/self-service';
 import { batchGetAll } from '#lib/store/dynamo/batch';
 import { documentClient, tableName } from '#lib/store/dynamo/client';
 import { conditionHeld, contendedRetries, ifConditionHolds, transact } from '#lib/store/dynamo/conditional';
 import * as keys from '#lib/store/dynamo/item-keys';
-import { getItem } from '#lib/store/dynamo/items';
+import { getItem, itemUpdate, updateItem } from '#lib/store/dynamo/items';
+import { tableKeySchema } from '#lib/store/dynamo/keys';
 import { queryPage } from '#lib/store/dynamo/query';
+import { absent, compare, conditionOf, either, exists } from '#lib/store/dynamo/update-expression';
 import { dashboardLookup } from '#lib/store/embedding/dashboards';
 import { claimKey, completeKey, keyDoneMark, keyInUse, releaseKey } from '#lib/store/idempotency';
 import { notificationIsLive } from '#lib/store/notifications/notification-guard';
@@ -46,30 +49,19 @@ export const selfServiceTenants: SelfServiceTenants = {
     return item && decodeSelfServiceSettings(item);
   },
   async configure(tenant, changes) {
-    const names: Record<string, string> = {};
-    const values: Record<string, unknown> = {};
-    const sets: string[] = [];
+    const set: Record<string, unknown> = {};
     for (const [field, attribute] of Object.entries(selfServiceAttributes)) {
       const value = changes[field as keyof typeof changes];
-      if (value === undefined) continue;
-      names[`#${field}`] = attribute;
-      values[`:${field}`] = value;
-      sets.push(`#${field} = :${field}`);
+      if (value !== undefined) set[attribute] = value;
     }
     const updated = await ifConditionHolds(() =>
-      documentClient().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: keys.embedTenant(tenant),
-          UpdateExpression: `SET ${sets.join(', ')}`,
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
-          ReturnValues: 'ALL_NEW',
-        }),
+      updateItem(
+        keys.embedTenant(tenant),
+        { set, condition: [exists(tableKeySchema.partitionKey)] },
+        'ALL_NEW',
       ),
     );
-    return updated?.Attributes && decodeSelfServiceSettings(updated.Attributes);
+    return updated && decodeSelfServiceSettings(updated);
   },
 };
 
@@ -89,7 +81,7 @@ async function embedUser(tenant: string, externalId: string, email: string): Pro
       new PutCommand({
         TableName: tableName(),
         Item: encodeEmbedUser(user),
-        ConditionExpression: 'attribute_not_exists(pk)',
+        ...conditionOf(absent(tableKeySchema.partitionKey)),
       }),
     ),
   );
@@ -137,25 +129,27 @@ function insertOwned(owner: Extract<NotificationOwner, { type: 'EMBED_USER' }>, 
               Put: {
                 TableName: table,
                 Item: encodeNotification(notification),
-                ConditionExpression: 'attribute_not_exists(pk)',
+                ...conditionOf(absent(tableKeySchema.partitionKey)),
               },
             },
             {
               Put: {
                 TableName: table,
                 Item: encodeScheduleEntry(notification, { ...schedule, scheduleVersion: 0 }),
-                ConditionExpression: 'attribute_not_exists(pk)',
+                ...conditionOf(absent(tableKeySchema.partitionKey)),
               },
             },
             {
-              Update: {
-                TableName: table,
-                Key: countKey(owner),
-                UpdateExpression: 'ADD #count :one SET #entity = :entity',
-                ConditionExpression: 'attribute_not_exists(#count) OR #count < :max',
-                ExpressionAttributeNames: { '#count': SELF_SERVICE_COUNT_ATTRIBUTE, '#entity': 'entity' },
-                ExpressionAttributeValues: { ':one': 1, ':max': maxPerUser, ':entity': 'SELF_SERVICE_COUNT' },
-              },
+              Update: itemUpdate(countKey(owner), {
+                set: selfServiceCountEntity,
+                add: { [SELF_SERVICE_COUNT_ATTRIBUTE]: 1 },
+                condition: [
+                  either(
+                    absent(SELF_SERVICE_COUNT_ATTRIBUTE),
+                    compare(SELF_SERVICE_COUNT_ATTRIBUTE, '<', maxPerUser),
+                  ),
+                ],
+              }),
             },
             {
               Put: { TableName: table, Item: encodeLink(owner, notification.deploymentId, notification.id) },

@@ -15,7 +15,9 @@ import { documentClient, tableName } from '#lib/store/dynamo/client';
 import { transact } from '#lib/store/dynamo/conditional';
 import * as keys from '#lib/store/dynamo/item-keys';
 import type { Item } from '#lib/store/dynamo/items';
+import { tableKeySchema } from '#lib/store/dynamo/keys';
 import { type ListSource, readPage } from '#lib/store/dynamo/paging';
+import { absent } from '#lib/store/dynamo/update-expression';
 import { eventPut } from '#lib/store/webhooks/outbox';
 
 /**
@@ -78,10 +80,7 @@ async function upsert(suppression: Suppression): Promise<Suppression> {
  * is not suppressed yet. Refused, it records nothing, and the upsert answers the suppression that stands.
  */
 async function addWithEvent(suppression: Suppression, event: WebhookEvent): Promise<Suppression> {
-  const add = {
-    ...suppressionUpsert(tableName(), suppression),
-    ConditionExpression: 'attribute_not_exists(pk)',
-  };
+  const add = suppressionUpsert(tableName(), suppression, [absent(tableKeySchema.partitionKey)]);
   const added = await transact<boolean>(
     () =>
       documentClient().send(new TransactWriteCommand({ TransactItems: [{ Update: add }, eventPut(event)] })),
@@ -123,8 +122,7 @@ export const suppressedAmong: SuppressionLookup['suppressedAmong'] = async (depl
 /** The suppression a report adds, as an action of the report's transaction. */
 export const suppressionAction = (suppression: Suppression, { onlyIfNew = false } = {}) => ({
   Update: {
-    ...suppressionUpsert(tableName(), suppression),
     // Only when the addition is an event of its own: a transaction refused for it tells it stood already.
-    ...(onlyIfNew && { ConditionExpression: 'attribute_not_exists(pk)' }),
+    ...suppressionUpsert(tableName(), suppression, onlyIfNew ? [absent(tableKeySchema.partitionKey)] : []),
   },
 });

@@ -1,4 +1,4 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type {
   WebhookEndpoint,
   WebhookEndpointReader,
@@ -6,7 +6,9 @@ import type {
 } from '#lib/domain/webhooks/endpoints';
 import { documentClient, tableName } from '#lib/store/dynamo/client';
 import { conditionHeld } from '#lib/store/dynamo/conditional';
-import { decodeEndpoints } from '#lib/store/webhooks/codec';
+import { updateItem } from '#lib/store/dynamo/items';
+import { absent, compare, either, exists, is } from '#lib/store/dynamo/update-expression';
+import { decodeEndpoints, ENDPOINT_COUNT_ATTRIBUTE, endpointVersionPath } from '#lib/store/webhooks/codec';
 import { webhookEndpoints } from '#lib/store/webhooks/keys';
 
 /**
@@ -14,8 +16,6 @@ import { webhookEndpoints } from '#lib/store/webhooks/keys';
  * that the create's condition holds to the limit. An endpoint is stored as the domain shapes it,
  * secrets included; only the API's answers leave them out (lib/domain/webhooks/endpoints.ts).
  */
-
-const COUNT = 'endpointCount';
 
 /** The deployment's endpoints, read strongly consistent: an owner reads back what they just wrote. */
 async function readEndpoints(deploymentId: number): Promise<WebhookEndpoint[]> {
@@ -32,47 +32,33 @@ export const webhookEndpointStore: WebhookEndpointStore = {
 
   add(endpoint, max) {
     return conditionHeld(() =>
-      documentClient().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: webhookEndpoints(endpoint.deploymentId),
-          UpdateExpression: 'SET #endpoint = :endpoint ADD #count :one',
-          ConditionExpression:
-            'attribute_not_exists(#endpoint) AND (attribute_not_exists(#count) OR #count < :max)',
-          ExpressionAttributeNames: { '#endpoint': endpoint.id, '#count': COUNT },
-          ExpressionAttributeValues: { ':endpoint': endpoint, ':one': 1, ':max': max },
-        }),
-      ),
+      updateItem(webhookEndpoints(endpoint.deploymentId), {
+        set: { [endpoint.id]: endpoint },
+        add: { [ENDPOINT_COUNT_ATTRIBUTE]: 1 },
+        condition: [
+          absent(endpoint.id),
+          either(absent(ENDPOINT_COUNT_ATTRIBUTE), compare(ENDPOINT_COUNT_ATTRIBUTE, '<', max)),
+        ],
+      }),
     );
   },
 
   replace(endpoint) {
     return conditionHeld(() =>
-      documentClient().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: webhookEndpoints(endpoint.deploymentId),
-          UpdateExpression: 'SET #endpoint = :endpoint',
-          ConditionExpression: '#endpoint.version = :was',
-          ExpressionAttributeNames: { '#endpoint': endpoint.id },
-          ExpressionAttributeValues: { ':endpoint': endpoint, ':was': endpoint.version - 1 },
-        }),
-      ),
+      updateItem(webhookEndpoints(endpoint.deploymentId), {
+        set: { [endpoint.id]: endpoint },
+        condition: [is(endpointVersionPath(endpoint.id), endpoint.version - 1)],
+      }),
     );
   },
 
   remove(ref) {
     return conditionHeld(() =>
-      documentClient().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: webhookEndpoints(ref.deploymentId),
-          UpdateExpression: 'REMOVE #endpoint ADD #count :minusOne',
-          ConditionExpression: 'attribute_exists(#endpoint)',
-          ExpressionAttributeNames: { '#endpoint': ref.webhookId, '#count': COUNT },
-          ExpressionAttributeValues: { ':minusOne': -1 },
-        }),
-      ),
+      updateItem(webhookEndpoints(ref.deploymentId), {
+        remove: [ref.webhookId],
+        add: { [ENDPOINT_COUNT_ATTRIBUTE]: -1 },
+        condition: [exists(ref.webhookId)],
+      }),
     );
   },
 };

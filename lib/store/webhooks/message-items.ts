@@ -4,6 +4,7 @@ import { documentClient, tableName } from '#lib/store/dynamo/client';
 import { conditionHeld } from '#lib/store/dynamo/conditional';
 import type { Item } from '#lib/store/dynamo/items';
 import { TIME_TO_LIVE_ATTRIBUTE } from '#lib/store/dynamo/keys';
+import { conditionOf, is } from '#lib/store/dynamo/update-expression';
 import { webhookDueEntry, webhookMessage } from '#lib/store/webhooks/keys';
 
 /**
@@ -25,6 +26,13 @@ const MESSAGE_FIELDS = [
   'lastError',
   'nextAttemptAt',
 ] as const;
+
+/** The attributes a message's conditional writes name: its fields' own names. */
+export const messageAttributes = {
+  status: 'status',
+  attempts: 'attempts',
+  nextAttemptAt: 'nextAttemptAt',
+} as const satisfies Partial<Record<keyof WebhookMessage, (typeof MESSAGE_FIELDS)[number]>>;
 
 export const decodeMessage = (item: Item): WebhookMessage =>
   Object.fromEntries(
@@ -51,13 +59,11 @@ export function replaceMessage(before: WebhookMessage, after: WebhookMessage) {
       new PutCommand({
         TableName: tableName(),
         Item: messageItem(after),
-        ConditionExpression: '#status = :status AND attempts = :attempts AND nextAttemptAt = :next',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: {
-          ':status': before.status,
-          ':attempts': before.attempts,
-          ':next': before.nextAttemptAt,
-        },
+        ...conditionOf(
+          is(messageAttributes.status, before.status),
+          is(messageAttributes.attempts, before.attempts),
+          is(messageAttributes.nextAttemptAt, before.nextAttemptAt),
+        ),
       }),
     ),
   );

@@ -1,15 +1,16 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { WebhookMessageStore } from '#lib/domain/webhooks/message-lists';
-import { documentClient, tableName } from '#lib/store/dynamo/client';
 import { ifConditionHolds } from '#lib/store/dynamo/conditional';
+import { updateItem } from '#lib/store/dynamo/items';
+import { tableKeySchema } from '#lib/store/dynamo/keys';
 import { readPage } from '#lib/store/dynamo/paging';
+import { exists } from '#lib/store/dynamo/update-expression';
 import {
   MESSAGE_PREFIX,
   webhookDueEntry,
   webhookMessage,
   webhookMessagesPartition,
 } from '#lib/store/webhooks/keys';
-import { decodeMessage, isMessagePosition } from '#lib/store/webhooks/message-items';
+import { decodeMessage, isMessagePosition, messageAttributes } from '#lib/store/webhooks/message-items';
 
 /** The list and the retry, apart: each function bundles only its own statement. */
 export const webhookMessageListing: Pick<WebhookMessageStore, 'messagesPage'> = {
@@ -36,23 +37,19 @@ export const webhookMessageRetry: Pick<WebhookMessageStore, 'sendAgain'> = {
     const nextAttemptAt = new Date(now).toISOString();
     const due = webhookDueEntry(nextAttemptAt, 'MESSAGE', messageId);
     const answer = await ifConditionHolds(() =>
-      documentClient().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: webhookMessage(ref.deploymentId, ref.webhookId, messageId),
-          UpdateExpression: 'SET #status = :pending, nextAttemptAt = :next, gsi3pk = :duePk, gsi3sk = :dueSk',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: {
-            ':pending': 'pending',
-            ':next': nextAttemptAt,
-            ':duePk': due.gsi3pk,
-            ':dueSk': due.gsi3sk,
+      updateItem(
+        webhookMessage(ref.deploymentId, ref.webhookId, messageId),
+        {
+          set: {
+            [messageAttributes.status]: 'pending',
+            [messageAttributes.nextAttemptAt]: nextAttemptAt,
+            ...due,
           },
-          ReturnValues: 'ALL_NEW',
-        }),
+          condition: [exists(tableKeySchema.partitionKey)],
+        },
+        'ALL_NEW',
       ),
     );
-    return answer?.Attributes && decodeMessage(answer.Attributes);
+    return answer && decodeMessage(answer);
   },
 };
