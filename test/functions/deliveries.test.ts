@@ -7,7 +7,7 @@ import { dispatchPass } from '#lib/domain/dispatch/dispatch-pass';
 import { schedulePlanner } from '#lib/domain/schedules/schedule-planning';
 import { jobSink } from '#lib/jobs/job-sink';
 import { dispatchStore } from '#lib/store/dispatch/dispatch';
-import { ADMIN_KEY, consoleUsers, MEMBER_KEY } from '#test/support/fixtures';
+import { ADMIN_KEY, MEMBER_KEY, publishedDashboardFixture } from '#test/support/fixtures';
 import { type LocalApi, startLocalApi } from '#test/support/local-api';
 import { platformRenderer } from '#test/support/tokens';
 
@@ -28,63 +28,50 @@ const base = '/v1/deployments/7/notifications';
 let api: LocalApi;
 
 beforeAll(async () => {
-  api = await startLocalApi({
-    users: [
-      ...consoleUsers,
-      { id: 4, email: 'dave@example.com', username: 'dave', role: 'member', active: true },
-    ],
-    deployments: [{ id: 7, name: 'Production' }],
-    dashboards: [
-      {
-        id: 70,
-        deploymentId: 7,
-        publicId: 'sales',
-        title: 'Sales',
-        published: true,
-        sharedWithTenants: ['acme'],
-      },
-      { id: 71, deploymentId: 7, publicId: 'draft', title: 'Draft', published: false },
-    ],
-    embedTenants: [{ name: 'acme', issuer: 'https://auth.acme.example', jwks: { keys: [] } }],
-    trustedIssuers: [platform.trustedIssuer],
-    notifications: [
-      {
-        id: 700,
-        deploymentId: 7,
-        dashboardId: 70,
-        scheduleType: 'DAILY',
-        hour: 9,
-        isEnabled: false,
-        recipients: [
-          { userId: 1 },
-          { email: 'carol@example.com' },
-          { embedTenantName: 'acme', externalId: 'Wile@Acme.example', groups: ['sales'] },
-        ],
-      },
-      {
-        id: 710,
-        deploymentId: 7,
-        dashboardId: 70,
-        scheduleType: 'DAILY',
-        hour: 9,
-        isEnabled: false,
-        recipients: Array.from({ length: MANY }, (_, i) => ({
-          embedTenantName: 'acme',
-          externalId: `user-${i}@acme.example`,
-        })),
-      },
-      {
-        id: 720,
-        deploymentId: 7,
-        dashboardId: 70,
-        scheduleType: 'DAILY',
-        hour: 9,
-        isEnabled: false,
-        recipients: [{ userId: 1 }],
-      },
-      { id: 730, deploymentId: 7, dashboardId: 71, scheduleType: 'DAILY', hour: 9, isEnabled: false },
-    ],
-  });
+  api = await startLocalApi(
+    publishedDashboardFixture({
+      platform,
+      users: [{ id: 4, email: 'dave@example.com', username: 'dave', role: 'member', active: true }],
+      dashboards: [{ id: 71, deploymentId: 7, publicId: 'draft', title: 'Draft', published: false }],
+      notifications: [
+        {
+          id: 700,
+          deploymentId: 7,
+          dashboardId: 70,
+          scheduleType: 'DAILY',
+          hour: 9,
+          isEnabled: false,
+          recipients: [
+            { userId: 1 },
+            { email: 'carol@example.com' },
+            { embedTenantName: 'acme', externalId: 'Wile@Acme.example', groups: ['sales'] },
+          ],
+        },
+        {
+          id: 710,
+          deploymentId: 7,
+          dashboardId: 70,
+          scheduleType: 'DAILY',
+          hour: 9,
+          isEnabled: false,
+          recipients: Array.from({ length: MANY }, (_, i) => ({
+            embedTenantName: 'acme',
+            externalId: `user-${i}@acme.example`,
+          })),
+        },
+        {
+          id: 720,
+          deploymentId: 7,
+          dashboardId: 70,
+          scheduleType: 'DAILY',
+          hour: 9,
+          isEnabled: false,
+          recipients: [{ userId: 1 }],
+        },
+        { id: 730, deploymentId: 7, dashboardId: 71, scheduleType: 'DAILY', hour: 9, isEnabled: false },
+      ],
+    }),
+  );
 });
 
 afterAll(() => api.close());

@@ -10,7 +10,7 @@ import { outboxSink } from '#lib/jobs/outbox-sink';
 import { dispatchStore } from '#lib/store/dispatch/dispatch';
 import { documentClient, tableName } from '#lib/store/dynamo/client';
 import * as keys from '#lib/store/dynamo/item-keys';
-import { ADMIN_KEY, consoleUsers } from '#test/support/fixtures';
+import { ADMIN_KEY, publishedDashboardFixture } from '#test/support/fixtures';
 import { type LocalApi, startLocalApi } from '#test/support/local-api';
 
 /**
@@ -26,26 +26,25 @@ let api: LocalApi;
 const sink = async () => outboxSink(await mkdtemp(join(tmpdir(), 'governance-outbox-')));
 
 beforeAll(async () => {
-  api = await startLocalApi({
-    users: [
-      ...consoleUsers,
-      { id: 4, email: 'dave@example.com', username: 'dave', role: 'admin', apiKeys: [DAVE_KEY] },
-      { id: 5, email: 'erin@example.com', username: 'erin', role: 'admin', apiKeys: [ERIN_KEY] },
-    ],
-    deployments: [{ id: 7, name: 'Production' }],
-    dashboards: [{ id: 70, deploymentId: 7, publicId: 'sales', title: 'Sales', published: true }],
-    notifications: [
-      {
-        id: 700,
-        deploymentId: 7,
-        dashboardId: 70,
-        scheduleType: 'DAILY',
-        hour: 9,
-        ownerUserId: 5,
-        recipients: [{ type: 'USER', userId: 1 }],
-      },
-    ],
-  });
+  api = await startLocalApi(
+    publishedDashboardFixture({
+      users: [
+        { id: 4, email: 'dave@example.com', username: 'dave', role: 'admin', apiKeys: [DAVE_KEY] },
+        { id: 5, email: 'erin@example.com', username: 'erin', role: 'admin', apiKeys: [ERIN_KEY] },
+      ],
+      notifications: [
+        {
+          id: 700,
+          deploymentId: 7,
+          dashboardId: 70,
+          scheduleType: 'DAILY',
+          hour: 9,
+          ownerUserId: 5,
+          recipients: [{ type: 'USER', userId: 1 }],
+        },
+      ],
+    }),
+  );
 });
 afterAll(() => api.close());
 

@@ -63,14 +63,17 @@ let faults: DynamoFaults;
 
 beforeAll(async () => {
   api = await startLocalApi(
-    publishedDashboardFixture(platform, [
-      ...[...loopIds(SEND_NOW_IDS), ...loopIds(TEST_SEND_IDS), ...loopIds(RETRY_IDS)].map((id) =>
-        notification(id),
-      ),
-      ...[400, 401, 402, 403, 404, 405, 406, 407, 408].map((id) => notification(id)),
-      notification(410, embedRecipients(150, 'race')),
-      notification(411, embedRecipients(3, 'early')),
-    ]),
+    publishedDashboardFixture({
+      platform,
+      notifications: [
+        ...[...loopIds(SEND_NOW_IDS), ...loopIds(TEST_SEND_IDS), ...loopIds(RETRY_IDS)].map((id) =>
+          notification(id),
+        ),
+        ...[400, 401, 402, 403, 404, 405, 406, 407, 408].map((id) => notification(id)),
+        notification(410, embedRecipients(150, 'race')),
+        notification(411, embedRecipients(3, 'early')),
+      ],
+    }),
   );
   faults = injectDynamoDbFaults(documentClient());
 });

@@ -5,7 +5,7 @@ import { config } from '#lib/config';
 import { dispatchOnce } from '#lib/local/dispatch-loop';
 import { documentClient } from '#lib/store/dynamo/client';
 import { crash, type Fault, injectDynamoDbFaults } from '#test/support/dynamodb-faults';
-import { ADMIN_KEY, consoleUsers } from '#test/support/fixtures';
+import { ADMIN_KEY, publishedDashboardFixture } from '#test/support/fixtures';
 import { type LocalApi, startLocalApi } from '#test/support/local-api';
 import { tableSnapshot } from '#test/support/table-snapshot';
 import { platformRenderer } from '#test/support/tokens';
@@ -40,13 +40,12 @@ const notification = (id: number) => ({
 });
 
 beforeAll(async () => {
-  api = await startLocalApi({
-    users: consoleUsers,
-    deployments: [{ id: 7, name: 'Production' }],
-    dashboards: [{ id: 70, deploymentId: 7, publicId: 'sales', title: 'Sales', published: true }],
-    trustedIssuers: [platform.trustedIssuer],
-    notifications: [notification(700), notification(701)],
-  });
+  api = await startLocalApi(
+    publishedDashboardFixture({
+      platform,
+      notifications: [notification(700), notification(701)],
+    }),
+  );
 });
 
 afterAll(() => api.close());

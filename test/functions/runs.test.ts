@@ -14,7 +14,7 @@ import { dispatchStore } from '#lib/store/dispatch/dispatch';
 import { documentClient, tableName } from '#lib/store/dynamo/client';
 import * as keys from '#lib/store/dynamo/item-keys';
 import { PURGE_GRACE_MS } from '#lib/store/notifications/notification-guard';
-import { ADMIN_KEY, consoleUsers, MEMBER_KEY } from '#test/support/fixtures';
+import { ADMIN_KEY, MEMBER_KEY, publishedDashboardFixture } from '#test/support/fixtures';
 import { type LocalApi, startLocalApi } from '#test/support/local-api';
 
 /** Send-now and the run and delivery lists, through the local API over the real engine. */
@@ -27,48 +27,37 @@ let api: LocalApi;
 const base = '/v1/deployments/7/notifications';
 
 beforeAll(async () => {
-  api = await startLocalApi({
-    users: consoleUsers,
-    deployments: [{ id: 7, name: 'Production' }],
-    dashboards: [
-      {
-        id: 70,
-        deploymentId: 7,
-        publicId: 'sales',
-        title: 'Sales',
-        published: true,
-        sharedWithTenants: ['acme'],
-      },
-    ],
-    embedTenants: [{ name: 'acme', issuer: 'https://auth.acme.example', jwks: { keys: [] } }],
-    notifications: [
-      {
-        id: 700,
-        deploymentId: 7,
-        dashboardId: 70,
-        scheduleType: 'WEEKLY',
-        minute: 0,
-        hour: 9,
-        dayOfWeek: 0,
-        timezone: 'America/New_York',
-        isEnabled: false,
-        recipients: [
-          { userId: 1 },
-          { email: 'carol@example.com' },
-          { embedTenantName: 'acme', externalId: 'Wile@Acme.example', groups: ['sales'] },
-        ],
-      },
-      { id: 701, deploymentId: 7, dashboardId: 70, scheduleType: 'DAILY', minute: 0, hour: 9 },
-      {
-        id: 702,
-        deploymentId: 7,
-        dashboardId: 70,
-        scheduleType: 'HOURLY',
-        minute: 0,
-        recipients: [{ userId: 1 }],
-      },
-    ],
-  });
+  api = await startLocalApi(
+    publishedDashboardFixture({
+      notifications: [
+        {
+          id: 700,
+          deploymentId: 7,
+          dashboardId: 70,
+          scheduleType: 'WEEKLY',
+          minute: 0,
+          hour: 9,
+          dayOfWeek: 0,
+          timezone: 'America/New_York',
+          isEnabled: false,
+          recipients: [
+            { userId: 1 },
+            { email: 'carol@example.com' },
+            { embedTenantName: 'acme', externalId: 'Wile@Acme.example', groups: ['sales'] },
+          ],
+        },
+        { id: 701, deploymentId: 7, dashboardId: 70, scheduleType: 'DAILY', minute: 0, hour: 9 },
+        {
+          id: 702,
+          deploymentId: 7,
+          dashboardId: 70,
+          scheduleType: 'HOURLY',
+          minute: 0,
+          recipients: [{ userId: 1 }],
+        },
+      ],
+    }),
+  );
 });
 
 afterAll(() => api.close());

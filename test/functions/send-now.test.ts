@@ -10,7 +10,7 @@ import { dispatchStore } from '#lib/store/dispatch/dispatch';
 import { documentClient } from '#lib/store/dynamo/client';
 import { dueIndexKeys } from '#lib/store/dynamo/keys';
 import { crash, injectDynamoDbFaults } from '#test/support/dynamodb-faults';
-import { ADMIN_KEY, consoleUsers } from '#test/support/fixtures';
+import { ADMIN_KEY, publishedDashboardFixture } from '#test/support/fixtures';
 import { type LocalApi, startLocalApi } from '#test/support/local-api';
 
 /**
@@ -41,28 +41,17 @@ let api: LocalApi;
 let meter: DynamoMeter;
 
 beforeAll(async () => {
-  api = await startLocalApi({
-    users: consoleUsers,
-    deployments: [{ id: 7, name: 'Production' }],
-    dashboards: [
-      {
-        id: 70,
-        deploymentId: 7,
-        publicId: 'sales',
-        title: 'Sales',
-        published: true,
-        sharedWithTenants: ['acme'],
-      },
-    ],
-    embedTenants: [{ name: 'acme', issuer: 'https://auth.acme.example', jwks: { keys: [] } }],
-    notifications: [
-      manual(710, embedRecipients(150, 'small')),
-      manual(711, embedRecipients(450, 'large')),
-      manual(712, [{ userId: 1 }]),
-      manual(713, [{ userId: 1 }]),
-      { ...manual(714, embedRecipients(5, 'scheduled')), isEnabled: true },
-    ],
-  });
+  api = await startLocalApi(
+    publishedDashboardFixture({
+      notifications: [
+        manual(710, embedRecipients(150, 'small')),
+        manual(711, embedRecipients(450, 'large')),
+        manual(712, [{ userId: 1 }]),
+        manual(713, [{ userId: 1 }]),
+        { ...manual(714, embedRecipients(5, 'scheduled')), isEnabled: true },
+      ],
+    }),
+  );
   meter = meterDynamoDb(documentClient());
 });
 

@@ -11,7 +11,7 @@ import { dispatchStore } from '#lib/store/dispatch/dispatch';
 import { documentClient } from '#lib/store/dynamo/client';
 import { webhookOutbox } from '#lib/store/webhooks/messages';
 import { crash, injectDynamoDbFaults } from '#test/support/dynamodb-faults';
-import { ADMIN_KEY, consoleUsers } from '#test/support/fixtures';
+import { ADMIN_KEY, publishedDashboardFixture } from '#test/support/fixtures';
 import { type LocalApi, startLocalApi } from '#test/support/local-api';
 import { platformRenderer } from '#test/support/tokens';
 
@@ -37,13 +37,12 @@ const hourly = (id: number) => ({
 });
 
 beforeAll(async () => {
-  api = await startLocalApi({
-    users: consoleUsers,
-    deployments: [{ id: 7, name: 'Production' }],
-    dashboards: [{ id: 70, deploymentId: 7, publicId: 'sales', title: 'Sales', published: true }],
-    trustedIssuers: [platform.trustedIssuer],
-    notifications: [hourly(700), hourly(701), hourly(702), hourly(703)],
-  });
+  api = await startLocalApi(
+    publishedDashboardFixture({
+      platform,
+      notifications: [hourly(700), hourly(701), hourly(702), hourly(703)],
+    }),
+  );
 });
 afterAll(() => api.close());
 

@@ -27,9 +27,9 @@ let api: LocalApi;
 
 beforeAll(async () => {
   api = await startLocalApi(
-    publishedDashboardFixture(
+    publishedDashboardFixture({
       platform,
-      [700, 701, 702, 703, 704, 705].map((id) => ({
+      notifications: [700, 701, 702, 703, 704, 705].map((id) => ({
         id,
         deploymentId: 7,
         dashboardId: 70,
@@ -38,7 +38,7 @@ beforeAll(async () => {
         isEnabled: false,
         recipients: [{ userId: 1 }, wile(id)],
       })),
-    ),
+    }),
   );
 });
 

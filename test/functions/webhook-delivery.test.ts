@@ -12,7 +12,7 @@ import { webhookEndpointStore } from '#lib/store/webhooks/endpoints';
 import { outboxEvent } from '#lib/store/webhooks/keys';
 import { webhookOutbox } from '#lib/store/webhooks/messages';
 import { startDnsServer } from '#test/support/dns-server';
-import { ADMIN_KEY, consoleUsers } from '#test/support/fixtures';
+import { ADMIN_KEY, publishedDashboardFixture } from '#test/support/fixtures';
 import { type LocalApi, startLocalApi } from '#test/support/local-api';
 import { platformRenderer } from '#test/support/tokens';
 
@@ -71,21 +71,20 @@ const receiver = async () => {
 };
 
 beforeAll(async () => {
-  api = await startLocalApi({
-    users: consoleUsers,
-    deployments: [{ id: 7, name: 'Production' }],
-    dashboards: [{ id: 70, deploymentId: 7, publicId: 'sales', title: 'Sales', published: true }],
-    trustedIssuers: [platform.trustedIssuer],
-    notifications: [700, 701, 702, 703].map((id) => ({
-      id,
-      deploymentId: 7,
-      dashboardId: 70,
-      scheduleType: 'DAILY',
-      hour: 9,
-      isEnabled: false,
-      recipients: [{ userId: 1 }],
-    })),
-  });
+  api = await startLocalApi(
+    publishedDashboardFixture({
+      platform,
+      notifications: [700, 701, 702, 703].map((id) => ({
+        id,
+        deploymentId: 7,
+        dashboardId: 70,
+        scheduleType: 'DAILY',
+        hour: 9,
+        isEnabled: false,
+        recipients: [{ userId: 1 }],
+      })),
+    }),
+  );
 });
 afterAll(async () => {
   await Promise.all(receivers.map((started) => started.close()));

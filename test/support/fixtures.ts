@@ -84,14 +84,22 @@ export const dailyUtc = (id: number, hour: number, minute: number): Notification
   }) as Notification;
 
 /**
- * Deployment 7 with its published dashboard 70 (shared with acme), the console users, the acme tenant and
- * the renderer's platform issuer: what a file that sends runs and reports their outcomes starts from.
+ * Deployment 7 with its published dashboard 70 (`sales`, shared with the acme tenant), the console users, the acme
+ * tenant and, when given, the renderer's platform issuer: what a file that sends runs and reports their outcomes
+ * starts from. `users` and `dashboards` are added to the fixture's own.
  */
-export const publishedDashboardFixture = (
-  platform: { issuer: string; publicJwk: Record<string, unknown> },
-  notifications: unknown[],
-) => ({
-  users: consoleUsers,
+export const publishedDashboardFixture = ({
+  notifications,
+  platform,
+  users = [],
+  dashboards = [],
+}: {
+  notifications: unknown[];
+  platform?: { trustedIssuer: object };
+  users?: readonly object[];
+  dashboards?: readonly object[];
+}) => ({
+  users: [...consoleUsers, ...users],
   deployments: [{ id: 7, name: 'Production' }],
   dashboards: [
     {
@@ -102,10 +110,9 @@ export const publishedDashboardFixture = (
       published: true,
       sharedWithTenants: ['acme'],
     },
+    ...dashboards,
   ],
   embedTenants: [{ name: 'acme', issuer: 'https://auth.acme.example', jwks: { keys: [] } }],
-  trustedIssuers: [
-    { kind: 'platform', issuer: platform.issuer, audience: 'platform', jwks: { keys: [platform.publicJwk] } },
-  ],
+  trustedIssuers: platform ? [platform.trustedIssuer] : [],
   notifications,
 });
