@@ -66,7 +66,8 @@ function actionsCalledBy(code: string): string[] {
     if (!mapped) throw new Error(`No IAM mapping for ${command}Command: add it to this test`);
     for (const action of mapped) actions.add(action);
     if (command?.startsWith('TransactWrite')) {
-      for (const [, member] of code.matchAll(/\b(Put|Update|Delete|ConditionCheck): \{/g)) {
+      // A member is written out (`Update: {`) or made by a helper (`Update: itemUpdate(`).
+      for (const [, member] of code.matchAll(/\b(Put|Update|Delete|ConditionCheck): (?:\{|\w+\()/g)) {
         actions.add(ACTIONS_OF_TRANSACTION_MEMBER[member as string] as string);
       }
     }
