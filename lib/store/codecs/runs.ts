@@ -1,10 +1,10 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import * as z from 'zod/mini';
 import { config } from '#lib/config';
+import { userKinds } from '#lib/domain/recipients/recipient-kinds';
 import { runExpiresAt, runInstant } from '#lib/domain/runs/retention';
 import {
   type Delivery,
-  deliveryRecipientTypes,
   deliverySkipReasons,
   deliveryStatuses,
   type Run,
@@ -151,7 +151,7 @@ const deliveryItem = () =>
     sk: z.string(),
     recipientKey: z.string(),
     // The recipient as the run's output showed it, copied from the checked row and user.
-    recipient: z.looseObject({ type: z.enum(deliveryRecipientTypes) }),
+    recipient: z.looseObject({ type: z.enum(userKinds) }),
     status: z.enum(deliveryStatuses),
     reason: z.optional(z.nullable(z.enum(deliverySkipReasons))),
     jobId: z.optional(z.nullable(z.string())),
