@@ -105,8 +105,9 @@ export const recipientKinds = ['USER', 'EMBED_USER', 'SLACK'] as const satisfies
  * Slack channel is refused before anything is stored).
  */
 export const userKinds = ['USER', 'EMBED_USER'] as const satisfies readonly KindsWith<'row'>[];
+export type UserKind = (typeof userKinds)[number];
 
 /** Every kind listed: a kind declared above and missing from `recipientKinds` fails the typecheck here. */
 type Missing<All, Listed> = Exclude<All, Listed> extends never ? true : Exclude<All, Listed>;
 true satisfies Missing<RecipientKind, (typeof recipientKinds)[number]>;
-true satisfies Missing<KindsWith<'row'>, (typeof userKinds)[number]>;
+true satisfies Missing<KindsWith<'row'>, UserKind>;

@@ -1,4 +1,4 @@
-import type { KindOf, KindUnion, RecipientKind } from '#lib/domain/recipients/recipient-kinds';
+import type { KindOf, KindUnion, RecipientKind, UserKind } from '#lib/domain/recipients/recipient-kinds';
 import { fitsKeyPart, KEY_PART_MAX_BYTES, utf8Bytes } from '#lib/limits';
 
 /**
@@ -77,7 +77,7 @@ export function recipientKindOf(item: RecipientFields): RecipientKind | undefine
 }
 
 /** Fields each kind may carry; any other field supplied is refused rather than ignored. */
-const fieldsOf: Record<Exclude<RecipientKind, 'SLACK'>, ReadonlySet<string>> = {
+const fieldsOf: Record<UserKind, ReadonlySet<string>> = {
   USER: new Set(['type', 'userId', 'email']),
   EMBED_USER: new Set([
     'type',
