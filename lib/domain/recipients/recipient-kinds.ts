@@ -4,8 +4,10 @@ import type { RecipientProperties } from '#lib/domain/recipients/recipients-inpu
  * The kinds of recipient, declared once: a console user (`USER`), an embedded-analytics user of a
  * tenant (`EMBED_USER`), and a Slack channel (`SLACK`, accepted in input and refused, never stored).
  * Each kind lists its fields in every form it takes (its facets); each union the code works with is
- * derived from here (`KindUnion<'output'>`), so a new kind is declared in this one place and the
- * typecheck then names every switch, schema and codec that must learn it.
+ * derived from here (`KindUnion<'output'>`), so a new kind's types are declared in this one place. The
+ * typecheck then names most of the code that must learn it: each branch that assumes the kinds it
+ * knows, the answer schemas (`DescribesAll`), the delivery codec; the request schemas, the keys and
+ * the row codec still name their kinds by hand.
  */
 
 /**
