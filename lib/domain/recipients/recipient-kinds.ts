@@ -6,8 +6,8 @@ import type { RecipientProperties } from '#lib/domain/recipients/recipients-inpu
  * Each kind lists its fields in every form it takes (its facets); each union the code works with is
  * derived from here (`KindUnion<'output'>`), so a new kind's types are declared in this one place. The
  * typecheck then names most of the code that must learn it: each branch that assumes the kinds it
- * knows, the answer schemas (`DescribesAll`), the delivery codec; the request schemas, the keys and
- * the row codec still name their kinds by hand.
+ * knows, the row and delivery codecs, the answer schemas (`DescribesAll`); the request schemas and
+ * the key shapes (lib/store/dynamo/) it does not.
  */
 
 /**
