@@ -1,16 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { ConsoleUser, EmbedUser } from '#lib/domain/entities';
+import type { EmbedUserRef } from '#lib/domain/recipients/recipient-kinds';
 import {
   type AddRecipientsStore,
   addRecipients,
   type DirectoryRequest,
 } from '#lib/domain/recipients/recipients';
 import { normalizeExternalId, type RecipientInput } from '#lib/domain/recipients/recipients-input';
-import {
-  type EmbedUserRef,
-  identityOf,
-  type StoredRecipient,
-} from '#lib/domain/recipients/recipients-resolution';
+import { identityOf, type StoredRecipient } from '#lib/domain/recipients/recipients-resolution';
 import {
   ConflictError,
   NotFoundError,

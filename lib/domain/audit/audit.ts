@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Notification, NotificationRef } from '#lib/domain/notifications/notification';
 import type { Principal } from '#lib/domain/principal';
+import type { KindUnion } from '#lib/domain/recipients/recipient-kinds';
 import type { RecipientOutput } from '#lib/domain/recipients/recipients';
 import type { EventRecorder } from '#lib/domain/webhooks/recording';
 
@@ -27,11 +28,8 @@ export const auditActions = [
 ] as const;
 export type AuditAction = (typeof auditActions)[number];
 
-export type AuditActor =
-  | { type: 'USER'; userId: number; via: 'api_key' | 'console_token' }
-  | { type: 'EMBED_USER'; embedTenantName: string; externalId: string }
-  | { type: 'RECIPIENT' }
-  | { type: 'SYSTEM' };
+/** A user of either kind, an unsubscribe link's recipient (who signs no request), or the service itself. */
+export type AuditActor = KindUnion<'actor'> | { type: 'RECIPIENT' } | { type: 'SYSTEM' };
 
 /** A field's value, or its digest when its JSON is over FIELD_VALUE_LIMIT_BYTES. */
 type AuditValue = unknown;

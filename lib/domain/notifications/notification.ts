@@ -10,6 +10,7 @@ import type {
   DashboardTimeGrain,
   NotificationFormat,
 } from '#lib/domain/notifications/notification-fields';
+import type { KindUnion } from '#lib/domain/recipients/recipient-kinds';
 import {
   cronExpressionOf,
   isoInstant,
@@ -26,9 +27,7 @@ import { NotFoundError } from '#lib/errors';
  */
 
 /** Who a notification belongs to: a console user, or an embed user who subscribed themselves. */
-export type NotificationOwner =
-  | { type: 'USER'; userId: number; email: string }
-  | { type: 'EMBED_USER'; embedTenantName: string; externalId: string; embedUserId: number };
+export type NotificationOwner = KindUnion<'owner'>;
 
 export interface Notification extends Schedule {
   id: number;

@@ -8,6 +8,7 @@ import {
   type StoredPage,
   toPage,
 } from '#lib/domain/paging';
+import type { KindUnion } from '#lib/domain/recipients/recipient-kinds';
 import type { RecipientOutput } from '#lib/domain/recipients/recipients';
 import { type FieldProblem, ValidationError } from '#lib/errors';
 
@@ -17,15 +18,10 @@ import { type FieldProblem, ValidationError } from '#lib/errors';
  */
 
 /** A recipient to remove, as a removal names it. */
-export type RemovedRecipientInput =
-  | { type: 'USER'; id: number }
-  | { type: 'EMBED_USER'; id: number; embedTenantName: string }
-  | { type: 'SLACK'; id: string };
+export type RemovedRecipientInput = KindUnion<'removal'>;
 
 /** The recipients a removal names, once checked: Slack items are gone (no Slack recipient can exist). */
-export type RemovalTarget =
-  | { type: 'USER'; userId: number }
-  | { type: 'EMBED_USER'; embedUserId: number; embedTenantName: string };
+export type RemovalTarget = KindUnion<'target'>;
 
 /** List a notification's recipients. */
 export interface RecipientListing {

@@ -1,3 +1,4 @@
+import type { KindOf, KindUnion, RecipientKind, UserKind } from '#lib/domain/recipients/recipient-kinds';
 import { fitsKeyPart, KEY_PART_MAX_BYTES, utf8Bytes } from '#lib/limits';
 
 /**
@@ -29,9 +30,6 @@ export const propertyLimits = {
 } as const;
 const MAX_EXTERNAL_ID_LENGTH = 256;
 
-export const recipientKinds = ['USER', 'EMBED_USER', 'SLACK'] as const;
-export type RecipientKind = (typeof recipientKinds)[number];
-
 /** An attribute's value as the platform takes it; a list value counts against the bytes only. */
 type UserAttributeValue = string | number | boolean | string[] | number[];
 
@@ -61,27 +59,10 @@ export interface RecipientProperties {
   groups?: string[];
 }
 
-export interface UserRecipientInput {
-  type: 'USER';
-  userId?: number;
-  email?: string;
-}
-
-export interface EmbedRecipientInput extends RecipientProperties {
-  type: 'EMBED_USER';
-  embedTenantName: string;
-  /** Trimmed; matched case-insensitively through `normalizeExternalId`. */
-  externalId: string;
-  email?: string;
-}
-
-interface SlackRecipientInput {
-  type: 'SLACK';
-  channelId?: string;
-  channelName?: string;
-}
-
-export type RecipientInput = UserRecipientInput | EmbedRecipientInput | SlackRecipientInput;
+export type UserRecipientInput = KindOf<'input', 'USER'>;
+export type EmbedRecipientInput = KindOf<'input', 'EMBED_USER'>;
+/** An item once its kind is settled; its fields per kind are in lib/domain/recipients/recipient-kinds.ts. */
+export type RecipientInput = KindUnion<'input'>;
 
 /** The form in which externalIds are compared and keyed: trimmed and lower-cased. */
 export const normalizeExternalId = (externalId: string) => externalId.trim().toLowerCase();
@@ -96,7 +77,7 @@ export function recipientKindOf(item: RecipientFields): RecipientKind | undefine
 }
 
 /** Fields each kind may carry; any other field supplied is refused rather than ignored. */
-const fieldsOf: Record<Exclude<RecipientKind, 'SLACK'>, ReadonlySet<string>> = {
+const fieldsOf: Record<UserKind, ReadonlySet<string>> = {
   USER: new Set(['type', 'userId', 'email']),
   EMBED_USER: new Set([
     'type',

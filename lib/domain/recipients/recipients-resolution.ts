@@ -11,6 +11,7 @@ import {
   type UserIndex,
   userItemNames,
 } from '#lib/domain/recipients/console-user-resolution';
+import type { EmbedUserRef, KindOf, KindUnion } from '#lib/domain/recipients/recipient-kinds';
 import {
   type EmbedRecipientInput,
   normalizeExternalId,
@@ -28,42 +29,10 @@ import { UnavailableError, UnsupportedRecipientError, ValidationError } from '#l
 
 export type SupportedRecipientInput = UserRecipientInput | EmbedRecipientInput;
 
-/** An embed user as keys name it: the tenant, and the externalId trimmed and lower-cased. */
-export interface EmbedUserRef {
-  embedTenantName: string;
-  normalizedExternalId: string;
-}
-
-export interface StoredUserRecipient {
-  type: 'USER';
-  userId: number;
-  /** When the row was first written (ISO-8601 UTC); kept by later rewrites of the row. */
-  subscribedAt?: string;
-  /** The subscription's own random value (see SubscriptionNonce). */
-  subscriptionNonce?: SubscriptionNonce;
-}
-
-/** A recipient row keeps its embed user's id, externalId and e-mail, so a replay need not read the embed user. */
-export interface StoredEmbedRecipient extends EmbedUserRef {
-  type: 'EMBED_USER';
-  externalId: string;
-  embedUserId: number;
-  email: string;
-  properties: RecipientProperties;
-  /** When the row was first written (ISO-8601 UTC); kept by later rewrites of the row. */
-  subscribedAt?: string;
-  /** The subscription's own random value (see SubscriptionNonce). */
-  subscriptionNonce?: SubscriptionNonce;
-}
-
-/**
- * Drawn at random when a recipient row is created and kept by later rewrites of it: each subscription
- * of a recipient to a notification has its own, so an unsubscribe link bound to it never removes a
- * later subscription of the same recipient. Rows stored before nonces existed have none. Never shown.
- */
-export type SubscriptionNonce = string;
-
-export type StoredRecipient = StoredUserRecipient | StoredEmbedRecipient;
+export type StoredUserRecipient = KindOf<'row', 'USER'>;
+export type StoredEmbedRecipient = KindOf<'row', 'EMBED_USER'>;
+/** A recipient row as stored; its fields per kind are in lib/domain/recipients/recipient-kinds.ts. */
+export type StoredRecipient = KindUnion<'row'>;
 
 /** What the store holds about the names a request uses; absent names are simply missing. */
 export interface Directory extends ConsoleUserDirectory {

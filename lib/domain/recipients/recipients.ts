@@ -1,6 +1,7 @@
 import type { NewAuditEvent } from '#lib/domain/audit/audit';
 import type { ConsoleUser, EmbedUser } from '#lib/domain/entities';
 import { type NotificationRef, notificationNotFound } from '#lib/domain/notifications/notification';
+import type { EmbedUserRef, KindUnion } from '#lib/domain/recipients/recipient-kinds';
 import type { RecipientInput, RecipientProperties } from '#lib/domain/recipients/recipients-input';
 import {
   mergeProperties,
@@ -9,7 +10,6 @@ import {
 } from '#lib/domain/recipients/recipients-properties';
 import {
   type Directory,
-  type EmbedUserRef,
   embedUserRefOf,
   identityOf,
   isConsoleUserCase,
@@ -21,7 +21,6 @@ import {
   resolveRecipients,
   type StoredEmbedRecipient,
   type StoredRecipient,
-  type StoredUserRecipient,
   type SupportedRecipientInput,
 } from '#lib/domain/recipients/recipients-resolution';
 import { ConflictError } from '#lib/errors';
@@ -50,7 +49,7 @@ export interface NewEmbedRecipient {
 }
 
 /** A recipient row as its key names it: known from the request alone for every embed user and every `userId`. */
-export type RecipientRef = StoredUserRecipient | (EmbedUserRef & { type: 'EMBED_USER' });
+export type RecipientRef = KindUnion<'ref'>;
 
 export interface DirectoryRequest {
   tenants?: readonly string[];
@@ -119,9 +118,8 @@ export interface AddRecipientsStore {
   recordIfLive(notification: NotificationRef, event: NewAuditEvent): Promise<boolean>;
 }
 
-export type RecipientOutput =
-  | { type: 'USER'; userId: number; email: string; username: string }
-  | { type: 'EMBED_USER'; embedTenantName: string; externalId: string; embedUserId: number; email: string };
+/** The recipient as the API shows it. */
+export type RecipientOutput = KindUnion<'output'>;
 
 export interface AddRecipientsResult {
   createdRecipients: RecipientOutput[];

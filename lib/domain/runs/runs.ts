@@ -8,9 +8,10 @@ import type {
   DashboardTimeGrain,
   NotificationFormat,
 } from '#lib/domain/notifications/notification-fields';
+import type { SubscriptionNonce } from '#lib/domain/recipients/recipient-kinds';
 import type { RecipientOutput } from '#lib/domain/recipients/recipients';
 import type { UserAttribute } from '#lib/domain/recipients/recipients-input';
-import type { StoredRecipient, SubscriptionNonce } from '#lib/domain/recipients/recipients-resolution';
+import type { StoredRecipient } from '#lib/domain/recipients/recipients-resolution';
 import { suppressionKeyOf } from '#lib/domain/suppressions/suppressions';
 import { IdempotencyKeyMismatchError, NotFoundError } from '#lib/errors';
 
@@ -45,12 +46,6 @@ export type RunStatus = (typeof runStatuses)[number];
 /** Whether every queued delivery of a run with this status has its outcome. */
 export const isComplete = (status: RunStatus) =>
   status === 'completed' || status === 'completed_with_failures';
-
-/** Whom a delivery goes to: a console user or an embed user (a Slack channel gets no delivery). */
-export const deliveryRecipientTypes = [
-  'USER',
-  'EMBED_USER',
-] as const satisfies readonly RecipientOutput['type'][];
 
 export const deliveryStatuses = ['queued', 'delivered', 'failed', 'skipped'] as const;
 export type DeliveryStatus = (typeof deliveryStatuses)[number];

@@ -1,9 +1,9 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { type AuditContext, auditEvent, type NewAuditEvent, recipientChanges } from '#lib/domain/audit/audit';
 import type { NotificationRef } from '#lib/domain/notifications/notification';
+import type { KindUnion, SubscriptionNonce } from '#lib/domain/recipients/recipient-kinds';
 import type { RecipientOutput } from '#lib/domain/recipients/recipients';
 import { normalizeExternalId } from '#lib/domain/recipients/recipients-input';
-import type { SubscriptionNonce } from '#lib/domain/recipients/recipients-resolution';
 import type { JobRecipient } from '#lib/domain/runs/runs';
 import type { WebhookEvent } from '#lib/domain/webhooks/messages';
 import { type EventRecorder, eventToRecord } from '#lib/domain/webhooks/recording';
@@ -22,9 +22,7 @@ import { ValidationError } from '#lib/errors';
  * and never touches a later one.
  */
 
-type UnsubscribeRecipient =
-  | { type: 'USER'; userId: number }
-  | { type: 'EMBED_USER'; embedTenantName: string; normalizedExternalId: string };
+type UnsubscribeRecipient = KindUnion<'unsubscribe'>;
 
 export interface UnsubscribeTarget extends NotificationRef {
   recipient: UnsubscribeRecipient;

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
-import { type AuditEvent, auditActions } from '#lib/domain/audit/audit';
+import { type AuditActor, type AuditEvent, auditActions } from '#lib/domain/audit/audit';
 import type { Page } from '#lib/domain/paging';
-import { idOutput } from '#lib/http/schemas/common';
+import { type DescribesAll, idOutput } from '#lib/http/schemas/common';
 import { pageOf } from '#lib/http/schemas/paging';
 import { recipientOutput } from '#lib/http/schemas/recipient-outputs';
 
@@ -16,7 +16,8 @@ const auditActorOutput = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('EMBED_USER'), embedTenantName: z.string(), externalId: z.string() }),
   z.strictObject({ type: z.literal('RECIPIENT') }),
   z.strictObject({ type: z.literal('SYSTEM') }),
-]);
+]) satisfies z.ZodMiniType<AuditActor>;
+true satisfies DescribesAll<AuditActor, typeof auditActorOutput>;
 
 /** A field's value before or after; a value over 8 KiB as JSON is `{sha256, bytes}` of that JSON. */
 const fieldChangeOutput = z.strictObject({ before: z.unknown(), after: z.unknown() });

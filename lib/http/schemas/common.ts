@@ -100,6 +100,13 @@ export const nullMeansOmitted = <S extends z.ZodMiniType<Record<string, unknown>
   );
 
 /** An id the service answers with: a positive integer (so the description states its bound). */
+/**
+ * `true` when a schema answers every member of `T`, which `satisfies z.ZodMiniType<T>` does not check
+ * (it checks that what the schema answers is a `T`): a recipient kind added to `T` fails the typecheck
+ * where this is asserted, until the schema describes that kind too.
+ */
+export type DescribesAll<T, S extends z.ZodMiniType> = [T] extends [z.output<S>] ? true : false;
+
 export const idOutput = () => z.int().check(z.gte(1));
 
 /** A count the service answers with. */

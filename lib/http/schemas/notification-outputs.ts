@@ -3,7 +3,7 @@ import { notificationStatuses } from '#lib/domain/governance/governance';
 import type { NotificationDto, NotificationOwner } from '#lib/domain/notifications/notification';
 import { notificationFormats } from '#lib/domain/notifications/notification-fields';
 import type { Page } from '#lib/domain/paging';
-import { idOutput } from '#lib/http/schemas/common';
+import { type DescribesAll, idOutput } from '#lib/http/schemas/common';
 import {
   dashboardFilterInput,
   dashboardMemberSwitcherInput,
@@ -28,6 +28,7 @@ export const notificationOwnerOutput = z.union([
     embedUserId: idOutput(),
   }),
 ]) satisfies z.ZodMiniType<NotificationOwner>;
+true satisfies DescribesAll<NotificationOwner, typeof notificationOwnerOutput>;
 
 export const notificationOutput = z.object({
   id: idOutput(),

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import type { Page } from '#lib/domain/paging';
 import type { AddRecipientsResult, RecipientOutput } from '#lib/domain/recipients/recipients';
-import { idOutput } from '#lib/http/schemas/common';
+import { type DescribesAll, idOutput } from '#lib/http/schemas/common';
 import { pageOf } from '#lib/http/schemas/paging';
 
 /** What the recipient operations answer, for the API description (see notification-outputs.ts). */
@@ -16,6 +16,7 @@ export const recipientOutput = z.discriminatedUnion('type', [
     email: z.string(),
   }),
 ]) satisfies z.ZodMiniType<RecipientOutput>;
+true satisfies DescribesAll<RecipientOutput, typeof recipientOutput>;
 
 export const addRecipientsOutput = z.object({
   createdRecipients: z.array(recipientOutput),

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { recipientKinds } from '#lib/domain/recipients/recipient-kinds';
 import {
   classifyRecipient,
   MAX_PROPERTIES_JSON_BYTES,
@@ -7,7 +8,6 @@ import {
   propertyLimits,
   type RecipientFields,
   type RecipientInput,
-  recipientKinds,
   recipientProblems,
   type UserAttribute,
 } from '#lib/domain/recipients/recipients-input';

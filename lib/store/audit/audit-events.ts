@@ -4,6 +4,7 @@ import { config } from '#lib/config';
 import { type AuditEvent, auditActions, type NewAuditEvent } from '#lib/domain/audit/audit';
 import type { AuditListing } from '#lib/domain/audit/audit-lists';
 import type { NotificationRef } from '#lib/domain/notifications/notification';
+import { userKinds } from '#lib/domain/recipients/recipient-kinds';
 import { checkItem } from '#lib/store/codecs/stored-item';
 import { tableName } from '#lib/store/dynamo/client';
 import * as indexKeys from '#lib/store/dynamo/index-keys';
@@ -51,7 +52,7 @@ const auditEventItem = () =>
     deploymentId: z.int(),
     notificationId: z.int(),
     action: z.enum(auditActions),
-    actor: z.looseObject({ type: z.enum(['USER', 'EMBED_USER', 'RECIPIENT', 'SYSTEM']) }),
+    actor: z.looseObject({ type: z.enum([...userKinds, 'RECIPIENT', 'SYSTEM']) }),
     [CHANGES_ATTRIBUTE]: z.string(),
     requestId: z.nullable(z.string()),
   });

@@ -1,13 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import * as z from 'zod/mini';
 import type { NotificationRef } from '#lib/domain/notifications/notification';
+import type { SubscriptionNonce } from '#lib/domain/recipients/recipient-kinds';
 import type { RecipientRef } from '#lib/domain/recipients/recipients';
 import type { RecipientProperties } from '#lib/domain/recipients/recipients-input';
 import { canonicalJson, propertyNames } from '#lib/domain/recipients/recipients-properties';
-import type { StoredRecipient, SubscriptionNonce } from '#lib/domain/recipients/recipients-resolution';
+import type { StoredRecipient } from '#lib/domain/recipients/recipients-resolution';
 import type { RecipientRow } from '#lib/domain/runs/runs';
 import { checkItem, parseJsonAttribute } from '#lib/store/codecs/stored-item';
-import type { NotificationOnDashboard } from '#lib/store/dynamo/index-keys';
+import type { NotificationOnDashboard, RecipientIdentity } from '#lib/store/dynamo/index-keys';
 import * as indexKeys from '#lib/store/dynamo/index-keys';
 import * as keys from '#lib/store/dynamo/item-keys';
 import type { Item } from '#lib/store/dynamo/items';
@@ -22,10 +23,10 @@ import type { Key } from '#lib/store/dynamo/keys';
 const jsonAttribute = (name: (typeof propertyNames)[number]) => `${name}Json` as const;
 
 /** The recipient as the per-recipient index names it. */
-export const identityOf = (recipient: StoredRecipient) =>
+export const identityOf = (recipient: StoredRecipient): RecipientIdentity =>
   recipient.type === 'USER'
-    ? { type: 'USER' as const, userId: recipient.userId }
-    : { type: 'EMBED_USER' as const, embedUserId: recipient.embedUserId };
+    ? { type: recipient.type, userId: recipient.userId }
+    : { type: recipient.type, embedUserId: recipient.embedUserId };
 
 /**
  * `subscribedAt` is the row's first write, kept when a stored row is written again, so that the

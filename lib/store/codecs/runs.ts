@@ -1,10 +1,10 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import * as z from 'zod/mini';
 import { config } from '#lib/config';
+import { type UserKind, userKinds } from '#lib/domain/recipients/recipient-kinds';
 import { runExpiresAt, runInstant } from '#lib/domain/runs/retention';
 import {
   type Delivery,
-  deliveryRecipientTypes,
   deliverySkipReasons,
   deliveryStatuses,
   type Run,
@@ -151,7 +151,7 @@ const deliveryItem = () =>
     sk: z.string(),
     recipientKey: z.string(),
     // The recipient as the run's output showed it, copied from the checked row and user.
-    recipient: z.looseObject({ type: z.enum(deliveryRecipientTypes) }),
+    recipient: z.looseObject({ type: z.enum(userKinds) }),
     status: z.enum(deliveryStatuses),
     reason: z.optional(z.nullable(z.enum(deliverySkipReasons))),
     jobId: z.optional(z.nullable(z.string())),
@@ -164,25 +164,27 @@ const deliveryItem = () =>
   });
 
 /** The recipient of each kind, checked once its kind is known (one schema each: no union to bundle). */
-const userDelivery = () =>
-  z.looseObject({
-    recipient: z.looseObject({
-      type: z.literal('USER'),
-      userId: z.int(),
-      email: z.string(),
-      username: z.string(),
+const deliveryOf = {
+  USER: () =>
+    z.looseObject({
+      recipient: z.looseObject({
+        type: z.literal('USER'),
+        userId: z.int(),
+        email: z.string(),
+        username: z.string(),
+      }),
     }),
-  });
-const embedUserDelivery = () =>
-  z.looseObject({
-    recipient: z.looseObject({
-      type: z.literal('EMBED_USER'),
-      embedTenantName: z.string(),
-      externalId: z.string(),
-      embedUserId: z.int(),
-      email: z.string(),
+  EMBED_USER: () =>
+    z.looseObject({
+      recipient: z.looseObject({
+        type: z.literal('EMBED_USER'),
+        embedTenantName: z.string(),
+        externalId: z.string(),
+        embedUserId: z.int(),
+        email: z.string(),
+      }),
     }),
-  });
+} satisfies Record<UserKind, unknown>;
 
 /** A delivery written before outcomes has no attempts: queued once, or never (skipped). */
 const attemptsOf = (stored: { status: Delivery['status']; attempts?: number | undefined }) =>
@@ -207,11 +209,7 @@ export function decodeDeliveryState(
 
 export function decodeDelivery(item: Item): Delivery {
   const stored = checkItem('delivery', deliveryItem, item);
-  const { recipient } = checkItem(
-    'delivery',
-    stored.recipient.type === 'USER' ? userDelivery : embedUserDelivery,
-    item,
-  );
+  const { recipient } = checkItem('delivery', deliveryOf[stored.recipient.type], item);
   return {
     recipientKey: stored.recipientKey,
     deliveryId: stored.sk.slice(stored.sk.lastIndexOf('#') + 1),

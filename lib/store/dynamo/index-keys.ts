@@ -1,5 +1,6 @@
 import type { HeldStatus } from '#lib/domain/governance/governance';
 import type { NotificationOwner } from '#lib/domain/notifications/notification';
+import type { KindUnion } from '#lib/domain/recipients/recipient-kinds';
 import { type IndexKeys, notificationPartition, sortableId } from '#lib/store/dynamo/keys';
 
 /**
@@ -16,9 +17,7 @@ export interface NotificationOnDashboard {
 }
 
 /** A recipient as the per-deployment recipient index names it: console users by id, embed users by id. */
-export type RecipientIdentity =
-  | { type: 'USER'; userId: number }
-  | { type: 'EMBED_USER'; embedUserId: number };
+export type RecipientIdentity = KindUnion<'byId'>;
 const recipientIdentityPart = (identity: RecipientIdentity) =>
   identity.type === 'USER' ? `USER#${identity.userId}` : `EMBED_USER#${identity.embedUserId}`;
 
