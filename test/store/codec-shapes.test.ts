@@ -112,6 +112,20 @@ const notification: Notification = {
   hold: noHold(),
 };
 
+/** A run as the malformed cases start from. */
+const storedRun = {
+  runId: 'r1',
+  deploymentId: 9,
+  notificationId: 901,
+  trigger: 'schedule',
+  scheduledFor: '2026-01-02T03:04:05.006Z',
+  createdAt: '2026-01-02T03:04:06.000Z',
+  status: 'completed',
+  skipReason: null,
+  recipients: { queued: 0, skipped: 0, delivered: 0, failed: 0 },
+  completedAt: null,
+} as const;
+
 /** The error decode throws for `item`, checked to be a MalformedItemError. */
 function decodeError(decode: (item: Item) => unknown, item: Item): MalformedItemError {
   try {
@@ -289,6 +303,109 @@ describe('a malformed stored item is an error naming the entity, its key and the
       (item) => decodeCounter(item, keys.counter('notification')),
       { value: -1 },
       'Stored counter item COUNTER#… / COUNTER is malformed: value fails its check (too_small)',
+    ],
+    [
+      'due run',
+      (item) => decodeDueEntry(item, 3),
+      { ...keys.run(9, 901, 'r1'), entity: 'RUN', deploymentId: 9, notificationId: 901, runId: 'r1' },
+      'Stored run item DEPLOYMENT#9#NOTIFICATION#901 / RUN#… is malformed: gsi3sk is missing (type string)',
+    ],
+    [
+      'run in progress',
+      (item) => decodeRunProgress(item),
+      { ...encodeRun(storedRun), cursor: 7 },
+      'Stored run item DEPLOYMENT#9#NOTIFICATION#901 / RUN#… is malformed: cursor is not of type string',
+    ],
+    [
+      'schedule entry',
+      decodeScheduleEntry,
+      { ...keys.scheduleEntry(9, 901), humanReadableSchedule: 'h', upcoming: [], signature: 's' },
+      'Stored schedule entry item DEPLOYMENT#9#NOTIFICATION#901 / NOTIFICATION#SCHEDULE is malformed: scheduleVersion is missing (type number)',
+    ],
+    [
+      'notification hold',
+      decodeNotification,
+      {
+        ...encodeNotification(notification),
+        hold: { pause: { until: 'soon', reason: null }, suspended: false },
+      },
+      'Stored notification item DEPLOYMENT#9#NOTIFICATION#901 / NOTIFICATION is malformed: hold.pause.until is not of type number',
+    ],
+    [
+      'notification owner',
+      decodeNotification,
+      { ...encodeNotification(notification), owner: { type: 'SLACK' } },
+      'Stored notification item DEPLOYMENT#9#NOTIFICATION#901 / NOTIFICATION is malformed: owner.type is not an allowed value',
+    ],
+    [
+      'notification schedule marks',
+      scheduleMarksOf,
+      { ...encodeNotification(notification), scheduleVersion: 1.5 },
+      'Stored notification item DEPLOYMENT#9#NOTIFICATION#901 / NOTIFICATION is malformed: scheduleVersion is not of type int',
+    ],
+    [
+      'recipient parent',
+      decodeRecipientParent,
+      { ...keys.notification(9, 901), deploymentId: 9, id: 901 },
+      'Stored notification item DEPLOYMENT#9#NOTIFICATION#901 / NOTIFICATION is malformed: dashboardId is missing (type number)',
+    ],
+    [
+      'recipient row’s nonce',
+      subscriptionNonceOf,
+      { ...keys.userRecipient(9, 901, 7), subscriptionNonce: 1 },
+      'Stored recipient row item DEPLOYMENT#9#NOTIFICATION#901 / RECIPIENT#USER#7 is malformed: subscriptionNonce is not of type string',
+    ],
+    [
+      'recipient row’s properties',
+      decodeRecipient,
+      {
+        ...keys.embedRecipient(9, 901, 'acme', 'mia'),
+        type: 'EMBED_USER',
+        embedTenantName: 'acme',
+        normalizedExternalId: 'mia',
+        externalId: 'Mia',
+        embedUserId: 5,
+        email: 'm',
+        groupsJson: '[',
+      },
+      'Stored recipient row item DEPLOYMENT#9#NOTIFICATION#901 / RECIPIENT#EMBED_USER#…#… is malformed: groupsJson is not JSON text',
+    ],
+    [
+      'recipient row read by the dispatcher',
+      decodeRecipientRow,
+      { pk: 'DEPLOYMENT#9#NOTIFICATION#901', type: 'USER', userId: 7 },
+      'Stored recipient row item DEPLOYMENT#9#NOTIFICATION#901 / ? is malformed: sk is missing (type string)',
+    ],
+    [
+      'self-service settings',
+      decodeSelfServiceSettings,
+      { ...keys.embedTenant('acme'), selfServiceEnabled: 'yes' },
+      'Stored embed tenant item EMBED_TENANT#… / EMBED_TENANT is malformed: selfServiceEnabled is not of type boolean',
+    ],
+    [
+      'self-service link',
+      decodeLink,
+      { ...keys.selfServiceLink('acme', 'mia', 901), deploymentId: 9 },
+      'Stored self-service link item EMBED_USER#…#… / SELF_SERVICE#000000000000901 is malformed: id is missing (type number)',
+    ],
+    [
+      'suppression',
+      decodeSuppression,
+      {
+        ...keys.suppression(9, 'eve@example.com'),
+        deploymentId: 9,
+        email: 'eve@example.com',
+        reason: 'spam',
+        createdAt: 'x',
+        source: null,
+      },
+      'Stored suppression item DEPLOYMENT#9#SUPPRESSIONS / EMAIL#… is malformed: reason is not an allowed value',
+    ],
+    [
+      'tombstone',
+      decodePurge,
+      { ...keys.purge(9, 901), deploymentId: 9, notificationId: 901, deletedAt: 'yesterday', sweepAfter: 1 },
+      'Stored purge item PURGE#9#901 / PURGE is malformed: deletedAt fails its check (invalid_format)',
     ],
   ];
 
@@ -967,5 +1084,74 @@ describe('a malformed item’s error', () => {
     expect(decodeError((item) => decodeCounter(item, key), { value: 'x' }).message).toBe(
       'Stored counter item COUNTER#… / COUNTER is malformed: value is not of type number',
     );
+  });
+});
+
+describe('an absent value is no attribute, and no field', () => {
+  it('a notification writes none for an unset field and reads none for an unset or null one', () => {
+    const item = encodeNotification(notification);
+    expect(item).not.toHaveProperty('dayOfMonth');
+    expect(item).not.toHaveProperty('customCron');
+    expect(item).not.toHaveProperty('timeGrainsJson');
+    const decoded = decodeNotification({ ...item, minute: null });
+    expect(decoded).not.toHaveProperty('minute');
+    expect(decoded).not.toHaveProperty('dayOfMonth');
+    expect(decoded).not.toHaveProperty('customCron');
+  });
+
+  it('nor a recipient row, a delivery, a done record or a tenant’s settings', () => {
+    const ref = { deploymentId: 9, id: 901, dashboardId: 90 };
+    const row = encodeRecipient(ref, {
+      type: 'EMBED_USER',
+      embedTenantName: 'acme',
+      normalizedExternalId: 'mia',
+      externalId: 'Mia',
+      embedUserId: 5,
+      email: 'm',
+      properties: { groups: ['g'] },
+    });
+    expect(row).not.toHaveProperty('securityContextJson');
+    expect(row).not.toHaveProperty('userAttributesJson');
+    const older = decodeRecipient({ ...keys.userRecipient(9, 901, 7), type: 'USER', userId: 7 });
+    expect(older).not.toHaveProperty('subscribedAt');
+    expect(older).not.toHaveProperty('subscriptionNonce');
+    const delivery = decodeDelivery({
+      ...keys.delivery(9, 901, 'r1', 'd1'),
+      recipientKey: 'k',
+      recipient: { type: 'USER', userId: 7, email: 'e', username: 'u' },
+      status: 'queued',
+    });
+    expect(delivery).not.toHaveProperty('subscriptionNonce');
+    const done = decodeIdempotencyRecord({
+      ...keys.idempotencyRecord(9, 'USER#1', 'k'),
+      state: 'done',
+      fingerprint: 'f',
+      owner: 'o',
+      runDeploymentId: 9,
+      runNotificationId: 901,
+      runId: 'r1',
+    });
+    expect(done).not.toHaveProperty('leaseUntil');
+    expect(encodeSelfServiceSettings({ enabled: false })).toStrictEqual({ selfServiceEnabled: false });
+  });
+
+  it('an owner of one kind is not read as the other, whatever else it holds', () => {
+    const embed = { type: 'EMBED_USER', embedTenantName: 'acme', externalId: 'w', embedUserId: 9 } as const;
+    const item = encodeNotification(notification);
+    expect(decodeNotification({ ...item, owner: { ...embed, userId: 4, email: 'd@x.y' } }).owner).toEqual(
+      embed,
+    );
+    expect(
+      decodeError(decodeNotification, { ...item, owner: { ...embed, type: 'USER', userId: 4 } }).message,
+    ).toBe(
+      'Stored notification item DEPLOYMENT#9#NOTIFICATION#901 / NOTIFICATION is malformed: owner lacks a field of a USER owner',
+    );
+  });
+
+  it('an embed owner from a refused transaction without a type or a key is none, or named as “?”', () => {
+    expect(embedOwnerAttribute({ owner: { M: {} } })).toBeUndefined();
+    expect(() =>
+      embedOwnerAttribute({ owner: { M: { type: { S: 'EMBED_USER' }, embedTenantName: { S: 'acme' } } } }),
+    ).toThrow('Stored notification item ? / ? is malformed: owner is not an embed owner');
   });
 });

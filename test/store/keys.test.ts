@@ -185,12 +185,17 @@ describe('sort keys read back', () => {
       '2026-01-02T03:04:05.006Z#RUN#1',
       'x2026-01-02T03:04:05.006Z#RECIPIENT#USER#7',
       '2026-01-02 03:04:05.006Z#RECIPIENT#USER#7',
+      '2026-01-02T03:04:05.006Z#RECIPIENT#USER#7\n',
     ])
       expect(isRecipientSortKey(other)).toBe(false);
   });
 
   it('a notification’s partition names its deployment and id, and nothing else does', () => {
     expect(parseNotificationPartition('DEPLOYMENT#9#NOTIFICATION#901')).toEqual({ deploymentId: 9, id: 901 });
+    expect(parseNotificationPartition('DEPLOYMENT#19#NOTIFICATION#901')).toEqual({
+      deploymentId: 19,
+      id: 901,
+    });
     for (const other of [
       'DEPLOYMENT#9#NOTIFICATION#901#RECIPIENTS',
       'XDEPLOYMENT#9#NOTIFICATION#901',
