@@ -32,7 +32,9 @@ export default defineConfig({
       'test/http/hostile-inputs.test.ts',
       'test/http/metrics.test.ts',
       'test/http/observability.test.ts',
+      'test/http/storage-outages.test.ts',
       'test/http/true-answers.test.ts',
+      'test/http/write-journal.test.ts',
       // Against the table.
       'test/store/codecs.test.ts',
       'test/store/migrate.test.ts',

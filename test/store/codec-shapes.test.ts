@@ -305,6 +305,23 @@ describe('a malformed stored item is an error naming the entity, its key and the
       'Stored counter item COUNTER#… / COUNTER is malformed: value fails its check (too_small)',
     ],
     [
+      'idempotency record of an unknown state',
+      decodeIdempotencyRecord,
+      { ...keys.idempotencyRecord(9, 'USER#1', 'k'), state: 'gone', fingerprint: 'f', owner: 'o' },
+      'Stored idempotency record item DEPLOYMENT#9#IDEMPOTENCY#…#… / IDEMPOTENCY is malformed: state is not an allowed value',
+    ],
+    [
+      'delivery of an unknown status',
+      decodeDelivery,
+      {
+        ...keys.delivery(9, 901, 'r1', 'd1'),
+        recipientKey: 'USER#7',
+        recipient: { type: 'USER', userId: 7, email: 'e', username: 'u' },
+        status: 'lost',
+      },
+      'Stored delivery item DEPLOYMENT#9#NOTIFICATION#901 / DELIVERY#…#… is malformed: status is not an allowed value',
+    ],
+    [
       'due run',
       (item) => decodeDueEntry(item, 3),
       { ...keys.run(9, 901, 'r1'), entity: 'RUN', deploymentId: 9, notificationId: 901, runId: 'r1' },
