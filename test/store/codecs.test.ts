@@ -1,6 +1,5 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import * as z from 'zod/mini';
 import { noHold } from '#lib/domain/governance/governance';
 import type { Notification } from '#lib/domain/notifications/notification';
 import type { StoredRecipient } from '#lib/domain/recipients/recipients-resolution';
@@ -12,7 +11,6 @@ import {
   encodeDashboardLink,
 } from '#lib/store/codecs/dashboards';
 import { decodeDeployment, encodeDeployment } from '#lib/store/codecs/deployments';
-import { decodeDueEntry, decodeSendNowMarker } from '#lib/store/codecs/dispatch';
 import { decodeEmbedUser, encodeEmbedUser } from '#lib/store/codecs/embed-users';
 import {
   decodeIdempotencyRecord,
@@ -27,7 +25,6 @@ import {
 } from '#lib/store/codecs/notifications';
 import { decodeRecipient, encodeRecipient } from '#lib/store/codecs/recipients';
 import { decodeDelivery, decodeRun, encodeDelivery, encodeRun } from '#lib/store/codecs/runs';
-import { checkItem, MalformedItemError } from '#lib/store/codecs/stored-item';
 import {
   decodeConsoleUser,
   decodeEmbedTenant,
@@ -54,7 +51,8 @@ vi.hoisted(() => {
 /**
  * Each entity's encode/decode pair against a real table: what encode writes, DynamoDB stores and
  * decode reads back is the value written; the attribute names are pinned, since a table written by
- * an earlier version must keep reading; a stored item of the wrong shape is an error naming it.
+ * an earlier version must keep reading. What a decode makes of an item of the wrong shape needs no
+ * table (test/store/codec-shapes.test.ts); here, what a request answers when it reads one.
  */
 
 let api: LocalApi;
@@ -488,203 +486,6 @@ describe('round trips: decode(stored(encode(value))) is the value', () => {
     await reserveNotificationIdsThrough(41);
     expect(decodeCounter(await getItem(key), key)).toBe(41);
     expect(await nextNotificationId()).toBe(42);
-  });
-});
-
-/** The error decode throws for `item`, checked to be a MalformedItemError. */
-function decodeError(decode: (item: Item) => unknown, item: Item): MalformedItemError {
-  try {
-    decode(item);
-  } catch (error) {
-    expect(error).toBeInstanceOf(MalformedItemError);
-    return error as MalformedItemError;
-  }
-  throw new Error('decoded a malformed item');
-}
-
-describe('a stored shape', () => {
-  it('is built on the first item checked against it, once, and checks every item after', () => {
-    const builds: number[] = [];
-    const counted = () => {
-      builds.push(1);
-      return z.looseObject({ id: z.int() });
-    };
-    expect(builds).toHaveLength(0);
-    expect(checkItem('thing', counted, { id: 1 }).id).toBe(1);
-    expect(checkItem('thing', counted, { id: 2 }).id).toBe(2);
-    expect(() => checkItem('thing', counted, { pk: 'THING#3', sk: 'THING', id: 'x' })).toThrow(
-      MalformedItemError,
-    );
-    expect(builds).toHaveLength(1);
-  });
-});
-
-describe('a malformed stored item is an error naming the entity, its key and the field', () => {
-  const cases: [string, (item: Item) => unknown, Item, string][] = [
-    [
-      'console user',
-      decodeConsoleUser,
-      { ...keys.user(7), id: '7', email: 'x@y.z', username: 'x', role: 'admin' },
-      'Stored console user item USER#7 / USER is malformed: id is not of type number',
-    ],
-    [
-      'user link',
-      decodeUserLink,
-      { ...keys.userByEmail('x@y.z'), entity: 'USER_EMAIL' },
-      'Stored user link item USER_EMAIL#… / USER_EMAIL is malformed: userId is missing (type number)',
-    ],
-    [
-      'embed tenant',
-      decodeEmbedTenant,
-      { ...keys.embedTenant('acme'), name: 'acme', issuer: 'i', jwks: { keys: 'none' } },
-      'Stored embed tenant item EMBED_TENANT#… / EMBED_TENANT is malformed: jwks.keys is not of type array',
-    ],
-    [
-      'dashboard',
-      decodeDashboard,
-      { ...keys.dashboard('d'), id: 1, deploymentId: 1, publicId: 'd', sharedWithTenants: 'acme' },
-      'Stored dashboard item DASHBOARD#… / DASHBOARD is malformed: sharedWithTenants is not of type array',
-    ],
-    [
-      'dashboard link',
-      (item) => decodeDashboardLink(item, 1),
-      { ...keys.dashboardById(1, 2), dashboardId: 2 },
-      'Stored dashboard link item DEPLOYMENT#1#DASHBOARD#2 / DASHBOARD_LINK is malformed: publicId is missing (type string)',
-    ],
-    [
-      'deployment',
-      decodeDeployment,
-      { ...keys.deployment(1), id: 1 },
-      'Stored deployment item DEPLOYMENT#1 / DEPLOYMENT is malformed: name is missing (type string)',
-    ],
-    [
-      'embed user',
-      decodeEmbedUser,
-      {
-        ...keys.embedUser('acme', 'mia@acme.com'),
-        embedUserId: 1.5,
-        embedTenantName: 'acme',
-        externalId: 'm',
-        email: 'm',
-      },
-      'Stored embed user item EMBED_USER#…#… / EMBED_USER is malformed: embedUserId is not of type int',
-    ],
-    [
-      'notification',
-      decodeNotification,
-      { ...encodeNotification(notification), notificationFormat: 'gif' },
-      'Stored notification item DEPLOYMENT#9#NOTIFICATION#901 / NOTIFICATION is malformed: notificationFormat is not an allowed value',
-    ],
-    [
-      'notification JSON text',
-      decodeNotification,
-      { ...encodeNotification(notification), filtersJson: '[{' },
-      'Stored notification item DEPLOYMENT#9#NOTIFICATION#901 / NOTIFICATION is malformed: filtersJson is not JSON text',
-    ],
-    [
-      'notification list',
-      decodeNotification,
-      { ...encodeNotification(notification), timeGrainsJson: '{}' },
-      'Stored notification item DEPLOYMENT#9#NOTIFICATION#901 / NOTIFICATION is malformed: timeGrainsJson is not a list',
-    ],
-    [
-      'notification list element',
-      decodeNotification,
-      { ...encodeNotification(notification), filtersJson: '[{"operator":"equals"}]' },
-      'Stored notification item DEPLOYMENT#9#NOTIFICATION#901 / NOTIFICATION is malformed: filtersJson holds an element of another shape',
-    ],
-    [
-      'done idempotency record',
-      decodeIdempotencyRecord,
-      {
-        ...keys.idempotencyRecord(9, 'USER#1', 'k'),
-        state: 'done',
-        fingerprint: 'f',
-        owner: 'o',
-        notificationJson: '{"id":901}',
-      },
-      'Stored notification item ? / ? is malformed: deploymentId is missing (type number)',
-    ],
-    [
-      'delivery',
-      decodeDelivery,
-      {
-        ...keys.delivery(9, 901, 'r1', 'd1'),
-        recipientKey: 'USER#7',
-        recipient: { type: 'USER', userId: 7 },
-        status: 'queued',
-      },
-      'Stored delivery item DEPLOYMENT#9#NOTIFICATION#901 / DELIVERY#…#… is malformed: recipient.email is missing (type string)',
-    ],
-    [
-      'due-index entry',
-      (item) => decodeDueEntry(item, 3),
-      { ...keys.scheduleEntry(9, 901), entity: 'SCHEDULE', deploymentId: 9, id: 901 },
-      'Stored due entry item DEPLOYMENT#9#NOTIFICATION#901 / NOTIFICATION#SCHEDULE is malformed: gsi3sk is missing (type string)',
-    ],
-    [
-      'send-now marker',
-      decodeSendNowMarker,
-      { ...keys.sendNowMarker(9, 901), entity: 'SEND_NOW', lastAt: '2026' },
-      'Stored send-now marker item DEPLOYMENT#9#NOTIFICATION#901 / SEND_NOW is malformed: lastAt is not of type number',
-    ],
-    [
-      'recipient row',
-      decodeRecipient,
-      { ...keys.userRecipient(9, 901, 7), type: 'USER' },
-      'Stored recipient row item DEPLOYMENT#9#NOTIFICATION#901 / RECIPIENT#USER#7 is malformed: userId is missing (type number)',
-    ],
-    [
-      'recipient row of an unknown kind',
-      decodeRecipient,
-      { ...keys.userRecipient(9, 901, 7), type: 'SLACK' },
-      'Stored recipient row item DEPLOYMENT#9#NOTIFICATION#901 / RECIPIENT#USER#7 is malformed: type is not an allowed value',
-    ],
-    [
-      'idempotency record',
-      decodeIdempotencyRecord,
-      { ...keys.idempotencyRecord(9, 'USER#1', 'k'), state: 'done', fingerprint: 'f', owner: 'o' },
-      'Stored idempotency record item DEPLOYMENT#9#IDEMPOTENCY#…#… / IDEMPOTENCY is malformed: notificationJson is missing',
-    ],
-    [
-      'run',
-      decodeRun,
-      {
-        ...keys.run(9, 901, 'r1'),
-        runId: 'r1',
-        deploymentId: 9,
-        notificationId: 901,
-        trigger: 'schedule',
-        scheduledFor: 'x',
-        createdAt: 'x',
-        status: 'done',
-        skipReason: null,
-        recipients: { queued: 0, skipped: 0 },
-      },
-      'Stored run item DEPLOYMENT#9#NOTIFICATION#901 / RUN#… is malformed: status is not an allowed value',
-    ],
-    [
-      'counter',
-      (item) => decodeCounter(item, keys.counter('notification')),
-      { value: -1 },
-      'Stored counter item COUNTER#… / COUNTER is malformed: value fails its check (too_small)',
-    ],
-  ];
-
-  it.each(cases)('%s', (_, decode, item, message) => {
-    expect(decodeError(decode, item).message).toBe(message);
-  });
-
-  it('never repeats a free-text key part or a stored value: they can be personal data', () => {
-    const item = {
-      ...keys.embedUser('acme', 'mia@acme.com'),
-      embedUserId: 1,
-      embedTenantName: 'acme',
-      email: 'mia@acme.com',
-    };
-    const error = decodeError(decodeEmbedUser, item);
-    expect(error.message).toContain('externalId');
-    expect(error.message).not.toMatch(/mia|acme/);
   });
 });
 

@@ -1,94 +1,15 @@
-import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { UnavailableError } from '#lib/errors';
 import { ensureTable } from '#lib/fixtures/load-fixture';
 import { documentClient, tableName } from '#lib/store/dynamo/client';
-import { cancellationOf, conditionHeld, ifConditionHolds, transact } from '#lib/store/dynamo/conditional';
 import { type ListSource, readPage } from '#lib/store/dynamo/paging';
 import { allPages, countAll, queryAll, queryPage } from '#lib/store/dynamo/query';
 
 /**
- * The store's shared mechanisms on their own: the Query pager every whole-range read goes through,
- * and the one reading of conditional-write failures every repository relies on.
+ * The store's shared mechanisms on their own, against the table: the Query pager every whole-range
+ * read goes through, and the keyset pager's walk over a range that moves with time. The reading of
+ * conditional-write failures needs no table: test/store/conditional.test.ts.
  */
-
-const conditionFailed = () =>
-  new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} });
-const cancelled = (...codes: string[]) =>
-  new TransactionCanceledException({
-    message: 'Transaction cancelled',
-    $metadata: {},
-    CancellationReasons: codes.map((Code) => ({ Code })),
-  });
-
-describe('a conditional write', () => {
-  it('answers undefined (or false) when its condition fails, and the write’s answer otherwise', async () => {
-    await expect(ifConditionHolds(() => Promise.reject(conditionFailed()))).resolves.toBeUndefined();
-    await expect(conditionHeld(() => Promise.reject(conditionFailed()))).resolves.toBe(false);
-    await expect(ifConditionHolds(() => Promise.resolve({ Attributes: { a: 1 } }))).resolves.toEqual({
-      Attributes: { a: 1 },
-    });
-    await expect(conditionHeld(() => Promise.resolve(undefined))).resolves.toBe(true);
-  });
-
-  it('throws any other failure as it is', async () => {
-    const fault = new Error('network down');
-    await expect(ifConditionHolds(() => Promise.reject(fault))).rejects.toBe(fault);
-    await expect(conditionHeld(() => Promise.reject(cancelled('ConditionalCheckFailed')))).rejects.toThrow(
-      TransactionCanceledException,
-    );
-  });
-});
-
-describe('a cancelled transaction', () => {
-  it('names the actions whose condition failed, by their place in the transaction', () => {
-    const cancellation = cancellationOf(cancelled('None', 'ConditionalCheckFailed', 'None'));
-    expect([0, 1, 2, 3].map((index) => cancellation?.failedAt(index))).toEqual([false, true, false, false]);
-    expect(cancellation?.transient).toBe(false);
-  });
-
-  it('is transient when throttled or in conflict with another transaction, and only then', () => {
-    for (const code of [
-      'ThrottlingError',
-      'ProvisionedThroughputExceeded',
-      'RequestLimitExceeded',
-      'TransactionConflict',
-    ])
-      expect(cancellationOf(cancelled('None', code))?.transient).toBe(true);
-    expect(cancellationOf(cancelled('ValidationError'))?.transient).toBe(false);
-    expect(cancellationOf(new Error('other'))).toBeUndefined();
-  });
-
-  it('is answered by the caller’s mapping, sent again while transient, and 503 past its attempts', async () => {
-    const answers = {
-      written: 'written',
-      cancelled: ({ failedAt }: { failedAt: (index: number) => boolean }) =>
-        failedAt(1) ? 'lost' : undefined,
-    };
-    await expect(
-      transact(() => Promise.reject(cancelled('None', 'ConditionalCheckFailed')), answers),
-    ).resolves.toBe('lost');
-    let sent = 0;
-    const conflictTwice = () =>
-      ++sent <= 2 ? Promise.reject(cancelled('TransactionConflict')) : Promise.resolve();
-    await expect(transact(conflictTwice, answers, { maxAttempts: 3, baseDelayMs: 1 })).resolves.toBe(
-      'written',
-    );
-    expect(sent).toBe(3);
-    sent = 0;
-    const alwaysConflict = () => {
-      sent++;
-      return Promise.reject(cancelled('TransactionConflict'));
-    };
-    await expect(transact(alwaysConflict, answers, { maxAttempts: 3, baseDelayMs: 1 })).rejects.toThrow(
-      UnavailableError,
-    );
-    expect(sent).toBe(3);
-    const invalid = cancelled('ValidationError');
-    await expect(transact(() => Promise.reject(invalid), answers)).rejects.toBe(invalid);
-  });
-});
 
 describe('the Query pager', () => {
   const pk = 'PAGER#test';

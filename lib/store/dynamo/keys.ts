@@ -57,7 +57,7 @@ const DEPLOYMENT_MIXER = 0x85ebca6b;
  * A notification's due-index shard (its runs share it): Fibonacci hashing of its identity, the
  * fractional part of key × 2^32/φ scaled to the shards. Notification ids come from one counter, so
  * the notifications of a busy minute are mostly runs of consecutive ids, and consecutive keys land
- * evenly (10,000 of them over 64 shards: 156 or 157 each, where the string hash this replaces gave
+ * evenly (10,000 of them over 64 shards: 155 to 158 each, where the string hash this replaces gave
  * 10 to 340); other sets of ids spread as a good hash spreads them. Stored entries keep the shard
  * they were written with: a pass reads every shard, so an entry is found wherever it is, and it takes
  * this shard at its next move (`npm run migrate` moves the waiting ones at once).

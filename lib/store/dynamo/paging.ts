@@ -1,12 +1,12 @@
 import { emptyPage, type PageWindow, type StoredPage } from '#lib/domain/paging';
-import { ValidationError } from '#lib/errors';
+import { type CursorScope, cursorPosition, encodeCursor } from '#lib/store/dynamo/cursors';
 import type { Item } from '#lib/store/dynamo/items';
 import { type Key, type SecondaryIndex, tableKeySchema } from '#lib/store/dynamo/keys';
 import { queryPage, type ReadPage, stringAttribute } from '#lib/store/dynamo/query';
 
 /**
  * Keyset paging, the one mechanism of every list. A list is one partition of the table or of an
- * index, read in sort key order. A cursor is base64url JSON `[list, position]`: the identity of the
+^ * index, read in sort key order. A cursor (cursors.ts) is base64url JSON `[list, position]`: the identity of the
  * list it was issued for and the sort key (less the list's prefix) of the page's last item. Nothing
  * secret is in it; instead a cursor is accepted only for the list it names, and its position only if
  * it has the shape that list's sort keys have. From those two the whole start key is rebuilt here,
@@ -19,9 +19,7 @@ import { queryPage, type ReadPage, stringAttribute } from '#lib/store/dynamo/que
  */
 
 /** Where a list's items are and how its positions map to keys. */
-export interface ListSource {
-  /** Identifies the list: the partition plus whatever else selects the items. */
-  id: string;
+export interface ListSource extends CursorScope {
   /** The index the list is a partition of; absent for the table itself. */
   index?: SecondaryIndex;
   /** The partition key's value. */
@@ -34,8 +32,6 @@ export interface ListSource {
    */
   sortKey?: { prefix: string; from?: string };
   newestFirst: boolean;
-  /** Whether `position` is a sort key (less the prefix) this list can have. */
-  isPosition: (position: string) => boolean;
   /** The table key of the item at `position`: the start key of an index query needs it. */
   tableKeyAt?: (position: string) => Key;
 }
@@ -76,34 +72,6 @@ const PAGE_REQUESTS = 4;
  * recipient row the Query reads may weigh 32 KB.
  */
 const SPARSE_QUERY_ROWS = 16;
-
-function encodeCursor(source: ListSource, position: string): string {
-  return Buffer.from(JSON.stringify([source.id, position])).toString('base64url');
-}
-
-const foreignCursor = () => new ValidationError([{ path: 'after', message: 'is not a cursor of this list' }]);
-
-/** The position a cursor stands for, or a 400 naming `after` when this list did not issue it. */
-export function cursorPosition(source: ListSource, cursor: string | undefined): string | undefined {
-  if (cursor === undefined) return undefined;
-  let decoded: unknown;
-  try {
-    decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    throw foreignCursor();
-  }
-  if (
-    !Array.isArray(decoded) ||
-    decoded.length !== 2 ||
-    decoded[0] !== source.id ||
-    typeof decoded[1] !== 'string' ||
-    !source.isPosition(decoded[1]) ||
-    encodeCursor(source, decoded[1]) !== cursor
-  ) {
-    throw foreignCursor();
-  }
-  return decoded[1];
-}
 
 const prefixOf = (source: ListSource) => source.sortKey?.prefix ?? '';
 

@@ -17,11 +17,12 @@ import { decodeConsoleUser } from '#lib/store/codecs/users';
 import { batchGetAll, batchWriteAll } from '#lib/store/dynamo/batch';
 import { documentClient, tableName } from '#lib/store/dynamo/client';
 import { transact } from '#lib/store/dynamo/conditional';
+import { cursorPosition } from '#lib/store/dynamo/cursors';
 import * as indexKeys from '#lib/store/dynamo/index-keys';
 import * as keys from '#lib/store/dynamo/item-keys';
 import type { Item } from '#lib/store/dynamo/items';
 import { indexes, isRecipientSortKey, rowSkOfRecipientSortKey, sortableId } from '#lib/store/dynamo/keys';
-import { cursorPosition, type ListSource, type Resolved, readPage } from '#lib/store/dynamo/paging';
+import { type ListSource, type Resolved, readPage } from '#lib/store/dynamo/paging';
 import { queryPage } from '#lib/store/dynamo/query';
 import { notificationIsLive } from '#lib/store/notifications/notification-guard';
 
