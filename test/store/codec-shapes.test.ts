@@ -1,7 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
-import { noHold } from '#lib/domain/governance/governance';
-import type { Notification } from '#lib/domain/notifications/notification';
 import type { StoredRecipient } from '#lib/domain/recipients/recipients-resolution';
 import { decodeCounter } from '#lib/store/codecs/counters';
 import {
@@ -81,6 +79,7 @@ import * as indexKeys from '#lib/store/dynamo/index-keys';
 import * as keys from '#lib/store/dynamo/item-keys';
 import type { Item } from '#lib/store/dynamo/items';
 import { dueIndexKeys } from '#lib/store/dynamo/keys';
+import { sampleNotification, sampleRun } from '#test/support/store-samples';
 
 /**
  * The item shapes on their own, with no table: what each encode writes, attribute by attribute, and
@@ -88,29 +87,7 @@ import { dueIndexKeys } from '#lib/store/dynamo/keys';
  * field). test/store/codecs.test.ts sends each encoded item through the table and back.
  */
 
-const notification: Notification = {
-  id: 901,
-  deploymentId: 9,
-  dashboardId: 90,
-  scheduleType: 'WEEKLY',
-  minute: 15,
-  hour: 8,
-  dayOfWeek: 1,
-  timezone: 'Europe/Berlin',
-  isEnabled: true,
-  notificationEnabled: false,
-  notificationFormat: 'pdf',
-  // Numbers DynamoDB could not hold, an empty key: kept exactly through the JSON text.
-  filters: [
-    { member: 'Orders.total', operator: 'greater_than', value: 1e300 },
-    { member: 'A.b', value: [{ '': [] }] },
-  ],
-  timeGrains: null,
-  memberSwitchers: [{ member: 'Orders.status', selected: 'city' }],
-  notificationAiSummary: true,
-  owner: null,
-  hold: noHold(),
-};
+const notification = sampleNotification;
 
 /** A run as the malformed cases start from. */
 const storedRun = {
@@ -775,18 +752,7 @@ describe('what each encode writes, attribute by attribute, and its decode reads 
     });
   });
 
-  const run = {
-    runId: '20260102T030405006Z',
-    deploymentId: 9,
-    notificationId: 901,
-    trigger: 'schedule',
-    scheduledFor: '2026-01-02T03:04:05.006Z',
-    createdAt: '2026-01-02T03:04:06.000Z',
-    status: 'dispatching',
-    skipReason: null,
-    recipients: { queued: 2, skipped: 1, delivered: 0, failed: 0 },
-    completedAt: null,
-  } as const;
+  const run = sampleRun;
   /** 90 days (the default retention) after the run's instant, in epoch seconds. */
   const expiresAt = Math.ceil((Date.parse('2026-01-02T03:04:05.006Z') + 90 * 86_400_000) / 1000);
 
@@ -1036,18 +1002,25 @@ describe('what each encode writes, attribute by attribute, and its decode reads 
     expect(suppressionUpsert('table', suppression)).toEqual({
       TableName: 'table',
       Key: keys.suppression(9, 'eve@example.com'),
+      // Every attribute but the entity and the deployment only if absent: a repeat keeps the first reason and source.
       UpdateExpression:
-        'SET entity = :entity, deploymentId = :deploymentId, #email = if_not_exists(#email, :email), ' +
-        '#reason = if_not_exists(#reason, :reason), createdAt = if_not_exists(createdAt, :createdAt), ' +
-        '#source = if_not_exists(#source, :source)',
-      ExpressionAttributeNames: { '#email': 'email', '#reason': 'reason', '#source': 'source' },
+        'SET #n0 = :v0, #n1 = :v1, #n2 = if_not_exists(#n2, :v2), #n3 = if_not_exists(#n3, :v3), ' +
+        '#n4 = if_not_exists(#n4, :v4), #n5 = if_not_exists(#n5, :v5)',
+      ExpressionAttributeNames: {
+        '#n0': 'entity',
+        '#n1': 'deploymentId',
+        '#n2': 'email',
+        '#n3': 'reason',
+        '#n4': 'createdAt',
+        '#n5': 'source',
+      },
       ExpressionAttributeValues: {
-        ':entity': 'SUPPRESSION',
-        ':deploymentId': 9,
-        ':email': 'Eve@Example.com',
-        ':reason': 'hard_bounce',
-        ':createdAt': suppression.createdAt,
-        ':source': suppression.source,
+        ':v0': 'SUPPRESSION',
+        ':v1': 9,
+        ':v2': 'Eve@Example.com',
+        ':v3': 'hard_bounce',
+        ':v4': suppression.createdAt,
+        ':v5': suppression.source,
       },
     });
     expect(

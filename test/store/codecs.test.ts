@@ -1,7 +1,5 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { noHold } from '#lib/domain/governance/governance';
-import type { Notification } from '#lib/domain/notifications/notification';
 import type { StoredRecipient } from '#lib/domain/recipients/recipients-resolution';
 import { decodeCounter } from '#lib/store/codecs/counters';
 import {
@@ -42,6 +40,7 @@ import { nextNotificationId, reserveNotificationIdsThrough } from '#lib/store/no
 import { ADMIN_KEY, consoleUsers } from '#test/support/fixtures';
 import { type LocalApi, startLocalApi } from '#test/support/local-api';
 import { captureLogs, type LogCapture } from '#test/support/log-capture';
+import { sampleNotification, sampleRun } from '#test/support/store-samples';
 
 // Lines are read here: the logger, built on import, must write them.
 vi.hoisted(() => {
@@ -79,29 +78,7 @@ async function stored(item: Item): Promise<Item> {
 
 const attributeNames = (item: Item) => Object.keys(item).sort();
 
-const notification: Notification = {
-  id: 901,
-  deploymentId: 9,
-  dashboardId: 90,
-  scheduleType: 'WEEKLY',
-  minute: 15,
-  hour: 8,
-  dayOfWeek: 1,
-  timezone: 'Europe/Berlin',
-  isEnabled: true,
-  notificationEnabled: false,
-  notificationFormat: 'pdf',
-  // Numbers DynamoDB could not hold, an empty key: kept exactly through the JSON text.
-  filters: [
-    { member: 'Orders.total', operator: 'greater_than', value: 1e300 },
-    { member: 'A.b', value: [{ '': [] }] },
-  ],
-  timeGrains: null,
-  memberSwitchers: [{ member: 'Orders.status', selected: 'city' }],
-  notificationAiSummary: true,
-  owner: null,
-  hold: noHold(),
-};
+const notification = sampleNotification;
 
 describe('round trips: decode(stored(encode(value))) is the value', () => {
   it('console user, and the e-mail, subject and API key links to it', async () => {
@@ -407,18 +384,7 @@ describe('round trips: decode(stored(encode(value))) is the value', () => {
   });
 
   it('run, with and without its lease, and a delivery', async () => {
-    const run = {
-      runId: '20260102T030405006Z',
-      deploymentId: 9,
-      notificationId: 901,
-      trigger: 'schedule',
-      scheduledFor: '2026-01-02T03:04:05.006Z',
-      createdAt: '2026-01-02T03:04:06.000Z',
-      status: 'dispatching',
-      skipReason: null,
-      recipients: { queued: 2, skipped: 1, delivered: 0, failed: 0 },
-      completedAt: null,
-    } as const;
+    const run = sampleRun;
     const leased = await stored(encodeRun(run, { owner: 'o', until: 1_767_323_106_000 }));
     expect(decodeRun(leased)).toEqual(run);
     // Stored under the word runs in progress always had, which the dispatcher's conditions test for.
