@@ -22,6 +22,39 @@ async function pages(): Promise<Map<string, string>> {
   return new Map(names.filter((name) => name.endsWith('.md')).map((name, i) => [name, texts[i] as string]));
 }
 
+/**
+ * The use-case map's rows, read off each function's imports: the domain modules it calls and the adapters
+ * (`lib/store`, `lib/jobs`) it hands them, as docs/architecture.md lists them.
+ */
+async function useCaseRows(): Promise<string[]> {
+  const files = (await readdir(new URL('functions/', root))).filter((file) => file.endsWith('.ts')).sort();
+  return Promise.all(
+    files.map(async (file) => {
+      const source = await read(`functions/${file}`);
+      const imports = [
+        ...source.matchAll(
+          /import\s+(?:type\s+)?\{([^}]*)\}\s+from\s+'#lib\/((?:domain|store|jobs)\/[^']+)'/g,
+        ),
+      ].map(([, names, path]) => ({ names: names as string, path: path as string }));
+      const domain = [
+        ...new Set(
+          imports.filter(({ path }) => path.startsWith('domain/')).map(({ path }) => `\`lib/${path}.ts\``),
+        ),
+      ];
+      const adapters = imports
+        .filter(({ path }) => !path.startsWith('domain/'))
+        .map(({ names, path }) => {
+          const named = names
+            .split(',')
+            .map((name) => name.trim().replace(/^type /, ''))
+            .filter(Boolean);
+          return `${named.map((name) => `\`${name}\``).join(', ')} (\`lib/${path}.ts\`)`;
+        });
+      return `| \`${file.replace(/\.ts$/, '')}\` | ${domain.join(', ') || '—'} | ${adapters.join('; ') || '—'} |`;
+    }),
+  );
+}
+
 /** The top-level names of `{a, b: …, c}`, nested braces skipped. */
 function fieldNames(shape: string): string[] {
   const names: string[] = [];
@@ -125,6 +158,16 @@ describe('the docs', () => {
     }
     expect(checked).toBeGreaterThan(5);
     expect(wrong).toEqual([]);
+  });
+
+  it("map every deployed function to the domain modules and adapters its handler imports (docs/architecture.md's use cases)", async () => {
+    const architecture = await read('docs/architecture.md');
+    const section =
+      architecture.split('## Use cases: function, domain, adapters')[1]?.split('\n## ')[0] ?? '';
+    const documented = section.split('\n').filter((line) => line.startsWith('| `'));
+    const rows = await useCaseRows();
+    expect(rows.length).toBeGreaterThan(40);
+    expect(documented).toEqual(rows);
   });
 
   it('name as 29-second functions exactly the routes lib/routes.ts gives 29 seconds', async () => {
